@@ -1,0 +1,2 @@
+export { DeltaError, ConfigurationError, ModelBehaviourError, SystemError, formatError } from './delta-error.js';
+export type { DeltaErrorKind, DeltaErrorOptions } from './delta-error.js';

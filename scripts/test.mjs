@@ -1,0 +1,52 @@
+#!/usr/bin/env node
+// Runs every package's tests through turbo, then prints one plain closing line that CI reads:
+// "N passed, N failed, N skipped". Extra arguments are passed to `turbo run test`.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const groups = ['packages', 'apps', 'examples'];
+
+function workspaceDirectories() {
+  const directories = [join(root, 'bench')];
+  for (const group of groups) {
+    const base = join(root, group);
+    if (!existsSync(base)) continue;
+    for (const entry of readdirSync(base, { withFileTypes: true })) {
+      if (entry.isDirectory()) directories.push(join(base, entry.name));
+    }
+  }
+  return directories.filter((directory) => existsSync(join(directory, 'package.json')));
+}
+
+const reports = workspaceDirectories().map((directory) => join(directory, '.test-report.json'));
+for (const report of reports) rmSync(report, { force: true });
+
+const result = spawnSync('pnpm', ['exec', 'turbo', 'run', 'test', ...process.argv.slice(2)], {
+  cwd: root,
+  stdio: 'inherit',
+  env: { TURBO_TELEMETRY_DISABLED: '1', ...process.env },
+});
+
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+for (const report of reports) {
+  if (!existsSync(report)) continue;
+  const summary = JSON.parse(readFileSync(report, 'utf8'));
+  passed += summary.numPassedTests ?? 0;
+  failed += summary.numFailedTests ?? 0;
+  skipped += (summary.numPendingTests ?? 0) + (summary.numTodoTests ?? 0);
+  // A test file that fails to load has no tests to count; it still fails the run.
+  for (const file of summary.testResults ?? []) {
+    if (file.status === 'failed' && (file.assertionResults ?? []).length === 0) failed += 1;
+  }
+}
+const exitCode = result.status ?? 1;
+if (exitCode !== 0 && failed === 0) {
+  console.error('A test task failed before its tests reported (see the output above).');
+  failed = 1;
+}
+console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
+process.exit(exitCode);
