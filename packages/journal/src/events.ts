@@ -1,0 +1,167 @@
+import { z } from 'zod';
+
+/** The run statuses of spec 000 section 2.1.4. */
+export const RunStatus = z.enum(['RUNNING', 'WAITING_FOR_INPUT', 'COMPLETED', 'FAILED', 'INTERRUPTED']);
+export type RunStatus = z.infer<typeof RunStatus>;
+
+const envelope = {
+  seq: z.number().int().positive(),
+  timestamp: z.string(),
+};
+
+/** A tool call as the model made it; `arguments` is the raw string the model sent. */
+export const RecordedToolCall = z.object({
+  id: z.string(),
+  name: z.string(),
+  arguments: z.string(),
+});
+export type RecordedToolCall = z.infer<typeof RecordedToolCall>;
+
+export const TokenUsage = z.object({
+  prompt_tokens: z.number(),
+  completion_tokens: z.number(),
+  total_tokens: z.number(),
+});
+export type TokenUsage = z.infer<typeof TokenUsage>;
+
+export const EngineStartEvent = z.looseObject({
+  ...envelope,
+  type: z.literal('ENGINE_START'),
+  run_id: z.string(),
+  agent_home: z.string(),
+  work_dir: z.string(),
+  agent_name: z.string().optional(),
+  model: z.string().optional(),
+  max_iterations: z.number().optional(),
+  engine_version: z.string().optional(),
+  resumed: z.boolean().optional(),
+});
+
+export const UserMessageEvent = z.looseObject({
+  ...envelope,
+  type: z.literal('USER_MESSAGE'),
+  iteration: z.number().int().nonnegative().optional(),
+  content: z.string(),
+});
+
+export const ThoughtEvent = z.looseObject({
+  ...envelope,
+  type: z.literal('THOUGHT'),
+  iteration: z.number().int().positive(),
+  content: z.string().nullable(),
+  tool_calls: z.array(RecordedToolCall).default([]),
+  llm_invocation_ref: z.string(),
+  finish_reason: z.string().nullable().optional(),
+  usage: TokenUsage.optional(),
+});
+
+export const ActionRequestEvent = z.looseObject({
+  ...envelope,
+  type: z.literal('ACTION_REQUEST'),
+  iteration: z.number().int().positive(),
+  action_id: z.string(),
+  tool_name: z.string(),
+  tool_args: z.record(z.string(), z.unknown()).nullable(),
+  resolved_command: z.string().optional(),
+});
+
+export const ActionResultStatus = z.enum(['SUCCESS', 'FAILED', 'ERROR']);
+export type ActionResultStatus = z.infer<typeof ActionResultStatus>;
+
+export const ActionResultEvent = z.looseObject({
+  ...envelope,
+  type: z.literal('ACTION_RESULT'),
+  iteration: z.number().int().positive(),
+  action_id: z.string(),
+  tool_name: z.string(),
+  status: ActionResultStatus,
+  observation_content: z.string(),
+  exit_code: z.number().int().nullable(),
+  execution_ref: z.string().optional(),
+});
+
+export const HumanInputRequestEvent = z.looseObject({
+  ...envelope,
+  type: z.literal('HUMAN_INPUT_REQUEST'),
+  iteration: z.number().int().positive(),
+  action_id: z.string(),
+  prompt: z.string(),
+  input_type: z.string().optional(),
+  sensitive: z.boolean().optional(),
+});
+
+export const HumanInputReceivedEvent = z.looseObject({
+  ...envelope,
+  type: z.literal('HUMAN_INPUT_RECEIVED'),
+  iteration: z.number().int().positive(),
+  action_id: z.string(),
+  response: z.string(),
+});
+
+export const SystemMessageEvent = z.looseObject({
+  ...envelope,
+  type: z.literal('SYSTEM_MESSAGE'),
+  iteration: z.number().int().nonnegative().optional(),
+  level: z.enum(['INFO', 'WARN', 'ERROR']),
+  content: z.string(),
+});
+
+export const HookExecutionAuditEvent = z.looseObject({
+  ...envelope,
+  type: z.literal('HOOK_EXECUTION_AUDIT'),
+  iteration: z.number().int().nonnegative().optional(),
+  hook_name: z.string(),
+  status: z.enum(['SUCCESS', 'FAILED', 'SKIPPED']),
+  io_path_ref: z.string(),
+});
+
+export const ErrorEvent = z.looseObject({
+  ...envelope,
+  type: z.literal('ERROR'),
+  iteration: z.number().int().nonnegative().optional(),
+  error_message: z.string(),
+  error_code: z.string().optional(),
+  error_details: z.unknown().optional(),
+});
+
+export const EngineEndEvent = z.looseObject({
+  ...envelope,
+  type: z.literal('ENGINE_END'),
+  run_id: z.string(),
+  status: RunStatus,
+  final_iteration: z.number().int().nonnegative(),
+  reason: z.string().optional(),
+});
+
+export const JournalEvent = z.discriminatedUnion('type', [
+  EngineStartEvent,
+  UserMessageEvent,
+  ThoughtEvent,
+  ActionRequestEvent,
+  ActionResultEvent,
+  HumanInputRequestEvent,
+  HumanInputReceivedEvent,
+  SystemMessageEvent,
+  HookExecutionAuditEvent,
+  ErrorEvent,
+  EngineEndEvent,
+]);
+export type JournalEvent = z.infer<typeof JournalEvent>;
+export type JournalEventType = JournalEvent['type'];
+export type JournalEventOf<T extends JournalEventType> = Extract<JournalEvent, { type: T }>;
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+/** An event before the journal gives it its `seq` and `timestamp`. */
+export type NewJournalEvent = DistributiveOmit<JournalEvent, 'seq' | 'timestamp'> & { timestamp?: string };
+
+export type EngineStartEvent = z.infer<typeof EngineStartEvent>;
+export type UserMessageEvent = z.infer<typeof UserMessageEvent>;
+export type ThoughtEvent = z.infer<typeof ThoughtEvent>;
+export type ActionRequestEvent = z.infer<typeof ActionRequestEvent>;
+export type ActionResultEvent = z.infer<typeof ActionResultEvent>;
+export type HumanInputRequestEvent = z.infer<typeof HumanInputRequestEvent>;
+export type HumanInputReceivedEvent = z.infer<typeof HumanInputReceivedEvent>;
+export type SystemMessageEvent = z.infer<typeof SystemMessageEvent>;
+export type HookExecutionAuditEvent = z.infer<typeof HookExecutionAuditEvent>;
+export type ErrorEvent = z.infer<typeof ErrorEvent>;
+export type EngineEndEvent = z.infer<typeof EngineEndEvent>;

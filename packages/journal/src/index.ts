@@ -1,0 +1,61 @@
+export {
+  RunStatus,
+  RecordedToolCall,
+  TokenUsage,
+  JournalEvent,
+  EngineStartEvent,
+  UserMessageEvent,
+  ThoughtEvent,
+  ActionRequestEvent,
+  ActionResultStatus,
+  ActionResultEvent,
+  HumanInputRequestEvent,
+  HumanInputReceivedEvent,
+  SystemMessageEvent,
+  HookExecutionAuditEvent,
+  ErrorEvent,
+  EngineEndEvent,
+} from './events.js';
+export type { JournalEventType, JournalEventOf, NewJournalEvent } from './events.js';
+export { JournalCorruptError } from './journal-error.js';
+export { parseJournalLine } from './parse-event.js';
+export { readJournal, parseJournalText, JournalReader } from './read-journal.js';
+export type { ReadJournalOptions } from './read-journal.js';
+export { JournalWriter } from './journal-writer.js';
+export type { TornTailRepair } from './journal-writer.js';
+export {
+  CONTROL_PLANE_VERSION,
+  SUPPORTED_CONTROL_PLANE_VERSIONS,
+  RunMetadata,
+  readMetadata,
+  writeMetadata,
+  updateMetadata,
+} from './metadata.js';
+export {
+  createRunId,
+  isRunId,
+  controlDirectory,
+  runPaths,
+  createRunDirectories,
+  readLatestRunId,
+  writeLatestRunId,
+  listRunIds,
+  workspacesDirectory,
+  listWorkspaces,
+  createNextWorkspace,
+  readLastUsedWorkspace,
+  writeLastUsedWorkspace,
+} from './layout.js';
+export type { RunPaths } from './layout.js';
+export { acquireRunLock } from './run-lock.js';
+export type { RunLock } from './run-lock.js';
+export {
+  createToolExecutionRecord,
+  finishToolExecutionRecord,
+  createInvocationId,
+  invocationDirectory,
+  writeInvocationRequest,
+  writeInvocationResult,
+} from './io-records.js';
+export type { ToolExecutionRecord, InvocationMetadata } from './io-records.js';
+export { parseJson } from './json.js';

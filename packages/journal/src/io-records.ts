@@ -1,0 +1,90 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { RunPaths } from './layout.js';
+
+/** The files of one tool execution record: `io/tool_executions/<ref>/`. */
+export interface ToolExecutionRecord {
+  /** The directory name, recorded as `execution_ref` on ACTION_RESULT. */
+  ref: string;
+  dir: string;
+  command: string;
+  stdout: string;
+  stderr: string;
+  exitCode: string;
+  duration: string;
+}
+
+function safeName(value: string): string {
+  const cleaned = value.replace(/[^A-Za-z0-9_.-]/g, '_').slice(0, 120);
+  return cleaned === '' || cleaned === '.' || cleaned === '..' ? 'action' : cleaned;
+}
+
+/**
+ * Creates the record directory for one tool call, named after its action id. Some providers reuse call
+ * ids across responses, so a taken name gets a numeric suffix instead of overwriting an earlier record.
+ */
+export function createToolExecutionRecord(paths: RunPaths, actionId: string, commandLine: string): ToolExecutionRecord {
+  const base = safeName(actionId);
+  let ref = base;
+  for (let suffix = 2; existsSync(join(paths.toolExecutionsDir, ref)); suffix += 1) ref = `${base}-${suffix}`;
+  const dir = join(paths.toolExecutionsDir, ref);
+  mkdirSync(dir, { recursive: true });
+  const record = {
+    ref,
+    dir,
+    command: join(dir, 'command.txt'),
+    stdout: join(dir, 'stdout.log'),
+    stderr: join(dir, 'stderr.log'),
+    exitCode: join(dir, 'exit_code.txt'),
+    duration: join(dir, 'duration_ms.txt'),
+  };
+  writeFileSync(record.command, `${commandLine}\n`);
+  return record;
+}
+
+export function finishToolExecutionRecord(record: ToolExecutionRecord, exitCode: number | null, durationMs: number): void {
+  writeFileSync(record.exitCode, `${exitCode ?? ''}\n`);
+  writeFileSync(record.duration, `${Math.round(durationMs)}\n`);
+}
+
+export interface InvocationMetadata {
+  invocation_id: string;
+  iteration: number;
+  model: string;
+  started_at: string;
+  duration_ms: number;
+  status: 'SUCCESS' | 'FAILED';
+  stream: boolean;
+  token_usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  error?: string;
+}
+
+/** An invocation id `<iteration>_<random>`: sortable, and unique when an iteration is retried. */
+export function createInvocationId(iteration: number): string {
+  return `${String(iteration).padStart(4, '0')}_${randomBytes(3).toString('hex')}`;
+}
+
+export function invocationDirectory(paths: RunPaths, invocationId: string): string {
+  return join(paths.invocationsDir, invocationId);
+}
+
+/** Writes `io/invocations/<id>/request.json`: the exact payload sent, before the call is made. */
+export function writeInvocationRequest(paths: RunPaths, invocationId: string, requestBody: string): string {
+  const dir = invocationDirectory(paths, invocationId);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'request.json'), requestBody);
+  return dir;
+}
+
+export function writeInvocationResult(
+  paths: RunPaths,
+  invocationId: string,
+  response: unknown,
+  metadata: InvocationMetadata,
+): void {
+  const dir = invocationDirectory(paths, invocationId);
+  mkdirSync(dir, { recursive: true });
+  if (response !== undefined) writeFileSync(join(dir, 'response.json'), `${JSON.stringify(response, null, 2)}\n`);
+  writeFileSync(join(dir, 'metadata.json'), `${JSON.stringify(metadata, null, 2)}\n`);
+}

@@ -1,0 +1,158 @@
+import { spawn } from 'node:child_process';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, readdirSync, renameSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  JournalReader,
+  JournalWriter,
+  JournalCorruptError,
+  readJournal,
+  acquireRunLock,
+  createToolExecutionRecord,
+  finishToolExecutionRecord,
+  runPaths,
+  createRunDirectories,
+} from './index.js';
+
+const dirs: string[] = [];
+function temp(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'delta-journal-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('journal', () => {
+  it('appends one complete line per event with seq 1..n and reads them back typed', () => {
+    const file = join(temp(), 'run', 'journal.jsonl');
+    const writer = JournalWriter.open(file);
+    writer.append({ type: 'USER_MESSAGE', content: 'hello' });
+    writer.append({
+      type: 'THOUGHT',
+      iteration: 1,
+      content: null,
+      tool_calls: [{ id: 'call_1', name: 'ls', arguments: '{}' }],
+      llm_invocation_ref: 'inv',
+    });
+    writer.append({ type: 'SYSTEM_MESSAGE', level: 'WARN', content: 'x' });
+    const lines = readFileSync(file, 'utf8').split('\n');
+    expect(lines).toHaveLength(4);
+    expect(lines[3]).toBe('');
+    expect(JSON.parse(lines[0]!)).toMatchObject({ seq: 1, type: 'USER_MESSAGE', content: 'hello' });
+    expect(Object.keys(JSON.parse(lines[1]!)).slice(0, 3)).toEqual(['seq', 'type', 'timestamp']);
+    const events = readJournal(file);
+    expect(events.map((event) => event.seq)).toEqual([1, 2, 3]);
+    expect(events[1]?.type === 'THOUGHT' && events[1].tool_calls[0]?.name).toBe('ls');
+  });
+
+  it('refuses an invalid event before writing it', () => {
+    const file = join(temp(), 'journal.jsonl');
+    const writer = JournalWriter.open(file);
+    // A THOUGHT needs an iteration.
+    expect(() => writer.append({ type: 'THOUGHT', content: 'x', llm_invocation_ref: 'i' } as never)).toThrow();
+    expect(readFileSync(file, 'utf8')).toBe('');
+  });
+
+  it('names the file and line of a corrupt line', () => {
+    const file = join(temp(), 'journal.jsonl');
+    const writer = JournalWriter.open(file);
+    writer.append({ type: 'USER_MESSAGE', content: 'a' });
+    appendFileSync(file, '{"seq":2,"type":"NOPE","timestamp":"t"}\n');
+    expect(() => readJournal(file)).toThrow(JournalCorruptError);
+    expect(() => readJournal(file)).toThrow(/journal\.jsonl line 2: not a valid journal event/);
+    writeFileSync(file, '{"seq":1,"type":"USER_MESSAGE","timestamp":"t","content":"a"}\n{oops\n');
+    expect(() => readJournal(file)).toThrow(/line 2: not valid JSON/);
+  });
+
+  it('refuses a seq that does not increase', () => {
+    const file = join(temp(), 'journal.jsonl');
+    const line = (seq: number) => `${JSON.stringify({ seq, type: 'USER_MESSAGE', timestamp: 't', content: 'a' })}\n`;
+    writeFileSync(file, line(1) + line(1));
+    expect(() => readJournal(file)).toThrow(/seq 1 does not follow seq 1/);
+  });
+
+  it('repairs a torn last line on open, keeps its bytes, and goes on from the last good seq', () => {
+    const file = join(temp(), 'journal.jsonl');
+    const writer = JournalWriter.open(file);
+    writer.append({ type: 'USER_MESSAGE', content: 'a' });
+    writer.append({ type: 'USER_MESSAGE', content: 'b' });
+    appendFileSync(file, '{"seq":3,"type":"USER_MES');
+    expect(() => readJournal(file)).toThrow(/incomplete/);
+    expect(readJournal(file, { tolerateTornTail: true })).toHaveLength(2);
+    const reopened = JournalWriter.open(file);
+    expect(reopened.repair?.bytes).toBe(25);
+    expect(readFileSync(reopened.repair!.savedTo, 'utf8')).toBe('{"seq":3,"type":"USER_MES');
+    expect(reopened.append({ type: 'USER_MESSAGE', content: 'c' }).seq).toBe(3);
+    expect(readJournal(file).map((event) => event.seq)).toEqual([1, 2, 3]);
+  });
+
+  it('the incremental reader returns exactly what a fresh read returns, across appends and torn tails', () => {
+    const file = join(temp(), 'journal.jsonl');
+    const writer = JournalWriter.open(file);
+    const reader = new JournalReader(file);
+    expect(reader.read()).toEqual([]);
+    for (let index = 0; index < 50; index += 1) {
+      writer.append({ type: 'USER_MESSAGE', content: `message ${index} ✓ ünïcode` });
+      if (index % 7 === 0) expect(reader.read()).toEqual(readJournal(file));
+    }
+    appendFileSync(file, '{"seq":51,"type":"USER_');
+    expect(reader.read()).toEqual(readJournal(file, { tolerateTornTail: true }));
+    appendFileSync(file, 'MESSAGE","timestamp":"t","content":"z"}\n');
+    expect(reader.read()).toEqual(readJournal(file));
+    expect(reader.read()).toHaveLength(51);
+  });
+
+  it('the incremental reader starts again when the file is replaced or shrinks', () => {
+    const dir = temp();
+    const file = join(dir, 'journal.jsonl');
+    const writer = JournalWriter.open(file);
+    writer.append({ type: 'USER_MESSAGE', content: 'a' });
+    writer.append({ type: 'USER_MESSAGE', content: 'b' });
+    const reader = new JournalReader(file);
+    expect(reader.read()).toHaveLength(2);
+    const other = join(dir, 'other.jsonl');
+    JournalWriter.open(other).append({ type: 'USER_MESSAGE', content: 'replaced' });
+    renameSync(other, file);
+    expect(reader.read()).toEqual(readJournal(file));
+    expect(reader.read()[0]).toMatchObject({ content: 'replaced' });
+  });
+});
+
+describe('run lock', () => {
+  it('refuses a second engine while the first is alive, and takes over a dead one', async () => {
+    const file = join(temp(), 'engine.lock');
+    const sleeper = spawn('sleep', ['30']);
+    await new Promise((resolve) => sleeper.once('spawn', resolve));
+    writeFileSync(file, JSON.stringify({ pid: sleeper.pid, since: 'then' }));
+    try {
+      expect(() => acquireRunLock(file, 'R1')).toThrow(/Run R1 is being written by another engine process \(pid \d+/);
+    } finally {
+      sleeper.kill('SIGKILL');
+      await new Promise((resolve) => sleeper.once('exit', resolve));
+    }
+    const lock = acquireRunLock(file, 'R1');
+    expect(JSON.parse(readFileSync(file, 'utf8')).pid).toBe(process.pid);
+    lock.release();
+    expect(existsSync(file)).toBe(false);
+  });
+});
+
+describe('io records', () => {
+  it('never overwrites the record of a reused action id', () => {
+    const paths = runPaths(temp(), '20260101_000000_abcdef');
+    createRunDirectories(paths);
+    const first = createToolExecutionRecord(paths, 'call_1', 'echo a');
+    finishToolExecutionRecord(first, 0, 12.4);
+    const second = createToolExecutionRecord(paths, 'call_1', 'echo b');
+    const odd = createToolExecutionRecord(paths, '../../etc', 'x');
+    expect([first.ref, second.ref, odd.ref]).toEqual(['call_1', 'call_1-2', '.._.._etc']);
+    expect(readFileSync(first.command, 'utf8')).toBe('echo a\n');
+    expect(readFileSync(first.exitCode, 'utf8')).toBe('0\n');
+    expect(readFileSync(first.duration, 'utf8')).toBe('12\n');
+    expect(readdirSync(paths.toolExecutionsDir).sort()).toEqual(['.._.._etc', 'call_1', 'call_1-2']);
+    expect(readFileSync(join(paths.controlDir, 'VERSION'), 'utf8')).toBe('1.3\n');
+  });
+});

@@ -1,0 +1,90 @@
+import { mkdtempSync, rmSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  createNextWorkspace,
+  createRunId,
+  isRunId,
+  listWorkspaces,
+  readLastUsedWorkspace,
+  readLatestRunId,
+  writeLatestRunId,
+  readMetadata,
+  writeMetadata,
+  updateMetadata,
+  type RunMetadata,
+} from './index.js';
+
+const dirs: string[] = [];
+function temp(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'delta-layout-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('layout', () => {
+  it('makes run ids YYYYMMDD_HHmmss_xxxxxx', () => {
+    const id = createRunId(new Date(Date.UTC(2026, 0, 2, 3, 4, 5)));
+    expect(id).toMatch(/^20260102_030405_[a-z0-9]{6}$/);
+    expect(isRunId(id)).toBe(true);
+    expect(isRunId('2026_x')).toBe(false);
+  });
+
+  it('numbers workspaces W001, W002 and records LAST_USED', () => {
+    const agent = temp();
+    expect(listWorkspaces(agent)).toEqual([]);
+    expect(createNextWorkspace(agent).id).toBe('W001');
+    const second = createNextWorkspace(agent);
+    expect(second).toEqual({ id: 'W002', path: join(agent, 'workspaces', 'W002') });
+    expect(listWorkspaces(agent)).toEqual(['W001', 'W002']);
+    expect(readLastUsedWorkspace(agent)).toBe('W002');
+    expect(readFileSync(join(agent, 'workspaces', 'LAST_USED'), 'utf8')).toBe('W002\n');
+  });
+
+  it('keeps LATEST as a plain text file', () => {
+    const work = temp();
+    expect(readLatestRunId(work)).toBeUndefined();
+    writeLatestRunId(work, '20260101_000000_abcdef');
+    expect(readLatestRunId(work)).toBe('20260101_000000_abcdef');
+  });
+});
+
+describe('metadata', () => {
+  const base: RunMetadata = {
+    schema_version: '1.3',
+    run_id: 'r',
+    workspace_id: 'W001',
+    agent_name: 'a',
+    status: 'RUNNING',
+    created_at: 't',
+    updated_at: 't',
+    end_time: null,
+    initial_message: 'm',
+    iterations: 0,
+    max_iterations: 30,
+    error: null,
+    agent_home: '/a',
+    work_dir: '/w',
+  };
+
+  it('writes, reads and updates metadata.json', () => {
+    const file = join(temp(), 'metadata.json');
+    writeMetadata(file, base);
+    expect(readMetadata(file)).toEqual(base);
+    const updated = updateMetadata(file, { status: 'COMPLETED', iterations: 3 });
+    expect(readMetadata(file)).toEqual(updated);
+    expect(updated.updated_at).not.toBe('t');
+  });
+
+  it('names the field that is wrong and refuses an unknown schema version', () => {
+    const file = join(temp(), 'metadata.json');
+    writeMetadata(file, { ...base, status: 'DONE' as never });
+    expect(() => readMetadata(file)).toThrow(/field "status"/);
+    writeMetadata(file, { ...base, schema_version: '9' });
+    expect(() => readMetadata(file)).toThrow(/schema_version 9; this engine reads 1.3/);
+  });
+});

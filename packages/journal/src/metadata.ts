@@ -1,0 +1,69 @@
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { z } from 'zod';
+import { SystemError } from '@delta/errors';
+import { RunStatus, TokenUsage } from './events.js';
+import { parseJson } from './json.js';
+
+/** The control-plane schema this package writes, and the ones it reads. */
+export const CONTROL_PLANE_VERSION = '1.3';
+export const SUPPORTED_CONTROL_PLANE_VERSIONS: readonly string[] = ['1.3'];
+
+/** `metadata.json`: the run's status and summary (spec 000 section 2.1.4). */
+export const RunMetadata = z.looseObject({
+  schema_version: z.string(),
+  run_id: z.string(),
+  workspace_id: z.string().nullable(),
+  agent_name: z.string(),
+  status: RunStatus,
+  created_at: z.string(),
+  updated_at: z.string(),
+  end_time: z.string().nullable(),
+  initial_message: z.string(),
+  iterations: z.number().int().nonnegative(),
+  max_iterations: z.number().int().positive(),
+  error: z.string().nullable(),
+  /** Why the run stopped where the status alone does not say it (an iteration budget, a signal). */
+  status_reason: z.string().nullable().optional(),
+  exit_code: z.number().int().nullable().optional(),
+  agent_home: z.string(),
+  work_dir: z.string(),
+  usage: TokenUsage.optional(),
+});
+export type RunMetadata = z.infer<typeof RunMetadata>;
+
+export function readMetadata(file: string): RunMetadata {
+  if (!existsSync(file)) {
+    throw new SystemError(`${file} does not exist`, { code: 'METADATA_MISSING', file });
+  }
+  const value = parseJson(readFileSync(file, 'utf8'), file);
+  const result = RunMetadata.safeParse(value);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new SystemError(`${file}: field "${issue?.path.join('.')}" ${issue?.message ?? 'is invalid'}`, {
+      code: 'METADATA_INVALID',
+      file,
+      field: issue?.path.join('.'),
+    });
+  }
+  if (!SUPPORTED_CONTROL_PLANE_VERSIONS.includes(result.data.schema_version)) {
+    throw new SystemError(
+      `${file} has schema_version ${result.data.schema_version}; this engine reads ${SUPPORTED_CONTROL_PLANE_VERSIONS.join(', ')}`,
+      { code: 'METADATA_VERSION', file, field: 'schema_version', hint: 'Use the engine version that wrote this run.' },
+    );
+  }
+  return result.data;
+}
+
+/** Writes metadata.json atomically (a reader never sees half a file). */
+export function writeMetadata(file: string, metadata: RunMetadata): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, `${JSON.stringify(metadata, null, 2)}\n`);
+  renameSync(temporary, file);
+}
+
+/** Reads, changes and writes metadata.json, stamping `updated_at`. */
+export function updateMetadata(file: string, change: Partial<RunMetadata>): RunMetadata {
+  const next = { ...readMetadata(file), ...change, updated_at: new Date().toISOString() };
+  writeMetadata(file, next);
+  return next;
+}
