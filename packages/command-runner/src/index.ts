@@ -1,0 +1,4 @@
+export { runCommand } from './run-command.js';
+export type { RunCommandOptions, CommandResult } from './run-command.js';
+export { BoundedCapture, formatCapturedOutput } from './bounded-capture.js';
+export type { CapturedOutput } from './bounded-capture.js';

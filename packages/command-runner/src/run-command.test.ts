@@ -1,0 +1,107 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { formatCapturedOutput, runCommand } from './index.js';
+
+const dirs: string[] = [];
+function temp(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'delta-runner-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+
+describe('runCommand', () => {
+  it('runs argv without a shell, feeds stdin, streams both outputs to files', async () => {
+    const dir = temp();
+    const result = await runCommand({
+      file: 'sh',
+      args: ['-c', 'cat; echo "[$1]"; echo err >&2; exit 3', '--', '$(touch pwned) ; x'],
+      cwd: dir,
+      env,
+      stdin: 'from stdin\n',
+      stdoutFile: join(dir, 'out.log'),
+      stderrFile: join(dir, 'err.log'),
+    });
+    expect(result.exitCode).toBe(3);
+    expect(result.stdout.head).toBe('from stdin\n[$(touch pwned) ; x]\n');
+    expect(readFileSync(join(dir, 'out.log'), 'utf8')).toBe('from stdin\n[$(touch pwned) ; x]\n');
+    expect(readFileSync(join(dir, 'err.log'), 'utf8')).toBe('err\n');
+    expect(existsSync(join(dir, 'pwned'))).toBe(false);
+    expect(result.durationMs).toBeGreaterThan(0);
+  });
+
+  it('passes only the given environment', async () => {
+    process.env.DELTA_RUNNER_SECRET = 'leak';
+    try {
+      const result = await runCommand({ file: 'env', args: [], cwd: temp(), env: { ...env, ONLY: 'me' } });
+      expect(result.stdout.head).toContain('ONLY=me');
+      expect(result.stdout.head).not.toContain('leak');
+    } finally {
+      delete process.env.DELTA_RUNNER_SECRET;
+    }
+  });
+
+  it('reports a command that does not exist, without throwing', async () => {
+    const result = await runCommand({ file: 'no-such-command-xyz', args: [], cwd: temp(), env });
+    expect(result.exitCode).toBeNull();
+    expect(result.startError).toBe('command not found: no-such-command-xyz');
+  });
+
+  it('keeps head and tail of huge output in bounded memory, and all of it on disk', async () => {
+    const dir = temp();
+    const result = await runCommand({
+      file: 'sh',
+      args: ['-c', 'head -c 5000000 /dev/zero | tr "\\0" a; echo END'],
+      cwd: dir,
+      env,
+      captureBytes: 1000,
+      stdoutFile: join(dir, 'out.log'),
+    });
+    expect(result.stdout.totalBytes).toBe(5_000_004);
+    expect(result.stdout.head).toHaveLength(1000);
+    expect(result.stdout.tail.endsWith('aaaEND\n')).toBe(true);
+    expect(result.stdout.tail).toHaveLength(1000);
+    expect(result.stdout.omittedBytes).toBe(5_000_004 - 2000);
+    expect(readFileSync(join(dir, 'out.log')).length).toBe(5_000_004);
+    expect(formatCapturedOutput(result.stdout, 'out.log')).toContain('[... 4998004 bytes omitted of 5000004; the full output is in out.log ...]');
+  });
+
+  it('stops the whole process group on timeout', async () => {
+    const dir = temp();
+    const marker = join(dir, 'late');
+    const result = await runCommand({
+      file: 'sh',
+      args: ['-c', `(sleep 2; touch ${marker}) & sleep 5`],
+      cwd: dir,
+      env,
+      timeoutMs: 300,
+    });
+    expect(result.timedOut).toBe(true);
+    expect(result.signal).toBe('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('stops the process group when the signal aborts', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const result = await runCommand({ file: 'sleep', args: ['10'], cwd: temp(), env, signal: controller.signal });
+    expect(result.aborted).toBe(true);
+    expect(result.exitCode).toBeNull();
+  });
+
+  it('returns when the command exits even if a background child keeps stdout open', async () => {
+    const dir = temp();
+    writeFileSync(join(dir, 'x'), '');
+    const started = Date.now();
+    const result = await runCommand({ file: 'sh', args: ['-c', 'echo hi; sleep 30 &'], cwd: dir, env });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout.head).toBe('hi\n');
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+});
