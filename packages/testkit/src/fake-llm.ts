@@ -1,0 +1,184 @@
+import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { buildReply } from './assistant-reply.js';
+import { completionBody, streamChunks } from './completion-body.js';
+import { readBody, sendEventStream, sendJson } from './http-response.js';
+import { errorTypeForStatus, openAiError } from './openai-error.js';
+import { formatPath, parseScript } from './parse-script.js';
+import { ScriptStep } from './script-step.js';
+import { validateRequest } from './validate-request.js';
+
+/** One HTTP request the fake model received, kept for assertions. */
+export interface RecordedRequest {
+  method: string;
+  /** The path as requested, e.g. `/v1/chat/completions`. */
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** The parsed JSON body; undefined when there was none or it was not JSON. */
+  body: any;
+  rawBody: string;
+  /** The HTTP status the fake model answered with; 0 while the answer is pending. */
+  status: number;
+}
+
+/** A list of steps, one per chat-completions request, or a function that picks the step. */
+export type FakeLlmScript =
+  | ScriptStep[]
+  | ((request: RecordedRequest, index: number) => ScriptStep | Promise<ScriptStep>);
+
+export interface FakeLlmOptions {
+  script: FakeLlmScript;
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  /** Defaults to 127.0.0.1. */
+  host?: string;
+  /** The model `GET /v1/models` lists; responses echo the request's model. Defaults to `fake-model`. */
+  model?: string;
+  /** When set, requests without `Authorization: Bearer <apiKey>` get 401, like the real API. */
+  apiKey?: string;
+}
+
+export interface FakeLlm {
+  /** What the openai SDK takes as `baseURL`, e.g. `http://127.0.0.1:40123/v1`. */
+  baseUrl: string;
+  /** The origin, e.g. `http://127.0.0.1:40123`. */
+  url: string;
+  /** Every request received, in order, including rejected ones. */
+  requests: RecordedRequest[];
+  /** How many script steps have been used (one per accepted chat-completions request). */
+  readonly stepsUsed: number;
+  close(): Promise<void>;
+}
+
+const completionPaths = new Set(['/v1/chat/completions', '/chat/completions']);
+const modelPaths = new Set(['/v1/models', '/models']);
+
+/** Starts a scripted OpenAI-compatible chat-completions server on a loopback port. */
+export async function startFakeLlm(options: FakeLlmOptions): Promise<FakeLlm> {
+  const script = Array.isArray(options.script)
+    ? parseScript(options.script, 'the script given to startFakeLlm')
+    : options.script;
+  const model = options.model ?? 'fake-model';
+  const requests: RecordedRequest[] = [];
+  const closing = new AbortController();
+  const created = Math.floor(Date.now() / 1000);
+  let stepsUsed = 0;
+
+  async function chooseStep(record: RecordedRequest, index: number): Promise<ScriptStep | string> {
+    if (Array.isArray(script)) {
+      return script[index] ?? `delta-fake-llm: the script has no step for request ${index + 1} (it has ${script.length} steps)`;
+    }
+    let step: unknown;
+    try {
+      step = await script(record, index);
+    } catch (error) {
+      return `delta-fake-llm: the script function threw for request ${index + 1}: ${(error as Error).message ?? error}`;
+    }
+    const result = ScriptStep.safeParse(step);
+    if (result.success) return result.data;
+    const issue = result.error.issues[0]!;
+    return `delta-fake-llm: the script function returned an invalid step for request ${index + 1}: field '${formatPath(issue.path)}': ${issue.message}`;
+  }
+
+  async function answerCompletion(record: RecordedRequest, response: ServerResponse): Promise<number> {
+    if (record.body === undefined) {
+      const message = 'We could not parse the JSON body of your request. The OpenAI API expects a JSON payload.';
+      sendJson(response, 400, openAiError(message));
+      return 400;
+    }
+    const found = validateRequest(record.body);
+    if (found) {
+      sendJson(response, 400, openAiError(found.message, { param: found.param, code: found.code }));
+      return 400;
+    }
+    const index = stepsUsed++;
+    const step = await chooseStep(record, index);
+    if (typeof step === 'string') {
+      // x-should-retry stops the openai SDK from retrying a request no later step can answer.
+      sendJson(response, 500, openAiError(step, { type: 'server_error' }), { 'x-should-retry': 'false' });
+      return 500;
+    }
+    if (step.delay_ms) {
+      await sleep(step.delay_ms, undefined, { signal: closing.signal }).catch(() => undefined);
+      if (closing.signal.aborted) return 0;
+    }
+    if (step.error) {
+      const { status, message, type, code, should_retry: shouldRetry } = step.error;
+      const text = message ?? `delta-fake-llm: scripted error ${status} for request ${index + 1}`;
+      const headers: Record<string, string> = shouldRetry === undefined ? {} : { 'x-should-retry': String(shouldRetry) };
+      sendJson(response, status, openAiError(text, { type: type ?? errorTypeForStatus(status), code: code ?? null }), headers);
+      return status;
+    }
+    const reply = buildReply(step, index, record.body);
+    const identity = { id: `chatcmpl-${index + 1}`, created, model: record.body.model as string };
+    if (record.body.stream === true) {
+      sendEventStream(response, streamChunks(reply, identity, record.body.stream_options?.include_usage === true));
+    } else {
+      sendJson(response, 200, completionBody(reply, identity));
+    }
+    return 200;
+  }
+
+  async function answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const rawBody = await readBody(request);
+    let body: unknown;
+    try {
+      body = rawBody === '' ? undefined : JSON.parse(rawBody);
+    } catch {
+      body = undefined;
+    }
+    const method = request.method ?? 'GET';
+    const path = request.url ?? '/';
+    const record: RecordedRequest = { method, path, headers: { ...request.headers }, body, rawBody, status: 0 };
+    requests.push(record);
+    const pathname = path.split('?')[0]!;
+    if (options.apiKey !== undefined && request.headers.authorization !== `Bearer ${options.apiKey}`) {
+      const message = request.headers.authorization
+        ? 'Incorrect API key provided. You can find your API key in your delta-fake-llm options.'
+        : "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).";
+      record.status = 401;
+      sendJson(response, 401, openAiError(message, { code: request.headers.authorization ? 'invalid_api_key' : null }));
+    } else if (method === 'POST' && completionPaths.has(pathname)) {
+      record.status = await answerCompletion(record, response);
+    } else if (method === 'GET' && modelPaths.has(pathname)) {
+      record.status = 200;
+      sendJson(response, 200, { object: 'list', data: [{ id: model, object: 'model', created, owned_by: 'delta-fake-llm' }] });
+    } else {
+      record.status = 404;
+      sendJson(response, 404, openAiError(`Invalid URL (${method} ${pathname})`));
+    }
+  }
+
+  const server = createServer((request, response) => {
+    answer(request, response).catch((error: unknown) => {
+      sendJson(response, 500, openAiError(`delta-fake-llm: ${String(error)}`, { type: 'server_error' }));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+
+  return {
+    baseUrl: `${url}/v1`,
+    url,
+    requests,
+    get stepsUsed() {
+      return stepsUsed;
+    },
+    close() {
+      closing.abort();
+      return new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}

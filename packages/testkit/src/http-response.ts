@@ -1,0 +1,39 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+export function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  if (response.destroyed || response.writableEnded) return;
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
+  response.end(text);
+}
+
+/** Server-sent events as the OpenAI API sends them: `data: <json>` lines, then `data: [DONE]`. */
+export function sendEventStream(response: ServerResponse, events: unknown[], headers: Record<string, string> = {}): void {
+  if (response.destroyed || response.writableEnded) return;
+  response.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    ...headers,
+  });
+  for (const event of events) response.write(`data: ${JSON.stringify(event)}\n\n`);
+  response.end('data: [DONE]\n\n');
+}
