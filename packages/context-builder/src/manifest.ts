@@ -1,0 +1,112 @@
+import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { z } from 'zod';
+import { ConfigurationError } from '@delta/errors';
+import { readYamlConfig, type ConfigProblem } from '@delta/yaml-config';
+
+const OnMissing = z.enum(['error', 'skip']);
+
+export const FileSource = z.strictObject({
+  type: z.literal('file'),
+  id: z.string().min(1).optional(),
+  path: z.string().min(1),
+  on_missing: OnMissing.default('error'),
+});
+export type FileSource = z.infer<typeof FileSource>;
+
+export const ComputedFileSource = z.strictObject({
+  type: z.literal('computed_file'),
+  id: z.string().min(1).optional(),
+  generator: z.strictObject({
+    command: z.array(z.string()).min(1),
+    timeout_ms: z.number().int().positive().default(30_000),
+  }),
+  output_path: z.string().min(1),
+  on_missing: OnMissing.default('error'),
+});
+export type ComputedFileSource = z.infer<typeof ComputedFileSource>;
+
+export const JournalSource = z.strictObject({
+  type: z.literal('journal'),
+  id: z.string().min(1).optional(),
+  max_iterations: z.number().int().positive().optional(),
+});
+export type JournalSource = z.infer<typeof JournalSource>;
+
+export const ContextSource = z.discriminatedUnion('type', [FileSource, ComputedFileSource, JournalSource]);
+export type ContextSource = z.infer<typeof ContextSource>;
+
+/** context.yaml: how the model's context is composed, source by source, in order. */
+export const ContextManifest = z.strictObject({
+  sources: z.array(ContextSource).min(1),
+});
+export type ContextManifest = z.infer<typeof ContextManifest>;
+
+export const DEFAULT_CONTEXT_YAML = `sources:
+  - type: file
+    id: system_prompt
+    path: '\${AGENT_HOME}/system_prompt.md'
+  - type: file
+    id: workspace_guide
+    path: '\${CWD}/DELTA.md'
+    on_missing: skip
+  - type: journal
+    id: conversation_history
+`;
+
+const ENGINE_VARIABLE = /\$\{([^}]*)\}/g;
+const KNOWN_VARIABLES = new Set(['AGENT_HOME', 'CWD']);
+
+function checkVariables(value: string, file: string, field: string): void {
+  for (const match of value.matchAll(ENGINE_VARIABLE)) {
+    if (!KNOWN_VARIABLES.has(match[1] ?? '')) {
+      throw new ConfigurationError(`${file} ${field}: unknown variable \${${match[1]}} in "${value}"`, {
+        code: 'CONFIG_INVALID',
+        file,
+        field,
+        hint: 'Only ${AGENT_HOME} (the agent directory) and ${CWD} (the workspace) are substituted in context.yaml.',
+      });
+    }
+  }
+}
+
+export interface LoadedContextManifest {
+  file: string;
+  manifest: ContextManifest;
+  warnings: ConfigProblem[];
+}
+
+/** Loads `<agentHome>/context.yaml`, which is required (spec 000 section 2.7.7). */
+export function loadContextManifest(agentHome: string): LoadedContextManifest {
+  const file = join(agentHome, 'context.yaml');
+  if (!existsSync(file)) {
+    throw new ConfigurationError(
+      `context.yaml not found in ${agentHome}\n\n` +
+        'Delta Engine requires an explicit context.yaml file to define how\n' +
+        "the agent's attention window is constructed.\n\n" +
+        `Quick fix - create ${file} with the default content:\n\n${DEFAULT_CONTEXT_YAML}`,
+      { code: 'CONTEXT_MISSING', file, hint: 'See docs/context.md for every source type.' },
+    );
+  }
+  const { data, warnings } = readYamlConfig(file, ContextManifest, {
+    hintFor: (field) =>
+      field.startsWith('sources')
+        ? 'Each source is one of: {type: file, path}, {type: computed_file, generator: {command: [...]}, output_path}, {type: journal}.'
+        : undefined,
+  });
+  data.sources.forEach((source, index) => {
+    if (source.type === 'file') checkVariables(source.path, file, `sources[${index}].path`);
+    if (source.type === 'computed_file') {
+      checkVariables(source.output_path, file, `sources[${index}].output_path`);
+      source.generator.command.forEach((part, position) =>
+        checkVariables(part, file, `sources[${index}].generator.command[${position}]`),
+      );
+    }
+  });
+  return { file, manifest: data, warnings };
+}
+
+/** Replaces `${AGENT_HOME}` and `${CWD}` with the engine's paths. */
+export function substituteEngineVariables(value: string, variables: { agentHome: string; cwd: string }): string {
+  return value.replace(/\$\{AGENT_HOME\}/g, variables.agentHome).replace(/\$\{CWD\}/g, variables.cwd);
+}
