@@ -1,0 +1,17 @@
+export { startFakeLlm } from './fake-llm.js';
+export type { FakeLlm, FakeLlmOptions, FakeLlmScript, RecordedRequest } from './fake-llm.js';
+export { ScriptStep, ScriptToolCall, ScriptHttpError } from './script-step.js';
+export { loadScript } from './load-script.js';
+export { parseScript, ScriptFileError } from './parse-script.js';
+export { validateConversation, validateRequest } from './validate-request.js';
+export type { RequestProblem } from './request-problem.js';
+export { openAiError } from './openai-error.js';
+export type { OpenAiErrorBody } from './openai-error.js';
+export { parseEventStream, reassembleStream } from './event-stream.js';
+export type { StreamedMessage } from './event-stream.js';
+export { createTempDir, createTempWorkspace, cleanupTempDirs, writeFiles } from './temp-dirs.js';
+export type { FileContent } from './temp-dirs.js';
+export { createTempAgent, defaultAgentYaml, defaultContextYaml, defaultSystemPrompt } from './temp-agent.js';
+export type { TempAgentOptions } from './temp-agent.js';
+export { runCli } from './run-cli.js';
+export type { CliIo } from './run-cli.js';
