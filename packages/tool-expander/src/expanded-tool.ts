@@ -1,0 +1,40 @@
+/** How a parameter's value reaches the process. */
+export type InjectAs = 'argument' | 'stdin' | 'option';
+
+/** The execution mode a tool was declared with. */
+export type ToolMode = 'command' | 'exec' | 'shell';
+
+/** A parameter after expansion and merging: the single form the engine and the model see. */
+export interface ExpandedParameter {
+  name: string;
+  type: 'string';
+  description?: string;
+  /** True when the model must supply it: no default, and not declared `required: false`. */
+  required: boolean;
+  inject_as: InjectAs;
+  /** command/shell: the order in which values are appended after `command`. exec: order of first appearance. */
+  position?: number;
+  /** shell only: the value is referenced unquoted (`$1`), so the shell splits and globs it. */
+  raw?: boolean;
+  /** inject_as option only: the flag written before the value (`--port 8080`). */
+  option_name?: string;
+  default?: string;
+}
+
+/**
+ * The one internal form of a tool, whatever syntax it was declared with.
+ *
+ * - `command`: `command` is the fixed argv prefix; options, then arguments (by position), are appended.
+ * - `exec`: `command` is the complete argv with placeholder elements in place, e.g.
+ *   `["printf", "[%s][%s]", "${a}", "END"]` or `["tool", "--name=${n}"]`; each element that holds a
+ *   placeholder becomes exactly one argv element with the value substituted. No shell is involved.
+ * - `shell`: `command` is `["sh", "-c", script, "--", ...engineVariables]`; the script references values
+ *   only as positional parameters (`"$1"`), and argument values are appended after it by position.
+ */
+export interface ExpandedTool {
+  name: string;
+  description: string;
+  mode: ToolMode;
+  command: string[];
+  parameters: ExpandedParameter[];
+}

@@ -1,0 +1,42 @@
+import type { ExpandedTool, InjectAs } from './expanded-tool.js';
+
+export interface ExpandedParameterDefinition {
+  name: string;
+  type: 'string';
+  description?: string;
+  required?: false;
+  default?: string;
+  inject_as: InjectAs;
+  option_name?: string;
+  position?: number;
+}
+
+export interface ExpandedDefinition {
+  name: string;
+  description?: string;
+  command: string[];
+  parameters: ExpandedParameterDefinition[];
+}
+
+/**
+ * The expanded tool as a plain object for `delta tool expand` to print as YAML, in the shape of the
+ * v1.1 full syntax. For exec: tools `command` keeps `${name}` elements in place (see README);
+ * for shell: tools `:raw` shows only in the script (`$1` instead of `"$1"`).
+ */
+export function toExpandedDefinition(tool: ExpandedTool): ExpandedDefinition {
+  return {
+    name: tool.name,
+    ...(tool.description === '' ? {} : { description: tool.description }),
+    command: [...tool.command],
+    parameters: tool.parameters.map((parameter) => ({
+      name: parameter.name,
+      type: parameter.type,
+      ...(parameter.description === undefined ? {} : { description: parameter.description }),
+      ...(parameter.required || parameter.default !== undefined ? {} : { required: false as const }),
+      ...(parameter.default === undefined ? {} : { default: parameter.default }),
+      inject_as: parameter.inject_as,
+      ...(parameter.option_name === undefined ? {} : { option_name: parameter.option_name }),
+      ...(parameter.position === undefined ? {} : { position: parameter.position }),
+    })),
+  };
+}

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { PARAMETER_NAME_PATTERN, TOOL_NAME_PATTERN } from './placeholder.js';
+
+/** One entry of a tool's `parameters:` block, as a user writes it. */
+export const ToolParameter = z.object({
+  name: z.string().regex(PARAMETER_NAME_PATTERN),
+  type: z.literal('string').optional(),
+  description: z.string().optional(),
+  required: z.boolean().optional(),
+  inject_as: z.enum(['argument', 'stdin', 'option']).optional(),
+  option_name: z.string().min(1).optional(),
+  default: z.string().optional(),
+  position: z.number().int().min(0).optional(),
+  raw: z.boolean().optional(),
+});
+export type ToolParameter = z.infer<typeof ToolParameter>;
+
+/** A tool as a user writes it in agent.yaml: exactly one of `exec:`, `shell:` or `command:`. */
+export const ToolDefinition = z
+  .object({
+    name: z.string().regex(TOOL_NAME_PATTERN),
+    description: z.string().optional(),
+    exec: z.string().min(1).optional(),
+    shell: z.string().min(1).optional(),
+    command: z.array(z.string()).min(1).optional(),
+    parameters: z.array(ToolParameter).optional(),
+    stdin: z.string().regex(PARAMETER_NAME_PATTERN).optional(),
+  })
+  .superRefine((definition, context) => {
+    const modes = (['exec', 'shell', 'command'] as const).filter((mode) => definition[mode] !== undefined);
+    if (modes.length !== 1) {
+      context.addIssue({
+        code: 'custom',
+        path: modes.length === 0 ? [] : [modes[1] as string],
+        message: 'Tool must specify exactly one of: exec, shell, or command',
+        params: { modes },
+      });
+    }
+  });
+export type ToolDefinition = z.infer<typeof ToolDefinition>;
+
+export const TOOL_DEFINITION_KEYS: readonly string[] = Object.keys(ToolDefinition.shape);
+export const TOOL_PARAMETER_KEYS: readonly string[] = Object.keys(ToolParameter.shape);
