@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'tsup';
@@ -39,9 +39,12 @@ async function exitOf(child: ChildProcess): Promise<number | null> {
 }
 
 describe('the delta-fake-llm bin', () => {
-  it('is the bundle of src/cli.ts that package.json points at', async () => {
+  it('is the bundle of src/cli.ts, reached from package.json through the committed shim', async () => {
     const manifest = JSON.parse(await readFile(join(packageDir, 'package.json'), 'utf8'));
-    expect(manifest.bin).toEqual({ 'delta-fake-llm': './dist/cli.js' });
+    expect(manifest.bin).toEqual({ 'delta-fake-llm': './bin/delta-fake-llm.js' });
+    const shim = join(packageDir, 'bin/delta-fake-llm.js');
+    expect(await readFile(shim, 'utf8')).toContain("import('../dist/cli.js')");
+    expect((await stat(shim)).mode & 0o111).not.toBe(0);
     expect(await readFile(join(packageDir, 'tsup.config.ts'), 'utf8')).toContain("'src/cli.ts'");
     expect((await readFile(binary, 'utf8')).startsWith('#!/usr/bin/env node\n')).toBe(true);
   });
