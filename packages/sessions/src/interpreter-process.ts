@@ -1,0 +1,121 @@
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isProcessAlive } from './process-alive.js';
+import { SessionError, type SessionErrorCode } from './session-error.js';
+
+/** Unix socket paths are limited to about 104 bytes; longer ones go to the temporary directory. */
+const maxSocketPathBytes = 100;
+
+export function socketPathFor(sessionDirectory: string): string {
+  const inside = join(sessionDirectory, 'repl.sock');
+  if (Buffer.byteLength(inside) <= maxSocketPathBytes) return inside;
+  const hash = createHash('sha256').update(sessionDirectory).digest('hex').slice(0, 16);
+  return join(tmpdir(), `delta-sessions-${hash}.sock`);
+}
+
+/**
+ * supervisor.js sits next to this module: in src (tests), in the package's dist, and next to
+ * a bundle that inlines this package (the delta-sessions CLI builds it as a second entry).
+ */
+function supervisorPath(): string {
+  const path = fileURLToPath(new URL('./supervisor.js', import.meta.url));
+  if (!existsSync(path)) {
+    throw new SessionError(`The session supervisor is missing: expected ${path}. Rebuild the package that bundles @delta/sessions.`, {
+      code: 'INTERNAL',
+    });
+  }
+  return path;
+}
+
+export interface SupervisorStarted {
+  pid: number;
+  interpreterPid: number;
+}
+
+/**
+ * Starts the supervisor detached (a new process group that outlives the caller) and waits for its
+ * one-line report: ready, or why the interpreter could not start.
+ */
+export async function startSupervisor(
+  sessionDirectory: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<SupervisorStarted> {
+  const child = spawn(process.execPath, [supervisorPath(), sessionDirectory], {
+    cwd,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (data: string) => {
+    if (stderr.length < 64 * 1024) stderr += data;
+  });
+  try {
+    const line = await new Promise<string>((resolve, reject) => {
+      let stdout = '';
+      const timer = setTimeout(() => reject(new SessionError(`The session did not become ready within ${timeoutMs} ms.`, { code: 'START_FAILED' })), timeoutMs);
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (data: string) => {
+        stdout += data;
+        const newline = stdout.indexOf('\n');
+        if (newline >= 0) {
+          clearTimeout(timer);
+          resolve(stdout.slice(0, newline));
+        }
+      });
+      child.once('error', (error) => {
+        clearTimeout(timer);
+        reject(new SessionError(`Could not start the session supervisor: ${error.message}`, { code: 'START_FAILED', cause: error }));
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        setTimeout(() => reject(new SessionError(`The session supervisor exited with code ${code} before it was ready.${stderr ? `\n${stderr}` : ''}`, { code: 'START_FAILED' })), 20);
+      });
+    });
+    const report = JSON.parse(line) as { ready?: boolean; pid?: number; interpreter_pid?: number; error?: { code: SessionErrorCode; message: string } };
+    if (report.error) throw new SessionError(report.error.message, { code: report.error.code });
+    if (!report.ready || report.pid === undefined || report.interpreter_pid === undefined) {
+      throw new SessionError(`The session supervisor sent an unexpected report: ${line}`, { code: 'START_FAILED' });
+    }
+    return { pid: report.pid, interpreterPid: report.interpreter_pid };
+  } catch (error) {
+    if (child.pid !== undefined) await stopProcessGroup(child.pid);
+    throw error;
+  } finally {
+    child.stdout.destroy();
+    child.stderr.destroy();
+    child.unref();
+  }
+}
+
+/** SIGTERM to the whole group (supervisor, interpreter, anything it started), then SIGKILL. */
+export async function stopProcessGroup(pid: number, graceMs = 1_000): Promise<void> {
+  const signalGroup = (signal: NodeJS.Signals | 0): boolean => {
+    try {
+      process.kill(-pid, signal);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!signalGroup('SIGTERM')) return;
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    await sleep(20);
+    if (!signalGroup(0)) return;
+  }
+  signalGroup('SIGKILL');
+}
+
+/** Whether the supervisor of this session is running (and is ours, not a recycled pid). */
+export function isSupervisorAlive(pid: number | undefined, sessionDirectory: string): boolean {
+  return pid !== undefined && isProcessAlive(pid, sessionDirectory);
+}

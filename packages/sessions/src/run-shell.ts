@@ -1,0 +1,97 @@
+import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CappedOutput } from './capped-output.js';
+import { SessionError } from './session-error.js';
+
+/** After the shell exits, how long to wait for its pipes to close (a background job may hold them). */
+const drainGraceMs = 100;
+/** After SIGTERM on timeout, how long before SIGKILL. */
+const terminateGraceMs = 1_000;
+/** A state report larger than this is not believed (the environment itself is limited to a few MB). */
+const maxStateBytes = 16 * 1024 * 1024;
+
+export interface ShellRun {
+  argv: string[];
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  timeoutMs: number;
+  maxOutputBytes: number;
+}
+
+export interface ShellRunResult {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+  executionTimeMs: number;
+  timedOut: boolean;
+  /** What the wrapper wrote on fd 3; empty when the shell died before reporting. */
+  state: Buffer;
+}
+
+/**
+ * Runs one shell process in its own process group with stdin closed, capping stdout and stderr and
+ * collecting fd 3. On timeout the whole group gets SIGTERM (bash still reports its state), then SIGKILL.
+ */
+export async function runShell(run: ShellRun): Promise<ShellRunResult> {
+  const [file = 'sh', ...args] = run.argv;
+  const started = performance.now();
+  const child = spawn(file, args, {
+    cwd: run.cwd,
+    env: run.env,
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const stdout = new CappedOutput(run.maxOutputBytes);
+  const stderr = new CappedOutput(run.maxOutputBytes);
+  const state: Buffer[] = [];
+  let stateBytes = 0;
+  const streams = [child.stdio[1], child.stdio[2], child.stdio[3]] as Readable[];
+  streams[0]?.on('data', (chunk: Buffer) => stdout.push(chunk));
+  streams[1]?.on('data', (chunk: Buffer) => stderr.push(chunk));
+  streams[2]?.on('data', (chunk: Buffer) => {
+    stateBytes += chunk.length;
+    if (stateBytes <= maxStateBytes) state.push(chunk);
+  });
+  const ended = Promise.all(streams.map((stream) => new Promise((resolve) => stream?.once('close', resolve))));
+
+  let timedOut = false;
+  const killGroup = (signal: NodeJS.Signals): void => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, signal);
+    } catch {
+      // already gone
+    }
+  };
+  let killTimer: NodeJS.Timeout | undefined;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    killGroup('SIGTERM');
+    killTimer = setTimeout(() => killGroup('SIGKILL'), terminateGraceMs);
+  }, run.timeoutMs);
+
+  try {
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
+      child.once('error', (error) => reject(error));
+      child.once('exit', (exitCode, exitSignal) => resolve([exitCode, exitSignal]));
+    });
+    const executionTimeMs = Math.round(performance.now() - started);
+    await Promise.race([ended, sleep(drainGraceMs)]);
+    for (const stream of streams) stream?.destroy();
+    return {
+      stdout: stdout.text(),
+      stderr: stderr.text(),
+      exitCode: code ?? 128 + (signal ? constants.signals[signal] : 0),
+      executionTimeMs,
+      timedOut,
+      state: stateBytes <= maxStateBytes ? Buffer.concat(state) : Buffer.alloc(0),
+    };
+  } catch (error) {
+    throw new SessionError(`Could not run ${file}: ${(error as Error).message}.`, { code: 'COMMAND_NOT_FOUND', cause: error });
+  } finally {
+    clearTimeout(timer);
+    clearTimeout(killTimer);
+  }
+}

@@ -1,0 +1,60 @@
+/** `active`: usable. `ended`: stopped by `end`. `dead`: an interpreter session whose process is gone. */
+export type SessionStatus = 'active' | 'ended' | 'dead';
+
+/** `shell`: bash or sh, state restored from files on every exec. `interpreter`: a long-lived process. */
+export type SessionKind = 'shell' | 'interpreter';
+
+/** What `start` answers (spec 2.3.2). */
+export interface StartResult {
+  session_id: string;
+  command: string;
+  work_dir: string;
+  status: 'active';
+}
+
+/** What `exec` answers (spec 2.3.2). Output over the cap is cut, with a note saying how much was dropped. */
+export interface ExecResult {
+  stdout: string;
+  stderr: string;
+  exit_code: number;
+  execution_time_ms: number;
+}
+
+/** What `end` answers (spec 2.3.2). */
+export interface EndResult {
+  status: 'terminated';
+  session_id: string;
+}
+
+/** One entry of what `list` answers (spec 2.3.2). */
+export interface SessionListEntry {
+  session_id: string;
+  command: string;
+  status: SessionStatus;
+  created_at: string;
+}
+
+/** metadata.json in a session directory (spec 2.3.3), versioned by `schema_version`. */
+export interface SessionMetadata {
+  schema_version: 1;
+  session_id: string;
+  /** The command as one display string, e.g. `python3 -q`. */
+  command: string;
+  /** The command as argv, as given to `start`. */
+  argv: string[];
+  kind: SessionKind;
+  created_at: string;
+  last_executed_at: string | null;
+  /** `active` or `ended`; `dead` is never stored, it is found by looking at the process. */
+  status: 'active' | 'ended';
+  /** The directory the session started in. */
+  work_dir: string;
+  execution_count: number;
+  /** Interpreter sessions: the supervisor's pid, which is also its process group id. */
+  pid?: number;
+  /** Interpreter sessions: the interpreter's own pid. */
+  interpreter_pid?: number;
+  /** Interpreter sessions: the unix socket the supervisor listens on. */
+  socket_path?: string;
+  ended_at?: string;
+}
