@@ -76,7 +76,9 @@ export function toDefinitionIssues(error: z.ZodError, input: unknown, basePath: 
       known?.expected ?? (issue.code === 'invalid_type' ? (ARTICLES[issue.expected] ?? issue.expected) : issue.message);
     const message =
       issue.code === 'too_small'
-        ? `'${String(key)}' is empty.`
+        ? issue.origin === 'number'
+          ? `'${String(key)}' is too small.`
+          : `'${String(key)}' is empty.`
         : `'${String(key ?? 'definition')}' has the wrong ${issue.code === 'invalid_type' ? 'type' : 'value'}.`;
     return { field, message, expected, found, ...(known ? { hint: known.hint } : {}) };
   });
