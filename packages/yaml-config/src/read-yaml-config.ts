@@ -19,6 +19,8 @@ export interface ParsedConfig<T> {
   data: T;
   /** Unknown keys and other things worth saying that are not fatal. */
   warnings: ConfigProblem[];
+  /** Where a field (path of keys and indexes) starts in the file, for errors found after parsing. */
+  locate(path: readonly PropertyKey[]): { line: number; column: number } | undefined;
 }
 
 /** Extra advice for a field, shown after the error (e.g. how to write the field correctly). */
@@ -99,7 +101,7 @@ export function parseYamlConfig<S extends z.ZodType>(
 
   for (let attempt = 0; attempt < 20; attempt += 1) {
     const result = schema.safeParse(raw);
-    if (result.success) return { data: result.data, warnings };
+    if (result.success) return { data: result.data, warnings, locate: (path) => positionOf(document, lineCounter, path) };
     const unknown = result.error.issues.filter((issue) => issue.code === 'unrecognized_keys');
     const others = result.error.issues.filter((issue) => issue.code !== 'unrecognized_keys');
     for (const issue of unknown) {

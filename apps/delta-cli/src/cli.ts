@@ -1,0 +1,53 @@
+import { cac } from 'cac';
+import packageJson from '../package.json' with { type: 'json' };
+import { reportError } from './report-error.js';
+
+const cli = cac('delta');
+
+cli
+  .command('run', 'Start a run of an agent (or resume an interrupted one)')
+  .option('--agent <dir>', 'The agent directory (holds agent.yaml)', { default: '.' })
+  .option('-m, --message <text>', 'The task for the agent')
+  .option('-w, --work-dir <dir>', 'The workspace (default: a new <agent>/workspaces/W00N)')
+  .option('--max-iterations <n>', 'Model calls before the run stops as INTERRUPTED (default: agent.yaml max_iterations, or 30)')
+  .option('-y, --yes', 'Never ask: create a new workspace when -w is not given')
+  .option('-v, --verbose', 'Show stack traces and where settings came from')
+  .example('delta run --agent examples/hello-world -m "Greet the world" -y')
+  .action(async (flags) => (await import('./run-command.js')).runCommand(flags));
+
+cli.help();
+cli.version(packageJson.version, '--version');
+
+async function main(): Promise<number> {
+  const verbose = process.argv.includes('-v') || process.argv.includes('--verbose');
+  try {
+    cli.parse(process.argv, { run: false });
+    if (cli.options.help || cli.options.version) return 0;
+    if (!cli.matchedCommand) {
+      if (cli.args.length > 0) {
+        process.stderr.write(`Error: unknown command "${cli.args[0]}".\nHint: see \`delta --help\` for the commands.\n`);
+        return 2;
+      }
+      cli.outputHelp();
+      return 0;
+    }
+    const code = await cli.runMatchedCommand();
+    return typeof code === 'number' ? code : 0;
+  } catch (error) {
+    if (error instanceof Error && error.name === 'CACError') {
+      process.stderr.write(`Error: ${error.message}\nHint: see \`delta ${cli.matchedCommandName ?? ''} --help\`.\n`);
+      return 2;
+    }
+    return reportError(error, verbose, (text) => process.stderr.write(text));
+  }
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`delta: ${String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

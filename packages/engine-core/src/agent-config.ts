@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+/**
+ * `llm:` in agent.yaml. `model`, `temperature` and `max_tokens` are checked; any other key is an OpenAI
+ * request parameter and is passed through as written, except the engine's own `max_retries` and
+ * `timeout_ms`, which configure the client and are never sent.
+ */
+export const LlmConfig = z.looseObject({
+  model: z.string().min(1),
+  temperature: z.number().min(0).max(2).optional(),
+  max_tokens: z.number().int().positive().optional(),
+  max_retries: z.number().int().min(0).max(10).optional(),
+  timeout_ms: z.number().int().positive().optional(),
+});
+export type LlmConfig = z.infer<typeof LlmConfig>;
+
+/** agent.yaml (spec 000 section 2.7.2). Tools are validated one by one by @delta/tool-expander. */
+export const AgentConfig = z.strictObject({
+  name: z.string().min(1),
+  version: z.string().optional(),
+  description: z.string().optional(),
+  llm: LlmConfig,
+  system_prompt: z.string().min(1).optional(),
+  imports: z.array(z.string().min(1)).default([]),
+  tools: z.array(z.unknown()).default([]),
+  max_iterations: z.number().int().positive().optional(),
+  lifecycle_hooks: z.unknown().optional(),
+});
+export type AgentConfig = z.infer<typeof AgentConfig>;
+
+/** Keys of `llm:` that configure the engine's client and are not sent to the model. */
+export const ENGINE_LLM_KEYS: readonly string[] = ['max_retries', 'timeout_ms'];
+
+export const DEFAULT_MAX_ITERATIONS = 30;

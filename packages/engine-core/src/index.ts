@@ -1,0 +1,13 @@
+export { AgentConfig, LlmConfig, DEFAULT_MAX_ITERATIONS } from './agent-config.js';
+export { loadAgent } from './load-agent.js';
+export type { LoadedAgent } from './load-agent.js';
+export { startRun } from './start-run.js';
+export type { StartRunOptions, RunResult } from './start-run.js';
+export { ExitCode } from './exit-codes.js';
+export type { RunOutcome } from './exit-codes.js';
+export { createModelClient } from './model-client.js';
+export type { ModelClient, ModelClientOptions } from './model-client.js';
+export { resolveModelSettings } from './model-settings.js';
+export type { ModelSettings } from './model-settings.js';
+export { parseDotenv } from './dotenv.js';
+export { ENGINE_VERSION } from './engine-version.js';

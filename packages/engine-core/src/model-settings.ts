@@ -1,0 +1,79 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { ConfigurationError } from '@delta/errors';
+import { readDotenv } from './dotenv.js';
+
+/** Where a setting came from: a `.env` file's path, or `environment`. */
+export type SettingSource = string;
+
+export interface ModelSettings {
+  apiKey: string;
+  apiKeySource: SettingSource;
+  /** The environment variable that held the key, e.g. DELTA_API_KEY. */
+  apiKeyName: string;
+  baseUrl: string | undefined;
+  baseUrlSource: SettingSource | undefined;
+}
+
+const KEY_NAMES = ['DELTA_API_KEY', 'OPENAI_API_KEY'];
+const BASE_URL_NAMES = ['DELTA_BASE_URL', 'OPENAI_BASE_URL', 'OPENAI_API_URL'];
+export const CREDENTIAL_NAMES: readonly string[] = KEY_NAMES;
+
+function findProjectRoot(start: string): string | undefined {
+  let current = start;
+  for (;;) {
+    if (existsSync(join(current, '.git'))) return current;
+    const parent = dirname(current);
+    if (parent === current) return undefined;
+    current = parent;
+  }
+}
+
+/**
+ * The `.env` files in priority order (spec README resolution 9): the workspace, the agent, the project
+ * root (the nearest directory above the agent holding `.git`), then the process environment.
+ */
+export function settingLayers(workDir: string, agentHome: string, environment: NodeJS.ProcessEnv): Array<{ source: string; values: Record<string, string | undefined> }> {
+  const layers: Array<{ source: string; values: Record<string, string | undefined> }> = [];
+  const files = [join(workDir, '.env'), join(agentHome, '.env')];
+  const root = findProjectRoot(agentHome);
+  if (root) files.push(join(root, '.env'));
+  for (const file of [...new Set(files)]) {
+    const values = readDotenv(file);
+    if (values) layers.push({ source: file, values });
+  }
+  layers.push({ source: 'environment', values: environment });
+  return layers;
+}
+
+function lookup(layers: ReturnType<typeof settingLayers>, names: readonly string[]) {
+  for (const layer of layers) {
+    for (const name of names) {
+      const value = layer.values[name];
+      if (value !== undefined && value.trim() !== '') return { value: value.trim(), source: layer.source, name };
+    }
+  }
+  return undefined;
+}
+
+/** Finds the API key and base URL, after loading the `.env` files. */
+export function resolveModelSettings(workDir: string, agentHome: string, environment: NodeJS.ProcessEnv = process.env): ModelSettings {
+  const layers = settingLayers(workDir, agentHome, environment);
+  const key = lookup(layers, KEY_NAMES);
+  if (!key) {
+    throw new ConfigurationError('No API key for the model: DELTA_API_KEY (or OPENAI_API_KEY) is missing or empty.', {
+      code: 'API_KEY_MISSING',
+      hint:
+        'Set DELTA_API_KEY in the environment, or in a .env file in the workspace, the agent directory or the project root.\n' +
+        'For an OpenAI-compatible server, also set DELTA_BASE_URL (e.g. http://localhost:11434/v1).',
+    });
+  }
+  const baseUrl = lookup(layers, BASE_URL_NAMES);
+  return {
+    apiKey: key.value,
+    apiKeySource: key.source,
+    apiKeyName: key.name,
+    baseUrl: baseUrl?.value,
+    baseUrlSource: baseUrl?.source,
+  };
+}

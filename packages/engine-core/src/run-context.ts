@@ -1,0 +1,26 @@
+import type { JournalEvent, JournalWriter, NewJournalEvent, RunPaths } from '@delta/journal';
+import type { LoadedAgent } from './load-agent.js';
+import type { ModelClient } from './model-client.js';
+
+/** Everything one engine process needs to drive a run; nothing of the conversation itself. */
+export interface RunContext {
+  agent: LoadedAgent;
+  paths: RunPaths;
+  journal: JournalWriter;
+  model: ModelClient;
+  /** The environment for tools and generators (no model credentials). */
+  env: Record<string, string>;
+  /** Model calls this engine invocation may make. */
+  maxIterations: number;
+  signal: AbortSignal;
+  /** Progress for a person (stderr in the CLI, engine.log always). */
+  log: (line: string) => void;
+  onEvent: ((event: JournalEvent) => void) | undefined;
+}
+
+/** Appends an event and tells the listener. */
+export function record(context: RunContext, event: NewJournalEvent): JournalEvent {
+  const written = context.journal.append(event);
+  context.onEvent?.(written);
+  return written;
+}
