@@ -1,0 +1,54 @@
+import { cpSync, existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanupTempDirs, createTempDir } from '@delta/testkit';
+import { readJournal, readMetadata } from '@delta/journal';
+import { DELTA_BIN, FAKE_LLM_BIN, REPOSITORY_ROOT, runProcess } from './run-delta.js';
+
+afterEach(cleanupTempDirs);
+
+describe('examples/hello-world', () => {
+  it("runs end to end with the README's main command, against the scripted model", async () => {
+    // A copy, so the test leaves the repository's example untouched.
+    const agent = join(await createTempDir('hello-world-'), 'hello-world');
+    cpSync(join(REPOSITORY_ROOT, 'examples/hello-world'), agent, { recursive: true });
+    const result = await runProcess(process.execPath, [
+      FAKE_LLM_BIN,
+      '--script',
+      join(agent, 'fake-llm.yaml'),
+      '--',
+      process.execPath,
+      DELTA_BIN,
+      'run',
+      '--agent',
+      agent,
+      '-m',
+      'Greet the world',
+      '-y',
+    ], { env: { DELTA_API_KEY: undefined, OPENAI_API_KEY: undefined } });
+    expect(result.stderr).toContain('ended: COMPLETED');
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe('I wrote "Hello, World!" to hello.txt and checked that it exists.\n');
+
+    const workspace = join(agent, 'workspaces', 'W001');
+    expect(readFileSync(join(workspace, 'hello.txt'), 'utf8')).toBe('Hello, World!\n');
+    expect(readFileSync(join(agent, 'workspaces', 'LAST_USED'), 'utf8')).toBe('W001\n');
+    const runId = readFileSync(join(workspace, '.delta', 'LATEST'), 'utf8').trim();
+    const runDir = join(workspace, '.delta', runId);
+    expect(readMetadata(join(runDir, 'metadata.json'))).toMatchObject({ status: 'COMPLETED', iterations: 3, workspace_id: 'W001' });
+    expect(readJournal(join(runDir, 'journal.jsonl')).map((event) => event.type)).toEqual([
+      'ENGINE_START',
+      'USER_MESSAGE',
+      'THOUGHT',
+      'ACTION_REQUEST',
+      'ACTION_RESULT',
+      'THOUGHT',
+      'ACTION_REQUEST',
+      'ACTION_RESULT',
+      'THOUGHT',
+      'ENGINE_END',
+    ]);
+    expect(readdirSync(join(runDir, 'io', 'invocations'))).toHaveLength(3);
+    expect(existsSync(join(runDir, 'io', 'tool_executions', 'call_1_1', 'stdout.log'))).toBe(true);
+  });
+});
