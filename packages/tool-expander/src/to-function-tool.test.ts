@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { buildInvocation, expandTool, toExpandedDefinition, toFunctionTool } from './index.js';
+
+describe('toFunctionTool', () => {
+  it('gives the model descriptions, string types, and required only for parameters without a default', () => {
+    const tool = expandTool({
+      name: 'search',
+      description: 'Search a file',
+      exec: 'grep ${pattern} ${AGENT_HOME}/data ${file} ${limit}',
+      stdin: 'extra',
+      parameters: [
+        { name: 'pattern', description: 'A regular expression' },
+        { name: 'file', default: 'a.txt', description: 'The file' },
+        { name: 'limit', required: false },
+      ],
+    });
+    expect(toFunctionTool(tool)).toEqual({
+      type: 'function',
+      function: {
+        name: 'search',
+        description: 'Search a file',
+        parameters: {
+          type: 'object',
+          properties: {
+            pattern: { type: 'string', description: 'A regular expression' },
+            file: { type: 'string', description: 'The file' },
+            limit: { type: 'string' },
+            extra: { type: 'string' },
+          },
+          required: ['pattern', 'extra'],
+          additionalProperties: false,
+        },
+      },
+    });
+  });
+
+  it('never lists engine variables', () => {
+    const tool = expandTool({ name: 'ls', shell: 'ls ${AGENT_HOME} ${CWD}' });
+    expect(toFunctionTool(tool).function.parameters).toEqual({ type: 'object', properties: {}, required: [], additionalProperties: false });
+  });
+});
+
+describe('toExpandedDefinition', () => {
+  it('prints the spec 2.2.7 output shape', () => {
+    expect(toExpandedDefinition(expandTool({ name: 'count_lines', shell: 'cat ${file} | wc -l' }))).toEqual({
+      name: 'count_lines',
+      command: ['sh', '-c', 'cat "$1" | wc -l', '--'],
+      parameters: [{ name: 'file', type: 'string', inject_as: 'argument', position: 0 }],
+    });
+  });
+
+  it('shows descriptions, defaults, optional parameters, options and stdin', () => {
+    const tool = expandTool({
+      name: 'c',
+      description: 'Serve',
+      command: ['serve'],
+      parameters: [
+        { name: 'port', inject_as: 'option', option_name: '--port', default: '80', description: 'Port' },
+        { name: 'dir', required: false },
+      ],
+      stdin: 'body',
+    });
+    expect(toExpandedDefinition(tool)).toEqual({
+      name: 'c',
+      description: 'Serve',
+      command: ['serve'],
+      parameters: [
+        { name: 'port', type: 'string', description: 'Port', default: '80', inject_as: 'option', option_name: '--port' },
+        { name: 'dir', type: 'string', required: false, inject_as: 'argument', position: 0 },
+        { name: 'body', type: 'string', inject_as: 'stdin' },
+      ],
+    });
+  });
+
+  it('round-trips: a printed shell: or command: tool loads back as the same invocation', () => {
+    const variables = { AGENT_HOME: '/a', CWD: '/w' };
+    for (const definition of [
+      { name: 't', shell: 'grep ${p:raw} ${AGENT_HOME}/x ${f} | wc -l', parameters: [{ name: 'f', default: 'd' }] },
+      { name: 't', command: ['x', '${CWD}'], parameters: [{ name: 'b', position: 1 }, { name: 'a' }, { name: 'o', inject_as: 'option', option_name: '-o' }] },
+    ]) {
+      const tool = expandTool(definition);
+      const again = expandTool(toExpandedDefinition(tool));
+      const args = Object.fromEntries(tool.parameters.map((parameter) => [parameter.name, `v-${parameter.name}`]));
+      expect(buildInvocation(again, args, variables)).toEqual(buildInvocation(tool, args, variables));
+    }
+  });
+});
