@@ -1,10 +1,11 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: ['src/index.ts'],
+  // supervisor.js is the entry of the detached session process; it must sit next to index.js.
+  entry: { index: 'src/index.ts', supervisor: 'src/supervisor.js' },
   format: ['esm'],
   target: 'node20',
-  dts: true,
+  dts: { entry: { index: 'src/index.ts' } },
   clean: true,
   sourcemap: true,
 });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isProcessAlive } from './process-alive.js';
+import { isProcessAlive, isProcessGroupAlive } from './process-alive.js';
 import { SessionError, type SessionErrorCode } from './session-error.js';
 
 /** Unix socket paths are limited to about 104 bytes; longer ones go to the temporary directory. */
@@ -98,7 +98,7 @@ export async function startSupervisor(
 
 /** SIGTERM to the whole group (supervisor, interpreter, anything it started), then SIGKILL. */
 export async function stopProcessGroup(pid: number, graceMs = 1_000): Promise<void> {
-  const signalGroup = (signal: NodeJS.Signals | 0): boolean => {
+  const signalGroup = (signal: NodeJS.Signals): boolean => {
     try {
       process.kill(-pid, signal);
       return true;
@@ -109,8 +109,8 @@ export async function stopProcessGroup(pid: number, graceMs = 1_000): Promise<vo
   if (!signalGroup('SIGTERM')) return;
   const deadline = Date.now() + graceMs;
   while (Date.now() < deadline) {
-    await sleep(20);
-    if (!signalGroup(0)) return;
+    await sleep(10);
+    if (!isProcessGroupAlive(pid)) return;
   }
   signalGroup('SIGKILL');
 }
