@@ -63,7 +63,7 @@ function describeModelError(error: unknown, baseUrl: string, sdk: typeof OpenAI)
     });
   }
   if (error instanceof sdk.APIConnectionError) {
-    const reason = (error.cause as { cause?: { code?: string }; message?: string } | undefined)?.cause?.code ?? error.message;
+    const reason = causeCode(error) ?? error.message;
     return new SystemError(`Cannot reach the model endpoint ${baseUrl} (${reason}).`, {
       code: 'MODEL_UNREACHABLE',
       cause: error,
@@ -85,4 +85,18 @@ function describeModelError(error: unknown, baseUrl: string, sdk: typeof OpenAI)
     });
   }
   return error;
+}
+
+/** The first system error code (ECONNREFUSED, ENOTFOUND, ...) in an error's cause chain, else its deepest message. */
+function causeCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  let deepest: string | undefined;
+  for (let depth = 0; depth < 6 && current && typeof current === 'object'; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
+    const message = (current as { message?: unknown }).message;
+    if (typeof message === 'string' && message !== '') deepest = message;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return deepest;
 }
