@@ -21,7 +21,7 @@ const agentYaml = {
   ],
 };
 
-async function run(script: ScriptStep[], options: { maxIterations?: number; yaml?: object; message?: string } = {}) {
+async function run(script: ScriptStep[], options: { maxIterations?: number; yaml?: Record<string, unknown>; message?: string } = {}) {
   server = await startFakeLlm({ script });
   const agent = loadAgent(await createTempAgent({ agentYaml: options.yaml ?? agentYaml }));
   const workDir = join(await createTempDir('work-'), 'w');
