@@ -1,0 +1,100 @@
+import { cac } from 'cac';
+import {
+  DEFAULT_MAX_OUTPUT_BYTES,
+  DEFAULT_TIMEOUT_MS,
+  SessionError,
+  endSession,
+  execInSession,
+  listSessions,
+  startSession,
+} from '@delta/sessions';
+import { version } from '../package.json';
+import { printError, printJson } from './print.js';
+import { readStdin } from './read-stdin.js';
+
+interface GlobalOptions {
+  sessionsDir?: string;
+  '--'?: string[];
+}
+
+interface ExecCommandOptions extends GlobalOptions {
+  timeoutMs?: number | string;
+  maxOutputBytes?: number | string;
+}
+
+const cli = cac('delta-sessions');
+
+cli.option('--sessions-dir <dir>', 'Where sessions live (default: $DELTA_SESSIONS_DIR, else ./.sessions)');
+
+cli
+  .command('start [...command]', 'Start a session: bash (default), sh, python3, node, or another REPL; prints its id')
+  .example('delta-sessions start')
+  .example('delta-sessions start python3')
+  .example('delta-sessions start -- python3 -q')
+  .action(async (command: string[], options: GlobalOptions) => {
+    const argv = [...command, ...(options['--'] ?? [])].map(String);
+    printJson(await startSession({ command: argv, ...sessionsDir(options) }));
+  });
+
+cli
+  .command('exec <id> [...command]', 'Run a command in a session; without one, it is read from stdin (pipes, heredocs)')
+  .option('--timeout-ms <ms>', `Stop the command after this long (default: $DELTA_SESSIONS_TIMEOUT_MS, else ${DEFAULT_TIMEOUT_MS})`)
+  .option('--max-output-bytes <bytes>', `Cap on each of stdout and stderr (default: $DELTA_SESSIONS_MAX_OUTPUT_BYTES, else ${DEFAULT_MAX_OUTPUT_BYTES})`)
+  .example('delta-sessions exec sess_3f9a1c0b2d4e "ls -la"')
+  .example("delta-sessions exec sess_3f9a1c0b2d4e <<'EOF'")
+  .action(async (id: string, command: string[], options: ExecCommandOptions) => {
+    const words = [...command, ...(options['--'] ?? [])].map(String);
+    const code = words.length > 0 ? words.join(' ') : await commandFromStdin();
+    printJson(
+      await execInSession(String(id), code, {
+        ...sessionsDir(options),
+        ...(options.timeoutMs === undefined ? {} : { timeoutMs: Number(options.timeoutMs) }),
+        ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: Number(options.maxOutputBytes) }),
+      }),
+    );
+  });
+
+cli.command('end <id>', 'End a session and stop its processes').action(async (id: string, options: GlobalOptions) => {
+  printJson(await endSession(String(id), sessionsDir(options)));
+});
+
+cli.command('list', 'List sessions with their status: active, ended or dead').action(async (options: GlobalOptions) => {
+  printJson(await listSessions(sessionsDir(options)));
+});
+
+cli.help();
+cli.version(version);
+
+function sessionsDir(options: GlobalOptions): { sessionsDir?: string } {
+  return options.sessionsDir === undefined ? {} : { sessionsDir: String(options.sessionsDir) };
+}
+
+async function commandFromStdin(): Promise<string> {
+  if (process.stdin.isTTY) {
+    throw new SessionError('No command to run: give it as an argument (exec <id> "ls -la") or on stdin (echo "ls -la" | delta-sessions exec <id>).', {
+      code: 'INVALID_ARGUMENT',
+    });
+  }
+  return readStdin();
+}
+
+async function main(): Promise<void> {
+  try {
+    cli.parse(process.argv, { run: false });
+    if (cli.options.help || cli.options.version) return;
+    if (!cli.matchedCommand) {
+      if (cli.args.length === 0) {
+        cli.outputHelp();
+        return;
+      }
+      throw new SessionError(`Unknown command "${cli.args[0]}"; the commands are start, exec, end and list (see --help).`, {
+        code: 'INVALID_ARGUMENT',
+      });
+    }
+    await cli.runMatchedCommand();
+  } catch (error) {
+    printError(error);
+  }
+}
+
+await main();
