@@ -1,11 +1,13 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { ConfigurationError, SystemError } from '@delta/errors';
-import { formatCapturedOutput, runCommand } from '@delta/command-runner';
+import { ConfigurationError } from '@delta/errors';
 import type { JournalEvent } from '@delta/journal';
-import { journalToMessages } from './journal-messages.js';
-import { substituteEngineVariables, type ComputedFileSource, type ContextManifest, type ContextSource } from './manifest.js';
+import { fitBlock } from './fit-block.js';
+import type { ComputedFileSource, ContextManifest, FileSource } from './manifest.js';
 import type { ChatMessage } from './messages.js';
+import { readComputedSource } from './sources/computed-source.js';
+import { readSourceFile } from './sources/file-source.js';
+import { journalSourceMessages } from './sources/journal-source.js';
+import { blockHeader, sourceId, type SourceContext } from './sources/source-context.js';
+import { estimateTokens, messagesTokens, messageTokens, type CountTokens } from './token-count.js';
 
 export interface BuildContextOptions {
   manifest: ContextManifest;
@@ -23,103 +25,111 @@ export interface BuildContextOptions {
   /** Where each generator run is recorded: command.txt, stdout.log, stderr.log, exit_code.txt, duration_ms.txt. */
   recordDirectory?: (sourceIndex: number, source: ComputedFileSource) => string;
   signal?: AbortSignal;
+  /** Counts tokens for the budgets; `estimateTokens` (a documented estimate) by default. */
+  countTokens?: CountTokens;
+  /** Tokens of the request outside the messages (tool definitions), taken from total_max_tokens first. */
+  reservedTokens?: number;
 }
 
-function blockId(source: ContextSource, index: number): string {
-  return source.id ?? `${source.type}_${index}`;
+/** How much of total_max_tokens is left, and how to say so in markers and errors. */
+interface Budget {
+  total: number | undefined;
+  remaining: number;
 }
 
-function contextBlock(id: string, content: string): ChatMessage {
-  return { role: 'system', content: `# Context Block: ${id}\n\n${content}` };
+/** The limit for one source: its own max_tokens or what remains of the total, whichever is smaller. */
+function limitFor(maxTokens: number | undefined, budget: Budget): { tokens: number; describe: string } | undefined {
+  if (maxTokens === undefined && budget.total === undefined) return undefined;
+  if (maxTokens !== undefined && maxTokens <= budget.remaining) return { tokens: maxTokens, describe: `max_tokens ${maxTokens}` };
+  return {
+    tokens: Math.max(0, budget.remaining),
+    describe: `total_max_tokens ${budget.total} leaves ${Math.max(0, budget.remaining)} tokens for it`,
+  };
 }
 
-async function runGenerator(
-  source: ComputedFileSource,
-  index: number,
-  options: BuildContextOptions,
-  variables: { agentHome: string; cwd: string },
-): Promise<void> {
-  const [file, ...args] = source.generator.command.map((part) => substituteEngineVariables(part, variables));
-  const record = options.recordDirectory?.(index, source);
-  if (record) {
-    mkdirSync(record, { recursive: true });
-    writeFileSync(join(record, 'command.txt'), `${JSON.stringify([file, ...args])}\n`);
-  }
-  const result = await runCommand({
-    file: file!,
-    args,
-    cwd: options.cwd,
-    env: {
-      ...options.env,
-      DELTA_RUN_ID: options.runId,
-      DELTA_AGENT_HOME: options.agentHome,
-      DELTA_CWD: options.cwd,
-      JOURNAL_PATH: options.journalPath,
-    },
-    timeoutMs: source.generator.timeout_ms,
+async function blockText(source: FileSource | ComputedFileSource, index: number, options: BuildContextOptions, context: SourceContext) {
+  if (source.type === 'file') return readSourceFile(source, index, context);
+  const recordDirectory = options.recordDirectory?.(index, source);
+  return readComputedSource(source, index, {
+    ...context,
+    runId: options.runId,
+    journalPath: options.journalPath,
+    env: options.env,
+    ...(recordDirectory ? { recordDirectory } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
-    ...(record ? { stdoutFile: join(record, 'stdout.log'), stderrFile: join(record, 'stderr.log') } : {}),
   });
-  if (record) {
-    writeFileSync(join(record, 'exit_code.txt'), `${result.exitCode ?? ''}\n`);
-    writeFileSync(join(record, 'duration_ms.txt'), `${Math.round(result.durationMs)}\n`);
+}
+
+/** One file or computed_file block within its limit; a block with no max_tokens must fit whole. */
+function fittedBlock(
+  source: FileSource | ComputedFileSource,
+  index: number,
+  text: { path: string; text: string },
+  budget: Budget,
+  context: SourceContext,
+): ChatMessage {
+  const id = sourceId(source, index);
+  const header = blockHeader(id);
+  const whole: ChatMessage = { role: 'system', content: header + text.text };
+  const limit = limitFor(source.max_tokens, budget);
+  const tokens = messageTokens(whole, context.countTokens);
+  if (limit === undefined || tokens <= limit.tokens) return whole;
+  const fix = `Raise total_max_tokens, shorten ${text.path}, or give sources[${index}] a smaller max_tokens.`;
+  if (source.max_tokens === undefined) {
+    throw new ConfigurationError(
+      `context source "${id}" (${source.type}) is about ${tokens} tokens, but ${limit.describe} ` +
+        `and a source without max_tokens must be included whole`,
+      {
+        code: 'CONTEXT_BUDGET_EXCEEDED',
+        file: context.manifestFile,
+        field: 'total_max_tokens',
+        hint: `Raise total_max_tokens, shorten ${text.path}, or give sources[${index}] a max_tokens so that it may be cut.`,
+      },
+    );
   }
-  if (result.exitCode === 0) return;
-  const id = blockId(source, index);
-  const why = result.startError
-    ? result.startError
-    : result.timedOut
-      ? `timed out after ${source.generator.timeout_ms} ms`
-      : `exited with ${result.exitCode ?? result.signal}`;
-  const stderr = formatCapturedOutput(result.stderr).trim();
-  throw new SystemError(
-    `context source "${id}" (computed_file): the generator ${why}${stderr ? `\nstderr:\n${stderr}` : ''}`,
-    {
-      code: 'CONTEXT_GENERATOR_FAILED',
-      file: options.manifestFile,
-      field: `sources[${index}].generator`,
-      hint: `Run the generator by hand in ${options.cwd} to see why, or set on_missing: skip to go on without it.`,
-    },
+  const cut = fitBlock({ header, text: text.text, path: text.path, limit: limit.tokens, limitName: limit.describe, countTokens: context.countTokens });
+  if (cut) return cut;
+  throw new ConfigurationError(
+    `context source "${id}" (${source.type}): ${limit.describe}, too few to hold even its header and the cut marker`,
+    { code: 'CONTEXT_BUDGET_EXCEEDED', file: context.manifestFile, field: `sources[${index}].max_tokens`, hint: fix },
   );
 }
 
 /**
  * Builds the messages the model sees: each source in order, `file` and `computed_file` as system
  * messages headed `# Context Block: <id>`, `journal` as the native conversation.
+ *
+ * Budgets: the fixed sources (file, computed_file) are counted first, in order, each within its own
+ * max_tokens and what remains of total_max_tokens; the journal sources then get what is left.
  */
 export async function buildContextMessages(options: BuildContextOptions): Promise<ChatMessage[]> {
-  const variables = { agentHome: options.agentHome, cwd: options.cwd };
-  const messages: ChatMessage[] = [];
+  const context: SourceContext = {
+    manifestFile: options.manifestFile,
+    agentHome: options.agentHome,
+    cwd: options.cwd,
+    countTokens: options.countTokens ?? estimateTokens,
+  };
+  const total = options.manifest.total_max_tokens;
+  const budget: Budget = { total, remaining: total === undefined ? Number.POSITIVE_INFINITY : total - (options.reservedTokens ?? 0) };
+  const parts: ChatMessage[][] = options.manifest.sources.map(() => []);
+
   for (const [index, source] of options.manifest.sources.entries()) {
-    const id = blockId(source, index);
-    if (source.type === 'journal') {
-      messages.push(
-        ...journalToMessages(options.events, source.max_iterations === undefined ? {} : { maxIterations: source.max_iterations }),
-      );
-      continue;
-    }
-    if (source.type === 'computed_file') {
-      try {
-        await runGenerator(source, index, options, variables);
-      } catch (error) {
-        if (source.on_missing === 'skip') continue;
-        throw error;
-      }
-    }
-    const path = substituteEngineVariables(source.type === 'file' ? source.path : source.output_path, variables);
-    if (!existsSync(path)) {
-      if (source.on_missing === 'skip') continue;
-      throw new ConfigurationError(`context source "${id}" (${source.type}): ${path} does not exist`, {
-        code: 'CONTEXT_SOURCE_MISSING',
-        file: options.manifestFile,
-        field: `sources[${index}].${source.type === 'file' ? 'path' : 'output_path'}`,
-        hint:
-          source.type === 'file'
-            ? 'Create the file, fix the path, or add `on_missing: skip` to the source.'
-            : 'The generator must write its output to output_path (creating its directory); or add `on_missing: skip`.',
-      });
-    }
-    messages.push(contextBlock(id, readFileSync(path, 'utf8')));
+    if (source.type === 'journal') continue;
+    const text = await blockText(source, index, options, context);
+    if (text === undefined) continue;
+    const block = fittedBlock(source, index, text, budget, context);
+    budget.remaining -= messageTokens(block, context.countTokens);
+    parts[index] = [block];
   }
-  return messages;
+  for (const [index, source] of options.manifest.sources.entries()) {
+    if (source.type !== 'journal') continue;
+    const messages = journalSourceMessages(source, index, limitFor(source.max_tokens, budget), {
+      ...context,
+      events: options.events,
+      journalPath: options.journalPath,
+    });
+    budget.remaining -= messagesTokens(messages, context.countTokens);
+    parts[index] = messages;
+  }
+  return parts.flat();
 }

@@ -29,12 +29,21 @@ function assistantMessage(thought: ThoughtEvent): ChatMessage {
   };
 }
 
-/**
- * Rebuilds the native conversation from journal events: the user messages, each assistant message with
- * its tool calls followed by exactly one tool message per call (in call order), and later user messages.
- * The result is always a conversation a strict OpenAI-compatible API accepts.
- */
-export function journalToMessages(events: readonly JournalEvent[], options: JournalMessagesOptions = {}): ChatMessage[] {
+/** One iteration of the conversation: the user messages that led into it, the assistant message, its tool results. */
+export interface ConversationTurn {
+  /** The iteration of its THOUGHT; undefined for user messages the model has not answered yet. */
+  iteration: number | undefined;
+  messages: ChatMessage[];
+}
+
+/** The conversation split where it may be cut: the initial task, then whole turns. */
+export interface JournalConversation {
+  /** The first user message (the task), which every window keeps. */
+  task: ChatMessage | undefined;
+  turns: ConversationTurn[];
+}
+
+function rebuildBlocks(events: readonly JournalEvent[]): Block[] {
   const blocks: Block[] = [];
   let open: { block: Block; thought: ThoughtEvent; results: Map<string, string> } | undefined;
   let deferred: ChatMessage[] = [];
@@ -66,6 +75,7 @@ export function journalToMessages(events: readonly JournalEvent[], options: Jour
         break;
       }
       case 'ACTION_RESULT': {
+        // A human's answer to ask_human arrives here too, as the result of the ask_human call.
         if (open && open.thought.tool_calls.some((call) => call.id === event.action_id)) {
           open.results.set(event.action_id, event.observation_content);
           if (open.results.size === open.thought.tool_calls.length) close();
@@ -77,18 +87,57 @@ export function journalToMessages(events: readonly JournalEvent[], options: Jour
     }
   }
   close();
-  return windowed(blocks, options.maxIterations).flatMap((block) => block.messages);
+  return blocks;
 }
 
-function windowed(blocks: Block[], maxIterations: number | undefined): Block[] {
-  if (maxIterations === undefined) return blocks;
-  const thoughtIndexes = blocks.flatMap((block, index) => (block.iteration === undefined ? [] : [index]));
-  if (thoughtIndexes.length <= maxIterations) return blocks;
-  let cut = thoughtIndexes[thoughtIndexes.length - maxIterations]!;
-  // The user messages that led into the first kept iteration stay with it.
-  while (cut > 0 && blocks[cut - 1]!.iteration === undefined) cut -= 1;
-  const firstUser = blocks.findIndex((block) => block.iteration === undefined);
-  const kept = blocks.slice(cut);
-  // The initial task is always kept, whatever the window.
-  return firstUser >= 0 && firstUser < cut ? [blocks[firstUser]!, ...kept] : kept;
+/**
+ * Rebuilds the conversation from journal events as the initial task and whole turns: each assistant
+ * message is followed by exactly one tool message per call (in call order), so no cut between turns can
+ * orphan a tool result.
+ */
+export function journalToConversation(events: readonly JournalEvent[]): JournalConversation {
+  const blocks = rebuildBlocks(events);
+  const first = blocks[0];
+  const task = first && first.iteration === undefined ? first.messages[0] : undefined;
+  const rest = task ? [{ iteration: undefined, messages: first!.messages.slice(1) }, ...blocks.slice(1)] : blocks;
+  const turns: ConversationTurn[] = [];
+  let leading: ChatMessage[] = [];
+  for (const block of rest) {
+    if (block.iteration === undefined) {
+      leading.push(...block.messages);
+      continue;
+    }
+    turns.push({ iteration: block.iteration, messages: [...leading, ...block.messages] });
+    leading = [];
+  }
+  if (leading.length > 0) turns.push({ iteration: undefined, messages: leading });
+  return { task, turns };
+}
+
+/** Keeps the last N iterations (with the user messages that led into them) and the initial task. */
+export function windowConversation(conversation: JournalConversation, maxIterations: number | undefined): JournalConversation {
+  if (maxIterations === undefined) return conversation;
+  const answered = conversation.turns.filter((turn) => turn.iteration !== undefined).length;
+  if (answered <= maxIterations) return conversation;
+  let skip = answered - maxIterations;
+  const turns = conversation.turns.filter((turn) => {
+    if (skip === 0 || turn.iteration === undefined) return true;
+    skip -= 1;
+    return false;
+  });
+  return { task: conversation.task, turns };
+}
+
+/** The messages of a conversation, in order. */
+export function conversationMessages(conversation: JournalConversation): ChatMessage[] {
+  return [...(conversation.task ? [conversation.task] : []), ...conversation.turns.flatMap((turn) => turn.messages)];
+}
+
+/**
+ * Rebuilds the native conversation from journal events: the user messages, each assistant message with
+ * its tool calls followed by exactly one tool message per call (in call order), and later user messages.
+ * The result is always a conversation a strict OpenAI-compatible API accepts.
+ */
+export function journalToMessages(events: readonly JournalEvent[], options: JournalMessagesOptions = {}): ChatMessage[] {
+  return conversationMessages(windowConversation(journalToConversation(events), options.maxIterations));
 }

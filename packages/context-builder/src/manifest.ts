@@ -5,12 +5,16 @@ import { ConfigurationError } from '@delta/errors';
 import { readYamlConfig, type ConfigProblem } from '@delta/yaml-config';
 
 const OnMissing = z.enum(['error', 'skip']);
+/** A token limit: a whole, positive number of (estimated) tokens. */
+const TokenLimit = z.number().int().positive();
 
 export const FileSource = z.strictObject({
   type: z.literal('file'),
   id: z.string().min(1).optional(),
   path: z.string().min(1),
   on_missing: OnMissing.default('error'),
+  /** Cut the block (with a visible marker) to this many tokens. Without it the file must fit whole. */
+  max_tokens: TokenLimit.optional(),
 });
 export type FileSource = z.infer<typeof FileSource>;
 
@@ -23,6 +27,7 @@ export const ComputedFileSource = z.strictObject({
   }),
   output_path: z.string().min(1),
   on_missing: OnMissing.default('error'),
+  max_tokens: TokenLimit.optional(),
 });
 export type ComputedFileSource = z.infer<typeof ComputedFileSource>;
 
@@ -30,6 +35,8 @@ export const JournalSource = z.strictObject({
   type: z.literal('journal'),
   id: z.string().min(1).optional(),
   max_iterations: z.number().int().positive().optional(),
+  /** Drop the oldest iterations until the conversation fits in this many tokens. */
+  max_tokens: TokenLimit.optional(),
 });
 export type JournalSource = z.infer<typeof JournalSource>;
 
@@ -38,6 +45,8 @@ export type ContextSource = z.infer<typeof ContextSource>;
 
 /** context.yaml: how the model's context is composed, source by source, in order. */
 export const ContextManifest = z.strictObject({
+  /** The budget of the whole context: fixed sources first, in order; journal sources get what remains. */
+  total_max_tokens: TokenLimit.optional(),
   sources: z.array(ContextSource).min(1),
 });
 export type ContextManifest = z.infer<typeof ContextManifest>;
@@ -88,7 +97,7 @@ export function loadContextManifest(agentHome: string): LoadedContextManifest {
       { code: 'CONTEXT_MISSING', file, hint: 'See docs/context.md for every source type.' },
     );
   }
-  const { data, warnings } = readYamlConfig(file, ContextManifest, {
+  const { data, warnings, locate } = readYamlConfig(file, ContextManifest, {
     hintFor: (field) =>
       field.startsWith('sources')
         ? 'Each source is one of: {type: file, path}, {type: computed_file, generator: {command: [...]}, output_path}, {type: journal}.'
@@ -103,7 +112,29 @@ export function loadContextManifest(agentHome: string): LoadedContextManifest {
       );
     }
   });
+  warnings.push(...budgetWarnings(data, file, locate));
   return { file, manifest: data, warnings };
+}
+
+/** Budgets that can never take effect: worth saying, not fatal. */
+function budgetWarnings(
+  manifest: ContextManifest,
+  file: string,
+  locate: (path: readonly PropertyKey[]) => { line: number; column: number } | undefined,
+): ConfigProblem[] {
+  const total = manifest.total_max_tokens;
+  if (total === undefined) return [];
+  const warnings: ConfigProblem[] = [];
+  manifest.sources.forEach((source, index) => {
+    if (source.max_tokens === undefined || source.max_tokens <= total) return;
+    warnings.push({
+      file,
+      ...(locate(['sources', index, 'max_tokens']) ?? {}),
+      field: `sources[${index}].max_tokens`,
+      message: `max_tokens ${source.max_tokens} is more than total_max_tokens ${total}, so the total is the limit (lower max_tokens or raise total_max_tokens)`,
+    });
+  });
+  return warnings;
 }
 
 /** Replaces `${AGENT_HOME}` and `${CWD}` with the engine's paths. */
