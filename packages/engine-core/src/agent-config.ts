@@ -32,3 +32,10 @@ export type AgentConfig = z.infer<typeof AgentConfig>;
 export const ENGINE_LLM_KEYS: readonly string[] = ['max_retries', 'timeout_ms'];
 
 export const DEFAULT_MAX_ITERATIONS = 30;
+
+/** A file listed under `imports:` (spec 000 section 2.7.4): tools, and possibly imports of its own. */
+export const ImportedToolsFile = z.strictObject({
+  imports: z.array(z.string().min(1)).optional(),
+  tools: z.array(z.unknown()).optional(),
+});
+export type ImportedToolsFile = z.infer<typeof ImportedToolsFile>;

@@ -1,11 +1,15 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ConfigurationError } from '@delta/errors';
+import { ConfigurationError, DeltaError } from '@delta/errors';
 import { loadContextManifest, type LoadedContextManifest } from '@delta/context-builder';
-import { readYamlConfig, type ConfigProblem } from '@delta/yaml-config';
-import { expandTool, type ExpandedTool } from '@delta/tool-expander';
+import { loadHooksConfig, type HooksConfig } from '@delta/hooks';
+import type { ConfigProblem } from '@delta/yaml-config';
+import type { ExpandedTool } from '@delta/tool-expander';
 import { AgentConfig } from './agent-config.js';
-import { BUILT_IN_TOOL_NAMES } from './built-in-tools.js';
+import { importBoundary } from './import-boundary.js';
+import { mergeTools, type ToolOrigin } from './merge-tools.js';
+import { readConfigFile } from './read-config-file.js';
+import { resolveImports } from './resolve-imports.js';
 
 /** An agent directory, loaded and validated: everything a run needs from it. */
 export interface LoadedAgent {
@@ -13,7 +17,16 @@ export interface LoadedAgent {
   home: string;
   configFile: string;
   config: AgentConfig;
+  /** Imported files (real paths) in the order their tools were merged. */
+  imports: string[];
+  /** The merged tools: imports in order, then the agent's own (last write wins). */
   tools: ExpandedTool[];
+  /** Where each tool (by name) was defined. */
+  toolOrigins: Map<string, ToolOrigin>;
+  /** The lifecycle hooks, from hooks.yaml (or the legacy `lifecycle_hooks` of agent.yaml); empty when none. */
+  hooks: HooksConfig;
+  /** The file the hooks came from, when there are any. */
+  hooksFile?: string;
   context: LoadedContextManifest;
   /** Deprecations and unknown keys, each with its file and field. */
   warnings: ConfigProblem[];
@@ -44,7 +57,7 @@ function locateConfigFile(home: string, warnings: ConfigProblem[]): string {
       warnings.push({
         file: legacyFile,
         field: '(file)',
-        message: '[DEPRECATION WARNING] both agent.yaml and config.yaml exist; agent.yaml is used and config.yaml is ignored',
+        message: '[DEPRECATION WARNING] both agent.yaml and config.yaml exist; agent.yaml is used and config.yaml is ignored (delete or merge config.yaml)',
       });
     }
     return agentFile;
@@ -53,7 +66,7 @@ function locateConfigFile(home: string, warnings: ConfigProblem[]): string {
     warnings.push({
       file: legacyFile,
       field: '(file)',
-      message: '[DEPRECATION WARNING] config.yaml is deprecated; rename it to agent.yaml',
+      message: '[DEPRECATION WARNING] config.yaml is deprecated and will stop working in v2.0; rename it to agent.yaml',
     });
     return legacyFile;
   }
@@ -64,65 +77,93 @@ function locateConfigFile(home: string, warnings: ConfigProblem[]): string {
   });
 }
 
-/** Loads and validates an agent directory: agent.yaml, its tools, and context.yaml. */
+/** Reads a file of the agent through another package, turning a raw read or YAML failure into a ConfigurationError. */
+function asConfigurationError<T>(file: string, read: () => T, hint: string): T {
+  try {
+    return read();
+  } catch (error) {
+    if (DeltaError.isInstance(error)) throw error;
+    throw new ConfigurationError(`${file} could not be read: ${error instanceof Error ? error.message : String(error)}`, {
+      code: 'CONFIG_INVALID',
+      file,
+      hint,
+      cause: error,
+    });
+  }
+}
+
+/** context.yaml through @delta/context-builder, with any raw read or YAML failure turned into a ConfigurationError. */
+function loadContext(home: string): LoadedContextManifest {
+  return asConfigurationError(
+    join(home, 'context.yaml'),
+    () => loadContextManifest(home),
+    'context.yaml must be a UTF-8 YAML file with a sources: list; `delta init` writes the default one.',
+  );
+}
+
+function hintForAgentField(field: string): string | undefined {
+  if (field.startsWith('llm')) return 'llm needs at least `model: <model name>`, e.g.\nllm:\n  model: gpt-4o\n  temperature: 0.7  # 0 to 2';
+  if (field === 'name') return 'Give the agent a name: `name: my-agent`.';
+  if (field.startsWith('max_iterations')) return 'max_iterations is a whole number of at least 1, e.g. `max_iterations: 30`.';
+  if (field.startsWith('imports')) return 'imports is a list of paths to YAML files holding tools, e.g.\nimports:\n  - ./tools/file-ops.yaml';
+  if (field.startsWith('tools')) return 'tools is a list of tool definitions, e.g.\ntools:\n  - name: greet\n    exec: "echo ${text}"';
+  if (field === 'system_prompt') return 'system_prompt is the path of the prompt file, relative to the agent directory: `system_prompt: system_prompt.md`.';
+  if (field === 'version' || field === 'description') return `Write ${field} as text; quote it if it looks like a number: ${field}: "1.0".`;
+  if (field === '') return 'agent.yaml is a mapping of keys (name, llm, tools, ...), not a list or a single value.';
+  return undefined;
+}
+
+/**
+ * Loads and validates an agent directory (spec 000 section 2.7.5): agent.yaml (or the legacy
+ * config.yaml), its imports, its tools, and context.yaml. Every problem is a ConfigurationError
+ * naming the file, the line and column, the field and the fix.
+ */
 export function loadAgent(agentDir: string): LoadedAgent {
   const home = resolveAgentHome(agentDir);
   const warnings: ConfigProblem[] = [];
   const configFile = locateConfigFile(home, warnings);
-  const parsed = readYamlConfig(configFile, AgentConfig, {
-    hintFor: (field) => {
-      if (field.startsWith('llm')) return 'llm needs at least `model: <model name>`, e.g. `llm: {model: gpt-4o}`.';
-      if (field === 'name') return 'Give the agent a name: `name: my-agent`.';
-      if (field.startsWith('max_iterations')) return 'max_iterations is a whole number of at least 1.';
-      return undefined;
-    },
+  const parsed = readConfigFile(configFile, AgentConfig, {
+    missingHint: 'An agent directory holds agent.yaml, system_prompt.md and context.yaml. `delta init <name>` creates one.',
+    hintFor: hintForAgentField,
   });
   warnings.push(...parsed.warnings);
   const config = parsed.data;
 
-  if (config.system_prompt !== undefined && !existsSync(join(home, config.system_prompt))) {
-    const position = parsed.locate(['system_prompt']);
-    throw new ConfigurationError(
-      `${configFile}${position ? `:${position.line}:${position.column}` : ''} system_prompt: ${join(home, config.system_prompt)} does not exist`,
-      { code: 'CONFIG_INVALID', file: configFile, field: 'system_prompt', hint: 'Create the file, or fix the path (it is relative to the agent directory).' },
-    );
+  if (config.system_prompt !== undefined) {
+    const prompt = resolve(home, config.system_prompt);
+    if (!existsSync(prompt) || statSync(prompt).isDirectory()) {
+      const position = parsed.locate(['system_prompt']);
+      throw new ConfigurationError(
+        `${configFile}${position ? `:${position.line}:${position.column}` : ''} system_prompt: ${prompt} ${existsSync(prompt) ? 'is a directory, not a file' : 'does not exist'}`,
+        { code: 'CONFIG_INVALID', file: configFile, field: 'system_prompt', hint: 'Create the file, or fix the path (it is relative to the agent directory).' },
+      );
+    }
   }
 
-  const tools: ExpandedTool[] = [];
-  const seen = new Map<string, number>();
-  config.tools.forEach((definition, index) => {
-    let tool: ExpandedTool;
-    try {
-      tool = expandTool(definition, { file: configFile, path: `tools[${index}]` });
-    } catch (error) {
-      const position = parsed.locate(['tools', index]);
-      if (position && error instanceof Error && !error.message.startsWith(`${configFile}:`)) {
-        error.message = `${configFile}:${position.line}:${position.column} ${error.message.replace(`${configFile} `, '')}`;
-      }
-      throw error;
-    }
-    if (BUILT_IN_TOOL_NAMES.includes(tool.name)) {
-      throw new ConfigurationError(`${configFile} tools[${index}].name: "${tool.name}" is a built-in tool of the engine`, {
-        code: 'CONFIG_INVALID',
-        file: configFile,
-        field: `tools[${index}].name`,
-        hint: `Choose another name; ${BUILT_IN_TOOL_NAMES.join(', ')} ${BUILT_IN_TOOL_NAMES.length === 1 ? 'is' : 'are'} always available.`,
-      });
-    }
-    const earlier = seen.get(tool.name);
-    if (earlier !== undefined) {
-      throw new ConfigurationError(`${configFile} tools[${index}].name: "${tool.name}" is already defined at tools[${earlier}]`, {
-        code: 'CONFIG_INVALID',
-        file: configFile,
-        field: `tools[${index}].name`,
-        hint: 'Tool names must be unique within agent.yaml; rename one of them.',
-      });
-    }
-    seen.set(tool.name, index);
-    tools.push(tool);
-  });
+  const imported = resolveImports({ file: configFile, imports: config.imports, locate: parsed.locate }, importBoundary(home));
+  warnings.push(...imported.warnings);
+  const merged = mergeTools([...imported.sources, { file: configFile, definitions: config.tools, locate: parsed.locate }]);
+  warnings.push(...merged.warnings);
 
-  const context = loadContextManifest(home);
+  const hooks = asConfigurationError(
+    join(home, 'hooks.yaml'),
+    () => loadHooksConfig({ agentHome: home, legacyLifecycleHooks: config.lifecycle_hooks, legacyFile: configFile }),
+    'hooks.yaml must be a UTF-8 YAML file mapping hook names to {command: [...]}; see docs/hooks.md.',
+  );
+  warnings.push(...hooks.warnings);
+
+  const context = loadContext(home);
   warnings.push(...context.warnings);
-  return { home, configFile, config, tools, context, warnings };
+  return {
+    home,
+    configFile,
+    config,
+    imports: imported.sources.map((source) => source.file),
+    tools: merged.tools,
+    toolOrigins: merged.origins,
+    hooks: hooks.hooks,
+    ...(hooks.file === undefined ? {} : { hooksFile: hooks.file }),
+    context,
+    warnings,
+  };
 }

@@ -1,7 +1,7 @@
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { ConfigurationError } from '@delta/errors';
 import { readDotenv } from './dotenv.js';
+import { findProjectRoot } from './project-root.js';
 
 /** Where a setting came from: a `.env` file's path, or `environment`. */
 export type SettingSource = string;
@@ -19,15 +19,6 @@ const KEY_NAMES = ['DELTA_API_KEY', 'OPENAI_API_KEY'];
 const BASE_URL_NAMES = ['DELTA_BASE_URL', 'OPENAI_BASE_URL', 'OPENAI_API_URL'];
 export const CREDENTIAL_NAMES: readonly string[] = KEY_NAMES;
 
-function findProjectRoot(start: string): string | undefined {
-  let current = start;
-  for (;;) {
-    if (existsSync(join(current, '.git'))) return current;
-    const parent = dirname(current);
-    if (parent === current) return undefined;
-    current = parent;
-  }
-}
 
 /**
  * The `.env` files in priority order (spec README resolution 9): the workspace, the agent, the project
@@ -76,4 +67,17 @@ export function resolveModelSettings(workDir: string, agentHome: string, environ
     baseUrl: baseUrl?.value,
     baseUrlSource: baseUrl?.source,
   };
+}
+
+/**
+ * One line for `-v`: which variable and file supplied the key, and the base URL with its source.
+ * Never the key itself.
+ */
+export function describeModelSettings(settings: ModelSettings): string {
+  const keySource = settings.apiKeySource === 'environment' ? 'the process environment' : settings.apiKeySource;
+  const baseUrl =
+    settings.baseUrl === undefined
+      ? 'the default OpenAI base URL'
+      : `base URL ${settings.baseUrl} from ${settings.baseUrlSource === 'environment' ? 'the process environment' : settings.baseUrlSource}`;
+  return `API key: ${settings.apiKeyName} from ${keySource}; ${baseUrl}`;
 }

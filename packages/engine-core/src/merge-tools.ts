@@ -1,0 +1,84 @@
+import { ConfigurationError } from '@delta/errors';
+import type { ConfigProblem } from '@delta/yaml-config';
+import { safeExpandTool, type ExpandedTool } from '@delta/tool-expander';
+import { BUILT_IN_TOOL_NAMES } from './built-in-tools.js';
+import type { ToolSource } from './resolve-imports.js';
+
+/** Where a tool of the merged list was defined. */
+export interface ToolOrigin {
+  file: string;
+  field: string;
+}
+
+export interface MergedTools {
+  tools: ExpandedTool[];
+  origins: Map<string, ToolOrigin>;
+  warnings: ConfigProblem[];
+}
+
+/** `tools[0].parameters[1].name` -> ['tools', 0, 'parameters', 1, 'name'], to locate it in the YAML. */
+function fieldSegments(field: string): PropertyKey[] {
+  return [...field.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((match) => (match[2] === undefined ? match[1]! : Number(match[2])));
+}
+
+function expandAt(source: ToolSource, index: number, warnings: ConfigProblem[]): ExpandedTool {
+  const field = `tools[${index}]`;
+  const position = source.locate(['tools', index]);
+  const where = position ? `${source.file}:${position.line}:${position.column}` : source.file;
+  const result = safeExpandTool(source.definitions[index], { path: field });
+  for (const warning of result.warnings) {
+    const at = source.locate(fieldSegments(warning.field)) ?? position;
+    warnings.push({ file: source.file, ...(at ? { line: at.line, column: at.column } : {}), field: warning.field, message: warning.message });
+  }
+  if (!result.success) {
+    const error = result.error;
+    throw new ConfigurationError(`${where} ${error.message}`, {
+      code: error.code,
+      file: source.file,
+      ...(error.field === undefined ? {} : { field: error.field }),
+      ...(error.hint === undefined ? {} : { hint: error.hint }),
+      cause: error,
+    });
+  }
+  return result.tool;
+}
+
+/**
+ * Expands every tool of every source and merges them in order: a later definition of a name replaces an
+ * earlier one (last write wins; the main file comes last). Within one file a name must be unique.
+ */
+export function mergeTools(sources: readonly ToolSource[]): MergedTools {
+  const merged = new Map<string, ExpandedTool>();
+  const origins = new Map<string, ToolOrigin>();
+  const warnings: ConfigProblem[] = [];
+  for (const source of sources) {
+    const inThisFile = new Map<string, number>();
+    source.definitions.forEach((_, index) => {
+      const tool = expandAt(source, index, warnings);
+      const field = `tools[${index}].name`;
+      const position = source.locate(['tools', index, 'name']);
+      const where = position ? `${source.file}:${position.line}:${position.column}` : source.file;
+      if (BUILT_IN_TOOL_NAMES.includes(tool.name)) {
+        throw new ConfigurationError(`${where} ${field}: "${tool.name}" is a built-in tool of the engine`, {
+          code: 'CONFIG_INVALID',
+          file: source.file,
+          field,
+          hint: `Choose another name; ${BUILT_IN_TOOL_NAMES.join(', ')} ${BUILT_IN_TOOL_NAMES.length === 1 ? 'is' : 'are'} always available.`,
+        });
+      }
+      const earlier = inThisFile.get(tool.name);
+      if (earlier !== undefined) {
+        throw new ConfigurationError(`${where} ${field}: "${tool.name}" is already defined at tools[${earlier}] of the same file`, {
+          code: 'CONFIG_INVALID',
+          file: source.file,
+          field,
+          hint: 'Tool names must be unique within a file; rename one of them (a tool may override one from an imported file).',
+        });
+      }
+      inThisFile.set(tool.name, index);
+      merged.set(tool.name, tool);
+      origins.set(tool.name, { file: source.file, field: `tools[${index}]` });
+    });
+  }
+  return { tools: [...merged.values()], origins, warnings };
+}
