@@ -43,7 +43,8 @@ for (const report of reports) {
     if (file.status === 'failed' && (file.assertionResults ?? []).length === 0) failed += 1;
   }
 }
-const exitCode = result.status ?? 1;
+let exitCode = result.status ?? 1;
+if (failed > 0 && exitCode === 0) exitCode = 1;
 if (exitCode !== 0 && failed === 0) {
   console.error('A test task failed before its tests reported (see the output above).');
   failed = 1;
