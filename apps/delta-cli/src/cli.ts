@@ -15,6 +15,19 @@ cli
   .example('delta run --agent examples/hello-world -m "Greet the world" -y')
   .action(async (flags) => (await import('./run-command.js')).runCommand(flags));
 
+cli
+  .command('tool <action> [agent]', 'tool expand [agent]: print the tools of an agent in their expanded form (what really runs)')
+  .option('--schema', 'Print the function definitions the model receives instead')
+  .option('--json', 'Print JSON instead of YAML')
+  .example('delta tool expand examples/hello-world/agent.yaml')
+  .action(async (action: string, agent: string | undefined, flags) => {
+    if (action !== 'expand') {
+      process.stderr.write(`Error: unknown tool action "${action}".\nHint: the tool command has one action: delta tool expand [agent]\n`);
+      return 2;
+    }
+    return (await import('./tool-expand-command.js')).toolExpandCommand(agent, flags);
+  });
+
 cli.help();
 cli.version(packageJson.version, '--version');
 

@@ -1,0 +1,45 @@
+import { existsSync, statSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import { stringify } from 'yaml';
+import { usageError } from './usage-error.js';
+
+export interface ToolExpandFlags {
+  json?: boolean;
+  schema?: boolean;
+}
+
+/** The agent directory for a path that is either the directory or its agent.yaml / config.yaml. */
+function agentDirectory(target: string): string {
+  const path = resolve(target);
+  if (existsSync(path) && statSync(path).isFile()) {
+    if (!['agent.yaml', 'config.yaml'].includes(basename(path))) {
+      throw usageError(
+        `${path} is not an agent.yaml.`,
+        'Pass an agent directory or its agent.yaml: delta tool expand ./my-agent/agent.yaml',
+      );
+    }
+    return dirname(path);
+  }
+  return path;
+}
+
+/**
+ * `delta tool expand`: loads the agent exactly as a run does (imports included) and prints each tool in
+ * its expanded form, or with --schema the function definitions the model receives.
+ */
+export async function toolExpandCommand(target: string | undefined, flags: ToolExpandFlags): Promise<number> {
+  const { loadAgent } = await import('@delta/engine');
+  const { toExpandedDefinition, toFunctionTool } = await import('@delta/tool-expander');
+  const agent = loadAgent(agentDirectory(target ?? '.'));
+  for (const warning of agent.warnings) {
+    const where = warning.line === undefined ? warning.file : `${warning.file}:${warning.line}:${warning.column}`;
+    process.stderr.write(`warning: ${where} ${warning.field}: ${warning.message}\n`);
+  }
+  const tools = flags.schema ? agent.tools.map(toFunctionTool) : agent.tools.map(toExpandedDefinition);
+  if (flags.json) {
+    process.stdout.write(`${JSON.stringify({ tools }, null, 2)}\n`);
+  } else {
+    process.stdout.write(stringify({ tools }, { lineWidth: 0 }));
+  }
+  return 0;
+}
