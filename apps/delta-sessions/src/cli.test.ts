@@ -87,8 +87,9 @@ describe('delta-sessions', () => {
   it('prints help and its version', async () => {
     const help = await run(['--help']);
     expect(help.status).toBe(0);
-    for (const command of ['start', 'exec', 'end', 'list', '--sessions-dir', '--timeout-ms']) {
-      expect(help.stdout + (await run(['exec', '--help'])).stdout).toContain(command);
+    const execHelp = await run(['exec', '--help']);
+    for (const word of ['start', 'exec', 'end', 'list', '--sessions-dir', '--timeout-ms', '--max-output-bytes']) {
+      expect(help.stdout + execHelp.stdout).toContain(word);
     }
     expect((await run(['--version'])).stdout).toMatch(/delta-sessions\/\d+\.\d+\.\d+/);
   });

@@ -116,6 +116,7 @@ describe('bash sessions', () => {
     expect((await failure(execInSession('sess_000000000000', 'true', { cwd }))).code).toBe('SESSION_NOT_FOUND');
     expect((await failure(execInSession('../etc', 'true', { cwd }))).code).toBe('INVALID_SESSION_ID');
     expect((await failure(startSession({ cwd, command: ['no-such-shell-xyz'] }))).code).toBe('COMMAND_NOT_FOUND');
+    expect((await failure(startSession({ cwd: join(cwd, 'missing') }))).code).toBe('INVALID_ARGUMENT');
     const { session_id } = await startSession({ cwd });
     expect(await endSession(session_id, { cwd })).toEqual({ status: 'terminated', session_id });
     expect((await failure(execInSession(session_id, 'true', { cwd }))).code).toBe('SESSION_ENDED');

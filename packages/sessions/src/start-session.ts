@@ -1,4 +1,4 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { findExecutable } from './find-executable.js';
 import { socketPathFor, startSupervisor } from './interpreter-process.js';
@@ -27,6 +27,9 @@ export async function startSession(options: StartSessionOptions = {}): Promise<S
   const [command = ''] = argv;
   if (command.trim() === '') {
     throw new SessionError('The session command is empty; give a shell or interpreter such as bash, sh, python3 or node.', { code: 'INVALID_ARGUMENT' });
+  }
+  if (!(await stat(cwd).then((stats) => stats.isDirectory(), () => false))) {
+    throw new SessionError(`Cannot start a session in ${cwd}: it is not a directory.`, { code: 'INVALID_ARGUMENT' });
   }
   if (findExecutable(command, env, cwd) === undefined) {
     throw new SessionError(`Cannot start a session: "${command}" is not an executable on PATH. Install it, or give its full path.`, {
