@@ -28,6 +28,13 @@ cli
     return (await import('./tool-expand-command.js')).toolExpandCommand(agent, flags);
   });
 
+cli
+  .command('init [dir]', 'Create an agent (agent.yaml, system_prompt.md, context.yaml) from a template')
+  .option('-t, --template <name>', 'minimal, hello-world, file-ops or api-tester (asked on a terminal otherwise)')
+  .option('-y, --yes', 'Never ask: use the minimal template')
+  .example('delta init my-agent -t hello-world')
+  .action(async (dir: string | undefined, flags) => (await import('./init-command.js')).initCommand(dir, flags));
+
 cli.help();
 cli.version(packageJson.version, '--version');
 
