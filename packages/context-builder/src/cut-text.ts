@@ -11,7 +11,17 @@ export function cutText(text: string, marker: string, fits: (candidate: string) 
     if (fits(text.slice(0, safeEnd(text, middle)) + marker)) low = middle;
     else high = middle - 1;
   }
-  return text.slice(0, safeEnd(text, low)) + marker;
+  return text.slice(0, tidyEnd(text, safeEnd(text, low))) + marker;
+}
+
+/** Prefer to end at a line break, or at least between words, when one is near the cut. */
+function tidyEnd(text: string, end: number): number {
+  if (end >= text.length) return end;
+  const line = text.lastIndexOf('\n', end - 1);
+  if (line >= 0 && end - line <= 200) return line;
+  const space = text.lastIndexOf(' ', end - 1);
+  if (space >= 0 && end - space <= 40) return space;
+  return end;
 }
 
 /** Never cut between the two halves of a surrogate pair. */

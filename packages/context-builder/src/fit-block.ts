@@ -22,7 +22,7 @@ export interface FitBlockOptions {
 export function fitBlock(options: FitBlockOptions): ChatMessage | undefined {
   const full = messageTokens({ role: 'system', content: options.header + options.text }, options.countTokens);
   const marker =
-    `\n\n[... cut to fit the token budget: this block is about ${full} tokens and ${options.limitName} allows ${options.limit}.` +
+    `\n\n[... cut to fit the token budget: this block is about ${full} tokens and its limit is ${options.limit} (${options.limitName}).` +
     ` The whole text is in ${options.path}]`;
   const cut = cutText(
     options.text,

@@ -134,6 +134,16 @@ function budgetWarnings(
       message: `max_tokens ${source.max_tokens} is more than total_max_tokens ${total}, so the total is the limit (lower max_tokens or raise total_max_tokens)`,
     });
   });
+  const fixed = manifest.sources.filter((source) => source.type !== 'journal');
+  const claimed = fixed.reduce((sum, source) => sum + Math.min(source.max_tokens ?? 0, total), 0);
+  if (claimed >= total && manifest.sources.some((source) => source.type === 'journal')) {
+    warnings.push({
+      file,
+      ...(locate(['total_max_tokens']) ?? {}),
+      field: 'total_max_tokens',
+      message: `the max_tokens of the file and computed_file sources add up to ${claimed}, which can leave nothing of total_max_tokens ${total} for the journal (raise total_max_tokens or lower those max_tokens)`,
+    });
+  }
   return warnings;
 }
 

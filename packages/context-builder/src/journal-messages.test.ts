@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import type { JournalEvent } from '@delta/journal';
+import { expectStrictConversation, iterations, result, thought, user } from '../test/journal-events.js';
+import { journalToConversation, journalToMessages } from './index.js';
+
+const call = (id: string, name = 'tool') => ({ id, type: 'function', function: { name, arguments: `{"id":"${id}"}` } });
+const seq = 1000;
+
+describe('journalToMessages: the conversation', () => {
+  it("gives a human's answer to ask_human as that call's tool message", () => {
+    const events: JournalEvent[] = [
+      user('deploy?'),
+      thought(1, 'I need to ask.', ['h1'], 'ask_human'),
+      { seq: seq + 1, timestamp: 'T', type: 'ACTION_REQUEST', iteration: 1, action_id: 'h1', tool_name: 'ask_human', tool_args: { prompt: 'OK?' } },
+      { seq: seq + 2, timestamp: 'T', type: 'HUMAN_INPUT_REQUEST', iteration: 1, action_id: 'h1', prompt: 'OK?' },
+      { seq: seq + 3, timestamp: 'T', type: 'HUMAN_INPUT_RECEIVED', iteration: 1, action_id: 'h1', response: 'yes' },
+      result(1, 'h1', 'yes', 'ask_human'),
+      thought(2, 'Deploying.'),
+    ];
+    expect(journalToMessages(events)).toEqual([
+      { role: 'user', content: 'deploy?' },
+      { role: 'assistant', content: 'I need to ask.', tool_calls: [call('h1', 'ask_human')] },
+      { role: 'tool', tool_call_id: 'h1', content: 'yes' },
+      { role: 'assistant', content: 'Deploying.' },
+    ]);
+  });
+
+  it('ignores events that are not conversation, and a result for a call the last assistant did not make', () => {
+    const events: JournalEvent[] = [
+      { seq: seq + 10, timestamp: 'T', type: 'SYSTEM_MESSAGE', level: 'INFO', content: 'resumed' },
+      user('task'),
+      thought(1, null, ['a']),
+      result(1, 'zzz', 'stray'),
+      result(1, 'a', 'A'),
+    ];
+    expect(journalToMessages(events)).toEqual([
+      { role: 'user', content: 'task' },
+      { role: 'assistant', content: null, tool_calls: [call('a')] },
+      { role: 'tool', tool_call_id: 'a', content: 'A' },
+    ]);
+  });
+
+  it('splits into the task and whole turns, each turn with the user messages that led into it', () => {
+    const events = [user('task'), thought(1, 'one', ['a']), result(1, 'a', 'A'), user('more'), thought(2, 'two'), user('again')];
+    expect(journalToConversation(events)).toEqual({
+      task: { role: 'user', content: 'task' },
+      turns: [
+        { iteration: 1, messages: [{ role: 'assistant', content: 'one', tool_calls: [call('a')] }, { role: 'tool', tool_call_id: 'a', content: 'A' }] },
+        { iteration: 2, messages: [{ role: 'user', content: 'more' }, { role: 'assistant', content: 'two' }] },
+        { iteration: undefined, messages: [{ role: 'user', content: 'again' }] },
+      ],
+    });
+  });
+});
+
+describe('journalToMessages: max_iterations windows', () => {
+  it('keeps exactly the last iteration and the task with max_iterations: 1', () => {
+    const events = iterations(4);
+    expect(journalToMessages(events, { maxIterations: 1 })).toEqual([
+      { role: 'user', content: 'task' },
+      { role: 'assistant', content: 'i4', tool_calls: [call('c4')] },
+      { role: 'tool', tool_call_id: 'c4', content: 'r4' },
+    ]);
+  });
+
+  it('keeps a user message the model has not answered yet, beyond the window', () => {
+    const events = [...iterations(3), user('and now?')];
+    expect(journalToMessages(events, { maxIterations: 1 })).toEqual([
+      { role: 'user', content: 'task' },
+      { role: 'assistant', content: 'i3', tool_calls: [call('c3')] },
+      { role: 'tool', tool_call_id: 'c3', content: 'r3' },
+      { role: 'user', content: 'and now?' },
+    ]);
+  });
+
+  it('never orphans a tool result and always keeps the task, for every window size', () => {
+    const events: JournalEvent[] = [user('task')];
+    for (let iteration = 1; iteration <= 6; iteration += 1) {
+      const ids = Array.from({ length: iteration % 3 }, (_, position) => `c${iteration}_${position}`);
+      events.push(thought(iteration, `i${iteration}`, ids));
+      if (iteration === 3) events.push(user('mid-run'));
+      for (const id of [...ids].reverse()) events.push(result(iteration, id, `r-${id}`));
+    }
+    for (let window = 1; window <= 7; window += 1) {
+      const messages = journalToMessages(events, { maxIterations: window });
+      expect(messages[0]).toEqual({ role: 'user', content: 'task' });
+      expectStrictConversation(messages);
+      const assistants = messages.filter((message) => message.role === 'assistant');
+      expect(assistants.map((message) => message.content)).toEqual(
+        Array.from({ length: Math.min(window, 6) }, (_, position) => `i${6 - Math.min(window, 6) + 1 + position}`),
+      );
+    }
+  });
+});
