@@ -149,7 +149,7 @@ describe('ToolArgumentError', () => {
 
 describe('a hand-built ExpandedTool', () => {
   it('refuses a placeholder that is not a parameter', () => {
-    const tool: ExpandedTool = { name: 'h', description: '', mode: 'exec', command: ['echo', '${ghost}'], parameters: [] };
+    const tool: ExpandedTool = { name: 'h', description: '', mode: 'exec', command: ['echo', '${ghost}'], parameters: [], timeout_ms: 1000, pass_model_credentials: false };
     expect(() => buildInvocation(tool, {}, variables)).toThrow(ToolDefinitionError);
   });
 });

@@ -1,3 +1,4 @@
+import { executionSettings } from './execution-settings.js';
 import type { ExpandedParameter, ExpandedTool } from './expanded-tool.js';
 import { fieldPath } from './field-path.js';
 import { isEngineVariable } from './placeholder.js';
@@ -119,7 +120,14 @@ export function expandCommandTool(
   }
 
   assignPositions(parameters, entries.map((entry) => entry.name), issues, basePath);
-  return { name: definition.name, description: definition.description ?? '', mode: 'command', command: [...command], parameters };
+  return {
+    name: definition.name,
+    description: definition.description ?? '',
+    mode: 'command',
+    command: [...command],
+    parameters,
+    ...executionSettings(definition),
+  };
 }
 
 function assignPositions(parameters: ExpandedParameter[], declared: string[], issues: ToolDefinitionIssue[], basePath: string | undefined): void {

@@ -1,3 +1,4 @@
+import { executionSettings } from './execution-settings.js';
 import type { ExpandedParameter, ExpandedTool } from './expanded-tool.js';
 import { fieldPath } from './field-path.js';
 import { mergeParameters } from './merge-parameters.js';
@@ -81,7 +82,7 @@ export function expandTemplateTool(
   }
 
   const parameters = mergeParameters(inferred, definition.parameters, issues, basePath);
-  return { name: definition.name, description: definition.description ?? '', mode, command, parameters };
+  return { name: definition.name, description: definition.description ?? '', mode, command, parameters, ...executionSettings(definition) };
 }
 
 /** The program an exec: tool runs must be fixed by the author, never chosen by the model. */

@@ -36,6 +36,8 @@ describe('exec: expansion', () => {
         { name: 'filename', type: 'string', required: true, inject_as: 'argument', position: 0 },
         { name: 'content', type: 'string', required: true, inject_as: 'stdin' },
       ],
+      timeout_ms: 120000,
+      pass_model_credentials: false,
     });
   });
 
@@ -138,6 +140,8 @@ describe('shell: expansion', () => {
         { name: 'pattern', type: 'string', required: true, inject_as: 'argument', position: 0 },
         { name: 'file', type: 'string', required: true, inject_as: 'argument', position: 1 },
       ],
+      timeout_ms: 120000,
+      pass_model_credentials: false,
     });
   });
 

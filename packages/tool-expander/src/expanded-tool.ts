@@ -37,4 +37,8 @@ export interface ExpandedTool {
   mode: ToolMode;
   command: string[];
   parameters: ExpandedParameter[];
+  /** Milliseconds before the engine stops the tool's whole process group; the default when not declared. */
+  timeout_ms: number;
+  /** True only when the definition says `pass_model_credentials: true`: the tool gets DELTA_API_KEY. */
+  pass_model_credentials: boolean;
 }

@@ -15,6 +15,10 @@ export interface ExpandedDefinition {
   name: string;
   description?: string;
   command: string[];
+  /** Always shown: the limit the engine applies, declared or default. */
+  timeout_ms: number;
+  /** Shown only when true, so a tool that receives the model's API key stands out. */
+  pass_model_credentials?: true;
   parameters: ExpandedParameterDefinition[];
 }
 
@@ -28,6 +32,8 @@ export function toExpandedDefinition(tool: ExpandedTool): ExpandedDefinition {
     name: tool.name,
     ...(tool.description === '' ? {} : { description: tool.description }),
     command: [...tool.command],
+    timeout_ms: tool.timeout_ms,
+    ...(tool.pass_model_credentials ? { pass_model_credentials: true as const } : {}),
     parameters: tool.parameters.map((parameter) => ({
       name: parameter.name,
       type: parameter.type,

@@ -45,6 +45,7 @@ describe('toExpandedDefinition', () => {
     expect(toExpandedDefinition(expandTool({ name: 'count_lines', shell: 'cat ${file} | wc -l' }))).toEqual({
       name: 'count_lines',
       command: ['sh', '-c', 'cat "$1" | wc -l', '--'],
+      timeout_ms: 120000,
       parameters: [{ name: 'file', type: 'string', inject_as: 'argument', position: 0 }],
     });
   });
@@ -64,6 +65,7 @@ describe('toExpandedDefinition', () => {
       name: 'c',
       description: 'Serve',
       command: ['serve'],
+      timeout_ms: 120000,
       parameters: [
         { name: 'port', type: 'string', description: 'Port', default: '80', inject_as: 'option', option_name: '--port' },
         { name: 'dir', type: 'string', required: false, inject_as: 'argument', position: 0 },
@@ -77,9 +79,11 @@ describe('toExpandedDefinition', () => {
     for (const definition of [
       { name: 't', shell: 'grep ${p:raw} ${AGENT_HOME}/x ${f} | wc -l', parameters: [{ name: 'f', default: 'd' }] },
       { name: 't', command: ['x', '${CWD}'], parameters: [{ name: 'b', position: 1 }, { name: 'a' }, { name: 'o', inject_as: 'option', option_name: '-o' }] },
+      { name: 't', command: ['x'], timeout_ms: 5, pass_model_credentials: true },
     ]) {
       const tool = expandTool(definition);
       const again = expandTool(toExpandedDefinition(tool));
+      expect(again).toMatchObject({ timeout_ms: tool.timeout_ms, pass_model_credentials: tool.pass_model_credentials });
       const args = Object.fromEntries(tool.parameters.map((parameter) => [parameter.name, `v-${parameter.name}`]));
       expect(buildInvocation(again, args, variables)).toEqual(buildInvocation(tool, args, variables));
     }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { PARAMETER_NAME_PATTERN, TOOL_NAME_PATTERN } from './placeholder.js';
+import { MAX_TOOL_TIMEOUT_MS } from './execution-settings.js';
 
 /** One entry of a tool's `parameters:` block, as a user writes it. */
 export const ToolParameter = z.object({
@@ -25,6 +26,10 @@ export const ToolDefinition = z
     command: z.array(z.string()).min(1).optional(),
     parameters: z.array(ToolParameter).optional(),
     stdin: z.string().regex(PARAMETER_NAME_PATTERN).optional(),
+    /** Milliseconds before the tool's whole process group is stopped (default DEFAULT_TOOL_TIMEOUT_MS). */
+    timeout_ms: z.number().int().positive().max(MAX_TOOL_TIMEOUT_MS).optional(),
+    /** Opt-in: the engine's model API key (and base URL) go into this tool's environment. */
+    pass_model_credentials: z.boolean().optional(),
   })
   .superRefine((definition, context) => {
     const modes = (['exec', 'shell', 'command'] as const).filter((mode) => definition[mode] !== undefined);

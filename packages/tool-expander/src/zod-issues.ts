@@ -34,6 +34,14 @@ const FIELD_EXPECTATIONS: Record<string, { expected: string; hint: string }> = {
   parameters: { expected: 'a list of parameter mappings', hint: 'Write each parameter as - name: ...' },
   description: { expected: 'a string', hint: 'Quote the description.' },
   required: { expected: 'true or false', hint: 'Write required: false for an optional parameter.' },
+  timeout_ms: {
+    expected: 'a whole number of milliseconds from 1 to 2147483647, such as 120000',
+    hint: 'Write timeout_ms: 300000 for five minutes; leave it out for the default of 120000 (two minutes).',
+  },
+  pass_model_credentials: {
+    expected: 'true or false',
+    hint: 'Write pass_model_credentials: true only for a tool that must call the model itself, such as one that starts a sub-agent.',
+  },
   raw: { expected: 'true or false', hint: 'Mark raw values in the template instead: ${name:raw}.' },
 };
 
