@@ -2,17 +2,24 @@ import { createInterface } from 'node:readline/promises';
 import { join } from 'node:path';
 import { createNextWorkspace, listWorkspaces, readLastUsedWorkspace, workspacesDirectory, writeLastUsedWorkspace } from '@delta/journal';
 
+/** The workspaces in the order they are offered: the last used first, then the others newest first. */
+export function orderWorkspaces(existing: readonly string[], lastUsed: string | undefined): string[] {
+  const others = existing.filter((id) => id !== lastUsed).reverse();
+  return lastUsed !== undefined && existing.includes(lastUsed) ? [lastUsed, ...others] : others;
+}
+
 /**
  * Without -w: with -y, or when nobody is at a terminal, a new workspace; otherwise the user picks one
  * (Enter takes the last used workspace, or a new one when there is none).
  */
 export async function chooseWorkspace(agentHome: string, yes: boolean): Promise<string> {
-  const existing = listWorkspaces(agentHome);
-  if (yes || existing.length === 0 || !process.stdin.isTTY || !process.stderr.isTTY) {
+  const found = listWorkspaces(agentHome);
+  if (yes || found.length === 0 || !process.stdin.isTTY || !process.stderr.isTTY) {
     return createNextWorkspace(agentHome).path;
   }
   const lastUsed = readLastUsedWorkspace(agentHome);
-  const fallback = lastUsed && existing.includes(lastUsed) ? lastUsed : undefined;
+  const existing = orderWorkspaces(found, lastUsed);
+  const fallback = lastUsed && found.includes(lastUsed) ? lastUsed : undefined;
   process.stderr.write(`Workspaces of this agent (${workspacesDirectory(agentHome)}):\n`);
   existing.forEach((id, index) => process.stderr.write(`  ${index + 1}) ${id}${id === fallback ? '  (last used)' : ''}\n`));
   process.stderr.write('  n) a new workspace\n');
