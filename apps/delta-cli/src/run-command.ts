@@ -34,6 +34,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     process.stderr.write(`warning: ${where} ${warning.field}: ${warning.message}\n`);
   }
   const workDir = flags.workDir ?? (await chooseWorkspace(agent.home, flags.yes === true));
+  if (flags.verbose === true) (await import('./report-settings.js')).reportSettings(agent, workDir, (text) => process.stderr.write(text));
   const controller = new AbortController();
   const release = abortOnSignals(controller, (text) => process.stderr.write(text));
   try {
