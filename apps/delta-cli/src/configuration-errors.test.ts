@@ -1,0 +1,102 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupTempDirs, createTempAgent, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { runDelta } from './testing/run-delta.js';
+
+afterAll(cleanupTempDirs);
+
+let llm: FakeLlm;
+beforeAll(async () => {
+  llm = await startFakeLlm({ script: () => ({ content: 'ok' }), apiKey: 'sk-test' });
+});
+afterAll(() => llm.close());
+
+const VALID: Record<string, string> = {
+  'agent.yaml': 'name: cli-fuzz\nllm:\n  model: m\n  temperature: 0.5\nimports:\n  - ./tools.yaml\ntools:\n  - name: greet\n    exec: "echo ${name}"\n',
+  'tools.yaml': 'tools:\n  - name: read_file\n    exec: "cat ${path}"\n',
+  'context.yaml': "sources:\n  - type: file\n    id: system_prompt\n    path: '${AGENT_HOME}/system_prompt.md'\n  - type: journal\n    id: conversation_history\n",
+  'hooks.yaml': 'on_run_end:\n  command: [echo, done]\n',
+};
+const JUNK = ['  bad: [', '\t- x', 'tools: 5', 'llm: null', '::', '\u0000\u00ff\u00fe', 'name: [1, 2]', 'unknown_key: 1', 'sources: {}', 'on_run_end: 3'];
+
+/** mulberry32, seeded: the same 30 cases every run. */
+function prng(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function mutate(text: string, random: () => number): string {
+  const lines = text.split('\n');
+  const at = Math.floor(random() * lines.length);
+  const kind = Math.floor(random() * 3);
+  if (kind === 0) lines.splice(at, 1);
+  else if (kind === 1) lines.splice(at, 0, JUNK[Math.floor(random() * JUNK.length)]!);
+  else lines[at] = ` ${lines[at]}`;
+  return lines.join('\n');
+}
+
+describe('configuration errors through the real CLI', () => {
+  it('30 seeded mutations each end in a clean run (exit 0) or one error with exit 2 and no stack trace', async () => {
+    const random = prng(20251122);
+    const exits: number[] = [];
+    for (let index = 0; index < 30; index += 1) {
+      const files = { ...VALID };
+      const target = Object.keys(files)[Math.floor(random() * 4)]!;
+      files[target] = mutate(files[target]!, random);
+      if (random() < 0.5) files[target] = mutate(files[target]!, random);
+      const { 'agent.yaml': agentYaml, 'context.yaml': contextYaml, 'hooks.yaml': hooksYaml, ...rest } = files;
+      const home = await createTempAgent({ agentYaml: agentYaml!, contextYaml: contextYaml!, hooksYaml: hooksYaml!, files: rest });
+      const result = await runDelta(['run', '--agent', home, '-y', '-m', 'hi'], { env: { DELTA_API_KEY: 'sk-test', DELTA_BASE_URL: llm.baseUrl } });
+      const label = `case ${index} (${target}):\n${files[target]}\n--- stderr:\n${result.stderr}`;
+      expect([0, 2], label).toContain(result.exitCode);
+      expect(result.stderr, label).not.toMatch(/^ {4}at /m);
+      if (result.exitCode === 2) expect(result.stderr, label).toMatch(/^Error: /m);
+      exits.push(result.exitCode!);
+    }
+    expect(exits).toContain(0);
+    expect(exits).toContain(2);
+  });
+
+  it('prints one located message with a fix, the stack only with -v', async () => {
+    const home = await createTempAgent({ agentYaml: 'name: a\nllm:\n  model: m\n  max_tokens: lots\n' });
+    const plain = await runDelta(['run', '--agent', home, '-y', '-m', 'hi']);
+    expect(plain.exitCode).toBe(2);
+    expect(plain.stderr).toBe(
+      `Error: ${join(home, 'agent.yaml')} is not valid:\n` +
+        `  - ${join(home, 'agent.yaml')}:4:15 llm.max_tokens: expected number, received string; found the string "lots"\n` +
+        'Hint: llm needs at least `model: <model name>`, e.g.\nllm:\n  model: gpt-4o\n  temperature: 0.7  # 0 to 2\n',
+    );
+    const verbose = await runDelta(['run', '--agent', home, '-y', '-m', 'hi', '-v']);
+    expect(verbose.exitCode).toBe(2);
+    expect(verbose.stderr).toMatch(/^ {4}at /m);
+  });
+
+  it('warns about unknown keys by name and runs; -v says which file supplied the key and the base URL, never the key', async () => {
+    const home = await createTempAgent({ agentYaml: 'name: a\nllm: {model: m}\ntemperature: 0.3\n', files: { '.env': `DELTA_API_KEY=sk-test\nDELTA_BASE_URL=${llm.baseUrl}\n` } });
+    const result = await runDelta(['run', '--agent', home, '-y', '-m', 'hi', '-v']);
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toContain(`warning: ${join(home, 'agent.yaml')}:3:1 temperature: unknown key "temperature" is ignored`);
+    expect(result.stderr).toContain(`API key: DELTA_API_KEY from ${join(home, '.env')}; base URL ${llm.baseUrl} from ${join(home, '.env')}`);
+    expect(result.stderr).not.toContain('sk-test');
+  });
+
+  it('lets the workspace .env override the process environment', async () => {
+    const home = await createTempAgent();
+    const workspace = join(home, 'workspaces/W001');
+    mkdirSync(workspace, { recursive: true });
+    writeFileSync(join(workspace, '.env'), `DELTA_API_KEY=sk-test\nDELTA_BASE_URL=${llm.baseUrl}\n`);
+    const result = await runDelta(['run', '--agent', home, '-w', workspace, '-m', 'hi', '-v'], {
+      env: { DELTA_API_KEY: 'sk-wrong', DELTA_BASE_URL: 'http://127.0.0.1:9/v1' },
+    });
+    expect(result.stderr).toContain(`API key: DELTA_API_KEY from ${join(workspace, '.env')}`);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout.trim()).toBe('ok');
+  });
+});
