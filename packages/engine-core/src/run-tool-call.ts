@@ -1,4 +1,4 @@
-import { buildInvocation, ToolArgumentError, type ExpandedTool, type Invocation } from '@delta/tool-expander';
+import { buildInvocation, DEFAULT_TOOL_TIMEOUT_MS, ToolArgumentError, type ExpandedTool, type Invocation } from '@delta/tool-expander';
 import { runCommand } from '@delta/command-runner';
 import { DeltaError } from '@delta/errors';
 import {
@@ -9,6 +9,7 @@ import {
   type RunPaths,
 } from '@delta/journal';
 import { formatObservation } from './observation.js';
+import { environmentForTool } from './tool-environment.js';
 
 export interface ToolCallOutcome {
   status: ActionResultStatus;
@@ -24,8 +25,15 @@ export interface ToolCallContext {
   tools: readonly ExpandedTool[];
   paths: RunPaths;
   agentHome: string;
+  /** The environment of every tool: never the model credentials. */
   env: Record<string, string>;
+  /**
+   * The model credentials (see `modelCredentials`), added only to the environment of a tool that
+   * declares `pass_model_credentials: true`. Without them such a tool runs without credentials.
+   */
+  credentials?: Record<string, string>;
   signal?: AbortSignal;
+  /** A cap over every tool's own `timeout_ms` (the smaller wins); each tool's limit applies without it. */
   timeoutMs?: number;
 }
 
@@ -75,28 +83,33 @@ export function prepareToolCall(call: RecordedToolCall, context: ToolCallContext
   }
 }
 
-/** Runs a prepared call in the workspace, recording it under io/tool_executions/. */
+/**
+ * Runs a prepared call in the workspace, recording it under io/tool_executions/. The tool's own
+ * `timeout_ms` stops its whole process group; only a tool that opts in gets the model credentials.
+ */
 export async function executeToolCall(
   call: RecordedToolCall,
   invocation: Invocation,
   context: ToolCallContext,
 ): Promise<ToolCallOutcome> {
+  const tool = context.tools.find((candidate) => candidate.name === call.name);
+  const timeoutMs = Math.min(tool?.timeout_ms ?? DEFAULT_TOOL_TIMEOUT_MS, context.timeoutMs ?? Number.POSITIVE_INFINITY);
   const record = createToolExecutionRecord(context.paths, call.id, invocation.commandLine);
   const result = await runCommand({
     file: invocation.file,
     args: invocation.args,
     cwd: context.paths.workDir,
-    env: context.env,
+    env: environmentForTool(context.env, tool?.pass_model_credentials === true ? context.credentials : undefined),
     ...(invocation.stdin === undefined ? {} : { stdin: invocation.stdin }),
     stdoutFile: record.stdout,
     stderrFile: record.stderr,
     ...(context.signal ? { signal: context.signal } : {}),
-    ...(context.timeoutMs === undefined ? {} : { timeoutMs: context.timeoutMs }),
+    timeoutMs,
   });
   finishToolExecutionRecord(record, result.exitCode, result.durationMs);
   return {
     status: result.exitCode === 0 ? 'SUCCESS' : result.startError ? 'ERROR' : 'FAILED',
-    observation: formatObservation(result, record, context.paths.workDir),
+    observation: formatObservation(result, record, context.paths.workDir, { timeoutMs }),
     exitCode: result.exitCode,
     executionRef: record.ref,
     interrupted: result.aborted,
