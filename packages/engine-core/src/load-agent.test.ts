@@ -96,6 +96,23 @@ describe('agent.yaml', () => {
   });
 });
 
+describe('hostile input', () => {
+  it('turns an alias bomb into a configuration error, not a raw exception', async () => {
+    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...'bcdefg'.split('').map((key, index) => `${key}: &${key} [${Array(10).fill(`*${'abcdefg'[index]}`).join(', ')}]`)];
+    const home = await createTempAgent({ agentYaml: `name: a\nllm: {model: m}\n${bomb.join('\n')}\n` });
+    expect(configurationError(home).message).toMatch(/agent\.yaml could not be read as YAML: /);
+  });
+
+  it('reports a context.yaml or hooks.yaml that is a directory as a configuration error', async () => {
+    const context = await createTempAgent({ contextYaml: null });
+    mkdirSync(join(context, 'context.yaml'));
+    expect(configurationError(context).message).toMatch(/context\.yaml could not be read: /);
+    const hooks = await createTempAgent();
+    mkdirSync(join(hooks, 'hooks.yaml'));
+    expect(configurationError(hooks).message).toMatch(/hooks\.yaml could not be read: /);
+  });
+});
+
 describe('context.yaml and hooks.yaml', () => {
   it('requires context.yaml, with the default content as the fix', async () => {
     const error = configurationError(await createTempAgent({ contextYaml: null }));
