@@ -11,9 +11,21 @@ cli
   .option('-w, --work-dir <dir>', 'The workspace (default: a new <agent>/workspaces/W00N)')
   .option('--max-iterations <n>', 'Model calls before the run stops as INTERRUPTED (default: agent.yaml max_iterations, or 30)')
   .option('-y, --yes', 'Never ask: create a new workspace when -w is not given')
+  .option('-i, --interactive', 'Answer ask_human at this terminal instead of pausing the run')
   .option('-v, --verbose', 'Show stack traces and where settings came from')
   .example('delta run --agent examples/hello-world -m "Greet the world" -y')
   .action(async (flags) => (await import('./run-command.js')).runCommand(flags));
+
+cli
+  .command('continue', 'Continue a run: resume it, answer its question, or give it a new message')
+  .option('-w, --work-dir <dir>', 'The workspace that holds the run')
+  .option('-m, --message <text>', 'A new message, or the answer when the run waits for input')
+  .option('--run-id <id>', 'The run to continue (default: the latest, in .delta/LATEST)')
+  .option('--max-iterations <n>', 'Model calls before the run stops again as INTERRUPTED')
+  .option('-i, --interactive', 'Answer ask_human at this terminal instead of pausing the run')
+  .option('-v, --verbose', 'Show stack traces')
+  .example('delta continue -w examples/hello-world/workspaces/W001 -m "Now greet Mars too"')
+  .action(async (flags) => (await import('./continue-command.js')).continueCommand(flags));
 
 cli
   .command('tool <action> [agent]', 'tool expand [agent]: print the tools of an agent in their expanded form (what really runs)')

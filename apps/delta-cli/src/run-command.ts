@@ -1,7 +1,9 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { usageError } from './usage-error.js';
 import { chooseWorkspace } from './choose-workspace.js';
-import { abortOnSignals } from './signals.js';
-import { subAgentEnvironment } from './sub-agent-environment.js';
+import { withEngineSession } from './engine-session.js';
+import { reportOutcome } from './report-outcome.js';
 
 export interface RunFlags {
   agent?: string;
@@ -10,6 +12,7 @@ export interface RunFlags {
   maxIterations?: string | number;
   yes?: boolean;
   verbose?: boolean;
+  interactive?: boolean;
 }
 
 export function parseMaxIterations(value: string | number | undefined): number | undefined {
@@ -21,43 +24,52 @@ export function parseMaxIterations(value: string | number | undefined): number |
   return number;
 }
 
-/** `delta run`: load the agent, pick the workspace, start the run, print the final answer. */
+const RESUMABLE = new Set(['INTERRUPTED', 'WAITING_FOR_INPUT', 'RUNNING']);
+
+/** `delta run`: load the agent, pick the workspace, start (or auto-resume) the run, print the answer. */
 export async function runCommand(flags: RunFlags): Promise<number> {
   if (flags.message === undefined || String(flags.message).trim() === '') {
     throw usageError('delta run needs a task: -m/--message is missing.', 'For example: delta run --agent ./my-agent -m "Summarise README.md"');
   }
   const maxIterations = parseMaxIterations(flags.maxIterations);
-  const { loadAgent, startRun } = await import('@delta/engine');
-  const agent = loadAgent(flags.agent ?? '.');
+  const engine = await import('@delta/engine');
+  const { readLatestRunId, readMetadata, runPaths } = await import('@delta/journal');
+  const agent = engine.loadAgent(flags.agent ?? '.');
   for (const warning of agent.warnings) {
     const where = warning.line === undefined ? warning.file : `${warning.file}:${warning.line}:${warning.column}`;
     process.stderr.write(`warning: ${where} ${warning.field}: ${warning.message}\n`);
   }
-  const workDir = flags.workDir ?? (await chooseWorkspace(agent.home, flags.yes === true));
+  const message = String(flags.message);
+  const workDir = flags.workDir === undefined ? await chooseWorkspace(agent.home, flags.yes === true) : resolve(flags.workDir);
   if (flags.verbose === true) (await import('./report-settings.js')).reportSettings(agent, workDir, (text) => process.stderr.write(text));
-  const controller = new AbortController();
-  const release = abortOnSignals(controller, (text) => process.stderr.write(text));
-  try {
-    const result = await startRun({
-      agent,
-      message: String(flags.message),
-      workDir,
-      ...(maxIterations === undefined ? {} : { maxIterations }),
-      signal: controller.signal,
-      toolEnv: subAgentEnvironment(),
-      onLog: (line) => process.stderr.write(`${line}\n`),
-    });
-    if (result.status === 'COMPLETED') {
-      if (result.finalAnswer) process.stdout.write(`${result.finalAnswer}\n`);
-    } else if (result.status === 'FAILED') {
-      const { reportError } = await import('./report-error.js');
-      reportError(result.error ?? result.reason, flags.verbose === true, (text) => process.stderr.write(text));
-      process.stderr.write(`The run is recorded in ${result.paths.runDir}\n`);
-    } else if (result.status === 'INTERRUPTED') {
-      process.stderr.write(`Run ${result.runId} stopped: ${result.reason}.\nResume it with: delta continue -w ${result.workDir}\n`);
+
+  // Smart resume (spec 2.6.1): the workspace's latest run is interrupted, paused or crashed.
+  const latest = readLatestRunId(workDir);
+  const latestMetadata = latest && existsSync(runPaths(workDir, latest).metadata) ? readMetadata(runPaths(workDir, latest).metadata) : undefined;
+  const resume = latestMetadata !== undefined && RESUMABLE.has(latestMetadata.status);
+
+  return withEngineSession(flags.interactive === true, async (session) => {
+    const common = { ...session, ...(maxIterations === undefined ? {} : { maxIterations }) };
+    let result;
+    if (resume) {
+      const waiting = latestMetadata.status === 'WAITING_FOR_INPUT';
+      const responseFile = join(runPaths(workDir, latest!).interactionDir, 'response.txt');
+      const answerFromFile = waiting && existsSync(responseFile);
+      process.stderr.write(
+        `Resuming run ${latest} (${latestMetadata.status}) in ${workDir}: ` +
+          (waiting
+            ? answerFromFile
+              ? 'its answer is taken from interaction/response.txt; your -m message is added after it.\n'
+              : 'your -m message is the answer to its question.\n'
+            : 'your -m message is added to it.\n'),
+      );
+      result = await engine.continueRun({ ...common, agent, workDir, runId: latest!, ...(answerFromFile ? {} : { message }) });
+      if (answerFromFile && result.status === 'COMPLETED') {
+        result = await engine.continueRun({ ...common, agent, workDir, runId: latest!, message });
+      }
+    } else {
+      result = await engine.startRun({ ...common, agent, message, workDir });
     }
-    return result.exitCode;
-  } finally {
-    release();
-  }
+    return reportOutcome(result, flags.verbose === true);
+  });
 }

@@ -110,14 +110,14 @@ describe('delta run, end to end', () => {
     });
 
     // The last request carries every earlier tool result with matching ids.
-    const last = server.requests.at(-1)!.body as { messages: Array<Record<string, unknown>>; tools: unknown[] };
+    const last = server.requests.at(-1)!.body as { messages: Array<Record<string, unknown>>; tools: Array<{ function: { name: string } }> };
     expect(last.messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool', 'tool', 'assistant', 'tool']);
     expect(last.messages.filter((message) => message.role === 'tool')).toEqual([
       { role: 'tool', tool_call_id: 'call_1_1', content: 'alpha' },
       { role: 'tool', tool_call_id: 'call_1_2', content: 'beta; $(touch pwned)' },
       { role: 'tool', tool_call_id: 'call_2_1', content: 'alpha' },
     ]);
-    expect(last.tools).toHaveLength(2);
+    expect(last.tools.map((tool) => tool.function.name)).toEqual(['write_file', 'read_file', 'ask_human']);
     expect(server.requests.every((request) => request.headers.authorization === 'Bearer test-key')).toBe(true);
   });
 

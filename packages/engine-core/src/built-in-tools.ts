@@ -1,2 +1,2 @@
 /** Tools the engine provides itself; agents cannot define tools with these names. */
-export const BUILT_IN_TOOL_NAMES: readonly string[] = [];
+export const BUILT_IN_TOOL_NAMES: readonly string[] = ['ask_human'];

@@ -1,5 +1,6 @@
 import type { JournalEvent, JournalWriter, NewJournalEvent, RunPaths } from '@delta/journal';
 import type { LoadedAgent } from './load-agent.js';
+import type { AskHumanInteractively } from './ask-human.js';
 import type { ModelClient } from './model-client.js';
 
 /** Everything one engine process needs to drive a run; nothing of the conversation itself. */
@@ -10,12 +11,16 @@ export interface RunContext {
   model: ModelClient;
   /** The environment for tools and generators (no model credentials). */
   env: Record<string, string>;
+  /** Added only to the environment of tools that declare `pass_model_credentials: true`. */
+  credentials: Record<string, string>;
   /** Model calls this engine invocation may make. */
   maxIterations: number;
   signal: AbortSignal;
   /** Progress for a person (stderr in the CLI, engine.log always). */
   log: (line: string) => void;
   onEvent: ((event: JournalEvent) => void) | undefined;
+  /** With it, ask_human asks at the terminal (`-i`); without it, the run pauses for input (exit 101). */
+  askHuman: AskHumanInteractively | undefined;
 }
 
 /** Appends an event and tells the listener. */

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { buildContextMessages } from '@delta/context-builder';
 import { toFunctionTool } from '@delta/tool-expander';
@@ -9,14 +10,16 @@ import {
   writeInvocationResult,
   type RecordedToolCall,
 } from '@delta/journal';
-import { join } from 'node:path';
+import { act } from './act.js';
 import { ENGINE_LLM_KEYS } from './agent-config.js';
+import { ASK_HUMAN_TOOL } from './ask-human.js';
 import { ExitCode, type RunOutcome } from './exit-codes.js';
+import { pendingCalls } from './pending-calls.js';
 import { record, type RunContext } from './run-context.js';
-import { executeToolCall, prepareToolCall } from './run-tool-call.js';
 import { budgetExhausted, countIterations, isFinalAnswer } from './stop-conditions.js';
+import { summarise } from './summarise.js';
 
-const INTERRUPTED_BEFORE_START = '[not run: the run was interrupted before this tool call started]';
+const INTERRUPTED: RunOutcome = { status: 'INTERRUPTED', exitCode: ExitCode.INTERRUPTED, reason: 'interrupted by a signal' };
 
 function requestParameters(context: RunContext): Record<string, unknown> {
   const parameters: Record<string, unknown> = {};
@@ -24,11 +27,6 @@ function requestParameters(context: RunContext): Record<string, unknown> {
     if (!ENGINE_LLM_KEYS.includes(key)) parameters[key] = value;
   }
   return parameters;
-}
-
-function summarise(text: string, limit = 120): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > limit ? `${flat.slice(0, limit)}...` : flat;
 }
 
 /** Calls the model once, recording the exact request and the response under io/invocations/. */
@@ -53,11 +51,7 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
     throw error;
   }
   const usage = response.usage
-    ? {
-        prompt_tokens: response.usage.prompt_tokens,
-        completion_tokens: response.usage.completion_tokens,
-        total_tokens: response.usage.total_tokens,
-      }
+    ? { prompt_tokens: response.usage.prompt_tokens, completion_tokens: response.usage.completion_tokens, total_tokens: response.usage.total_tokens }
     : undefined;
   writeInvocationResult(context.paths, invocationId, response, {
     ...base,
@@ -69,19 +63,26 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
 }
 
 /**
- * The think-act-observe loop. Before every model call the conversation is rebuilt from the journal;
- * nothing of it is kept in memory between iterations (the reader only caches parsed lines, and returns
- * exactly what a fresh read would).
+ * The think-act-observe loop. Before every step the state is rebuilt from the journal; nothing of the
+ * conversation is kept in memory between iterations (the reader only caches parsed lines, and returns
+ * exactly what a fresh read would). Calls left without a result (a resumed pause, a crash) are answered
+ * before the model is called again.
  */
 export async function runLoop(context: RunContext): Promise<RunOutcome> {
   const reader = new JournalReader(context.paths.journal);
   const firstIteration = countIterations(reader.read()) + 1;
   const lastAllowed = firstIteration + context.maxIterations - 1;
-  const tools = context.agent.tools.map(toFunctionTool);
+  const tools = [...context.agent.tools.map(toFunctionTool), ASK_HUMAN_TOOL];
 
   for (;;) {
-    if (context.signal.aborted) return { status: 'INTERRUPTED', exitCode: ExitCode.INTERRUPTED, reason: 'interrupted by a signal' };
+    if (context.signal.aborted) return INTERRUPTED;
     const events = reader.read();
+    const pending = pendingCalls(events);
+    if (pending.length > 0) {
+      const paused = await act(context, pending);
+      if (paused) return paused;
+      continue;
+    }
     const iteration = countIterations(events) + 1;
     if (budgetExhausted(iteration, lastAllowed)) {
       return {
@@ -109,7 +110,7 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
       ...requestParameters(context),
       model: context.agent.config.llm.model,
       messages,
-      ...(tools.length > 0 ? { tools } : {}),
+      tools,
     } as ChatCompletionCreateParamsNonStreaming;
 
     const { invocationId, response, usage } = await think(context, iteration, payload);
@@ -129,70 +130,8 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
     });
     updateMetadata(context.paths.metadata, { iterations: iteration });
     if (message?.content) context.log(`[${iteration}] ${summarise(message.content)}`);
-
     if (isFinalAnswer(toolCalls.length)) {
       return { status: 'COMPLETED', exitCode: ExitCode.COMPLETED, finalAnswer: message?.content ?? '' };
     }
-    await act(context, iteration, toolCalls);
-  }
-}
-
-/** Runs each tool call in order; every call gets exactly one ACTION_RESULT, whatever happens. */
-async function act(context: RunContext, iteration: number, toolCalls: RecordedToolCall[]): Promise<void> {
-  const toolContext = {
-    tools: context.agent.tools,
-    paths: context.paths,
-    agentHome: context.agent.home,
-    env: context.env,
-    signal: context.signal,
-  };
-  for (const call of toolCalls) {
-    const prepared = prepareToolCall(call, toolContext);
-    record(context, {
-      type: 'ACTION_REQUEST',
-      iteration,
-      action_id: call.id,
-      tool_name: call.name,
-      tool_args: prepared.args,
-      ...(prepared.kind === 'ready' ? { resolved_command: prepared.invocation.commandLine } : {}),
-    });
-    if (context.signal.aborted) {
-      record(context, {
-        type: 'ACTION_RESULT',
-        iteration,
-        action_id: call.id,
-        tool_name: call.name,
-        status: 'ERROR',
-        observation_content: INTERRUPTED_BEFORE_START,
-        exit_code: null,
-      });
-      continue;
-    }
-    if (prepared.kind === 'rejected') {
-      context.log(`[${iteration}] ✗ ${call.name}: ${summarise(prepared.observation)}`);
-      record(context, {
-        type: 'ACTION_RESULT',
-        iteration,
-        action_id: call.id,
-        tool_name: call.name,
-        status: 'ERROR',
-        observation_content: prepared.observation,
-        exit_code: null,
-      });
-      continue;
-    }
-    context.log(`[${iteration}] → ${call.name} ${summarise(call.arguments, 80)}`);
-    const outcome = await executeToolCall(call, prepared.invocation, toolContext);
-    context.log(`[${iteration}] ← ${call.name}: ${outcome.interrupted ? 'interrupted' : `exit ${outcome.exitCode ?? 'none'}`}`);
-    record(context, {
-      type: 'ACTION_RESULT',
-      iteration,
-      action_id: call.id,
-      tool_name: call.name,
-      status: outcome.status,
-      observation_content: outcome.observation,
-      exit_code: outcome.exitCode,
-      ...(outcome.executionRef ? { execution_ref: outcome.executionRef } : {}),
-    });
   }
 }

@@ -1,0 +1,63 @@
+import { createInterface, type Interface } from 'node:readline';
+import { Writable } from 'node:stream';
+import type { HumanInputRequest } from '@delta/engine';
+
+/**
+ * Answers ask_human at the terminal (`-i`): the prompt goes to stderr, the answer is one line of stdin,
+ * typed invisibly when the request is sensitive. One line reader serves every question of the run, so
+ * answers piped on stdin are taken one line each, in order.
+ */
+export class TerminalAsker {
+  private reader: Interface | undefined;
+  private lines: string[] = [];
+  private waiting: ((line: string | undefined) => void) | undefined;
+  private closed = false;
+  private muted = false;
+
+  private open(): Interface {
+    if (this.reader) return this.reader;
+    const output = new Writable({
+      write: (chunk, _encoding, done) => {
+        if (!this.muted) process.stderr.write(chunk);
+        done();
+      },
+    });
+    this.reader = createInterface({ input: process.stdin, output, terminal: process.stdin.isTTY === true });
+    this.reader.on('line', (line) => {
+      if (this.waiting) {
+        const resolve = this.waiting;
+        this.waiting = undefined;
+        resolve(line);
+      } else this.lines.push(line);
+    });
+    this.reader.on('close', () => {
+      this.closed = true;
+      this.waiting?.(undefined);
+    });
+    return this.reader;
+  }
+
+  readonly ask = async (request: HumanInputRequest, signal: AbortSignal): Promise<string> => {
+    this.open();
+    const hint = request.input_type === 'confirmation' ? ' [yes/no]' : '';
+    process.stderr.write(`\n? ${request.prompt}${hint}${request.sensitive ? ' (input hidden)' : ''}\n> `);
+    this.muted = request.sensitive && process.stdin.isTTY === true;
+    try {
+      const line = await new Promise<string | undefined>((resolve, reject) => {
+        if (this.lines.length > 0) return resolve(this.lines.shift());
+        if (this.closed) return resolve(undefined);
+        this.waiting = resolve;
+        signal.addEventListener('abort', () => reject(new Error('interrupted')), { once: true });
+      });
+      if (line === undefined) throw new Error('stdin ended before the question was answered');
+      return line;
+    } finally {
+      if (this.muted) process.stderr.write('\n');
+      this.muted = false;
+    }
+  };
+
+  close(): void {
+    this.reader?.close();
+  }
+}

@@ -1,0 +1,94 @@
+import {
+  clearInteraction,
+  createHumanInputRequest,
+  parseAskHumanArguments,
+  readInteractionResponse,
+  writeInteractionRequest,
+  type HumanInputRequest,
+} from './ask-human.js';
+import { ExitCode, type RunOutcome } from './exit-codes.js';
+import type { PendingCall } from './pending-calls.js';
+import { record, type RunContext } from './run-context.js';
+import { parseToolArguments } from './run-tool-call.js';
+
+function finishWithAnswer(context: RunContext, item: PendingCall, answer: string): void {
+  record(context, { type: 'HUMAN_INPUT_RECEIVED', iteration: item.iteration, action_id: item.call.id, response: answer });
+  record(context, {
+    type: 'ACTION_RESULT',
+    iteration: item.iteration,
+    action_id: item.call.id,
+    tool_name: item.call.name,
+    status: 'SUCCESS',
+    observation_content: answer,
+    exit_code: 0,
+  });
+  clearInteraction(context.paths);
+}
+
+function waiting(context: RunContext, request: HumanInputRequest): RunOutcome {
+  writeInteractionRequest(context.paths, request);
+  return { status: 'WAITING_FOR_INPUT', exitCode: ExitCode.WAITING_FOR_INPUT, reason: `waiting for a human answer to: ${request.prompt}` };
+}
+
+async function ask(context: RunContext, item: PendingCall, request: HumanInputRequest): Promise<RunOutcome | undefined> {
+  const answer = readInteractionResponse(context.paths);
+  if (answer !== undefined) {
+    finishWithAnswer(context, item, answer);
+    return undefined;
+  }
+  if (!context.askHuman) return waiting(context, request);
+  try {
+    finishWithAnswer(context, item, await context.askHuman(request, context.signal));
+    return undefined;
+  } catch (error) {
+    if (!context.signal.aborted) throw error;
+    record(context, {
+      type: 'ACTION_RESULT',
+      iteration: item.iteration,
+      action_id: item.call.id,
+      tool_name: item.call.name,
+      status: 'ERROR',
+      observation_content: '[no answer: the run was interrupted while waiting for the human]',
+      exit_code: null,
+    });
+    return undefined;
+  }
+}
+
+/**
+ * ask_human, the built-in tool. Its answer is always the ask_human tool result, never a user message
+ * between a call and its result. A paused run resumes here with the answer from response.txt.
+ */
+export async function answerAskHuman(context: RunContext, item: PendingCall): Promise<RunOutcome | undefined> {
+  const { call, iteration } = item;
+  if (item.waitingForHuman) {
+    const asked = item.waitingForHuman;
+    const request = createHumanInputRequest(call.id, {
+      prompt: asked.prompt,
+      input_type: asked.input_type ?? 'text',
+      sensitive: asked.sensitive ?? false,
+    });
+    return ask(context, item, request);
+  }
+  const parsed = parseToolArguments(call.arguments);
+  const fields = 'args' in parsed ? parseAskHumanArguments(parsed.args) : `Error: ${parsed.error}`;
+  if (!item.started) {
+    record(context, { type: 'ACTION_REQUEST', iteration, action_id: call.id, tool_name: call.name, tool_args: 'args' in parsed ? parsed.args : null });
+  }
+  if (typeof fields === 'string') {
+    record(context, {
+      type: 'ACTION_RESULT',
+      iteration,
+      action_id: call.id,
+      tool_name: call.name,
+      status: 'ERROR',
+      observation_content: fields.startsWith('Error: ') ? fields : `Error: ${fields}`,
+      exit_code: null,
+    });
+    return undefined;
+  }
+  const request = createHumanInputRequest(call.id, fields);
+  record(context, { type: 'HUMAN_INPUT_REQUEST', iteration, action_id: call.id, ...fields });
+  context.log(`[${iteration}] ? ask_human: ${fields.prompt}`);
+  return ask(context, item, request);
+}

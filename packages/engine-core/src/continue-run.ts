@@ -1,0 +1,136 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ConfigurationError, DeltaError } from '@delta/errors';
+import { acquireRunLock, readJournal, readLatestRunId, readMetadata, runPaths, updateMetadata, type RunStatus } from '@delta/journal';
+import { interactionFiles } from './ask-human.js';
+import { driveRun } from './drive-run.js';
+import { ENGINE_VERSION } from './engine-version.js';
+import { loadAgent, type LoadedAgent } from './load-agent.js';
+import { openRunContext, resolveModel } from './open-run.js';
+import { record } from './run-context.js';
+import type { EngineOptions, RunResult } from './run-options.js';
+
+export interface ContinueRunOptions extends EngineOptions {
+  workDir: string;
+  /** The run to continue; by default the one in `.delta/LATEST`. */
+  runId?: string;
+  /**
+   * A new user message (INTERRUPTED, COMPLETED, FAILED), or the human's answer (WAITING_FOR_INPUT).
+   * Required for COMPLETED, FAILED and a WAITING_FOR_INPUT run with no interaction/response.txt.
+   */
+  message?: string;
+  /** The agent, if already loaded; otherwise the run's agent_home is loaded. */
+  agent?: LoadedAgent;
+}
+
+function noRun(workDir: string, detail: string): ConfigurationError {
+  return new ConfigurationError(`No existing run found in the work directory ${workDir}${detail}`, {
+    code: 'NO_RUN',
+    hint: 'Use `delta run` to start a new run.',
+  });
+}
+
+/** The status the run really has: the journal's ENGINE_END wins over a metadata.json a crash left behind. */
+function effectiveStatus(metadataStatus: RunStatus, journalFile: string): { status: RunStatus; crashed: boolean } {
+  const events = readJournal(journalFile, { tolerateTornTail: true });
+  let last: RunStatus | undefined;
+  for (let index = events.length - 1; index >= 0; index -= 1) {
+    const event = events[index]!;
+    if (event.type === 'ENGINE_END') {
+      last = event.status;
+      break;
+    }
+    if (event.type === 'ENGINE_START') break;
+  }
+  if (last) return { status: last, crashed: false };
+  // We hold the lock and the journal has no end: the engine that wrote it is gone.
+  return { status: metadataStatus === 'RUNNING' ? 'RUNNING' : metadataStatus, crashed: true };
+}
+
+function requireMessage(status: RunStatus, workDir: string): ConfigurationError {
+  const example = status === 'FAILED' ? 'Retry with this information: ...' : 'Now do something else';
+  return new ConfigurationError(`Run is ${status}. To continue, provide a message using -m/--message`, {
+    code: 'MESSAGE_REQUIRED',
+    hint: `Example: delta continue -w ${workDir} -m "${example}"`,
+  });
+}
+
+/**
+ * Continues an existing run by the state table of spec 000 section 2.6.2: INTERRUPTED resumes (a
+ * message is optional), WAITING_FOR_INPUT takes the answer, COMPLETED and FAILED take a new message, and
+ * a run whose engine crashed is repaired and resumed. A run a live engine holds is refused.
+ */
+export async function continueRun(options: ContinueRunOptions): Promise<RunResult> {
+  const workDir = resolve(options.workDir);
+  if (!existsSync(workDir)) throw noRun(workDir, ' (the directory does not exist)');
+  const runId = options.runId ?? readLatestRunId(workDir);
+  if (!runId) throw noRun(workDir, '');
+  const paths = runPaths(workDir, runId);
+  if (!existsSync(paths.metadata)) throw noRun(workDir, ` with id ${runId}`);
+  const metadata = readMetadata(paths.metadata);
+  const agent = options.agent ?? loadAgent(metadata.agent_home);
+
+  let lock;
+  try {
+    lock = acquireRunLock(paths.lock, runId);
+  } catch (error) {
+    if (DeltaError.isInstance(error) && error.code === 'RUN_LOCKED') {
+      throw new ConfigurationError(`Run is currently executing. Wait for completion or interrupt first.\n${error.message}`, {
+        code: 'RUN_LOCKED',
+        ...(error.hint ? { hint: error.hint } : {}),
+      });
+    }
+    throw error;
+  }
+  try {
+    const { status, crashed } = effectiveStatus(metadata.status, paths.journal);
+    const message = options.message;
+    if ((status === 'COMPLETED' || status === 'FAILED') && message === undefined) throw requireMessage(status, workDir);
+    if (status === 'WAITING_FOR_INPUT') {
+      if (message !== undefined) {
+        mkdirSync(paths.interactionDir, { recursive: true });
+        writeFileSync(interactionFiles(paths).response, message);
+      } else if (!existsSync(interactionFiles(paths).response)) {
+        throw new ConfigurationError('Run is WAITING_FOR_INPUT. To continue, provide the answer using -m/--message', {
+          code: 'MESSAGE_REQUIRED',
+          hint: `Example: delta continue -w ${workDir} -m "yes, proceed" (or write it to ${interactionFiles(paths).response})`,
+        });
+      }
+    }
+
+    const { model, apiKey } = await resolveModel(options, agent, workDir);
+    const { context, journalRepair } = openRunContext(options, agent, paths, model, apiKey);
+    updateMetadata(paths.metadata, { status: 'RUNNING', end_time: null, error: null, status_reason: null, max_iterations: context.maxIterations });
+    context.log(`continuing run ${runId} (${crashed ? `${status}, its engine stopped without finishing` : status}) in ${workDir}`);
+    record(context, {
+      type: 'ENGINE_START',
+      run_id: runId,
+      agent_home: agent.home,
+      work_dir: workDir,
+      agent_name: agent.config.name,
+      model: agent.config.llm.model,
+      max_iterations: context.maxIterations,
+      engine_version: ENGINE_VERSION,
+      resumed: true,
+    });
+    if (journalRepair) {
+      record(context, {
+        type: 'SYSTEM_MESSAGE',
+        level: 'WARN',
+        content: `The journal's last line was cut off by a crash (${journalRepair.bytes} bytes); it was removed and kept in ${journalRepair.savedTo}.`,
+      });
+    }
+    if (crashed) {
+      record(context, {
+        type: 'SYSTEM_MESSAGE',
+        level: 'WARN',
+        content: 'The engine process that was running this run stopped without finishing (a crash or kill -9); the run is resumed from its journal.',
+      });
+    }
+    if (message !== undefined && status !== 'WAITING_FOR_INPUT') record(context, { type: 'USER_MESSAGE', content: message });
+    const outcome = await driveRun(context);
+    return { ...outcome, runId, workDir, paths };
+  } finally {
+    lock.release();
+  }
+}

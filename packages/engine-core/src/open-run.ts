@@ -1,0 +1,58 @@
+import { appendFileSync } from 'node:fs';
+import { JournalWriter, type RunPaths } from '@delta/journal';
+import { DEFAULT_MAX_ITERATIONS } from './agent-config.js';
+import type { LoadedAgent } from './load-agent.js';
+import { createModelClient, type ModelClient } from './model-client.js';
+import { resolveModelSettings } from './model-settings.js';
+import type { RunContext } from './run-context.js';
+import type { EngineOptions } from './run-options.js';
+import { modelCredentials, toolEnvironment } from './tool-environment.js';
+
+/** The model client: the caller's own, or one built from explicit settings or the `.env` layers. */
+export async function resolveModel(options: EngineOptions, agent: LoadedAgent, workDir: string): Promise<{ model: ModelClient; apiKey: string | undefined }> {
+  if (options.model) return { model: options.model, apiKey: options.apiKey };
+  const settings = options.apiKey === undefined ? resolveModelSettings(workDir, agent.home, options.environment ?? process.env) : undefined;
+  const apiKey = options.apiKey ?? settings!.apiKey;
+  const llm = agent.config.llm;
+  const model = await createModelClient({
+    apiKey,
+    baseUrl: options.baseUrl ?? settings?.baseUrl,
+    maxRetries: llm.max_retries,
+    timeoutMs: llm.timeout_ms,
+  });
+  return { model, apiKey };
+}
+
+/** Builds what one engine process needs to drive a run whose directories and lock already exist. */
+export function openRunContext(
+  options: EngineOptions,
+  agent: LoadedAgent,
+  paths: RunPaths,
+  model: ModelClient,
+  apiKey: string | undefined,
+): { context: RunContext; journalRepair: JournalWriter['repair'] } {
+  const log = (line: string) => {
+    appendFileSync(paths.engineLog, `${new Date().toISOString()} ${line}\n`);
+    options.onLog?.(line);
+  };
+  const journal = JournalWriter.open(paths.journal);
+  const context: RunContext = {
+    agent,
+    paths,
+    journal,
+    model,
+    env: toolEnvironment(options.environment ?? process.env, apiKey, {
+      ...options.toolEnv,
+      DELTA_RUN_ID: paths.runId,
+      DELTA_AGENT_HOME: agent.home,
+      DELTA_CWD: paths.workDir,
+    }),
+    credentials: modelCredentials(apiKey, model.baseUrl),
+    maxIterations: options.maxIterations ?? agent.config.max_iterations ?? DEFAULT_MAX_ITERATIONS,
+    signal: options.signal ?? new AbortController().signal,
+    log,
+    onEvent: options.onEvent,
+    askHuman: options.askHuman,
+  };
+  return { context, journalRepair: journal.repair };
+}

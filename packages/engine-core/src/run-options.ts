@@ -1,0 +1,32 @@
+import type { JournalEvent, RunPaths } from '@delta/journal';
+import type { AskHumanInteractively } from './ask-human.js';
+import type { RunOutcome } from './exit-codes.js';
+import type { ModelClient } from './model-client.js';
+
+/** What starting and continuing a run have in common. */
+export interface EngineOptions {
+  /** Model calls this engine invocation may make before the run stops as INTERRUPTED (exit 3). */
+  maxIterations?: number;
+  /** A model client of your own; otherwise one is made from `apiKey`/`baseUrl` or the environment. */
+  model?: ModelClient;
+  apiKey?: string;
+  baseUrl?: string;
+  /** The environment the engine reads settings from and passes on to tools (default `process.env`). */
+  environment?: NodeJS.ProcessEnv;
+  /** Variables added to the environment of tools and generators. */
+  toolEnv?: Record<string, string>;
+  /** Aborting stops the running tool's process group and ends the run as INTERRUPTED. */
+  signal?: AbortSignal;
+  /** Every journal event, as it is written. */
+  onEvent?: (event: JournalEvent) => void;
+  /** Progress lines for a person. */
+  onLog?: (line: string) => void;
+  /** Ask a person at a terminal for ask_human (the CLI's `-i`); without it the run pauses (exit 101). */
+  askHuman?: AskHumanInteractively;
+}
+
+export interface RunResult extends RunOutcome {
+  runId: string;
+  workDir: string;
+  paths: RunPaths;
+}
