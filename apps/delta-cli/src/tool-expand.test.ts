@@ -1,0 +1,203 @@
+// `delta tool expand` as a user runs it: the real built CLI against real agent directories.
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanupTempDirs, createTempAgent } from '@delta/testkit';
+import { runDelta } from './test-support.js';
+
+afterEach(() => cleanupTempDirs());
+
+const AGENT_YAML = `name: expand-demo
+llm:
+  model: m
+tools:
+  - name: list_files
+    description: List a directory
+    exec: "ls -la \${directory}"
+  - name: run_docker
+    shell: "docker run \${options:raw} \${image} | tee \${CWD}/docker.log"
+    timeout_ms: 600000
+  - name: serve
+    command: [serve, --quiet]
+    parameters:
+      - name: port
+        inject_as: option
+        option_name: --port
+        default: "8080"
+      - name: root
+        description: Directory to serve
+  - name: write_file
+    exec: "tee \${filename}"
+    stdin: content
+    parameters:
+      - name: content
+        description: What to write
+  - name: sub_agent
+    exec: "delta run --agent \${AGENT_HOME}/helper -m \${task}"
+    pass_model_credentials: true
+`;
+
+const EXPANDED_YAML = `tools:
+  - name: list_files
+    description: List a directory
+    command:
+      - ls
+      - -la
+      - \${directory}
+    timeout_ms: 120000
+    parameters:
+      - name: directory
+        type: string
+        inject_as: argument
+        position: 0
+  - name: run_docker
+    command:
+      - sh
+      - -c
+      - docker run $2 "$3" | tee "$1"/docker.log
+      - --
+      - \${CWD}
+    timeout_ms: 600000
+    parameters:
+      - name: options
+        type: string
+        inject_as: argument
+        position: 0
+      - name: image
+        type: string
+        inject_as: argument
+        position: 1
+  - name: serve
+    command:
+      - serve
+      - --quiet
+    timeout_ms: 120000
+    parameters:
+      - name: port
+        type: string
+        default: "8080"
+        inject_as: option
+        option_name: --port
+      - name: root
+        type: string
+        description: Directory to serve
+        inject_as: argument
+        position: 0
+  - name: write_file
+    command:
+      - tee
+      - \${filename}
+    timeout_ms: 120000
+    parameters:
+      - name: filename
+        type: string
+        inject_as: argument
+        position: 0
+      - name: content
+        type: string
+        description: What to write
+        inject_as: stdin
+  - name: sub_agent
+    command:
+      - delta
+      - run
+      - --agent
+      - \${AGENT_HOME}/helper
+      - -m
+      - \${task}
+    timeout_ms: 120000
+    pass_model_credentials: true
+    parameters:
+      - name: task
+        type: string
+        inject_as: argument
+        position: 0
+`;
+
+/** No stack frames: `    at fn (file:line:col)` lines. */
+const STACK_FRAME = /^\s+at /m;
+
+describe('delta tool expand', () => {
+  it('prints every tool of an agent directory in its expanded form, exactly', async () => {
+    const agent = await createTempAgent({ agentYaml: AGENT_YAML });
+    const result = await runDelta(['tool', 'expand', agent]);
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe(EXPANDED_YAML);
+  });
+
+  it('accepts the agent.yaml path, or the current directory, with the same output', async () => {
+    const agent = await createTempAgent({ agentYaml: AGENT_YAML });
+    const byFile = await runDelta(['tool', 'expand', join(agent, 'agent.yaml')]);
+    const byCwd = await runDelta(['tool', 'expand'], { cwd: agent });
+    expect(byFile).toMatchObject({ exitCode: 0, stdout: EXPANDED_YAML });
+    expect(byCwd).toMatchObject({ exitCode: 0, stdout: EXPANDED_YAML });
+  });
+
+  it('prints the function schemas the model receives with --schema --json: no engine variables, no credentials flag', async () => {
+    const agent = await createTempAgent({ agentYaml: AGENT_YAML });
+    const result = await runDelta(['tool', 'expand', agent, '--schema', '--json']);
+    expect(result.exitCode).toBe(0);
+    const { tools } = JSON.parse(result.stdout) as { tools: Array<{ type: string; function: { name: string; parameters: unknown } }> };
+    expect(tools.map((tool) => tool.function.name)).toEqual(['list_files', 'run_docker', 'serve', 'write_file', 'sub_agent']);
+    expect(tools[2]).toEqual({
+      type: 'function',
+      function: {
+        name: 'serve',
+        description: '',
+        parameters: {
+          type: 'object',
+          properties: { port: { type: 'string' }, root: { type: 'string', description: 'Directory to serve' } },
+          required: ['root'],
+          additionalProperties: false,
+        },
+      },
+    });
+    expect(result.stdout).not.toContain('AGENT_HOME');
+    expect(result.stdout).not.toContain('CWD');
+    expect(result.stdout).not.toContain('credentials');
+    expect(result.stdout).not.toContain('timeout_ms');
+  });
+
+  it('prints the expanded form as JSON with --json', async () => {
+    const agent = await createTempAgent({ agentYaml: AGENT_YAML });
+    const result = await runDelta(['tool', 'expand', agent, '--json']);
+    const { tools } = JSON.parse(result.stdout) as { tools: Array<Record<string, unknown>> };
+    expect(tools[1]).toMatchObject({ name: 'run_docker', command: ['sh', '-c', 'docker run $2 "$3" | tee "$1"/docker.log', '--', '${CWD}'], timeout_ms: 600000 });
+    expect(tools[4]).toMatchObject({ name: 'sub_agent', pass_model_credentials: true });
+  });
+
+  it('refuses a file that is not an agent.yaml with exit 2 and a hint', async () => {
+    const agent = await createTempAgent({ agentYaml: AGENT_YAML });
+    const result = await runDelta(['tool', 'expand', join(agent, 'context.yaml')]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      `Error: ${join(agent, 'context.yaml')} is not an agent.yaml.\n` +
+        'Hint: Pass an agent directory or its agent.yaml: delta tool expand ./my-agent/agent.yaml\n',
+    );
+  });
+
+  it('reports a bad tool definition with exit 2, file:line:column, the field and a hint, and no stack trace', async () => {
+    const agent = await createTempAgent({
+      agentYaml: 'name: bad\nllm:\n  model: m\ntools:\n  - name: ok\n    exec: "ls"\n  - name: piped\n    exec: "cat ${file} | wc -l"\n',
+    });
+    const result = await runDelta(['tool', 'expand', agent]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(`Error: ${join(agent, 'agent.yaml')}:7:5 tools[1].exec: Shell metacharacter '|' not allowed in exec: mode.`);
+    expect(result.stderr).toContain('Hint: Use shell: mode instead');
+    expect(result.stderr).not.toMatch(STACK_FRAME);
+  });
+
+  it('reports a bad timeout_ms or pass_model_credentials the same way', async () => {
+    const agent = await createTempAgent({
+      agentYaml: 'name: bad\nllm:\n  model: m\ntools:\n  - name: slow\n    exec: "sleep 1"\n    timeout_ms: soon\n    pass_model_credentials: yes please\n',
+    });
+    const result = await runDelta(['tool', 'expand', agent]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain(`${join(agent, 'agent.yaml')}:5:5 tool 'slow' has 2 problems:`);
+    expect(result.stderr).toContain(`tools[0].timeout_ms: 'timeout_ms' has the wrong type. Expected a whole number of milliseconds from 1 to 2147483647`);
+    expect(result.stderr).toContain(`tools[0].pass_model_credentials: 'pass_model_credentials' has the wrong type. Expected true or false, found "yes please".`);
+    expect(result.stderr).not.toMatch(STACK_FRAME);
+  });
+});
