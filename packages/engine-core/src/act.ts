@@ -1,10 +1,13 @@
+import { gateDecision, observationOverride } from '@delta/hooks';
 import type { RecordedToolCall } from '@delta/journal';
+import type { Invocation } from '@delta/tool-expander';
 import { ASK_HUMAN } from './ask-human.js';
 import { answerAskHuman } from './answer-ask-human.js';
 import type { RunOutcome } from './exit-codes.js';
 import type { PendingCall } from './pending-calls.js';
 import { record, type RunContext } from './run-context.js';
-import { executeToolCall, prepareToolCall } from './run-tool-call.js';
+import { invokeHook } from './lifecycle-hooks.js';
+import { executeToolCall, prepareToolCall, type ToolCallContext } from './run-tool-call.js';
 import { summarise } from './summarise.js';
 
 const INTERRUPTED_BEFORE_START = '[not run: the run was interrupted before this tool call started]';
@@ -16,17 +19,61 @@ function stoppedWhileRunning(call: RecordedToolCall): string {
   );
 }
 
-function result(context: RunContext, iteration: number, call: RecordedToolCall, observation: string, extra: { status?: 'SUCCESS' | 'FAILED' | 'ERROR'; exit_code?: number | null; execution_ref?: string } = {}) {
+interface ResultFields {
+  status?: 'SUCCESS' | 'FAILED' | 'ERROR';
+  exit_code?: number | null;
+  execution_ref?: string;
+  /** The io/hooks/ directory of the hook that blocked the call or replaced its observation. */
+  blocked_by?: string;
+  observation_overridden_by?: string;
+}
+
+function result(context: RunContext, iteration: number, call: RecordedToolCall, observation: string, extra: ResultFields = {}) {
+  const { status = 'ERROR', exit_code = null, ...references } = extra;
   record(context, {
     type: 'ACTION_RESULT',
     iteration,
     action_id: call.id,
     tool_name: call.name,
-    status: extra.status ?? 'ERROR',
+    status,
     observation_content: observation,
-    exit_code: extra.exit_code ?? null,
-    ...(extra.execution_ref ? { execution_ref: extra.execution_ref } : {}),
+    exit_code,
+    ...references,
   });
+}
+
+/**
+ * The pre_tool_execution gate (fails closed). Returns the invocation to run, or the observation that
+ * says why the call does not run.
+ */
+async function gate(
+  context: RunContext,
+  toolContext: ToolCallContext,
+  iteration: number,
+  call: RecordedToolCall,
+  args: Record<string, unknown>,
+  invocation: Invocation,
+): Promise<{ invocation: Invocation } | { blocked: string; by: string }> {
+  const hook = await invokeHook(context, 'pre_tool_execution', {
+    iteration,
+    toolName: call.name,
+    inputs: { tool_call: { name: call.name, arguments: args, action_id: call.id } },
+  });
+  if (!hook) return { invocation };
+  const decision = gateDecision(hook);
+  if (!decision.run) return { blocked: decision.reason ?? 'Blocked by the pre_tool_execution hook.', by: hook.ioPathRef };
+  if (!decision.args) return { invocation };
+  const rewritten = prepareToolCall({ ...call, arguments: JSON.stringify(decision.args) }, toolContext);
+  if (rewritten.kind === 'rejected') {
+    return { blocked: `Blocked: the arguments written by the pre_tool_execution hook do not fit the tool. ${rewritten.observation}`, by: hook.ioPathRef };
+  }
+  record(context, {
+    type: 'SYSTEM_MESSAGE',
+    iteration,
+    level: 'INFO',
+    content: `pre_tool_execution rewrote the arguments of ${call.name} (${call.id}) to ${JSON.stringify(decision.args)}; it runs as: ${rewritten.invocation.commandLine}`,
+  });
+  return { invocation: rewritten.invocation };
 }
 
 /**
@@ -71,13 +118,31 @@ export async function act(context: RunContext, pending: readonly PendingCall[]):
       result(context, iteration, call, prepared.observation);
       continue;
     }
+    const gated = await gate(context, toolContext, iteration, call, prepared.args, prepared.invocation);
+    if ('blocked' in gated) {
+      context.log(`[${iteration}] ✗ ${call.name}: ${summarise(gated.blocked)}`);
+      result(context, iteration, call, gated.blocked, { blocked_by: gated.by });
+      continue;
+    }
     context.log(`[${iteration}] → ${call.name} ${summarise(call.arguments, 80)}`);
-    const outcome = await executeToolCall(call, prepared.invocation, toolContext);
+    const outcome = await executeToolCall(call, gated.invocation, toolContext);
     context.log(`[${iteration}] ← ${call.name}: ${outcome.interrupted ? 'interrupted' : `exit ${outcome.exitCode ?? 'none'}`}`);
-    result(context, iteration, call, outcome.observation, {
+    // post_tool_execution may replace what the model sees; the logs under io/ keep what the tool wrote.
+    const post = await invokeHook(context, 'post_tool_execution', {
+      iteration,
+      toolName: call.name,
+      toolResult: outcome.observation,
+      inputs: {
+        tool_call: { name: call.name, arguments: prepared.args, action_id: call.id },
+        tool_result: { status: outcome.status, exit_code: outcome.exitCode, observation: outcome.observation, execution_ref: outcome.executionRef },
+      },
+    });
+    const override = post ? observationOverride(post) : undefined;
+    result(context, iteration, call, override ?? outcome.observation, {
       status: outcome.status,
       exit_code: outcome.exitCode,
       ...(outcome.executionRef ? { execution_ref: outcome.executionRef } : {}),
+      ...(override !== undefined && post ? { observation_overridden_by: post.ioPathRef } : {}),
     });
   }
   return undefined;

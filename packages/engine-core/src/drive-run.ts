@@ -1,6 +1,7 @@
 import { DeltaError } from '@delta/errors';
 import { updateMetadata } from '@delta/journal';
 import { ExitCode, type RunOutcome } from './exit-codes.js';
+import { invokeHook } from './lifecycle-hooks.js';
 import { record, type RunContext } from './run-context.js';
 import { runLoop } from './run-loop.js';
 
@@ -23,8 +24,29 @@ export async function driveRun(context: RunContext): Promise<RunOutcome> {
           error,
         };
   }
+  await endHooks(context, outcome);
   finishRun(context, outcome);
   return outcome;
+}
+
+/** on_error for a failed run, then on_run_end: once per engine invocation, whatever the outcome. */
+async function endHooks(context: RunContext, outcome: RunOutcome): Promise<void> {
+  const iteration = updateMetadata(context.paths.metadata, {}).iterations;
+  // The run's own signal may be aborted already (an interrupt); the end hooks still run, to their timeouts.
+  const signal = new AbortController().signal;
+  try {
+    if (outcome.status === 'FAILED') {
+      await invokeHook(context, 'on_error', {
+        iteration,
+        signal,
+        errorMessage: outcome.reason ?? 'the run failed',
+        inputs: { error: { message: outcome.reason, code: DeltaError.isInstance(outcome.error) ? outcome.error.code : undefined } },
+      });
+    }
+    await invokeHook(context, 'on_run_end', { iteration, signal, context: { status: outcome.status, reason: outcome.reason ?? null } });
+  } catch (error) {
+    context.log(`a run-end hook could not be run: ${errorMessage(error)}`);
+  }
 }
 
 /** Records how the run ended: ERROR (if any) and ENGINE_END in the journal, then metadata.json. */

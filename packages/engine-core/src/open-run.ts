@@ -1,5 +1,6 @@
 import { appendFileSync } from 'node:fs';
-import { JournalWriter, type RunPaths } from '@delta/journal';
+import { JournalWriter, readJournal, type RunPaths } from '@delta/journal';
+import { firstHookStep } from './lifecycle-hooks.js';
 import { DEFAULT_MAX_ITERATIONS } from './agent-config.js';
 import type { LoadedAgent } from './load-agent.js';
 import { createModelClient, type ModelClient } from './model-client.js';
@@ -53,6 +54,7 @@ export function openRunContext(
     log,
     onEvent: options.onEvent,
     askHuman: options.askHuman,
+    hookStep: firstHookStep(readJournal(paths.journal)),
   };
   return { context, journalRepair: journal.repair };
 }

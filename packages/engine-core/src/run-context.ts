@@ -19,6 +19,8 @@ export interface RunContext {
   /** Progress for a person (stderr in the CLI, engine.log always). */
   log: (line: string) => void;
   onEvent: ((event: JournalEvent) => void) | undefined;
+  /** The number of the next hook run's io/hooks/ directory. */
+  hookStep: number;
   /** With it, ask_human asks at the terminal (`-i`); without it, the run pauses for input (exit 101). */
   askHuman: AskHumanInteractively | undefined;
 }

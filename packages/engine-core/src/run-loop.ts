@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import { buildContextMessages } from '@delta/context-builder';
+import { buildContextMessages, estimateTokens } from '@delta/context-builder';
+import { payloadOverride } from '@delta/hooks';
 import { toFunctionTool } from '@delta/tool-expander';
 import {
   createInvocationId,
@@ -11,6 +12,7 @@ import {
   type RecordedToolCall,
 } from '@delta/journal';
 import { act } from './act.js';
+import { invokeHook } from './lifecycle-hooks.js';
 import { ENGINE_LLM_KEYS } from './agent-config.js';
 import { ASK_HUMAN_TOOL } from './ask-human.js';
 import { ExitCode, type RunOutcome } from './exit-codes.js';
@@ -63,6 +65,24 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
 }
 
 /**
+ * pre_llm_request may replace the payload (output/final_payload.json). A failing hook or an invalid
+ * payload falls back to the proposed one, and the journal says why.
+ */
+async function applyPreLlmRequest(
+  context: RunContext,
+  iteration: number,
+  proposed: ChatCompletionCreateParamsNonStreaming,
+): Promise<ChatCompletionCreateParamsNonStreaming> {
+  const result = await invokeHook(context, 'pre_llm_request', { iteration, inputs: { proposed_payload: proposed } });
+  if (!result) return proposed;
+  const decision = payloadOverride(result);
+  if (decision.problem) {
+    record(context, { type: 'SYSTEM_MESSAGE', iteration, level: 'WARN', content: `pre_llm_request: ${decision.problem}` });
+  }
+  return (decision.payload as ChatCompletionCreateParamsNonStreaming | undefined) ?? proposed;
+}
+
+/**
  * The think-act-observe loop. Before every step the state is rebuilt from the journal; nothing of the
  * conversation is kept in memory between iterations (the reader only caches parsed lines, and returns
  * exactly what a fresh read would). Calls left without a result (a resumed pause, a crash) are answered
@@ -73,14 +93,18 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
   const firstIteration = countIterations(reader.read()) + 1;
   const lastAllowed = firstIteration + context.maxIterations - 1;
   const tools = [...context.agent.tools.map(toFunctionTool), ASK_HUMAN_TOOL];
+  // The tool definitions travel with every request, so a token budget leaves room for them.
+  const toolTokens = estimateTokens(JSON.stringify(tools));
 
   for (;;) {
     if (context.signal.aborted) return INTERRUPTED;
     const events = reader.read();
     const pending = pendingCalls(events);
     if (pending.length > 0) {
+      // Calls a pause or a crash left without a result are answered before the model is called again.
       const paused = await act(context, pending);
       if (paused) return paused;
+      await invokeHook(context, 'on_iteration_end', { iteration: pending[0]!.iteration });
       continue;
     }
     const iteration = countIterations(events) + 1;
@@ -92,6 +116,7 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
       };
     }
 
+    await invokeHook(context, 'on_iteration_start', { iteration });
     context.log(`[${iteration}] thinking...`);
     const messages = await buildContextMessages({
       manifest: context.agent.context.manifest,
@@ -102,18 +127,21 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
       journalPath: context.paths.journal,
       events,
       env: context.env,
+      reservedTokens: toolTokens,
       recordDirectory: (index, source) =>
         join(context.paths.ioDir, 'context', `${String(iteration).padStart(4, '0')}_${source.id ?? `source_${index}`}`),
       signal: context.signal,
     });
-    const payload = {
+    const proposed = {
       ...requestParameters(context),
       model: context.agent.config.llm.model,
       messages,
       tools,
     } as ChatCompletionCreateParamsNonStreaming;
+    const payload = await applyPreLlmRequest(context, iteration, proposed);
 
     const { invocationId, response, usage } = await think(context, iteration, payload);
+    await invokeHook(context, 'post_llm_response', { iteration, inputs: { response } });
     const choice = response.choices[0];
     const message = choice?.message;
     const toolCalls: RecordedToolCall[] = (message?.tool_calls ?? []).flatMap((call) =>
@@ -131,7 +159,11 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
     updateMetadata(context.paths.metadata, { iterations: iteration });
     if (message?.content) context.log(`[${iteration}] ${summarise(message.content)}`);
     if (isFinalAnswer(toolCalls.length)) {
+      await invokeHook(context, 'on_iteration_end', { iteration });
       return { status: 'COMPLETED', exitCode: ExitCode.COMPLETED, finalAnswer: message?.content ?? '' };
     }
+    const paused = await act(context, pendingCalls(reader.read()));
+    if (paused) return paused;
+    await invokeHook(context, 'on_iteration_end', { iteration });
   }
 }

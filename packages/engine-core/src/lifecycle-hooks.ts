@@ -1,0 +1,56 @@
+import { runHook, type HookName, type HookResult, type RunHookOptions } from '@delta/hooks';
+import type { JournalEvent } from '@delta/journal';
+import { record, type RunContext } from './run-context.js';
+
+export type HookCall = Pick<RunHookOptions, 'toolName' | 'toolResult' | 'errorMessage' | 'context' | 'inputs'> & {
+  iteration: number;
+  /** For on_run_end: a signal of its own, since the run's may already be aborted. */
+  signal?: AbortSignal;
+};
+
+/** The next hook step: one more than the hook runs already in the journal (so resumed runs never reuse a directory). */
+export function firstHookStep(events: readonly JournalEvent[]): number {
+  return events.filter((event) => event.type === 'HOOK_EXECUTION_AUDIT').length + 1;
+}
+
+/**
+ * Runs one lifecycle hook if the agent configures it, and journals HOOK_EXECUTION_AUDIT with its status
+ * and io_path_ref. Undefined when the hook is not configured.
+ */
+export async function invokeHook(context: RunContext, name: HookName, call: HookCall): Promise<HookResult | undefined> {
+  const definition = context.agent.hooks[name];
+  if (!definition) return undefined;
+  const step = context.hookStep;
+  context.hookStep += 1;
+  const result = await runHook({
+    name,
+    definition,
+    step,
+    hooksDir: context.paths.hooksDir,
+    agentHome: context.agent.home,
+    cwd: context.paths.workDir,
+    env: context.env,
+    run: {
+      runId: context.paths.runId,
+      runDir: context.paths.runDir,
+      journalPath: context.paths.journal,
+      iterationCount: call.iteration,
+    },
+    ...(call.toolName === undefined ? {} : { toolName: call.toolName }),
+    ...(call.toolResult === undefined ? {} : { toolResult: call.toolResult }),
+    ...(call.errorMessage === undefined ? {} : { errorMessage: call.errorMessage }),
+    ...(call.context === undefined ? {} : { context: call.context }),
+    ...(call.inputs === undefined ? {} : { inputs: call.inputs }),
+    signal: call.signal ?? context.signal,
+  });
+  record(context, {
+    type: 'HOOK_EXECUTION_AUDIT',
+    iteration: call.iteration,
+    hook_name: name,
+    status: result.status,
+    io_path_ref: result.ioPathRef,
+  });
+  if (result.status === 'FAILED') context.log(`[${call.iteration}] hook ${name} failed: ${result.failure ?? 'unknown reason'}`);
+  for (const warning of result.warnings) context.log(`[${call.iteration}] hook ${name}: ${warning}`);
+  return result;
+}
