@@ -138,6 +138,32 @@ describe('the run loop', () => {
     expect(server.requests[0]!.headers.authorization).toBe('Bearer sk-secret-123');
   });
 
+  it('gives the model credentials only to a tool that declares pass_model_credentials', async () => {
+    const yaml = {
+      ...agentYaml,
+      tools: [
+        { name: 'plain_env', description: 'Print the environment', exec: 'env' },
+        { name: 'sub_agent_env', description: 'Print the environment', exec: 'env', pass_model_credentials: true },
+      ],
+    };
+    server = await startFakeLlm({
+      script: [{ tool_calls: [{ name: 'plain_env', arguments: {} }, { name: 'sub_agent_env', arguments: {} }] }, { content: 'ok' }],
+    });
+    const agent = loadAgent(await createTempAgent({ agentYaml: yaml }));
+    const result = await startRun({
+      agent,
+      message: 'x',
+      workDir: join(await createTempDir('w-'), 'w'),
+      environment: { PATH: process.env.PATH, DELTA_API_KEY: 'sk-secret-456' },
+      baseUrl: server.baseUrl,
+    });
+    expect(result.status).toBe('COMPLETED');
+    const [plain, opted] = lastToolMessages();
+    expect(plain!.content).not.toContain('sk-secret-456');
+    expect(opted!.content).toContain('DELTA_API_KEY=sk-secret-456');
+    expect(opted!.content).toContain(`DELTA_BASE_URL=${server.baseUrl}`);
+  });
+
   it('emits every journal event to onEvent, in order', async () => {
     const { events, journal } = await run([{ content: 'done' }]);
     expect(events).toEqual(journal);
