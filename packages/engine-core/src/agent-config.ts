@@ -1,9 +1,20 @@
 import { z } from 'zod';
 
 /**
+ * `llm.pricing:` in agent.yaml: what the provider charges per million tokens, used only to estimate a
+ * run's cost in metadata.json and the CLI. The engine knows no prices of its own.
+ */
+export const LlmPricing = z.strictObject({
+  input_per_million: z.number().nonnegative(),
+  output_per_million: z.number().nonnegative(),
+  currency: z.string().regex(/^[A-Z]{3}$/, 'a three-letter currency code such as USD').default('USD'),
+});
+export type LlmPricing = z.infer<typeof LlmPricing>;
+
+/**
  * `llm:` in agent.yaml. `model`, `temperature` and `max_tokens` are checked; any other key is an OpenAI
- * request parameter and is passed through as written, except the engine's own `max_retries` and
- * `timeout_ms`, which configure the client and are never sent.
+ * request parameter and is passed through as written, except the engine's own `max_retries`,
+ * `timeout_ms` and `pricing`, which configure the engine and are never sent.
  */
 export const LlmConfig = z.looseObject({
   model: z.string().min(1),
@@ -11,6 +22,7 @@ export const LlmConfig = z.looseObject({
   max_tokens: z.number().int().positive().optional(),
   max_retries: z.number().int().min(0).max(10).optional(),
   timeout_ms: z.number().int().positive().optional(),
+  pricing: LlmPricing.optional(),
 });
 export type LlmConfig = z.infer<typeof LlmConfig>;
 
@@ -28,8 +40,8 @@ export const AgentConfig = z.strictObject({
 });
 export type AgentConfig = z.infer<typeof AgentConfig>;
 
-/** Keys of `llm:` that configure the engine's client and are not sent to the model. */
-export const ENGINE_LLM_KEYS: readonly string[] = ['max_retries', 'timeout_ms'];
+/** Keys of `llm:` that configure the engine and are not sent to the model. */
+export const ENGINE_LLM_KEYS: readonly string[] = ['max_retries', 'timeout_ms', 'pricing'];
 
 export const DEFAULT_MAX_ITERATIONS = 30;
 

@@ -1,4 +1,5 @@
-export { AgentConfig, LlmConfig, ImportedToolsFile, DEFAULT_MAX_ITERATIONS } from './agent-config.js';
+export { AgentConfig, LlmConfig, LlmPricing, ImportedToolsFile, DEFAULT_MAX_ITERATIONS } from './agent-config.js';
+export { addTokenUsage, estimateCost } from './token-usage.js';
 export { loadAgent } from './load-agent.js';
 export type { LoadedAgent } from './load-agent.js';
 export { resolveImports } from './resolve-imports.js';

@@ -102,6 +102,9 @@ function loadContext(home: string): LoadedContextManifest {
 }
 
 function hintForAgentField(field: string): string | undefined {
+  if (field.startsWith('llm.pricing')) {
+    return 'llm.pricing gives the prices per million tokens, e.g.\nllm:\n  pricing:\n    input_per_million: 2.5\n    output_per_million: 10\n    currency: USD';
+  }
   if (field.startsWith('llm')) return 'llm needs at least `model: <model name>`, e.g.\nllm:\n  model: gpt-4o\n  temperature: 0.7  # 0 to 2';
   if (field === 'name') return 'Give the agent a name: `name: my-agent`.';
   if (field.startsWith('max_iterations')) return 'max_iterations is a whole number of at least 1, e.g. `max_iterations: 30`.';

@@ -6,10 +6,12 @@ import { toFunctionTool } from '@delta/tool-expander';
 import {
   createInvocationId,
   JournalReader,
+  readMetadata,
   updateMetadata,
   writeInvocationRequest,
   writeInvocationResult,
   type RecordedToolCall,
+  type TokenUsage,
 } from '@delta/journal';
 import { act } from './act.js';
 import { invokeHook } from './lifecycle-hooks.js';
@@ -20,6 +22,7 @@ import { pendingCalls } from './pending-calls.js';
 import { record, type RunContext } from './run-context.js';
 import { budgetExhausted, countIterations, isFinalAnswer } from './stop-conditions.js';
 import { summarise } from './summarise.js';
+import { addTokenUsage, estimateCost } from './token-usage.js';
 
 const INTERRUPTED: RunOutcome = { status: 'INTERRUPTED', exitCode: ExitCode.INTERRUPTED, reason: 'interrupted by a signal' };
 
@@ -62,6 +65,14 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
     ...(usage ? { token_usage: usage } : {}),
   });
   return { invocationId, response, usage };
+}
+
+/** The run's token total with this call added, and its estimated cost when agent.yaml has prices. */
+function usageTotals(context: RunContext, usage: TokenUsage | undefined) {
+  if (!usage) return {};
+  const total = addTokenUsage(readMetadata(context.paths.metadata).usage, usage);
+  const pricing = context.agent.config.llm.pricing;
+  return { usage: total, ...(pricing ? { estimated_cost: estimateCost(total, pricing) } : {}) };
 }
 
 /**
@@ -156,7 +167,7 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
       finish_reason: choice?.finish_reason ?? null,
       ...(usage ? { usage } : {}),
     });
-    updateMetadata(context.paths.metadata, { iterations: iteration });
+    updateMetadata(context.paths.metadata, { iterations: iteration, ...usageTotals(context, usage) });
     if (message?.content) context.log(`[${iteration}] ${summarise(message.content)}`);
     if (isFinalAnswer(toolCalls.length)) {
       await invokeHook(context, 'on_iteration_end', { iteration });

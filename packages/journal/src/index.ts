@@ -27,6 +27,7 @@ export {
   CONTROL_PLANE_VERSION,
   SUPPORTED_CONTROL_PLANE_VERSIONS,
   RunMetadata,
+  EstimatedCost,
   readMetadata,
   writeMetadata,
   updateMetadata,

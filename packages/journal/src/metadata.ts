@@ -8,6 +8,15 @@ import { parseJson } from './json.js';
 export const CONTROL_PLANE_VERSION = '1.3';
 export const SUPPORTED_CONTROL_PLANE_VERSIONS: readonly string[] = ['1.3'];
 
+/** A run's cost so far, estimated from the prices in agent.yaml `llm.pricing` when the model was called. */
+export const EstimatedCost = z.looseObject({
+  amount: z.number().nonnegative(),
+  currency: z.string(),
+  input_per_million: z.number().nonnegative(),
+  output_per_million: z.number().nonnegative(),
+});
+export type EstimatedCost = z.infer<typeof EstimatedCost>;
+
 /** `metadata.json`: the run's status and summary (spec 000 section 2.1.4). */
 export const RunMetadata = z.looseObject({
   schema_version: z.string(),
@@ -27,7 +36,9 @@ export const RunMetadata = z.looseObject({
   exit_code: z.number().int().nullable().optional(),
   agent_home: z.string(),
   work_dir: z.string(),
+  /** Tokens of every model call of the run, summed. */
   usage: TokenUsage.optional(),
+  estimated_cost: EstimatedCost.optional(),
 });
 export type RunMetadata = z.infer<typeof RunMetadata>;
 
