@@ -23,3 +23,6 @@ export { resolveModelSettings, describeModelSettings, settingLayers } from './mo
 export type { ModelSettings } from './model-settings.js';
 export { parseDotenv, readDotenv } from './dotenv.js';
 export { ENGINE_VERSION } from './engine-version.js';
+export { runAgent, continueAgent } from './run-agent.js';
+export type { AgentRun } from './run-agent.js';
+export { modelClientFromOpenAI } from './openai-model-client.js';

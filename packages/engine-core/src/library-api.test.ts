@@ -1,0 +1,112 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import OpenAI from 'openai';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { readJournal, type JournalEvent } from '@delta/journal';
+import { ExitCode, loadAgent, modelClientFromOpenAI, runAgent, continueAgent, startRun } from './index.js';
+
+let server: FakeLlm | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  await cleanupTempDirs();
+});
+
+const SLOW_TOOL = '#!/bin/sh\necho $$ > "$1"\nexec sleep 30\n';
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitFor(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('the library API', () => {
+  it('aborting the signal ends the run INTERRUPTED, stops the tool process and still runs on_run_end', async () => {
+    server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'slow', arguments: {} }] }, { content: 'never asked' }] });
+    const home = await createTempAgent({
+      agentYaml: { name: 'slow', llm: { model: 'm', max_retries: 0 }, tools: [{ name: 'slow', description: 'Sleeps', exec: '${AGENT_HOME}/slow.sh ${CWD}/tool.pid' }] },
+      hooksYaml: 'on_run_end:\n  command: ["sh", "-c", "echo ended > run-end.txt"]\n',
+      files: { 'slow.sh': { content: SLOW_TOOL, mode: 0o755 } },
+    });
+    const workDir = join(await createTempDir('work-'), 'w');
+    const controller = new AbortController();
+    const run = runAgent({ agent: loadAgent(home), message: 'sleep', workDir, apiKey: 'k', baseUrl: server.baseUrl, signal: controller.signal });
+
+    const pidFile = join(workDir, 'tool.pid');
+    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '');
+    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    expect(isAlive(pid)).toBe(true);
+    controller.abort(new Error('stop'));
+
+    const events: JournalEvent[] = [];
+    for await (const event of run.events) events.push(event);
+    const result = await run.result;
+    expect(result.status).toBe('INTERRUPTED');
+    expect(result.exitCode).toBe(ExitCode.INTERRUPTED);
+    await waitFor(() => !isAlive(pid), 5_000);
+    expect(readFileSync(join(workDir, 'run-end.txt'), 'utf8')).toBe('ended\n');
+    expect(server.requests).toHaveLength(1);
+    // The iterable saw exactly what the journal holds, ending with ENGINE_END INTERRUPTED.
+    expect(events).toEqual(readJournal(result.paths.journal));
+    expect(events.at(-1)).toMatchObject({ type: 'ENGINE_END', status: 'INTERRUPTED' });
+    expect(events.some((event) => event.type === 'HOOK_EXECUTION_AUDIT' && event.hook_name === 'on_run_end')).toBe(true);
+    const toolResult = events.find((event) => event.type === 'ACTION_RESULT');
+    expect(toolResult).toBeDefined();
+  });
+
+  it('runs with an openai SDK client of the caller, recording the exact bytes it sent', async () => {
+    server = await startFakeLlm({ script: [{ content: 'hello from the injected client' }], apiKey: 'secret-key' });
+    const home = await createTempAgent({ agentYaml: { name: 'injected', llm: { model: 'm', max_retries: 0 } } });
+    const workDir = join(await createTempDir('work-'), 'w');
+    const client = new OpenAI({ apiKey: 'secret-key', baseURL: server.baseUrl, maxRetries: 0, defaultHeaders: { 'x-caller': 'library-test' } });
+    // No apiKey, baseUrl or environment: the engine must use the client, not look for settings.
+    const result = await startRun({ agent: loadAgent(home), message: 'hi', workDir, model: modelClientFromOpenAI(client), environment: {} });
+    expect(result.status).toBe('COMPLETED');
+    expect(result.finalAnswer).toBe('hello from the injected client');
+    expect(server.requests).toHaveLength(1);
+    expect(server.requests[0]!.headers['x-caller']).toBe('library-test');
+    const invocation = readdirSync(result.paths.invocationsDir)[0]!;
+    const recorded = readFileSync(join(result.paths.invocationsDir, invocation, 'request.json'), 'utf8');
+    expect(recorded).toBe(server.requests[0]!.rawBody);
+  });
+
+  it('streams events with runAgent and continueAgent, and still calls onEvent', async () => {
+    server = await startFakeLlm({ script: [{ content: 'first' }, { content: 'second' }] });
+    const home = await createTempAgent({ agentYaml: { name: 'stream', llm: { model: 'm', max_retries: 0 } } });
+    const workDir = join(await createTempDir('work-'), 'w');
+    const seen: string[] = [];
+    const first = runAgent({ agent: loadAgent(home), message: 'one', workDir, apiKey: 'k', baseUrl: server.baseUrl, onEvent: (event) => seen.push(event.type) });
+    const types: string[] = [];
+    for await (const event of first.events) types.push(event.type);
+    expect((await first.result).finalAnswer).toBe('first');
+    expect(types).toEqual(seen);
+    expect(types[0]).toBe('ENGINE_START');
+    expect(types.at(-1)).toBe('ENGINE_END');
+
+    const second = continueAgent({ workDir, message: 'two', apiKey: 'k', baseUrl: server.baseUrl });
+    const later: JournalEvent[] = [];
+    for await (const event of second.events) later.push(event);
+    expect((await second.result).finalAnswer).toBe('second');
+    expect(later.find((event) => event.type === 'USER_MESSAGE')).toMatchObject({ content: 'two' });
+  });
+
+  it('throws a configuration error from the iterable and from result', async () => {
+    const run = continueAgent({ workDir: join(await createTempDir('work-'), 'missing') });
+    await expect(run.result).rejects.toMatchObject({ code: 'NO_RUN' });
+    await expect(async () => {
+      for await (const event of run.events) void event;
+    }).rejects.toMatchObject({ code: 'NO_RUN' });
+  });
+});
