@@ -251,7 +251,7 @@ describe('imports', () => {
       files: { 'tools.yaml': 'tools:\n  - name: ok\n    exec: echo ok\n  - name: bad\n    exec: 42\n' },
     });
     const error = configurationError(home);
-    expect(error.message).toMatch(new RegExp(`^${join(home, 'tools.yaml')}:4:5 tools\\[1\\]\\.exec: `));
+    expect(error.message).toMatch(new RegExp(`^${join(home, 'tools.yaml')}:5:11 tools\\[1\\]\\.exec: `));
   });
 
   it('refuses an imported file with neither tools nor imports, and warns about its unknown keys', async () => {

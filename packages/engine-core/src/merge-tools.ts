@@ -24,7 +24,6 @@ function fieldSegments(field: string): PropertyKey[] {
 function expandAt(source: ToolSource, index: number, warnings: ConfigProblem[]): ExpandedTool {
   const field = `tools[${index}]`;
   const position = source.locate(['tools', index]);
-  const where = position ? `${source.file}:${position.line}:${position.column}` : source.file;
   const result = safeExpandTool(source.definitions[index], { path: field });
   for (const warning of result.warnings) {
     const at = source.locate(fieldSegments(warning.field)) ?? position;
@@ -32,6 +31,9 @@ function expandAt(source: ToolSource, index: number, warnings: ConfigProblem[]):
   }
   if (!result.success) {
     const error = result.error;
+    // Point at the field that is wrong when the YAML has it, else at the tool's entry.
+    const at = (error.field === undefined ? undefined : source.locate(fieldSegments(error.field))) ?? position;
+    const where = at ? `${source.file}:${at.line}:${at.column}` : source.file;
     throw new ConfigurationError(`${where} ${error.message}`, {
       code: error.code,
       file: source.file,
