@@ -12,6 +12,8 @@ cli
   .option('--max-iterations <n>', 'Model calls before the run stops as INTERRUPTED (default: agent.yaml max_iterations, or 30)')
   .option('-y, --yes', 'Never ask: create a new workspace when -w is not given')
   .option('-i, --interactive', 'Answer ask_human at this terminal instead of pausing the run')
+  .option('-q, --quiet', 'No progress output, only the answer and errors')
+  .option('--json', 'Print every journal event as one JSON line on stdout, then the outcome')
   .option('-v, --verbose', 'Show stack traces and where settings came from')
   .example('delta run --agent examples/hello-world -m "Greet the world" -y')
   .action(async (flags) => (await import('./run-command.js')).runCommand(flags));
@@ -23,6 +25,8 @@ cli
   .option('--run-id <id>', 'The run to continue (default: the latest, in .delta/LATEST)')
   .option('--max-iterations <n>', 'Model calls before the run stops again as INTERRUPTED')
   .option('-i, --interactive', 'Answer ask_human at this terminal instead of pausing the run')
+  .option('-q, --quiet', 'No progress output, only the answer and errors')
+  .option('--json', 'Print every journal event as one JSON line on stdout, then the outcome')
   .option('-v, --verbose', 'Show stack traces')
   .example('delta continue -w examples/hello-world/workspaces/W001 -m "Now greet Mars too"')
   .action(async (flags) => (await import('./continue-command.js')).continueCommand(flags));
@@ -46,6 +50,42 @@ cli
   .option('-y, --yes', 'Never ask: use the minimal template')
   .example('delta init my-agent -t hello-world')
   .action(async (dir: string | undefined, flags) => (await import('./init-command.js')).initCommand(dir, flags));
+
+cli
+  .command('list', 'List runs, latest first: status, iterations, tokens, cost, start and duration')
+  .option('-w, --work-dir <dir>', 'The workspace (default: the current directory)')
+  .option('--agent <dir>', 'List the runs of every workspace of this agent')
+  .option('--json', 'One JSON object per run')
+  .example('delta list --agent examples/hello-world')
+  .action(async (flags) => (await import('./list-command.js')).listCommand(flags));
+
+cli
+  .command('log', 'Print a run\'s journal as a readable transcript')
+  .option('-w, --work-dir <dir>', 'The workspace (default: the current directory)')
+  .option('--run-id <id>', 'The run (default: the latest)')
+  .option('-f, --follow', 'Keep printing a live run until it ends (or Ctrl-C)')
+  .option('--raw', 'Print the journal lines (JSONL) as they are')
+  .example('delta log -w examples/hello-world/workspaces/W001 -f')
+  .action(async (flags) => (await import('./log-command.js')).logCommand(flags));
+
+cli
+  .command('show <kind> [id]', 'show invocation N|ID: the exact model request and response; show action ID|N: a tool\'s command line, stdout and stderr')
+  .option('-w, --work-dir <dir>', 'The workspace (default: the current directory)')
+  .option('--run-id <id>', 'The run (default: the latest)')
+  .option('--request', 'invocation: print only the request bytes')
+  .option('--response', 'invocation: print only the response')
+  .option('--stdout', 'action: print only the tool\'s stdout')
+  .option('--stderr', 'action: print only the tool\'s stderr')
+  .example('delta show invocation 1 -w ws --request | jq .messages')
+  .action(async (kind: string, id: string | undefined, flags) => (await import('./show-command.js')).showCommand(kind, id, flags));
+
+cli
+  .command('view', 'Write a run as one self-contained HTML page (timeline, tool calls, full inputs and outputs)')
+  .option('-w, --work-dir <dir>', 'The workspace (default: the current directory)')
+  .option('--run-id <id>', 'The run (default: the latest)')
+  .option('-o, --output <file>', 'Where to write the page (default: <run>/view.html; - for stdout)')
+  .example('delta view -w examples/hello-world/workspaces/W001 -o run.html')
+  .action(async (flags) => (await import('./view-command.js')).viewCommand(flags));
 
 cli.help();
 cli.version(packageJson.version, '--version');

@@ -10,6 +10,8 @@ export interface ContinueFlags {
   maxIterations?: string | number;
   verbose?: boolean;
   interactive?: boolean;
+  quiet?: boolean;
+  json?: boolean;
 }
 
 /** `delta continue -w DIR [-m TEXT] [--run-id ID]`: the state table of spec 000 section 2.6.2. */
@@ -27,6 +29,6 @@ export async function continueCommand(flags: ContinueFlags): Promise<number> {
       ...(flags.message === undefined ? {} : { message: String(flags.message) }),
       ...(maxIterations === undefined ? {} : { maxIterations }),
     });
-    return reportOutcome(result, flags.verbose === true);
-  });
+    return reportOutcome(result, flags.verbose === true, flags);
+  }, flags);
 }

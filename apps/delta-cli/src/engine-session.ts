@@ -1,28 +1,35 @@
+import type { JournalEvent } from '@delta/journal';
+import { createRunOutput, type OutputFlags } from './progress/run-output.js';
 import { abortOnSignals } from './signals.js';
 import { subAgentEnvironment } from './sub-agent-environment.js';
 import { TerminalAsker } from './terminal-asker.js';
 
-/** What `delta run` and `delta continue` pass to the engine: signals, progress, -i, sub-agent PATH. */
+/** What `delta run` and `delta continue` pass to the engine: signals, progress (-q, --json, the terminal display), -i, sub-agent PATH. */
 export async function withEngineSession<T>(
   interactive: boolean,
   body: (options: {
     signal: AbortSignal;
     toolEnv: Record<string, string>;
     onLog: (line: string) => void;
+    onEvent?: (event: JournalEvent) => void;
     askHuman?: TerminalAsker['ask'];
   }) => Promise<T>,
+  outputFlags: OutputFlags = {},
 ): Promise<T> {
   const controller = new AbortController();
   const release = abortOnSignals(controller, (text) => process.stderr.write(text));
   const asker = interactive ? new TerminalAsker() : undefined;
+  const output = createRunOutput(outputFlags);
   try {
     return await body({
       signal: controller.signal,
       toolEnv: subAgentEnvironment(),
-      onLog: (line) => process.stderr.write(`${line}\n`),
+      onLog: output.onLog,
+      ...(output.onEvent ? { onEvent: output.onEvent } : {}),
       ...(asker ? { askHuman: asker.ask } : {}),
     });
   } finally {
+    output.stop();
     asker?.close();
     release();
   }

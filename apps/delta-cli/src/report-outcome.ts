@@ -2,12 +2,16 @@ import { relative } from 'node:path';
 import type { RunResult } from '@delta/engine';
 import { reportError } from './report-error.js';
 
-/** Tells the person what happened: the answer on stdout, everything else on stderr; returns the exit code. */
-export function reportOutcome(result: RunResult, verbose: boolean): number {
+/**
+ * Tells the person what happened: the answer on stdout, everything else on stderr; returns the exit code.
+ * With --json, stdout gets one last JSON line instead of the answer: `{"type":"OUTCOME", ...}`.
+ */
+export function reportOutcome(result: RunResult, verbose: boolean, output: { json?: boolean } = {}): number {
   const write = (text: string) => process.stderr.write(text);
+  if (output.json) process.stdout.write(`${JSON.stringify(outcomeLine(result))}\n`);
   switch (result.status) {
     case 'COMPLETED':
-      if (result.finalAnswer) process.stdout.write(`${result.finalAnswer}\n`);
+      if (result.finalAnswer && !output.json) process.stdout.write(`${result.finalAnswer}\n`);
       break;
     case 'FAILED':
       reportError(result.error ?? result.reason, verbose, write);
@@ -26,4 +30,17 @@ export function reportOutcome(result: RunResult, verbose: boolean): number {
     }
   }
   return result.exitCode;
+}
+
+/** The last line of `--json` output. */
+function outcomeLine(result: RunResult): Record<string, unknown> {
+  return {
+    type: 'OUTCOME',
+    run_id: result.runId,
+    work_dir: result.workDir,
+    status: result.status,
+    exit_code: result.exitCode,
+    ...(result.reason ? { reason: result.reason } : {}),
+    ...(result.status === 'COMPLETED' ? { final_answer: result.finalAnswer ?? '' } : {}),
+  };
 }

@@ -13,6 +13,8 @@ export interface RunFlags {
   yes?: boolean;
   verbose?: boolean;
   interactive?: boolean;
+  quiet?: boolean;
+  json?: boolean;
 }
 
 export function parseMaxIterations(value: string | number | undefined): number | undefined {
@@ -70,6 +72,6 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     } else {
       result = await engine.startRun({ ...common, agent, message, workDir });
     }
-    return reportOutcome(result, flags.verbose === true);
-  });
+    return reportOutcome(result, flags.verbose === true, flags);
+  }, flags);
 }

@@ -1,0 +1,36 @@
+/** ANSI styles, or none: colour only on a terminal and never when NO_COLOR is set (no-color.org). */
+export interface Palette {
+  bold: (text: string) => string;
+  dim: (text: string) => string;
+  red: (text: string) => string;
+  green: (text: string) => string;
+  yellow: (text: string) => string;
+  blue: (text: string) => string;
+  magenta: (text: string) => string;
+  cyan: (text: string) => string;
+}
+
+const style = (open: number, close: number) => (text: string) => `\u001b[${open}m${text}\u001b[${close}m`;
+
+export const COLORS: Palette = {
+  bold: style(1, 22),
+  dim: style(2, 22),
+  red: style(31, 39),
+  green: style(32, 39),
+  yellow: style(33, 39),
+  blue: style(34, 39),
+  magenta: style(35, 39),
+  cyan: style(36, 39),
+};
+
+const plain = (text: string) => text;
+export const NO_COLORS: Palette = { bold: plain, dim: plain, red: plain, green: plain, yellow: plain, blue: plain, magenta: plain, cyan: plain };
+
+export function useColor(stream: NodeJS.WriteStream, environment: NodeJS.ProcessEnv = process.env): boolean {
+  const noColor = environment.NO_COLOR;
+  return stream.isTTY === true && (noColor === undefined || noColor === '') && environment.TERM !== 'dumb';
+}
+
+export function paletteFor(stream: NodeJS.WriteStream, environment: NodeJS.ProcessEnv = process.env): Palette {
+  return useColor(stream, environment) ? COLORS : NO_COLORS;
+}

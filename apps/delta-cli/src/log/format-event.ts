@@ -1,0 +1,92 @@
+import type { JournalEvent } from '@delta/journal';
+import { NO_COLORS, type Palette } from '../inspect/color.js';
+import { formatCount } from '../inspect/format-numbers.js';
+
+const LABEL_WIDTH = 9;
+const INDENT = ' '.repeat(LABEL_WIDTH + 10);
+
+/** "2025-01-02T03:04:05.678Z" -> "03:04:05". */
+function clock(timestamp: string): string {
+  const match = /T(\d{2}:\d{2}:\d{2})/.exec(timestamp);
+  return match ? match[1]! : timestamp.slice(0, 8).padEnd(8);
+}
+
+/** Continuation lines of a multi-line text, indented under the first. */
+function block(text: string): string {
+  return text
+    .replace(/\n+$/, '')
+    .split('\n')
+    .map((line, index) => (index === 0 ? line : `${INDENT}${line}`))
+    .join('\n');
+}
+
+function argumentsText(args: Record<string, unknown> | null, raw: string | undefined): string {
+  if (args !== null) return JSON.stringify(args);
+  return raw === undefined ? '(arguments not recorded)' : `${raw} (not valid arguments)`;
+}
+
+/**
+ * Turns journal events into a readable transcript, one entry per event. Stateful only to remember
+ * the raw arguments of each tool call (for calls whose arguments could not be parsed) and the
+ * current iteration (for the iteration rule).
+ */
+export function createTranscriptFormatter(palette: Palette = NO_COLORS): (event: JournalEvent) => string {
+  const rawArguments = new Map<string, string>();
+  let iteration = 0;
+  const line = (event: JournalEvent, label: string, color: (text: string) => string, text: string) =>
+    `${palette.dim(clock(event.timestamp))}  ${color(label.padEnd(LABEL_WIDTH))} ${block(text)}\n`;
+
+  return (event) => {
+    let prefix = '';
+    if (event.type === 'THOUGHT' && event.iteration !== iteration) {
+      iteration = event.iteration;
+      prefix = `${palette.bold(`── iteration ${iteration} ${'─'.repeat(40)}`)}\n`;
+    }
+    switch (event.type) {
+      case 'ENGINE_START': {
+        const details = [
+          event.agent_name ? `agent ${event.agent_name}` : undefined,
+          event.model ? `model ${event.model}` : undefined,
+          event.max_iterations ? `up to ${event.max_iterations} iterations` : undefined,
+        ].filter(Boolean);
+        const verb = event.resumed ? 'resumed' : 'started';
+        return line(event, 'START', palette.bold, `run ${event.run_id} ${verb} (${details.join(', ')})\nin ${event.work_dir}`);
+      }
+      case 'USER_MESSAGE':
+        return line(event, 'USER', palette.cyan, event.content);
+      case 'THOUGHT': {
+        for (const call of event.tool_calls) rawArguments.set(call.id, call.arguments);
+        const usage = event.usage
+          ? palette.dim(`(${formatCount(event.usage.prompt_tokens)} tokens in, ${formatCount(event.usage.completion_tokens)} out)`)
+          : '';
+        const calls = event.tool_calls.length === 0 ? 'no tool calls: the final answer' : `calls ${event.tool_calls.map((call) => call.name).join(', ')}`;
+        const content = event.content === null || event.content === '' ? palette.dim('(no text)') : event.content;
+        return prefix + line(event, 'THOUGHT', palette.magenta, `${content}\n${palette.dim(calls)} ${usage}`.trimEnd());
+      }
+      case 'ACTION_REQUEST': {
+        const command = event.resolved_command ? `\n${palette.dim('$')} ${event.resolved_command}` : '';
+        return line(event, 'CALL', palette.blue, `${palette.bold(event.tool_name)} ${argumentsText(event.tool_args, rawArguments.get(event.action_id))} ${palette.dim(`[${event.action_id}]`)}${command}`);
+      }
+      case 'ACTION_RESULT': {
+        const color = event.status === 'SUCCESS' ? palette.green : palette.red;
+        const exit = event.exit_code === null ? '' : `, exit ${event.exit_code}`;
+        const observation = event.observation_content === '' ? palette.dim('(no output)') : event.observation_content;
+        return line(event, 'RESULT', color, `${palette.bold(event.tool_name)} ${color(event.status)}${exit} ${palette.dim(`[${event.action_id}]`)}\n${observation}`);
+      }
+      case 'HUMAN_INPUT_REQUEST':
+        return line(event, 'ASK', palette.yellow, `${event.prompt}${event.sensitive ? palette.dim(' (sensitive)') : ''}`);
+      case 'HUMAN_INPUT_RECEIVED':
+        return line(event, 'HUMAN', palette.yellow, event.response);
+      case 'SYSTEM_MESSAGE':
+        return line(event, 'SYSTEM', event.level === 'INFO' ? palette.dim : palette.yellow, `${event.level}: ${event.content}`);
+      case 'HOOK_EXECUTION_AUDIT':
+        return line(event, 'HOOK', event.status === 'FAILED' ? palette.red : palette.dim, `${event.hook_name} ${event.status} ${palette.dim(event.io_path_ref)}`);
+      case 'ERROR':
+        return line(event, 'ERROR', palette.red, `${event.error_message}${event.error_code ? palette.dim(` (${event.error_code})`) : ''}`);
+      case 'ENGINE_END': {
+        const color = event.status === 'COMPLETED' ? palette.green : event.status === 'FAILED' ? palette.red : palette.yellow;
+        return line(event, 'END', color, `${color(event.status)} after ${event.final_iteration} iterations${event.reason ? `: ${event.reason}` : ''}`);
+      }
+    }
+  };
+}

@@ -1,0 +1,169 @@
+import { existsSync } from 'node:fs';
+import { readMetadata, runPaths, type JournalEvent, type RunMetadata } from '@delta/journal';
+import type { Palette } from '../inspect/color.js';
+import { formatCost, formatCount, formatDuration } from '../inspect/format-numbers.js';
+import { fitWidth, renderStatusLine, type ProgressState } from './status-line.js';
+
+const CLEAR_LINE = '\r\u001b[2K';
+const TICK_MS = 100;
+
+function firstLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * The terminal display of `delta run` and `delta continue`: a status line kept at the bottom of the
+ * terminal (stderr), with the model's thoughts and each tool's result written above it as they happen.
+ */
+export class LiveDisplay {
+  private state: ProgressState = { iteration: 0, phase: 'starting', phaseStartedAt: Date.now(), tokens: 0 };
+  private metadataFile: string | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private frame = 0;
+  private drawn = false;
+  private paused = false;
+  private startedAt = Date.now();
+  private toolStartedAt = new Map<string, number>();
+
+  constructor(
+    private readonly stream: NodeJS.WriteStream,
+    private readonly palette: Palette,
+  ) {
+    this.timer = setInterval(() => this.draw(), TICK_MS);
+    this.timer.unref();
+  }
+
+  private width(): number {
+    return this.stream.columns || 80;
+  }
+
+  private draw(): void {
+    if (this.paused || !this.timer) return;
+    this.frame += 1;
+    this.stream.write(`${CLEAR_LINE}${renderStatusLine(this.state, Date.now(), this.palette, this.width(), this.frame)}`);
+    this.drawn = true;
+  }
+
+  private clear(): void {
+    if (this.drawn) this.stream.write(CLEAR_LINE);
+    this.drawn = false;
+  }
+
+  /** Writes a line above the status line. */
+  private above(text: string): void {
+    this.clear();
+    this.stream.write(`${text}\n`);
+    this.draw();
+  }
+
+  private refreshTotals(): void {
+    if (!this.metadataFile || !existsSync(this.metadataFile)) return;
+    let metadata: RunMetadata;
+    try {
+      metadata = readMetadata(this.metadataFile);
+    } catch {
+      return;
+    }
+    if (metadata.usage) this.state.tokens = Math.max(this.state.tokens, metadata.usage.total_tokens);
+    if (metadata.estimated_cost) this.state.cost = metadata.estimated_cost;
+  }
+
+  private prefix(iteration: number): string {
+    return this.palette.dim(`[${iteration}]`);
+  }
+
+  readonly onEvent = (event: JournalEvent): void => {
+    const now = Date.now();
+    const width = this.width();
+    switch (event.type) {
+      case 'ENGINE_START': {
+        this.metadataFile = runPaths(event.work_dir, event.run_id).metadata;
+        this.refreshTotals();
+        let done = 0;
+        try {
+          done = readMetadata(this.metadataFile).iterations;
+        } catch {
+          done = 0;
+        }
+        this.state = { ...this.state, iteration: done, phase: 'thinking', phaseStartedAt: now };
+        if (event.max_iterations !== undefined) this.state.lastIteration = done + event.max_iterations;
+        this.above(this.palette.dim(fitWidth(`run ${event.run_id}${event.resumed ? ' (resumed)' : ''}${event.model ? ` · ${event.model}` : ''}`, width)));
+        break;
+      }
+      case 'THOUGHT': {
+        if (event.usage) this.state.tokens += event.usage.total_tokens;
+        this.state = { ...this.state, iteration: event.iteration, phase: event.tool_calls.length > 0 ? 'tool' : 'thinking', phaseStartedAt: now };
+        delete this.state.toolName;
+        const text = event.content ? firstLine(event.content) : '';
+        if (text !== '') this.above(`${this.prefix(event.iteration)} ${this.palette.magenta('●')} ${fitWidth(text, width - 8 - String(event.iteration).length)}`);
+        break;
+      }
+      case 'ACTION_REQUEST':
+        this.refreshTotals();
+        this.toolStartedAt.set(event.action_id, now);
+        this.state = { ...this.state, phase: 'tool', toolName: event.tool_name, phaseStartedAt: now };
+        break;
+      case 'ACTION_RESULT': {
+        this.refreshTotals();
+        const started = this.toolStartedAt.get(event.action_id);
+        this.toolStartedAt.delete(event.action_id);
+        const ok = event.status === 'SUCCESS';
+        const mark = ok ? this.palette.green('✓') : this.palette.red('✗');
+        const facts = [event.exit_code === null ? event.status.toLowerCase() : `exit ${event.exit_code}`, ...(started === undefined ? [] : [formatDuration(now - started)])].join(', ');
+        const head = `${event.tool_name} (${facts})`;
+        const observation = firstLine(event.observation_content);
+        const room = width - head.length - 10 - String(event.iteration).length;
+        this.above(`${this.prefix(event.iteration)} ${mark} ${this.palette.bold(event.tool_name)} ${this.palette.dim(`(${facts})`)}${observation && room > 10 ? ` ${this.palette.dim(fitWidth(observation, room))}` : ''}`);
+        this.state = { ...this.state, phase: 'thinking', phaseStartedAt: now };
+        delete this.state.toolName;
+        break;
+      }
+      case 'HUMAN_INPUT_REQUEST':
+        this.above(`${this.prefix(event.iteration)} ${this.palette.yellow('?')} ${event.prompt}`);
+        this.state = { ...this.state, phase: 'waiting', phaseStartedAt: now };
+        // The question is answered at this terminal (or the run pauses): no redrawing under the prompt.
+        this.clear();
+        this.paused = true;
+        break;
+      case 'HUMAN_INPUT_RECEIVED':
+        this.paused = false;
+        this.state = { ...this.state, phase: 'thinking', phaseStartedAt: now };
+        break;
+      case 'SYSTEM_MESSAGE':
+        if (event.level !== 'INFO') this.above(this.palette.yellow(`${event.level.toLowerCase()}: ${event.content}`));
+        break;
+      case 'HOOK_EXECUTION_AUDIT':
+        if (event.status === 'FAILED') this.above(this.palette.yellow(`hook ${event.hook_name} failed (${event.io_path_ref})`));
+        break;
+      case 'ERROR':
+        this.above(this.palette.red(`error: ${event.error_message}`));
+        break;
+      case 'ENGINE_END': {
+        this.refreshTotals();
+        this.paused = false;
+        const color = event.status === 'COMPLETED' ? this.palette.green : event.status === 'FAILED' ? this.palette.red : this.palette.yellow;
+        const totals = [`${event.final_iteration} iterations`, `${formatCount(this.state.tokens)} tokens`, ...(this.state.cost ? [`~${formatCost(this.state.cost)}`] : []), formatDuration(now - this.startedAt)];
+        this.stop();
+        this.stream.write(`${color(event.status)} ${this.palette.dim(totals.join(' · '))}\n`);
+        break;
+      }
+      default:
+        break;
+    }
+  };
+
+  /** Engine progress lines that the events do not already show (run-level notes, hook warnings). */
+  readonly onLog = (line: string): void => {
+    if (/^\[\d+\] /.test(line) && !/^\[\d+\] hook /.test(line)) return;
+    if (/^run \S+ (of agent|ended)/.test(line) || /^continuing run /.test(line)) return;
+    if (this.timer) this.above(this.palette.dim(line));
+    else this.stream.write(`${line}\n`);
+  };
+
+  stop(): void {
+    if (!this.timer) return;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    this.clear();
+  }
+}

@@ -1,0 +1,24 @@
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { locateRun } from './inspect/locate-run.js';
+import { collectRun } from './view/collect-run.js';
+import { renderRunHtml } from './view/render-html.js';
+
+export interface ViewFlags {
+  workDir?: string;
+  runId?: string;
+  output?: string;
+}
+
+/** `delta view`: writes one self-contained HTML page of a run (default: `<run>/view.html`) and prints its path. */
+export function viewCommand(flags: ViewFlags): number {
+  const paths = locateRun(flags);
+  const file = flags.output === undefined ? join(paths.runDir, 'view.html') : resolve(String(flags.output));
+  if (flags.output === '-') {
+    process.stdout.write(renderRunHtml(collectRun(paths)));
+    return 0;
+  }
+  writeFileSync(file, renderRunHtml(collectRun(paths)));
+  process.stdout.write(`${file}\n`);
+  return 0;
+}

@@ -1,0 +1,223 @@
+import { randomBytes } from 'node:crypto';
+import type { ActionRequestEvent, ActionResultEvent, JournalEvent, ThoughtEvent } from '@delta/journal';
+import { formatCost, formatCount, formatDuration } from '../inspect/format-numbers.js';
+import type { EmbeddedText, RunView } from './collect-run.js';
+import { escapeHtml as esc } from './escape-html.js';
+import { PAGE_SCRIPT, PAGE_STYLE } from './page-assets.js';
+
+interface IterationTimes {
+  iteration: number;
+  modelMs: number;
+  tools: Array<{ name: string; ms: number; failed: boolean }>;
+  tokens?: number;
+}
+
+function embedded(title: string, content: EmbeddedText | undefined, open = false): string {
+  if (!content) return '';
+  const cut = content.truncatedFrom === undefined ? '' : `<div class="note">Cut at ${formatCount(Buffer.byteLength(content.text))} of ${formatCount(content.truncatedFrom)} bytes; the whole text is in ${esc(content.file)}.</div>`;
+  const bytes = Buffer.byteLength(content.text);
+  return `<details${open ? ' open' : ''}><summary>${esc(title)} <span class="muted">(${formatCount(content.truncatedFrom ?? bytes)} bytes, ${esc(content.file)})</span></summary>${cut}<pre>${esc(content.text)}</pre></details>`;
+}
+
+function prettyJson(content: EmbeddedText | undefined): EmbeddedText | undefined {
+  if (!content || content.truncatedFrom !== undefined) return content;
+  try {
+    return { ...content, text: JSON.stringify(JSON.parse(content.text), null, 2) };
+  } catch {
+    return content;
+  }
+}
+
+/** Pairs each ACTION_REQUEST with the next ACTION_RESULT of the same call id (ids can repeat across responses). */
+function pairResults(events: JournalEvent[]): Map<ActionRequestEvent, ActionResultEvent> {
+  const pairs = new Map<ActionRequestEvent, ActionResultEvent>();
+  const open = new Map<string, ActionRequestEvent>();
+  for (const event of events) {
+    if (event.type === 'ACTION_REQUEST') open.set(event.action_id, event);
+    if (event.type === 'ACTION_RESULT') {
+      const request = open.get(event.action_id);
+      if (request) {
+        pairs.set(request, event);
+        open.delete(event.action_id);
+      }
+    }
+  }
+  return pairs;
+}
+
+function iterationTimes(view: RunView): IterationTimes[] {
+  const byIteration = new Map<number, IterationTimes>();
+  const entry = (iteration: number) => {
+    let times = byIteration.get(iteration);
+    if (!times) byIteration.set(iteration, (times = { iteration, modelMs: 0, tools: [] }));
+    return times;
+  };
+  for (const event of view.events) {
+    if (event.type === 'THOUGHT') {
+      const times = entry(event.iteration);
+      times.modelMs += view.invocations.get(event.llm_invocation_ref)?.metadata?.duration_ms ?? 0;
+      if (event.usage) times.tokens = (times.tokens ?? 0) + event.usage.total_tokens;
+    }
+    if (event.type === 'ACTION_RESULT' && event.execution_ref) {
+      const execution = view.executions.get(event.execution_ref);
+      entry(event.iteration).tools.push({ name: event.tool_name, ms: execution?.durationMs ?? 0, failed: event.status !== 'SUCCESS' });
+    }
+  }
+  return [...byIteration.values()].sort((a, b) => a.iteration - b.iteration);
+}
+
+function renderTimeline(times: IterationTimes[]): string {
+  const total = (entry: IterationTimes) => entry.modelMs + entry.tools.reduce((sum, tool) => sum + tool.ms, 0);
+  const longest = Math.max(1, ...times.map(total));
+  const percent = (ms: number) => ((ms / longest) * 100).toFixed(2);
+  const rows = times.map((entry) => {
+    const bars = [
+      `<div class="bar model" style="width:${percent(entry.modelMs)}%" title="model ${esc(formatDuration(entry.modelMs))}"></div>`,
+      ...entry.tools.map(
+        (tool) => `<div class="bar tool${tool.failed ? ' failed' : ''}" style="width:${percent(tool.ms)}%" title="${esc(tool.name)} ${esc(formatDuration(tool.ms))}"></div>`,
+      ),
+    ].join('');
+    const tokens = entry.tokens === undefined ? '' : ` · ${formatCount(entry.tokens)} tokens`;
+    return `<a href="#iteration-${entry.iteration}"><span>Iteration ${entry.iteration}</span><div class="bars">${bars}</div><span class="muted">${esc(formatDuration(total(entry)))}${tokens}</span></a>`;
+  });
+  return `<div class="timeline">${rows.join('')}</div><div class="legend muted"><span style="background:var(--model)"></span>model<span style="background:var(--tool)"></span>tool<span style="background:var(--bad)"></span>failed tool</div>`;
+}
+
+function renderThought(view: RunView, event: ThoughtEvent): string {
+  const invocation = view.invocations.get(event.llm_invocation_ref);
+  const text = event.content === null || event.content === '' ? '<span class="muted">(no text)</span>' : esc(event.content);
+  const usage = event.usage ? `${formatCount(event.usage.prompt_tokens)} tokens in, ${formatCount(event.usage.completion_tokens)} out` : 'no token count';
+  const duration = invocation?.metadata ? `, ${formatDuration(invocation.metadata.duration_ms)}` : '';
+  return (
+    `<div class="thought">${text}</div>` +
+    `<details class="invocation"><summary>Model call <code>${esc(event.llm_invocation_ref)}</code> <span class="muted">(${esc(usage)}${esc(duration)})</span></summary>` +
+    (invocation ? embedded('Request (exact payload sent)', prettyJson(invocation.request)) + embedded('Response', invocation.response) : '<div class="muted">Not recorded.</div>') +
+    `</details>`
+  );
+}
+
+function renderToolCall(view: RunView, request: ActionRequestEvent | undefined, result: ActionResultEvent | undefined): string {
+  const name = request?.tool_name ?? result?.tool_name ?? '?';
+  const execution = result?.execution_ref ? view.executions.get(result.execution_ref) : undefined;
+  const status = result ? `<span class="badge ${esc(result.status)}">${esc(result.status)}</span>` : '<span class="badge">NO RESULT</span>';
+  const facts = [
+    result && result.exit_code !== null ? `exit ${result.exit_code}` : undefined,
+    execution?.durationMs !== undefined ? formatDuration(execution.durationMs) : undefined,
+    request ? request.action_id : result?.action_id,
+  ].filter(Boolean);
+  const args = request ? `<pre class="args">${esc(request.tool_args === null ? '(arguments could not be parsed)' : JSON.stringify(request.tool_args, null, 2))}</pre>` : '';
+  const command = execution?.command ?? request?.resolved_command;
+  return (
+    `<div class="tool-call${result && result.status !== 'SUCCESS' ? ' failed' : ''}">` +
+    `<div class="tool-head"><span class="tool-name">${esc(name)}</span>${status}<span class="muted">${esc(facts.join(' · '))}</span></div>` +
+    args +
+    (command ? `<details><summary>Command line</summary><pre>${esc(command)}</pre></details>` : '') +
+    (result ? embedded('Observation (what the model saw)', { text: result.observation_content, file: 'journal.jsonl' }) : '') +
+    (execution ? embedded('stdout', execution.stdout) + embedded('stderr', execution.stderr) : '') +
+    `</div>`
+  );
+}
+
+function renderLine(label: string, text: string, className = ''): string {
+  return `<div class="event-line ${esc(className)}"><span class="label">${esc(label)}</span>${esc(text)}</div>`;
+}
+
+/** Events that are not thoughts or tool calls, as one line each. */
+function renderOther(event: JournalEvent): string {
+  switch (event.type) {
+    case 'ENGINE_START':
+      return renderLine(event.resumed ? 'Resumed' : 'Started', `run ${event.run_id}${event.model ? ` with ${event.model}` : ''} in ${event.work_dir} (${event.timestamp})`);
+    case 'USER_MESSAGE':
+      return renderLine('User', event.content);
+    case 'HUMAN_INPUT_REQUEST':
+      return renderLine('Asked a human', event.prompt);
+    case 'HUMAN_INPUT_RECEIVED':
+      return renderLine('Human answered', event.response);
+    case 'SYSTEM_MESSAGE':
+      return renderLine(`System ${event.level}`, event.content, event.level);
+    case 'HOOK_EXECUTION_AUDIT':
+      return renderLine('Hook', `${event.hook_name} ${event.status} (${event.io_path_ref})`, event.status);
+    case 'ERROR':
+      return renderLine('Error', event.error_message, 'ERROR');
+    case 'ENGINE_END':
+      return renderLine('Ended', `${event.status} after ${event.final_iteration} iterations${event.reason ? `: ${event.reason}` : ''} (${event.timestamp})`, event.status === 'FAILED' ? 'ERROR' : '');
+    default:
+      return '';
+  }
+}
+
+function renderSummary(view: RunView): string {
+  const metadata = view.metadata;
+  const end = metadata?.end_time ?? metadata?.updated_at;
+  const items: Array<[string, string, string?]> = [
+    ['Agent', metadata?.agent_name ?? '?'],
+    ['Status', metadata?.status ?? '?', `status-${metadata?.status ?? ''}`],
+    ['Iterations', metadata ? `${metadata.iterations} of ${metadata.max_iterations}` : '?'],
+    ['Tokens', metadata?.usage ? `${formatCount(metadata.usage.total_tokens)} (${formatCount(metadata.usage.prompt_tokens)} in, ${formatCount(metadata.usage.completion_tokens)} out)` : '-'],
+    ['Estimated cost', metadata?.estimated_cost ? formatCost(metadata.estimated_cost) : '-'],
+    ['Started', metadata?.created_at ?? '?'],
+    ['Duration', metadata && end ? formatDuration(Date.parse(end) - Date.parse(metadata.created_at)) : '?'],
+    ['Workspace', view.paths.workDir],
+  ];
+  if (metadata?.status_reason) items.push(['Reason', metadata.status_reason]);
+  return `<dl class="summary">${items.map(([term, value, className]) => `<div><dt>${esc(term)}</dt><dd${className ? ` class="${esc(className)}"` : ''}>${esc(value)}</dd></div>`).join('')}</dl>`;
+}
+
+/** One self-contained HTML page for a run: inline style and script, every value escaped. */
+export function renderRunHtml(view: RunView): string {
+  const pairs = pairResults(view.events);
+  const paired = new Set(pairs.values());
+  const times = new Map(iterationTimes(view).map((entry) => [entry.iteration, entry]));
+  const blocks: string[] = [];
+  let section: { iteration: number; parts: string[] } | undefined;
+  const close = () => {
+    if (!section) return;
+    const entry = times.get(section.iteration);
+    const meta = entry ? `model ${formatDuration(entry.modelMs)}${entry.tools.length ? ` · ${entry.tools.length} tool call${entry.tools.length === 1 ? '' : 's'}` : ''}${entry.tokens === undefined ? '' : ` · ${formatCount(entry.tokens)} tokens`}` : '';
+    blocks.push(`<section class="iteration" id="iteration-${section.iteration}" data-iteration="${section.iteration}"><h2>Iteration ${section.iteration} <span class="meta">${esc(meta)}</span></h2>${section.parts.join('')}</section>`);
+    section = undefined;
+  };
+  for (const event of view.events) {
+    if (event.type === 'THOUGHT' && section?.iteration !== event.iteration) {
+      close();
+      section = { iteration: event.iteration, parts: [] };
+    }
+    if (event.type === 'ENGINE_START' || event.type === 'ENGINE_END' || (event.type === 'USER_MESSAGE' && section)) close();
+    let html: string;
+    if (event.type === 'THOUGHT') html = renderThought(view, event);
+    else if (event.type === 'ACTION_REQUEST') html = renderToolCall(view, event, pairs.get(event));
+    else if (event.type === 'ACTION_RESULT') html = paired.has(event) ? '' : renderToolCall(view, undefined, event);
+    else html = renderOther(event);
+    if (html === '') continue;
+    if (section) section.parts.push(html);
+    else blocks.push(`<div class="run-event">${html}</div>`);
+  }
+  close();
+
+  const nonce = randomBytes(16).toString('base64');
+  // No network at all, and only this page's own script runs, even if something slipped past escaping.
+  const policy = `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; img-src data:`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${esc(policy)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>delta view: ${esc(view.metadata?.agent_name ?? 'run')} ${esc(view.paths.runId)}</title>
+<style>${PAGE_STYLE}</style>
+</head>
+<body>
+<header>
+<h1>Run <code>${esc(view.paths.runId)}</code></h1>
+${renderSummary(view)}
+${renderTimeline([...times.values()])}
+<div class="controls"><button type="button" id="expand-all">Expand all</button><button type="button" id="collapse-all">Collapse all</button><span class="muted" id="shown"></span></div>
+</header>
+<main>
+${blocks.join('\n')}
+</main>
+<script nonce="${esc(nonce)}">${PAGE_SCRIPT}</script>
+</body>
+</html>
+`;
+}
