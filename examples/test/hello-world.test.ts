@@ -1,4 +1,4 @@
-import { cpSync, existsSync, readFileSync, readdirSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempDir } from '@delta/testkit';
@@ -7,11 +7,16 @@ import { DELTA_BIN, FAKE_LLM_BIN, REPOSITORY_ROOT, runProcess } from './run-delt
 
 afterEach(cleanupTempDirs);
 
-describe('examples/hello-world', () => {
+describe('examples/1-basics/hello-world', () => {
+  it("is also examples/hello-world, a relative link, so the root README's command keeps working", () => {
+    expect(readlinkSync(join(REPOSITORY_ROOT, 'examples/hello-world'))).toBe('1-basics/hello-world');
+    expect(realpathSync(join(REPOSITORY_ROOT, 'examples/hello-world'))).toBe(realpathSync(join(REPOSITORY_ROOT, 'examples/1-basics/hello-world')));
+  });
+
   it("runs end to end with the README's main command, against the scripted model", async () => {
     // A copy, so the test leaves the repository's example untouched.
     const agent = join(await createTempDir('hello-world-'), 'hello-world');
-    cpSync(join(REPOSITORY_ROOT, 'examples/hello-world'), agent, { recursive: true });
+    cpSync(join(REPOSITORY_ROOT, 'examples/1-basics/hello-world'), agent, { recursive: true });
     const result = await runProcess(process.execPath, [
       FAKE_LLM_BIN,
       '--script',

@@ -1,5 +1,9 @@
 import { spawn } from 'node:child_process';
+import { cpSync, existsSync, readFileSync } from 'node:fs';
+import { basename, delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readJournal, readMetadata, type JournalEvent } from '@delta/journal';
+import { createTempDir } from '@delta/testkit';
 
 /** The built `delta` launcher of this repository (turbo builds @delta/cli before these tests). */
 export const DELTA_BIN = fileURLToPath(new URL('../../apps/delta-cli/bin/delta.js', import.meta.url));
@@ -32,4 +36,66 @@ export function runProcess(
     child.on('close', (exitCode) => resolve({ exitCode, stdout, stderr }));
     child.stdin.end(options.input ?? '');
   });
+}
+
+/** The nine examples of the learning path, in order. */
+export const EXAMPLES = [
+  '1-basics/hello-world',
+  '1-basics/file-reader',
+  '1-basics/calculator',
+  '2-core-features/interactive-shell',
+  '2-core-features/python-repl',
+  '2-core-features/memory-folding',
+  '3-advanced/delta-agent-generator',
+  '3-advanced/code-reviewer',
+  '3-advanced/research-agent',
+] as const;
+
+/** The root's node_modules/.bin (delta, delta-fake-llm, delta-sessions after `pnpm install`), first on PATH. */
+export const PATH_WITH_REPOSITORY_BINS = `${join(REPOSITORY_ROOT, 'node_modules', '.bin')}${delimiter}${process.env.PATH ?? ''}`;
+
+/** The user's PATH less every directory that holds a `delta` (vitest puts node_modules/.bin on it). */
+export function pathWithoutDelta(): string {
+  return (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter((entry) => entry !== '' && !existsSync(join(entry, 'delta')))
+    .join(delimiter);
+}
+
+/** Copies an example into a fresh temp directory, so a test never writes into the repository. */
+export async function copyExample(example: string): Promise<string> {
+  const agent = join(await createTempDir(`${basename(example)}-`), basename(example));
+  cpSync(join(REPOSITORY_ROOT, 'examples', example), agent, { recursive: true });
+  return agent;
+}
+
+/** `delta-fake-llm --script <script> -- delta <args>` with the built CLI, as a user runs it, with no API key. */
+export function runScripted(
+  script: string,
+  deltaArgs: string[],
+  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
+): Promise<ProcessResult> {
+  return runProcess(process.execPath, [FAKE_LLM_BIN, '--script', script, '--', process.execPath, DELTA_BIN, ...deltaArgs], {
+    cwd: options.cwd,
+    env: { DELTA_API_KEY: undefined, OPENAI_API_KEY: undefined, DELTA_BASE_URL: undefined, ...options.env },
+  });
+}
+
+/** The latest run of a workspace: its directory, metadata and journal. */
+export function latestRun(workspace: string) {
+  const runId = readFileSync(join(workspace, '.delta', 'LATEST'), 'utf8').trim();
+  const runDir = join(workspace, '.delta', runId);
+  return {
+    runId,
+    runDir,
+    metadata: readMetadata(join(runDir, 'metadata.json')),
+    journal: readJournal(join(runDir, 'journal.jsonl')),
+  };
+}
+
+/** What the model was shown for one tool call: its ACTION_RESULT's observation. */
+export function observation(journal: JournalEvent[], actionId: string): string {
+  const result = journal.find((event) => event.type === 'ACTION_RESULT' && event.action_id === actionId);
+  if (result === undefined) throw new Error(`no ACTION_RESULT for ${actionId}`);
+  return (result as { observation_content: string }).observation_content;
 }

@@ -1,0 +1,32 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanupTempDirs } from '@delta/testkit';
+import { PATH_WITH_REPOSITORY_BINS, copyExample, latestRun, observation, runProcess, runScripted } from './run-delta.js';
+
+afterEach(cleanupTempDirs);
+
+describe('examples/2-core-features/python-repl', () => {
+  it('keeps variables and imports in one python3 process across calls, survives a traceback, and ends it', async () => {
+    const agent = await copyExample('2-core-features/python-repl');
+    const result = await runScripted(join(agent, 'fake-llm.yaml'), ['run', '--agent', agent, '-m', "Summarise this week's sales", '-y'], {
+      env: { PATH: PATH_WITH_REPOSITORY_BINS },
+    });
+    expect(result.stderr).toContain('ended: COMPLETED');
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain("This week's sales total 835");
+
+    const workspace = join(agent, 'workspaces', 'W001');
+    expect(JSON.parse(readFileSync(join(workspace, 'sales-summary.json'), 'utf8'))).toEqual({ total: 835, mean: 119.3, median: 120, best_day: 'Fri' });
+    const { metadata, journal } = latestRun(workspace);
+    expect(metadata).toMatchObject({ status: 'COMPLETED', iterations: 7 });
+    const started = JSON.parse(observation(journal, 'call_1_1'));
+    expect(started).toMatchObject({ command: 'python3', status: 'active' });
+    // `sales` and `statistics` from the call before; the final expression is echoed like at the prompt.
+    expect(JSON.parse(observation(journal, 'call_3_1'))).toMatchObject({ stdout: "(119.3, 'Fri')\n", exit_code: 0 });
+    expect(JSON.parse(observation(journal, 'call_4_1'))).toMatchObject({ exit_code: 1, stderr: expect.stringContaining('IndexError') });
+    expect(JSON.parse(observation(journal, 'call_5_1'))).toMatchObject({ stdout: 'saved sales-summary.json\n', exit_code: 0 });
+    const list = await runProcess('delta-sessions', ['list'], { cwd: workspace, env: { PATH: PATH_WITH_REPOSITORY_BINS } });
+    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ session_id: started.session_id, status: 'ended' })]);
+  });
+});
