@@ -61,14 +61,11 @@ export async function runCommand(flags: RunFlags): Promise<number> {
         `Resuming run ${latest} (${latestMetadata.status}) in ${workDir}: ` +
           (waiting
             ? answerFromFile
-              ? 'its answer is taken from interaction/response.txt; your -m message is added after it.\n'
+              ? 'its answer is taken from interaction/response.txt; your -m message is not used (send it afterwards with delta continue -m).\n'
               : 'your -m message is the answer to its question.\n'
             : 'your -m message is added to it.\n'),
       );
       result = await engine.continueRun({ ...common, agent, workDir, runId: latest!, ...(answerFromFile ? {} : { message }) });
-      if (answerFromFile && result.status === 'COMPLETED') {
-        result = await engine.continueRun({ ...common, agent, workDir, runId: latest!, message });
-      }
     } else {
       result = await engine.startRun({ ...common, agent, message, workDir });
     }
