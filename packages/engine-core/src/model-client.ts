@@ -1,6 +1,14 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { ConfigurationError, SystemError } from '@delta/errors';
+
+/** The time limit of one model request when `llm.timeout_ms` does not set one (the SDK's own is 10 minutes). */
+export const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
+/** Retries of a failed request when `llm.max_retries` does not say. */
+export const DEFAULT_MODEL_MAX_RETRIES = 2;
+/** The longest wait a Retry-After header may ask for; a longer one fails the request at once. */
+export const MAX_RETRY_AFTER_MS = 60_000;
 
 export interface ModelClientOptions {
   apiKey: string;
@@ -23,29 +31,40 @@ export interface ModelClient {
   ): Promise<ChatCompletion>;
 }
 
-/** A ModelClient over the official openai SDK, which is loaded only when a run needs it. */
+/**
+ * A ModelClient over the official openai SDK, which is loaded only when a run needs it. The engine does
+ * its own retries (the SDK's are off) so that a wait between attempts ends at once when the run is
+ * stopped, and a Retry-After longer than a minute is not obeyed blindly.
+ */
 export async function createModelClient(options: ModelClientOptions): Promise<ModelClient> {
   const { default: OpenAIClient } = await import('openai');
   let onBody: ((body: string) => void) | undefined;
   const client: OpenAI = new OpenAIClient({
     apiKey: options.apiKey,
     ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
-    maxRetries: options.maxRetries ?? 2,
-    ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
+    maxRetries: 0,
+    timeout: options.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS,
     fetch: async (url, init) => {
       if (onBody && typeof init?.body === 'string') onBody(init.body);
       return fetch(url, init);
     },
   });
   const baseUrl = client.baseURL;
+  const maxRetries = options.maxRetries ?? DEFAULT_MODEL_MAX_RETRIES;
   return {
     baseUrl,
     async complete(payload, callOptions) {
       onBody = callOptions.onRequestBody;
       try {
-        return await client.chat.completions.create(payload, callOptions.signal ? { signal: callOptions.signal } : {});
-      } catch (error) {
-        throw describeModelError(error, baseUrl, OpenAIClient);
+        for (let attempt = 0; ; attempt += 1) {
+          try {
+            return await client.chat.completions.create(payload, callOptions.signal ? { signal: callOptions.signal } : {});
+          } catch (error) {
+            const delay = attempt < maxRetries ? retryDelay(error, attempt, OpenAIClient) : undefined;
+            if (delay === undefined) throw describeModelError(error, baseUrl, OpenAIClient, attempt);
+            await sleep(delay, undefined, callOptions.signal ? { signal: callOptions.signal } : {});
+          }
+        }
       } finally {
         onBody = undefined;
       }
@@ -53,18 +72,50 @@ export async function createModelClient(options: ModelClientOptions): Promise<Mo
   };
 }
 
-function describeModelError(error: unknown, baseUrl: string, sdk: typeof OpenAI): unknown {
+/**
+ * How long to wait before retrying, or undefined when the error is not worth a retry. Retried: no
+ * connection or no answer in time, 408, 409, 429 and 5xx (an `x-should-retry` header overrides). The
+ * wait is `retry-after-ms` or `Retry-After` when given, else 0.5 s doubling up to 8 s, with jitter.
+ */
+function retryDelay(error: unknown, attempt: number, sdk: typeof OpenAI): number | undefined {
+  if (error instanceof sdk.APIUserAbortError) return undefined;
+  if (!(error instanceof sdk.APIConnectionError)) {
+    if (!(error instanceof sdk.APIError) || error.status === undefined) return undefined;
+    const headers = error.headers as Headers | undefined;
+    const said = headers?.get('x-should-retry');
+    const retryable = said === 'true' || (said !== 'false' && ([408, 409, 429].includes(error.status) || error.status >= 500));
+    if (!retryable) return undefined;
+    const asked = retryAfterMs(headers);
+    if (asked !== undefined) return asked <= MAX_RETRY_AFTER_MS ? asked : undefined;
+  }
+  return Math.min(500 * 2 ** attempt, 8_000) * (1 - Math.random() * 0.25);
+}
+
+function retryAfterMs(headers: Headers | undefined): number | undefined {
+  const milliseconds = Number.parseFloat(headers?.get('retry-after-ms') ?? '');
+  if (Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds;
+  const value = headers?.get('retry-after');
+  if (!value) return undefined;
+  const seconds = Number.parseFloat(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function describeModelError(error: unknown, baseUrl: string, sdk: typeof OpenAI, retries: number): unknown {
   if (error instanceof sdk.APIUserAbortError) return error;
+  const tries = retries > 0 ? ` (${retries + 1} attempts)` : '';
+  const retryHint = 'Once it works again, `delta continue -w <workspace> -m "retry"` retries the run from where it stopped.';
   if (error instanceof sdk.APIConnectionTimeoutError) {
-    return new SystemError(`The model endpoint ${baseUrl} did not answer in time.`, {
+    return new SystemError(`The model endpoint ${baseUrl} did not answer in time${tries}.`, {
       code: 'MODEL_TIMEOUT',
       cause: error,
-      hint: 'Check that the endpoint is up, or raise llm.timeout_ms in agent.yaml.',
+      hint: `Check that the endpoint is up, or raise llm.timeout_ms in agent.yaml. ${retryHint}`,
     });
   }
   if (error instanceof sdk.APIConnectionError) {
     const reason = causeCode(error) ?? error.message;
-    return new SystemError(`Cannot reach the model endpoint ${baseUrl} (${reason}).`, {
+    return new SystemError(`Cannot reach the model endpoint ${baseUrl} (${reason})${tries}.`, {
       code: 'MODEL_UNREACHABLE',
       cause: error,
       hint: 'Check DELTA_BASE_URL (or OPENAI_BASE_URL) and that the server is running and reachable.',
@@ -78,10 +129,10 @@ function describeModelError(error: unknown, baseUrl: string, sdk: typeof OpenAI)
     });
   }
   if (error instanceof sdk.APIError) {
-    return new SystemError(`The model endpoint ${baseUrl} answered HTTP ${error.status ?? '?'}: ${error.message}`, {
+    return new SystemError(`The model endpoint ${baseUrl} answered HTTP ${error.status ?? '?'}${tries}: ${error.message}`, {
       code: 'MODEL_ERROR',
       cause: error,
-      hint: 'The full request is in io/invocations/ of this run.',
+      hint: `The full request is in io/invocations/ of this run. ${retryHint}`,
     });
   }
   return error;
