@@ -92,7 +92,7 @@ export class LiveDisplay {
       }
       case 'THOUGHT': {
         if (event.usage) this.state.tokens += event.usage.total_tokens;
-        this.state = { ...this.state, iteration: event.iteration, phase: event.tool_calls.length > 0 ? 'tool' : 'thinking', phaseStartedAt: now };
+        this.state = { ...this.state, iteration: event.iteration, phase: event.tool_calls.length > 0 ? 'tool' : 'finishing', phaseStartedAt: now };
         delete this.state.toolName;
         const text = event.content ? firstLine(event.content) : '';
         if (text !== '') this.above(`${this.prefix(event.iteration)} ${this.palette.magenta('●')} ${fitWidth(text, width - 8 - String(event.iteration).length)}`);

@@ -1,5 +1,6 @@
 import type { JournalEvent } from '@delta/journal';
 import { paletteFor } from '../inspect/color.js';
+import { createJournalEcho } from './journal-echo.js';
 import { LiveDisplay } from './live-display.js';
 
 /** How `delta run` and `delta continue` show progress: -q, --json. */
@@ -21,7 +22,7 @@ export interface RunOutput {
 export function createRunOutput(flags: OutputFlags, environment: NodeJS.ProcessEnv = process.env): RunOutput {
   const plain = flags.quiet ? () => {} : (line: string) => process.stderr.write(`${line}\n`);
   if (flags.json) {
-    return { onLog: plain, onEvent: (event) => process.stdout.write(`${JSON.stringify(event)}\n`), stop: () => {} };
+    return { onLog: plain, onEvent: createJournalEcho((text) => process.stdout.write(text)), stop: () => {} };
   }
   if (flags.quiet || !process.stdout.isTTY || !process.stderr.isTTY || environment.TERM === 'dumb') {
     return { onLog: plain, stop: () => {} };

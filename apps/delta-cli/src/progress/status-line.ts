@@ -8,7 +8,7 @@ export interface ProgressState {
   iteration: number;
   /** The last iteration this engine invocation may reach. */
   lastIteration?: number;
-  phase: 'starting' | 'thinking' | 'tool' | 'waiting';
+  phase: 'starting' | 'thinking' | 'tool' | 'waiting' | 'finishing';
   toolName?: string;
   /** When the current phase began (ms since the epoch). */
   phaseStartedAt: number;
@@ -31,11 +31,15 @@ export function renderStatusLine(state: ProgressState, now: number, palette: Pal
   const elapsed = formatDuration(now - state.phaseStartedAt);
   const activity =
     state.phase === 'tool'
-      ? `running ${state.toolName ?? 'a tool'} ${elapsed}`
+      ? state.toolName === undefined
+        ? 'calling tools'
+        : `running ${state.toolName} ${elapsed}`
       : state.phase === 'waiting'
         ? 'waiting for your answer'
         : state.phase === 'starting'
           ? 'starting'
+          : state.phase === 'finishing'
+            ? 'finishing'
           : `thinking ${elapsed}`;
   const parts = [iteration, activity, `${formatCount(state.tokens)} tokens`, ...(state.cost ? [`~${formatCost(state.cost)}`] : [])];
   const plain = fitWidth(`${SPINNER[frame % SPINNER.length]} ${parts.join(' · ')}`, Math.max(10, width - 1));

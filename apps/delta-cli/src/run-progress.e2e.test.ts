@@ -1,0 +1,110 @@
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanupTempDirs, createTempAgent, startFakeLlm, type FakeLlm, type ScriptStep } from '@delta/testkit';
+import { readLatestRunId, runPaths } from '@delta/journal';
+import { inspectAgentYaml, recordRun, threeIterations } from './inspect/recorded-run.test-support.js';
+import { DELTA_BIN } from './test-support.js';
+
+let server: FakeLlm | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  await cleanupTempDirs();
+});
+
+const quote = (value: string) => `'${value.replace(/'/g, `'"'"'`)}'`;
+
+/** Runs `delta` inside a pseudo-terminal (util-linux `script`), so stdout and stderr are a terminal. */
+function runInTerminal(args: string[], env: Record<string, string>): Promise<{ exitCode: number | null; output: string }> {
+  const command = [process.execPath, DELTA_BIN, ...args].map(quote).join(' ');
+  return new Promise((resolve, reject) => {
+    const environment: Record<string, string | undefined> = { ...process.env, TERM: 'xterm-256color', ...env };
+    delete environment.NO_COLOR;
+    if (env.NO_COLOR !== undefined) environment.NO_COLOR = env.NO_COLOR;
+    const child = spawn('script', ['-qfec', command, '/dev/null'], { env: environment, stdio: ['pipe', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('error', reject);
+    child.on('close', (exitCode) => resolve({ exitCode, output }));
+  });
+}
+
+const slowScript: ScriptStep[] = [
+  { content: 'Taking a nap first.', tool_calls: [{ id: 'call_slow', name: 'slow', arguments: { seconds: '1' } }], usage: { prompt_tokens: 400, completion_tokens: 100 } },
+  { content: 'Rested and done.', usage: { prompt_tokens: 600, completion_tokens: 20 } },
+];
+
+async function terminalRun(env: Record<string, string> = {}) {
+  server = await startFakeLlm({ script: slowScript });
+  const agent = await createTempAgent({ agentYaml: inspectAgentYaml });
+  return runInTerminal(['run', '--agent', agent, '-m', 'nap', '-w', join(agent, 'workspaces', 'W001')], {
+    DELTA_API_KEY: 'test-key',
+    DELTA_BASE_URL: server.baseUrl,
+    ...env,
+  });
+}
+
+describe('progress on a terminal', () => {
+  it('shows a live status line with the iteration, the running tool, tokens and cost, and summaries above it', async () => {
+    const { exitCode, output } = await terminalRun();
+    expect(exitCode).toBe(0);
+    // The status line is redrawn in place (carriage return, clear line) while the tool runs.
+    const frames = output.split('\r\u001b[2K').map((frame) => frame.replace(/\u001b\[[0-9;]*m/g, ''));
+    expect(frames.some((frame) => /iteration 1\/30 · running slow \d/.test(frame))).toBe(true);
+    expect(frames.some((frame) => /iteration 1\/30 · running slow .* · 500 tokens · ~0\.0020 USD/.test(frame))).toBe(true);
+    expect(frames.some((frame) => frame.includes('iteration 1/30 · thinking'))).toBe(true);
+    const plain = output.replace(/\u001b\[[0-9;]*[mK]/g, '').replace(/\r/g, '');
+    expect(plain).toContain('[1] ● Taking a nap first.');
+    expect(plain).toMatch(/\[1\] ✓ slow \(exit 0, 1\.\d+s\)/);
+    expect(plain).toMatch(/COMPLETED 2 iterations · 1,120 tokens · ~0\.0037 USD · \d/);
+    expect(plain).toContain('Rested and done.');
+    expect(output).toMatch(/\u001b\[3\dm/);
+    // The plain progress lines are not printed on a terminal.
+    expect(plain).not.toContain('thinking...');
+  });
+
+  it('uses no colour when NO_COLOR is set', async () => {
+    const { exitCode, output } = await terminalRun({ NO_COLOR: '1' });
+    expect(exitCode).toBe(0);
+    expect(output).toContain('running slow');
+    expect(output).not.toMatch(/\u001b\[\d+(;\d+)*m/);
+  });
+});
+
+describe('progress when stdout is not a terminal', () => {
+  it('keeps the plain progress lines on stderr, with nothing decorative', async () => {
+    const { result } = await recordRun(threeIterations);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe('All done: a.txt says alpha.\n');
+    expect(result.stderr).toContain('[1] thinking...');
+    expect(result.stderr).toContain('[2] ← fail: exit 7');
+    expect(result.stderr).not.toContain('\u001b');
+  });
+
+  it('prints nothing but the answer with -q', async () => {
+    const { result } = await recordRun(threeIterations, { args: ['-q'] });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe('All done: a.txt says alpha.\n');
+    expect(result.stderr).toBe('');
+  });
+
+  it('prints every journal event as written, then the outcome, with --json', async () => {
+    const { result, workDir } = await recordRun(threeIterations, { args: ['--json', '-q'] });
+    expect(result.exitCode).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    const journal = readFileSync(runPaths(workDir, readLatestRunId(workDir)!).journal, 'utf8').trimEnd().split('\n');
+    expect(lines.slice(0, -1)).toEqual(journal);
+    expect(JSON.parse(lines.at(-1)!)).toEqual({
+      type: 'OUTCOME',
+      run_id: readLatestRunId(workDir),
+      work_dir: workDir,
+      status: 'COMPLETED',
+      exit_code: 0,
+      final_answer: 'All done: a.txt says alpha.',
+    });
+    expect(result.stderr).toBe('');
+  });
+});
