@@ -1,0 +1,98 @@
+// Slow end-to-end check of what we would publish: every public package is packed with `pnpm pack`
+// (which turns workspace:* into versions), the tarballs are installed together into an empty project
+// with production dependencies only (npm, third-party packages from the registry, no workspace links),
+// and there the two commands, a full agent run and the library-usage example are run. A dependency
+// used but not declared, a file missing from `files`, or a broken `exports` map fails here.
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupTempDirs, createTempDir, loadScript, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { mustRun, runCommand } from './run-command.js';
+import { publicPackages, REPOSITORY_ROOT } from './public-packages.js';
+
+const LIBRARY_USAGE = join(REPOSITORY_ROOT, 'examples', 'library-usage');
+const TSC = join(REPOSITORY_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+
+let project: string;
+let server: FakeLlm | undefined;
+const packages = publicPackages();
+
+beforeAll(async () => {
+  const tarballs = await createTempDir('delta-tarballs-');
+  await Promise.all(packages.map((entry) => mustRun('pnpm', ['pack', '--pack-destination', tarballs], { cwd: entry.directory })));
+  project = await createTempDir('delta-install-');
+  writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'delta-release-check', private: true, type: 'module' }, null, 2)}\n`);
+  const files = readdirSync(tarballs).map((name) => join(tarballs, name));
+  // One command for all tarballs: the packages depend on each other by version, and npm satisfies those
+  // with the tarballs given here rather than the registry.
+  await mustRun('npm', ['install', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=error', ...files], { cwd: project });
+}, 180_000);
+
+afterAll(async () => {
+  await server?.close();
+  await cleanupTempDirs();
+});
+
+const modelEnvironment = () => ({ DELTA_BASE_URL: server!.baseUrl, DELTA_API_KEY: 'release-check-key', OPENAI_API_KEY: '', OPENAI_BASE_URL: '' });
+
+describe('the packed packages, installed outside the monorepo', () => {
+  it('installs every public package from its tarball, with no workspace links', () => {
+    for (const entry of packages) {
+      const installed = JSON.parse(readFileSync(join(project, 'node_modules', entry.name, 'package.json'), 'utf8')) as { version: string; dependencies?: Record<string, string> };
+      expect(installed.version).toBe(entry.version);
+      for (const range of Object.values(installed.dependencies ?? {})) expect(range).not.toMatch(/^workspace:/);
+    }
+  });
+
+  it('answers `npx delta --version` and `npx delta-sessions --help`', async () => {
+    const cli = packages.find((entry) => entry.name === '@delta/cli')!;
+    const version = await mustRun('npx', ['--no-install', 'delta', '--version'], { cwd: project });
+    expect(version.stdout).toContain(`delta/${cli.version}`);
+    const sessions = await mustRun('npx', ['--no-install', 'delta-sessions', '--help'], { cwd: project });
+    expect(sessions.stdout).toContain('$ delta-sessions <command> [options]');
+  });
+
+  it('runs an agent to completion with the installed `delta`', async () => {
+    server = await startFakeLlm({ script: loadScript(join(LIBRARY_USAGE, 'agent', 'fake-llm.yaml')), apiKey: 'release-check-key' });
+    cpSync(join(LIBRARY_USAGE, 'agent'), join(project, 'agent'), { recursive: true });
+    const workDir = join(project, 'cli-workspace');
+    const result = await runCommand('npx', ['--no-install', 'delta', 'run', '--agent', 'agent', '-m', 'Write a note', '-w', workDir, '--json'], {
+      cwd: project,
+      env: modelEnvironment(),
+    });
+    expect(result.stderr).not.toMatch(/Cannot find (module|package)/);
+    expect(result.exitCode, result.stderr).toBe(0);
+    const events = result.stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { type?: string; status?: string });
+    expect(events.find((event) => event.type === 'ENGINE_END')).toMatchObject({ status: 'COMPLETED' });
+    expect(readFileSync(join(workDir, 'note.txt'), 'utf8')).toBe('Delta as a library.\n');
+    await server.close();
+    server = undefined;
+  });
+
+  it('compiles examples/library-usage against the installed types and runs it', async () => {
+    cpSync(join(LIBRARY_USAGE, 'main.ts'), join(project, 'main.ts'));
+    const tsconfig = JSON.parse(readFileSync(join(LIBRARY_USAGE, 'tsconfig.json'), 'utf8')) as { compilerOptions: Record<string, unknown> };
+    // The project installs production dependencies only; @types/node comes from the repository.
+    tsconfig.compilerOptions.typeRoots = [join(REPOSITORY_ROOT, 'node_modules', '@types')];
+    writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(tsconfig, null, 2));
+    await mustRun(process.execPath, [TSC, '-p', 'tsconfig.json'], { cwd: project });
+
+    server = await startFakeLlm({ script: loadScript(join(LIBRARY_USAGE, 'agent', 'fake-llm.yaml')), apiKey: 'library-key' });
+    const workDir = join(project, 'library-workspace');
+    // The key and base URL are passed as options, not found in the environment.
+    const result = await runCommand(
+      process.execPath,
+      ['dist/main.js', 'agent', 'Write a note', '--base-url', server.baseUrl, '--api-key', 'library-key', '--work-dir', workDir],
+      { cwd: project, env: { DELTA_BASE_URL: '', DELTA_API_KEY: '', OPENAI_API_KEY: '', OPENAI_BASE_URL: '' } },
+    );
+    expect(result.exitCode, `${result.stdout}\n${result.stderr}`).toBe(0);
+    expect(result.stdout).toContain('tool write_file (exec): tee');
+    expect(result.stdout).toMatch(/\] ENGINE_START\n/);
+    expect(result.stdout).toContain('result SUCCESS: Delta as a library.');
+    expect(result.stdout).toContain('status: COMPLETED (exit code 0)');
+    expect(readFileSync(join(workDir, 'note.txt'), 'utf8')).toBe('Delta as a library.\n');
+  });
+});
