@@ -83,7 +83,8 @@ cli
   .command('view', 'Write a run as one self-contained HTML page (timeline, tool calls, full inputs and outputs)')
   .option('-w, --work-dir <dir>', 'The workspace (default: the current directory)')
   .option('--run-id <id>', 'The run (default: the latest)')
-  .option('-o, --output <file>', 'Where to write the page (default: <run>/view.html; - for stdout)')
+  .option('-o, --output <file>', 'Where to write the page (default: <run>/view.html)')
+  .option('--stdout', 'Print the page on stdout instead')
   .example('delta view -w examples/hello-world/workspaces/W001 -o run.html')
   .action(async (flags) => (await import('./view-command.js')).viewCommand(flags));
 

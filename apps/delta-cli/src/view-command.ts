@@ -8,16 +8,17 @@ export interface ViewFlags {
   workDir?: string;
   runId?: string;
   output?: string;
+  stdout?: boolean;
 }
 
-/** `delta view`: writes one self-contained HTML page of a run (default: `<run>/view.html`) and prints its path. */
+/** `delta view`: writes one self-contained HTML page of a run (default: `<run>/view.html`) and prints its path, or prints the page with --stdout. */
 export function viewCommand(flags: ViewFlags): number {
   const paths = locateRun(flags);
-  const file = flags.output === undefined ? join(paths.runDir, 'view.html') : resolve(String(flags.output));
-  if (flags.output === '-') {
+  if (flags.stdout) {
     process.stdout.write(renderRunHtml(collectRun(paths)));
     return 0;
   }
+  const file = flags.output === undefined ? join(paths.runDir, 'view.html') : resolve(String(flags.output));
   writeFileSync(file, renderRunHtml(collectRun(paths)));
   process.stdout.write(`${file}\n`);
   return 0;

@@ -3,7 +3,7 @@ import { NO_COLORS, type Palette } from '../inspect/color.js';
 import { formatCount } from '../inspect/format-numbers.js';
 
 const LABEL_WIDTH = 9;
-const INDENT = ' '.repeat(LABEL_WIDTH + 10);
+const INDENT = ' '.repeat(8 + 2 + LABEL_WIDTH + 1);
 
 /** "2025-01-02T03:04:05.678Z" -> "03:04:05". */
 function clock(timestamp: string): string {

@@ -1,0 +1,104 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupTempDirs } from '@delta/testkit';
+import { readLatestRunId, runPaths } from '@delta/journal';
+import { HOSTILE_OUTPUT, recordRun, threeIterations, type RecordedRun } from './inspect/recorded-run.test-support.js';
+import { runDelta } from './test-support.js';
+
+/** Debian's chromium; .ci/run installs it. Only a machine where that install failed may skip, loudly. */
+function findChromium(): string | undefined {
+  const found = spawnSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' });
+  return found.status === 0 ? found.stdout.trim().split('\n')[0] : undefined;
+}
+const chromium = findChromium();
+const unavailable = process.env.DELTA_CHROMIUM_UNAVAILABLE;
+if (!chromium && unavailable) {
+  console.warn(`\n!!!!!!!!\n!!! SKIPPING the delta view browser test: chromium could not be installed (${unavailable}).\n!!!!!!!!\n`);
+}
+
+/** Headless Chromium with a fresh profile and no background network (see the machine notes). */
+export function runChromium(args: string[]): string {
+  const profile = mkdtempSync(join(tmpdir(), 'delta-chromium-'));
+  try {
+    return execFileSync(
+      chromium!,
+      [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        `--user-data-dir=${profile}`,
+        ...args,
+      ],
+      { encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 },
+    );
+  } finally {
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+let run: RecordedRun;
+let page: string;
+let html: string;
+
+beforeAll(async () => {
+  run = await recordRun(threeIterations);
+  const result = await runDelta(['view', '-w', run.workDir, '-o', join(run.workDir, 'run.html')]);
+  expect(result.stderr).toBe('');
+  expect(result.exitCode).toBe(0);
+  page = result.stdout.trim();
+  html = readFileSync(page, 'utf8');
+}, 120_000);
+afterAll(() => cleanupTempDirs());
+
+describe('delta view', () => {
+  it('writes one self-contained page: no external address, inline style and script', () => {
+    expect(page).toBe(join(run.workDir, 'run.html'));
+    expect(html).not.toMatch(/(src|href)\s*=\s*["']?(https?:)?\/\//i);
+    expect(html).not.toMatch(/<link\b/i);
+    expect(html).toContain('default-src &#39;none&#39;');
+    expect(html.match(/<script\b/g)).toHaveLength(1);
+  });
+
+  it('escapes tool output: a <script> in it stays text', () => {
+    expect(html).not.toContain(HOSTILE_OUTPUT);
+    expect(html).toContain('&lt;script&gt;document.body.setAttribute(&#39;data-pwned&#39;,&#39;1&#39;)&lt;/script&gt;&lt;img src=x onerror=&quot;');
+  });
+
+  it('writes next to the run by default, and to stdout with --stdout', async () => {
+    const byDefault = await runDelta(['view', '-w', run.workDir]);
+    const runDir = runPaths(run.workDir, readLatestRunId(run.workDir)!).runDir;
+    expect(byDefault.stdout.trim()).toBe(join(runDir, 'view.html'));
+    expect(existsSync(join(runDir, 'view.html'))).toBe(true);
+    const toStdout = await runDelta(['view', '-w', run.workDir, '--stdout']);
+    expect(toStdout.stdout).toMatch(/^<!doctype html>/);
+  });
+
+  it.skipIf(!chromium && unavailable)('shows every iteration in headless Chromium, with its tool calls, and runs no injected script', () => {
+    const dom = runChromium(['--virtual-time-budget=5000', '--dump-dom', `file://${page}`]);
+    // Set by the page's own script: it ran, and counted the iterations.
+    expect(dom).toMatch(/<body[^>]*data-rendered-iterations="3"/);
+    expect(dom).toContain('3 iterations shown');
+    expect(dom).not.toMatch(/<body[^>]*data-pwned/);
+    for (const iteration of [1, 2, 3]) expect(dom).toContain(`id="iteration-${iteration}"`);
+    for (const text of ['Writing a file and printing HTML.', 'Now a failure.', 'All done: a.txt says alpha.', 'write_file', 'print_html', 'bad luck']) {
+      expect(dom).toContain(text);
+    }
+    expect(dom).toContain('&lt;script&gt;document.body.setAttribute');
+    expect(dom).toContain('6,170 (6,000 in, 170 out)');
+    expect(dom).toContain('0.0167 USD');
+
+    const screenshot = join(run.workDir, 'view.png');
+    runChromium(['--window-size=1280,1600', '--hide-scrollbars', `--screenshot=${screenshot}`, `file://${page}`]);
+    const png = readFileSync(screenshot);
+    expect(png.subarray(1, 4).toString()).toBe('PNG');
+    expect(png.length).toBeGreaterThan(10_000);
+  });
+});
