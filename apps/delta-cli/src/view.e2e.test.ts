@@ -14,7 +14,7 @@ function findChromium(): string | undefined {
   return found.status === 0 ? found.stdout.trim().split('\n')[0] : undefined;
 }
 const chromium = findChromium();
-const unavailable = process.env.DELTA_CHROMIUM_UNAVAILABLE;
+const unavailable = process.env.DELTA_TEST_CHROMIUM_UNAVAILABLE;
 if (!chromium && unavailable) {
   console.warn(`\n!!!!!!!!\n!!! SKIPPING the delta view browser test: chromium could not be installed (${unavailable}).\n!!!!!!!!\n`);
 }
