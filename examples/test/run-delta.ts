@@ -3,7 +3,7 @@ import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { basename, delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readJournal, readMetadata, type JournalEvent } from '@delta/journal';
-import { createTempDir } from '@delta/testkit';
+import { createTempDir, loadScript, startFakeLlm } from '@delta/testkit';
 
 /** The built `delta` launcher of this repository (turbo builds @delta/cli before these tests). */
 export const DELTA_BIN = fileURLToPath(new URL('../../apps/delta-cli/bin/delta.js', import.meta.url));
@@ -34,6 +34,7 @@ export function runProcess(
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.on('error', reject);
     child.on('close', (exitCode) => resolve({ exitCode, stdout, stderr }));
+    child.stdin.on('error', () => {}); // a command that exits without reading its stdin (EPIPE) is fine
     child.stdin.end(options.input ?? '');
   });
 }
@@ -98,4 +99,23 @@ export function observation(journal: JournalEvent[], actionId: string): string {
   const result = journal.find((event) => event.type === 'ACTION_RESULT' && event.action_id === actionId);
   if (result === undefined) throw new Error(`no ACTION_RESULT for ${actionId}`);
   return (result as { observation_content: string }).observation_content;
+}
+
+/** Like runScripted, with the testkit server in this process, so a test can read every request the model got. */
+export async function runWithRecordedModel(
+  script: string,
+  deltaArgs: string[],
+  options: { cwd?: string; env?: Record<string, string | undefined> } = {},
+): Promise<ProcessResult & { requests: Array<{ messages: Array<{ role: string; content: string | null }> }> }> {
+  const server = await startFakeLlm({ script: loadScript(script) });
+  try {
+    const result = await runProcess(process.execPath, [DELTA_BIN, ...deltaArgs], {
+      cwd: options.cwd,
+      env: { DELTA_BASE_URL: server.baseUrl, DELTA_API_KEY: 'fake-key', OPENAI_API_KEY: undefined, ...options.env },
+    });
+    const requests = server.requests.filter((request) => request.status === 200).map((request) => request.body as never);
+    return { ...result, requests };
+  } finally {
+    await server.close();
+  }
 }

@@ -1,0 +1,21 @@
+#!/bin/sh
+# The agent's research notes: notes.md in the workspace, one "- finding (source)" line each.
+#   notes.sh add SOURCE          append the finding read from stdin, citing SOURCE
+#   notes.sh show OUTPUT_FILE    write the notes as a context block (the computed_file generator)
+set -eu
+case ${1:-} in
+  add)
+    finding=$(cat | tr '\n' ' ' | sed 's/ *$//')
+    printf -- '- %s (%s)\n' "$finding" "$2" >> notes.md
+    echo "saved; notes.md has $(grep -c '^- ' notes.md) notes"
+    ;;
+  show)
+    mkdir -p "$(dirname "$2")"
+    {
+      echo "## Your research notes (notes.md)"
+      echo
+      if [ -s notes.md ]; then tail -n 40 notes.md; else echo "(none yet)"; fi
+    } > "$2"
+    ;;
+  *) echo "usage: notes.sh add SOURCE | show OUTPUT_FILE" >&2; exit 2 ;;
+esac
