@@ -41,9 +41,14 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
   const started = performance.now();
   const base = { invocation_id: invocationId, iteration, model: payload.model, started_at: startedAt.toISOString(), stream: false };
   let response: ChatCompletion;
+  // A signal per call: the openai SDK never removes the listener it adds, so the run's own signal would gain one per iteration.
+  const call = new AbortController();
+  const abort = () => call.abort(context.signal.reason);
+  if (context.signal.aborted) abort();
+  context.signal.addEventListener('abort', abort, { once: true });
   try {
     response = await context.model.complete(payload, {
-      signal: context.signal,
+      signal: call.signal,
       onRequestBody: (body) => writeInvocationRequest(context.paths, invocationId, body),
     });
   } catch (error) {
@@ -54,6 +59,8 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
       error: error instanceof Error ? error.message : String(error),
     });
     throw error;
+  } finally {
+    context.signal.removeEventListener('abort', abort);
   }
   const usage = response.usage
     ? { prompt_tokens: response.usage.prompt_tokens, completion_tokens: response.usage.completion_tokens, total_tokens: response.usage.total_tokens }
@@ -143,11 +150,12 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
         join(context.paths.ioDir, 'context', `${String(iteration).padStart(4, '0')}_${source.id ?? `source_${index}`}`),
       signal: context.signal,
     });
+    // messages last: a request then starts with the bytes of the previous one, and io/invocations keeps only what is new.
     const proposed = {
       ...requestParameters(context),
       model: context.agent.config.llm.model,
-      messages,
       tools,
+      messages,
     } as ChatCompletionCreateParamsNonStreaming;
     const payload = await applyPreLlmRequest(context, iteration, proposed);
 
