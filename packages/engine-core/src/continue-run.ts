@@ -1,9 +1,10 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigurationError, DeltaError } from '@delta/errors';
-import { acquireRunLock, readJournal, readLatestRunId, readMetadata, runPaths, updateMetadata, type RunStatus } from '@delta/journal';
+import { acquireRunLock, readJournal, readLatestRunId, readMetadata, runPaths, updateMetadata, type JournalEvent, type RunStatus } from '@delta/journal';
 import { interactionFiles } from './ask-human.js';
-import { driveRun } from './drive-run.js';
+import { driveRun, finishRun } from './drive-run.js';
+import { ExitCode } from './exit-codes.js';
 import { ENGINE_VERSION } from './engine-version.js';
 import { loadAgent, type LoadedAgent } from './load-agent.js';
 import { openRunContext, resolveModel } from './open-run.js';
@@ -31,8 +32,7 @@ function noRun(workDir: string, detail: string): ConfigurationError {
 }
 
 /** The status the run really has: the journal's ENGINE_END wins over a metadata.json a crash left behind. */
-function effectiveStatus(metadataStatus: RunStatus, journalFile: string): { status: RunStatus; crashed: boolean } {
-  const events = readJournal(journalFile, { tolerateTornTail: true });
+function effectiveStatus(metadataStatus: RunStatus, events: readonly JournalEvent[]): { status: RunStatus; crashed: boolean } {
   let last: RunStatus | undefined;
   for (let index = events.length - 1; index >= 0; index -= 1) {
     const event = events[index]!;
@@ -45,6 +45,16 @@ function effectiveStatus(metadataStatus: RunStatus, journalFile: string): { stat
   if (last) return { status: last, crashed: false };
   // We hold the lock and the journal has no end: the engine that wrote it is gone.
   return { status: metadataStatus === 'RUNNING' ? 'RUNNING' : metadataStatus, crashed: true };
+}
+
+/** The model's last word was a final answer and nothing came after it: the run had completed when it crashed. */
+function finalAnswerOf(events: readonly JournalEvent[]): string | undefined {
+  for (let index = events.length - 1; index >= 0; index -= 1) {
+    const event = events[index]!;
+    if (event.type === 'USER_MESSAGE' || event.type === 'ACTION_RESULT') return undefined;
+    if (event.type === 'THOUGHT') return event.tool_calls.length === 0 ? (event.content ?? '') : undefined;
+  }
+  return undefined;
 }
 
 function requireMessage(status: RunStatus, workDir: string): ConfigurationError {
@@ -83,7 +93,12 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
     throw error;
   }
   try {
-    const { status, crashed } = effectiveStatus(metadata.status, paths.journal);
+    const events = readJournal(paths.journal, { tolerateTornTail: true });
+    const { status, crashed } = effectiveStatus(metadata.status, events);
+    if (!crashed && metadata.status !== status) {
+      // The engine was killed between writing ENGINE_END and metadata.json: the journal is the truth.
+      updateMetadata(paths.metadata, { status, end_time: status === 'WAITING_FOR_INPUT' ? null : new Date().toISOString() });
+    }
     const message = options.message;
     if ((status === 'COMPLETED' || status === 'FAILED') && message === undefined) throw requireMessage(status, workDir);
     if (status === 'WAITING_FOR_INPUT') {
@@ -126,6 +141,13 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
         level: 'WARN',
         content: 'The engine process that was running this run stopped without finishing (a crash or kill -9); the run is resumed from its journal.',
       });
+    }
+    const finalAnswer = crashed && message === undefined ? finalAnswerOf(events) : undefined;
+    if (finalAnswer !== undefined) {
+      // Killed after the final answer but before ENGINE_END: finish it rather than ask the model again.
+      const outcome = { status: 'COMPLETED' as const, exitCode: ExitCode.COMPLETED, finalAnswer };
+      finishRun(context, outcome);
+      return { ...outcome, runId, workDir, paths };
     }
     if (message !== undefined && status !== 'WAITING_FOR_INPUT') record(context, { type: 'USER_MESSAGE', content: message });
     const outcome = await driveRun(context);
