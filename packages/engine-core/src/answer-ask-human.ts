@@ -13,6 +13,10 @@ import { parseToolArguments } from './run-tool-call.js';
 
 function finishWithAnswer(context: RunContext, item: PendingCall, answer: string): void {
   record(context, { type: 'HUMAN_INPUT_RECEIVED', iteration: item.iteration, action_id: item.call.id, response: answer });
+  resultFromAnswer(context, item, answer);
+}
+
+function resultFromAnswer(context: RunContext, item: PendingCall, answer: string): void {
   record(context, {
     type: 'ACTION_RESULT',
     iteration: item.iteration,
@@ -61,6 +65,11 @@ async function ask(context: RunContext, item: PendingCall, request: HumanInputRe
  */
 export async function answerAskHuman(context: RunContext, item: PendingCall): Promise<RunOutcome | undefined> {
   const { call, iteration } = item;
+  if (item.received !== undefined) {
+    // The answer is in the journal but the run stopped before its result: never ask the human twice.
+    resultFromAnswer(context, item, item.received);
+    return undefined;
+  }
   if (item.waitingForHuman) {
     const asked = item.waitingForHuman;
     const request = createHumanInputRequest(call.id, {
