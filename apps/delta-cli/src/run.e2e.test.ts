@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
-import { readJournal, readMetadata } from '@delta/journal';
+import { readInvocationRequest, readJournal, readMetadata, runPaths } from '@delta/journal';
 import { createServer } from 'node:net';
 import { runDelta } from './test-support.js';
 
@@ -105,7 +105,7 @@ describe('delta run, end to end', () => {
     const invocations = readdirSync(join(runDir, 'io', 'invocations')).sort();
     expect(invocations).toHaveLength(3);
     invocations.forEach((id, index) => {
-      expect(readFileSync(join(runDir, 'io', 'invocations', id, 'request.json'), 'utf8')).toBe(server!.requests[index]!.rawBody);
+      expect(readInvocationRequest(runPaths(work, runId), id)).toBe(server!.requests[index]!.rawBody);
       expect(JSON.parse(readFileSync(join(runDir, 'io', 'invocations', id, 'metadata.json'), 'utf8'))).toMatchObject({ status: 'SUCCESS' });
     });
 

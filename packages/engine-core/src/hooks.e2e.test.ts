@@ -2,7 +2,7 @@ import { chmodSync, existsSync, readFileSync, readdirSync, writeFileSync } from 
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm, type ScriptStep } from '@delta/testkit';
-import { readJournal } from '@delta/journal';
+import { readInvocationRequest, readJournal } from '@delta/journal';
 import { loadAgent, startRun } from './index.js';
 
 let server: FakeLlm | undefined;
@@ -127,7 +127,32 @@ PY
     expect(sent.messages[0]!.content).toBe('INJECTED BY HOOK');
     expect(sent.temperature).toBe(0);
     const [invocation] = readdirSync(result.paths.invocationsDir);
-    expect(readFileSync(join(result.paths.invocationsDir, invocation!, 'request.json'), 'utf8')).toBe(server!.requests[0]!.rawBody);
+    expect(readInvocationRequest(result.paths, invocation!)).toBe(server!.requests[0]!.rawBody);
+  });
+
+  it('records every request exactly when a pre_llm_request hook rewrites earlier messages in one iteration', async () => {
+    const rewrite = `#!/bin/sh
+python3 - <<'PY'
+import json, os
+io = os.environ['DELTA_HOOK_IO_PATH']
+payload = json.load(open(io + 'input/proposed_payload.json'))
+if os.environ['ITERATION_COUNT'] == '2':
+    payload['messages'][0]['content'] = 'REWRITTEN BY HOOK ' * 50
+json.dump(payload, open(io + 'output/final_payload.json', 'w'))
+PY
+`;
+    const agent = await agentWith(`pre_llm_request:\n  command: ['\${AGENT_HOME}/rewrite.sh']\n`, { 'rewrite.sh': rewrite });
+    const say = (text: string): ScriptStep => ({ tool_calls: [{ name: 'say', arguments: { text } }] });
+    const { result } = await run(agent, [say('one'), say('two'), say('three'), { content: 'done' }]);
+    expect(result.status).toBe('COMPLETED');
+    const invocations = readdirSync(result.paths.invocationsDir).sort();
+    expect(invocations).toHaveLength(4);
+    invocations.forEach((id, index) => expect(readInvocationRequest(result.paths, id)).toBe(server!.requests[index]!.rawBody));
+    expect(server!.requests[1]!.rawBody).toContain('REWRITTEN BY HOOK');
+    expect(server!.requests[2]!.rawBody).not.toContain('REWRITTEN BY HOOK');
+    // The rewritten request shares less than half with the one before, so it is copied whole; later ones are deltas again.
+    const kinds = invocations.map((id) => readdirSync(join(result.paths.invocationsDir, id)).find((name) => name.startsWith('request')));
+    expect(kinds).toEqual(['request.json', 'request.json', 'request.delta.json', 'request.delta.json']);
   });
 
   it('falls back to the proposed payload with a SYSTEM_MESSAGE when the hook fails or writes junk', async () => {

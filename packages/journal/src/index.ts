@@ -55,8 +55,17 @@ export {
   finishToolExecutionRecord,
   createInvocationId,
   invocationDirectory,
-  writeInvocationRequest,
   writeInvocationResult,
 } from './io-records.js';
 export type { ToolExecutionRecord, InvocationMetadata } from './io-records.js';
+export {
+  writeInvocationRequest,
+  readInvocationRequest,
+  readInvocationRequestBytes,
+  REQUEST_FILE,
+  REQUEST_DELTA_FILE,
+  REQUEST_DELTA_FORMAT,
+  MAX_DELTA_CHAIN,
+} from './invocation-request.js';
+export type { RequestDelta } from './invocation-request.js';
 export { parseJson } from './json.js';

@@ -69,14 +69,6 @@ export function invocationDirectory(paths: RunPaths, invocationId: string): stri
   return join(paths.invocationsDir, invocationId);
 }
 
-/** Writes `io/invocations/<id>/request.json`: the exact payload sent, before the call is made. */
-export function writeInvocationRequest(paths: RunPaths, invocationId: string, requestBody: string): string {
-  const dir = invocationDirectory(paths, invocationId);
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'request.json'), requestBody);
-  return dir;
-}
-
 export function writeInvocationResult(
   paths: RunPaths,
   invocationId: string,
