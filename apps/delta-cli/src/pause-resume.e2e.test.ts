@@ -75,12 +75,12 @@ describe('ask_human', () => {
     writeFileSync(join(runDir, 'interaction', 'response.txt'), 'blue\n');
     const resumed = await runDelta(['run', '--agent', agent, '-m', 'And now say thanks', '-w', work], { env });
     expect(resumed.exitCode).toBe(0);
-    expect(resumed.stderr).toContain('Resuming run');
-    expect(resumed.stdout).toBe('got: And now say thanks\n');
+    expect(resumed.stderr).toContain('its answer is taken from interaction/response.txt; your -m message is not used');
+    expect(resumed.stdout).toBe('got: blue\n');
     expect(existsSync(join(runDir, 'interaction', 'request.json'))).toBe(false);
     expect(existsSync(join(runDir, 'interaction', 'response.txt'))).toBe(false);
 
-    // The answer is the ask_human tool result, right after the call; the -m message comes after that.
+    // The answer is the ask_human tool result, right after the call, never a user message.
     const afterAnswer = server!.requests[1]!.body.messages as Message[];
     expect(afterAnswer.slice(-2).map((message) => message.role)).toEqual(['assistant', 'tool']);
     expect(afterAnswer.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_ask', content: 'blue' });
