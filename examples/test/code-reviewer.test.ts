@@ -37,8 +37,8 @@ describe('examples/3-advanced/code-reviewer', () => {
     // Every request held the project guide and the code map, in that order, before the conversation.
     expect(result.requests).toHaveLength(5);
     for (const { messages } of result.requests) {
-      expect(messages[1].content).toContain('Money is an integer number of cents');
-      expect(messages[2].content).toContain('- src/pricing.py (12 lines): apply_discount, total');
+      expect(messages[1]!.content).toContain('Money is an integer number of cents');
+      expect(messages[2]!.content).toContain('- src/pricing.py (12 lines): apply_discount, total');
     }
     expect(readdirSync(join(runDir, 'io', 'context'))).toHaveLength(5);
 
