@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 // One bundled file per entry, with the workspace packages inlined so that `delta --help` loads nothing
-// it does not need; the engine (and through it openai and execa) is a separate chunk loaded on demand.
+// it does not need; the engine (and through it openai) is a separate chunk loaded on demand.
 export default defineConfig({
   entry: ['src/cli.ts'],
   format: ['esm'],
@@ -11,7 +11,7 @@ export default defineConfig({
   sourcemap: true,
   splitting: true,
   noExternal: [/^@delta\//, 'cac', 'zod', 'yaml', 'shell-quote'],
-  external: ['openai', 'execa'],
+  external: ['openai'],
   // Bundle the workspace packages from their sources, so the CLI never depends on their build order.
   esbuildOptions(options) {
     options.conditions = ['@delta/source', 'import', 'module', 'node'];

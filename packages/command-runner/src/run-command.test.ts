@@ -71,6 +71,34 @@ describe('runCommand', () => {
     expect(formatCapturedOutput(result.stdout, 'out.log')).toContain('[... 4998004 bytes omitted of 5000004; the full output is in out.log ...]');
   });
 
+  it('hands output files to the command: a background child that keeps writing does not hold the result', async () => {
+    const dir = temp();
+    const started = Date.now();
+    const result = await runCommand({
+      file: 'sh',
+      args: ['-c', 'echo first; (sleep 1; echo late) & echo last >&2'],
+      cwd: dir,
+      env,
+      stdoutFile: join(dir, 'out.log'),
+      stderrFile: join(dir, 'err.log'),
+    });
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(result.stdout).toEqual({ head: 'first\n', tail: '', totalBytes: 6, omittedBytes: 0 });
+    expect(result.stderr.head).toBe('last\n');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(readFileSync(join(dir, 'out.log'), 'utf8')).toBe('first\nlate\n');
+  });
+
+  it('survives a command that exits without reading a large stdin, and names one that cannot run', async () => {
+    const dir = temp();
+    const result = await runCommand({ file: 'true', args: [], cwd: dir, env, stdin: 'x'.repeat(4_000_000), stdoutFile: join(dir, 'out.log') });
+    expect(result.exitCode).toBe(0);
+    writeFileSync(join(dir, 'not-executable'), '#!/bin/sh\n');
+    const refused = await runCommand({ file: join(dir, 'not-executable'), args: [], cwd: dir, env, stdoutFile: join(dir, 'out.log') });
+    expect(refused.exitCode).toBeNull();
+    expect(refused.startError).toBe(`permission denied: ${join(dir, 'not-executable')} is not executable`);
+  });
+
   it('stops the whole process group on timeout', async () => {
     const dir = temp();
     const marker = join(dir, 'late');

@@ -1,7 +1,8 @@
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { finished } from 'node:stream/promises';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { BoundedCapture, type CapturedOutput } from './bounded-capture.js';
+import { captureFromFile } from './file-capture.js';
 
 export interface RunCommandOptions {
   file: string;
@@ -15,7 +16,7 @@ export interface RunCommandOptions {
   timeoutMs?: number;
   /** Stop the command (its whole process group) when this aborts. */
   signal?: AbortSignal;
-  /** Complete stdout and stderr are streamed to these files as they arrive. */
+  /** Complete stdout and stderr are written to these files as they arrive. */
   stdoutFile?: string;
   stderrFile?: string;
   /** Bytes kept in memory from the start and from the end of each stream (default 64 KiB). */
@@ -52,45 +53,71 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   }
 }
 
-function collect(stream: Readable | null | undefined, capture: BoundedCapture, file: WriteStream | undefined): Promise<void> {
+/** An output going to a file is handed to the command as that file: it never passes through this process. */
+function openOutput(file: string | undefined): number | undefined {
+  return file === undefined ? undefined : openSync(file, 'w');
+}
+
+function collect(stream: Readable | null | undefined, capture: BoundedCapture): Promise<void> {
   if (!stream) return Promise.resolve();
-  stream.on('data', (chunk: Buffer) => capture.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk)));
-  if (file) stream.pipe(file);
-  return finished(stream).catch(() => undefined);
+  return new Promise((resolve) => {
+    stream.on('data', (chunk: Buffer) => capture.push(chunk));
+    stream.once('close', resolve);
+    stream.once('error', () => resolve());
+  });
+}
+
+interface Ended {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  error?: NodeJS.ErrnoException;
+}
+
+function ended(child: ChildProcess): Promise<Ended> {
+  return new Promise((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+    child.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, signal: null, error }));
+  });
 }
 
 /**
- * Runs one command without a shell, in its own process group, streaming its output to disk and keeping
- * a bounded head and tail in memory. It never throws for the command's own failures: they are in the result.
+ * Runs one command without a shell, in its own process group, writing its output to disk and keeping a
+ * bounded head and tail in memory. It never throws for the command's own failures: they are in the result.
  */
 export async function runCommand(options: RunCommandOptions): Promise<CommandResult> {
-  const { execa } = await import('execa');
   const captureBytes = options.captureBytes ?? 64 * 1024;
   const stdoutCapture = new BoundedCapture(captureBytes);
   const stderrCapture = new BoundedCapture(captureBytes);
-  const stdoutFile = options.stdoutFile ? createWriteStream(options.stdoutFile) : undefined;
-  const stderrFile = options.stderrFile ? createWriteStream(options.stderrFile) : undefined;
   const started = performance.now();
-
-  const subprocess = execa(options.file, [...options.args], {
-    cwd: options.cwd,
-    env: options.env,
-    extendEnv: false,
-    detached: true,
-    cleanup: false,
-    buffer: false,
-    reject: false,
-    encoding: 'buffer',
-    stripFinalNewline: false,
-    ...(options.stdin === undefined ? { stdin: 'ignore' as const } : { input: options.stdin }),
-  });
+  const stdoutFd = openOutput(options.stdoutFile);
+  let stderrFd: number | undefined;
+  let child: ChildProcess;
+  try {
+    stderrFd = openOutput(options.stderrFile);
+    child = spawn(options.file, [...options.args], {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', stdoutFd ?? 'pipe', stderrFd ?? 'pipe'],
+    });
+  } finally {
+    // The command holds its own copies; ours are not needed once it is started.
+    if (stdoutFd !== undefined) closeSync(stdoutFd);
+    if (stderrFd !== undefined) closeSync(stderrFd);
+  }
+  const end = ended(child);
+  if (child.stdin) {
+    // A command that exits without reading its input is not an error of ours.
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(options.stdin);
+  }
 
   let timedOut = false;
   let aborted = false;
   let forceTimer: NodeJS.Timeout | undefined;
   const stop = () => {
-    killGroup(subprocess.pid, 'SIGTERM');
-    forceTimer = setTimeout(() => killGroup(subprocess.pid, 'SIGKILL'), options.killGraceMs ?? 2000);
+    killGroup(child.pid, 'SIGTERM');
+    forceTimer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), options.killGraceMs ?? 2000);
     forceTimer.unref();
   };
   const timer =
@@ -107,48 +134,31 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   if (options.signal?.aborted) onAbort();
   options.signal?.addEventListener('abort', onAbort, { once: true });
 
-  const streams = Promise.all([
-    collect(subprocess.stdout as Readable | null, stdoutCapture, stdoutFile),
-    collect(subprocess.stderr as Readable | null, stderrCapture, stderrFile),
-  ]);
-  // A background process the command started may hold its stdout open for ever: once the command itself
-  // has exited, its output gets a short grace period, then our ends of the pipes are closed.
-  const exited = new Promise<void>((resolve) => subprocess.once('exit', () => resolve()));
-  await Promise.race([streams, exited.then(() => delay(STREAM_GRACE_MS))]);
-  subprocess.stdout?.destroy();
-  subprocess.stderr?.destroy();
-  const result = await subprocess;
+  const streams = Promise.all([collect(child.stdout, stdoutCapture), collect(child.stderr, stderrCapture)]);
+  const result = await end;
+  // A background process the command started may hold a pipe open for ever: once the command itself has
+  // exited, its output gets a short grace period, then our ends of the pipes are closed.
+  if (child.stdout || child.stderr) await Promise.race([streams, delay(STREAM_GRACE_MS)]);
+  child.stdout?.destroy();
+  child.stderr?.destroy();
   if (timer) clearTimeout(timer);
   if (forceTimer) clearTimeout(forceTimer);
   options.signal?.removeEventListener('abort', onAbort);
-  await Promise.all([closeFile(stdoutFile), closeFile(stderrFile)]);
 
-  const startError =
-    result.exitCode === undefined && result.signal === undefined && result.failed
-      ? describeStartError(result as unknown as { code?: string; originalMessage?: string }, options.file)
-      : undefined;
   return {
-    exitCode: result.exitCode ?? null,
-    signal: result.signal ?? null,
+    exitCode: result.error ? null : result.code,
+    signal: result.signal,
     timedOut,
     aborted,
-    ...(startError === undefined ? {} : { startError }),
+    ...(result.error ? { startError: describeStartError(result.error, options.file) } : {}),
     durationMs: performance.now() - started,
-    stdout: stdoutCapture.result(),
-    stderr: stderrCapture.result(),
+    stdout: options.stdoutFile === undefined ? stdoutCapture.result() : captureFromFile(options.stdoutFile, captureBytes),
+    stderr: options.stderrFile === undefined ? stderrCapture.result() : captureFromFile(options.stderrFile, captureBytes),
   };
 }
 
-function closeFile(file: WriteStream | undefined): Promise<void> {
-  if (!file) return Promise.resolve();
-  return new Promise((resolve) => {
-    if (file.closed) return resolve();
-    file.end(() => resolve());
-  });
-}
-
-function describeStartError(error: { code?: string; originalMessage?: string }, file: string): string {
+function describeStartError(error: NodeJS.ErrnoException, file: string): string {
   if (error.code === 'ENOENT') return `command not found: ${file}`;
   if (error.code === 'EACCES') return `permission denied: ${file} is not executable`;
-  return error.originalMessage ?? `could not start ${file}`;
+  return error.message || `could not start ${file}`;
 }
