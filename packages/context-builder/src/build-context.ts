@@ -72,8 +72,9 @@ function fittedBlock(
   const header = blockHeader(id);
   const whole: ChatMessage = { role: 'system', content: header + text.text };
   const limit = limitFor(source.max_tokens, budget);
+  if (limit === undefined) return whole;
   const tokens = messageTokens(whole, context.countTokens);
-  if (limit === undefined || tokens <= limit.tokens) return whole;
+  if (tokens <= limit.tokens) return whole;
   const fix = `Raise total_max_tokens, shorten ${text.path}, or give sources[${index}] a smaller max_tokens.`;
   if (source.max_tokens === undefined) {
     throw new ConfigurationError(
@@ -118,7 +119,8 @@ export async function buildContextMessages(options: BuildContextOptions): Promis
     const text = await blockText(source, index, options, context);
     if (text === undefined) continue;
     const block = fittedBlock(source, index, text, budget, context);
-    budget.remaining -= messageTokens(block, context.countTokens);
+    // Without total_max_tokens nothing is counted: the conversation is not walked twice per iteration.
+    if (total !== undefined) budget.remaining -= messageTokens(block, context.countTokens);
     parts[index] = [block];
   }
   for (const [index, source] of options.manifest.sources.entries()) {
@@ -128,7 +130,7 @@ export async function buildContextMessages(options: BuildContextOptions): Promis
       events: options.events,
       journalPath: options.journalPath,
     });
-    budget.remaining -= messagesTokens(messages, context.countTokens);
+    if (total !== undefined) budget.remaining -= messagesTokens(messages, context.countTokens);
     parts[index] = messages;
   }
   return parts.flat();

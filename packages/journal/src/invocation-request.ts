@@ -28,6 +28,8 @@ export interface RequestDelta {
 interface LastRequest {
   invocationId: string;
   body: string;
+  /** The body's length in UTF-8 bytes. */
+  bytes: number;
   /** How many deltas lead from this request back to a whole copy (0 for a whole copy). */
   depth: number;
   file: string;
@@ -105,7 +107,8 @@ export function writeInvocationRequest(paths: RunPaths, invocationId: string, re
     const shared = commonPrefixLength(previous.body, requestBody);
     if (shared * 2 >= requestBody.length) {
       const suffix = requestBody.slice(shared);
-      const prefixBytes = Buffer.byteLength(requestBody.slice(0, shared));
+      // Counted from the end of the previous body, which is short, rather than over the whole shared start.
+      const prefixBytes = previous.bytes - Buffer.byteLength(previous.body.slice(shared));
       delta = {
         format: REQUEST_DELTA_FORMAT,
         base: previous.invocationId,
@@ -118,7 +121,13 @@ export function writeInvocationRequest(paths: RunPaths, invocationId: string, re
   const written = delta
     ? writeRecord(dir, REQUEST_DELTA_FILE, `${JSON.stringify(delta)}\n`)
     : writeRecord(dir, REQUEST_FILE, requestBody);
-  remember(paths.invocationsDir, { invocationId, body: requestBody, depth: delta ? previous!.depth + 1 : 0, ...written });
+  remember(paths.invocationsDir, {
+    invocationId,
+    body: requestBody,
+    bytes: delta ? delta.bytes : written.size,
+    depth: delta ? previous!.depth + 1 : 0,
+    ...written,
+  });
   return dir;
 }
 
