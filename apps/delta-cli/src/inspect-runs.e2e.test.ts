@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTempDirs } from '@delta/testkit';
-import { readJournal, readLatestRunId, readMetadata, runPaths } from '@delta/journal';
+import { readInvocationRequest, readJournal, readLatestRunId, readMetadata, runPaths } from '@delta/journal';
 import { HOSTILE_OUTPUT, recordRun, threeIterations, type RecordedRun } from './inspect/recorded-run.test-support.js';
 import { runDelta } from './test-support.js';
 
@@ -118,7 +118,8 @@ describe('delta show', () => {
   it('prints the exact request bytes and the response of invocation N or by id', async () => {
     const invocations = readdirSync(paths().invocationsDir).sort();
     expect(invocations).toHaveLength(3);
-    const request = readFileSync(join(paths().invocationsDir, invocations[1]!, 'request.json'), 'utf8');
+    const request = readInvocationRequest(paths(), invocations[1]!);
+    expect(JSON.parse(request)).toMatchObject({ model: 'test-model', messages: expect.any(Array) });
     expect((await runDelta(['show', 'invocation', '2', '-w', first.workDir, '--request'])).stdout).toBe(request);
     expect((await runDelta(['show', 'invocation', invocations[1]!, '-w', first.workDir, '--request'])).stdout).toBe(request);
 

@@ -59,8 +59,9 @@ function started(timestamp: string): string {
 /** `delta list`: the runs of a workspace, or of every workspace of an agent, latest first. */
 export function listCommand(flags: ListFlags): number {
   const { runs, byAgent } = findRuns(flags);
-  // Run ids start with their UTC start time, so they sort by time across workspaces too.
-  runs.sort((a, b) => (a.runId < b.runId ? 1 : a.runId > b.runId ? -1 : 0));
+  // Latest first: by the start time in metadata.json (to the millisecond), else by the run id's second.
+  const startedAt = (run: ListedRun) => run.metadata?.created_at ?? run.runId;
+  runs.sort((a, b) => startedAt(b).localeCompare(startedAt(a)) || b.runId.localeCompare(a.runId));
   if (flags.json) {
     for (const run of runs) {
       process.stdout.write(`${JSON.stringify({ run_id: run.runId, work_dir: run.workDir, ...(run.metadata ? { metadata: run.metadata } : { problem: run.problem }) })}\n`);

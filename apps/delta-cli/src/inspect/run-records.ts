@@ -1,14 +1,27 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { invocationDirectory, parseJson, readJournal, type InvocationMetadata, type JournalEvent, type RunPaths } from '@delta/journal';
+import { DeltaError } from '@delta/errors';
+import {
+  invocationDirectory,
+  parseJson,
+  readInvocationRequestBytes as readRecordedRequest,
+  readJournal,
+  type InvocationMetadata,
+  type JournalEvent,
+  type RunPaths,
+} from '@delta/journal';
 
 /**
- * The exact request body sent to the model. The one place the CLI reads request.json, so that a
- * change in how io/invocations stores it (a @delta/journal reader) is a one-line switch here.
+ * The exact request body sent to the model (io/invocations stores it whole or as a delta; @delta/journal
+ * rebuilds it), or undefined when none was recorded. The one place the CLI reads requests.
  */
 export function readInvocationRequestBytes(paths: RunPaths, invocationId: string): Buffer | undefined {
-  const file = join(invocationDirectory(paths, invocationId), 'request.json');
-  return existsSync(file) ? readFileSync(file) : undefined;
+  try {
+    return readRecordedRequest(paths, invocationId);
+  } catch (error) {
+    if (DeltaError.isInstance(error) && error.code === 'INVOCATION_REQUEST_MISSING') return undefined;
+    throw error;
+  }
 }
 
 export function readInvocationResponseText(paths: RunPaths, invocationId: string): string | undefined {
