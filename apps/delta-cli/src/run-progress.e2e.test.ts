@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempAgent, startFakeLlm, type FakeLlm, type ScriptStep } from '@delta/testkit';
 import { readLatestRunId, runPaths } from '@delta/journal';
 import { inspectAgentYaml, recordRun, threeIterations } from './inspect/recorded-run.test-support.js';
-import { DELTA_BIN } from './test-support.js';
+import { DELTA_BIN, runDelta } from './test-support.js';
 
 let server: FakeLlm | undefined;
 afterEach(async () => {
@@ -106,5 +106,19 @@ describe('progress when stdout is not a terminal', () => {
       final_answer: 'All done: a.txt says alpha.',
     });
     expect(result.stderr).toBe('');
+  });
+
+  it('prints only the events of this engine invocation with delta continue --json', async () => {
+    const { workDir } = await recordRun([{ content: 'First answer.' }]);
+    server = await startFakeLlm({ script: [{ content: 'Second answer.' }] });
+    const result = await runDelta(['continue', '-w', workDir, '-m', 'And again', '--json'], {
+      env: { DELTA_API_KEY: 'test-key', DELTA_BASE_URL: server.baseUrl },
+    });
+    expect(result.exitCode).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    const journal = readFileSync(runPaths(workDir, readLatestRunId(workDir)!).journal, 'utf8').trimEnd().split('\n');
+    expect(lines.slice(0, -1)).toEqual(journal.slice(journal.length - lines.length + 1));
+    expect(JSON.parse(lines[0]!)).toMatchObject({ type: 'ENGINE_START', seq: 5 });
+    expect(JSON.parse(lines.at(-1)!)).toMatchObject({ type: 'OUTCOME', status: 'COMPLETED', final_answer: 'Second answer.' });
   });
 });
