@@ -184,7 +184,7 @@ describe('delta tool expand', () => {
     const result = await runDelta(['tool', 'expand', agent]);
     expect(result.exitCode).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toContain(`Error: ${join(agent, 'agent.yaml')}:7:5 tools[1].exec: Shell metacharacter '|' not allowed in exec: mode.`);
+    expect(result.stderr).toContain(`Error: ${join(agent, 'agent.yaml')}:8:11 tools[1].exec: Shell metacharacter '|' not allowed in exec: mode.`);
     expect(result.stderr).toContain('Hint: Use shell: mode instead');
     expect(result.stderr).not.toMatch(STACK_FRAME);
   });

@@ -31,8 +31,9 @@ function expandAt(source: ToolSource, index: number, warnings: ConfigProblem[]):
   }
   if (!result.success) {
     const error = result.error;
-    // Point at the field that is wrong when the YAML has it, else at the tool's entry.
-    const at = (error.field === undefined ? undefined : source.locate(fieldSegments(error.field))) ?? position;
+    // One problem: point at its field when the YAML has it; several: at the tool's entry, which lists them.
+    const field = error.issues.length === 1 ? error.field : undefined;
+    const at = (field === undefined ? undefined : source.locate(fieldSegments(field))) ?? position;
     const where = at ? `${source.file}:${at.line}:${at.column}` : source.file;
     throw new ConfigurationError(`${where} ${error.message}`, {
       code: error.code,
