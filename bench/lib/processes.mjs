@@ -1,0 +1,55 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const root = new URL('../../', import.meta.url).pathname;
+/** The bench's own builds of the two commands (see build.mjs), each started through a bin file like the published one. */
+export const deltaBin = join(root, 'apps/delta-cli/node_modules/.delta-bench/delta.js');
+export const sessionsBin = join(root, 'apps/delta-sessions/node_modules/.delta-bench/delta-sessions.js');
+const rssPreload = new URL('./report-rss.cjs', import.meta.url).pathname;
+
+/**
+ * Runs a command to its end without blocking this process's event loop (the fake model answers from it).
+ * Returns its exit code, output, wall time in ms and, with `measureRss` (Node programs only), its peak RSS in KiB.
+ */
+export function run(file, args, options = {}) {
+  const rssFile = options.measureRss ? join(tmpdir(), `delta-bench-rss-${process.pid}-${Date.now()}`) : undefined;
+  const argv = rssFile ? ['--require', rssPreload, ...args] : args;
+  const env = { ...process.env, ...options.env, ...(rssFile ? { BENCH_RSS_FILE: rssFile } : {}) };
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(file, argv, { cwd: options.cwd ?? root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      if (stdout.length < 1_000_000) stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      if (stderr.length < 1_000_000) stderr += chunk;
+    });
+    child.once('error', reject);
+    child.once('close', (code) => {
+      const wallMs = performance.now() - started;
+      let maxRssKiB;
+      if (rssFile && existsSync(rssFile)) {
+        maxRssKiB = Number(readFileSync(rssFile, 'utf8'));
+        rmSync(rssFile, { force: true });
+      }
+      resolve({ code, stdout, stderr, wallMs, maxRssKiB });
+    });
+  });
+}
+
+/** Runs a command `count` times, interleaved with the others given, and returns each one's wall times. */
+export async function timeInterleaved(commands, count) {
+  const times = commands.map(() => []);
+  for (let round = 0; round < count; round += 1) {
+    for (const [index, command] of commands.entries()) {
+      const result = await run(command.file, command.args, command);
+      if (result.code !== 0) throw new Error(`${command.file} ${command.args.join(' ')} exited ${result.code}: ${result.stderr}`);
+      times[index].push(result.wallMs);
+    }
+  }
+  return times;
+}
