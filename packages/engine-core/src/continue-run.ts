@@ -3,8 +3,7 @@ import { resolve } from 'node:path';
 import { ConfigurationError, DeltaError } from '@delta/errors';
 import { acquireRunLock, readJournal, readLatestRunId, readMetadata, runPaths, updateMetadata, type JournalEvent, type RunStatus } from '@delta/journal';
 import { interactionFiles } from './ask-human.js';
-import { driveRun, finishRun } from './drive-run.js';
-import { ExitCode } from './exit-codes.js';
+import { driveRun } from './drive-run.js';
 import { ENGINE_VERSION } from './engine-version.js';
 import { loadAgent, type LoadedAgent } from './load-agent.js';
 import { openRunContext, resolveModel } from './open-run.js';
@@ -45,16 +44,6 @@ function effectiveStatus(metadataStatus: RunStatus, events: readonly JournalEven
   if (last) return { status: last, crashed: false };
   // We hold the lock and the journal has no end: the engine that wrote it is gone.
   return { status: metadataStatus === 'RUNNING' ? 'RUNNING' : metadataStatus, crashed: true };
-}
-
-/** The model's last word was a final answer and nothing came after it: the run had completed when it crashed. */
-function finalAnswerOf(events: readonly JournalEvent[]): string | undefined {
-  for (let index = events.length - 1; index >= 0; index -= 1) {
-    const event = events[index]!;
-    if (event.type === 'USER_MESSAGE' || event.type === 'ACTION_RESULT') return undefined;
-    if (event.type === 'THOUGHT') return event.tool_calls.length === 0 ? (event.content ?? '') : undefined;
-  }
-  return undefined;
 }
 
 function requireMessage(status: RunStatus, workDir: string): ConfigurationError {
@@ -142,12 +131,9 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
         content: 'The engine process that was running this run stopped without finishing (a crash or kill -9); the run is resumed from its journal.',
       });
     }
-    const finalAnswer = crashed && message === undefined ? finalAnswerOf(events) : undefined;
-    if (finalAnswer !== undefined) {
-      // Killed after the final answer but before ENGINE_END: finish it rather than ask the model again.
-      const outcome = { status: 'COMPLETED' as const, exitCode: ExitCode.COMPLETED, finalAnswer };
-      finishRun(context, outcome);
-      return { ...outcome, runId, workDir, paths };
+    if (!events.some((event) => event.type === 'USER_MESSAGE')) {
+      // Killed before the task reached the journal: metadata.json still has it.
+      record(context, { type: 'USER_MESSAGE', content: metadata.initial_message });
     }
     if (message !== undefined && status !== 'WAITING_FOR_INPUT') record(context, { type: 'USER_MESSAGE', content: message });
     const outcome = await driveRun(context);

@@ -20,7 +20,7 @@ import { ASK_HUMAN_TOOL } from './ask-human.js';
 import { ExitCode, type RunOutcome } from './exit-codes.js';
 import { pendingCalls } from './pending-calls.js';
 import { record, type RunContext } from './run-context.js';
-import { budgetExhausted, countIterations, isFinalAnswer } from './stop-conditions.js';
+import { budgetExhausted, countIterations, finalAnswerGiven, isFinalAnswer } from './stop-conditions.js';
 import { summarise } from './summarise.js';
 import { addTokenUsage, estimateCost } from './token-usage.js';
 
@@ -125,6 +125,8 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
       await invokeHook(context, 'on_iteration_end', { iteration: pending[0]!.iteration });
       continue;
     }
+    const answered = finalAnswerGiven(events);
+    if (answered !== undefined) return { status: 'COMPLETED', exitCode: ExitCode.COMPLETED, finalAnswer: answered };
     const iteration = countIterations(events) + 1;
     if (budgetExhausted(iteration, lastAllowed)) {
       return {

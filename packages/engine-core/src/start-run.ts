@@ -51,6 +51,8 @@ export async function startRun(options: StartRunOptions): Promise<RunResult> {
   createRunDirectories(paths);
   const lock = acquireRunLock(paths.lock, runId);
   try {
+    // LATEST first: a run killed at any later instant can be found and resumed by `delta continue -w`.
+    writeLatestRunId(workspace.path, runId);
     const { context } = openRunContext(options, options.agent, paths, model, apiKey);
     const now = new Date().toISOString();
     writeMetadata(paths.metadata, {
@@ -69,7 +71,6 @@ export async function startRun(options: StartRunOptions): Promise<RunResult> {
       agent_home: options.agent.home,
       work_dir: workspace.path,
     });
-    writeLatestRunId(workspace.path, runId);
     context.log(`run ${runId} of agent ${options.agent.config.name} in ${workspace.path}`);
     record(context, {
       type: 'ENGINE_START',

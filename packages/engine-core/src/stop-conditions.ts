@@ -16,3 +16,16 @@ export function budgetExhausted(nextIteration: number, lastAllowedIteration: num
 export function isFinalAnswer(toolCallCount: number): boolean {
   return toolCallCount === 0;
 }
+
+/**
+ * The model's last word was a final answer and nothing came after it (a run killed after its final
+ * answer but before ENGINE_END): the run is complete, the model is not asked again.
+ */
+export function finalAnswerGiven(events: readonly JournalEvent[]): string | undefined {
+  for (let index = events.length - 1; index >= 0; index -= 1) {
+    const event = events[index]!;
+    if (event.type === 'USER_MESSAGE' || event.type === 'ACTION_RESULT') return undefined;
+    if (event.type === 'THOUGHT') return event.tool_calls.length === 0 ? (event.content ?? '') : undefined;
+  }
+  return undefined;
+}
