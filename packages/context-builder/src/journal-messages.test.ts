@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { JournalEvent } from '@delta/journal';
 import { expectStrictConversation, iterations, result, thought, user } from '../test/journal-events.js';
-import { journalToConversation, journalToMessages } from './index.js';
+import { journalToConversation, journalToMessages, MISSING_RESULT } from './index.js';
 
 const call = (id: string, name = 'tool') => ({ id, type: 'function', function: { name, arguments: `{"id":"${id}"}` } });
 const seq = 1000;
@@ -90,5 +90,77 @@ describe('journalToMessages: max_iterations windows', () => {
         Array.from({ length: Math.min(window, 6) }, (_, position) => `i${6 - Math.min(window, 6) + 1 + position}`),
       );
     }
+  });
+});
+
+describe('journalToMessages: the incremental rebuild', () => {
+  /** A fresh array of the same events: never seen before, so rebuilt from the start. */
+  const fresh = (events: readonly JournalEvent[]) => journalToMessages([...events]);
+
+  it('equals a rebuild from scratch after every append of 3,000 random events, and when windowed', () => {
+    let state = 7;
+    const random = () => {
+      state = (state * 1103515245 + 12345) % 2147483648;
+      return state / 2147483648;
+    };
+    // One array that only grows, as the engine's JournalReader returns it.
+    const events: JournalEvent[] = [user('task')];
+    let iteration = 0;
+    let pending: string[] = [];
+    for (let step = 0; step < 3000; step += 1) {
+      const roll = random();
+      if (roll < 0.3 && pending.length > 0) {
+        const index = Math.floor(random() * pending.length);
+        events.push(result(iteration, pending[index]!, `result ${step} ✓`));
+        pending.splice(index, 1);
+      } else if (roll < 0.55) {
+        iteration += 1;
+        const calls = Array.from({ length: Math.floor(random() * 4) }, (_, index) => `c${step}_${index}`);
+        events.push(thought(iteration, random() < 0.5 ? null : `thinking ${step}`, calls));
+        pending = [...calls];
+      } else if (roll < 0.7) {
+        events.push(user(`later message ${step}`));
+      } else if (roll < 0.8) {
+        events.push({ seq: 100_000 + step, timestamp: 'T', type: 'SYSTEM_MESSAGE', level: 'INFO', content: 'noise' });
+      } else {
+        // A result for a call of an earlier thought, or for no call at all: ignored either way.
+        events.push(result(iteration, `stray${step}`, 'stray'));
+      }
+      if (step % 3 === 0 || step > 2950) {
+        const messages = journalToMessages(events);
+        expect(messages).toEqual(fresh(events));
+        expectStrictConversation(messages);
+        expect(journalToMessages(events, { maxIterations: 3 })).toEqual(journalToMessages([...events], { maxIterations: 3 }));
+      }
+    }
+  });
+
+  it('starts again when the array no longer holds the events it was rebuilt from', () => {
+    const events = iterations(5);
+    expect(journalToMessages(events)).toEqual(fresh(events));
+    // The last event read is replaced, then the array is cut shorter: both are noticed.
+    events[events.length - 1] = result(5, 'c5', 'replaced');
+    expect(journalToMessages(events)).toEqual(fresh(events));
+    expect(journalToMessages(events).at(-1)).toMatchObject({ content: 'replaced' });
+    events.splice(3);
+    expect(journalToMessages(events)).toEqual(fresh(events));
+    events[0] = user('another task');
+    expect(journalToMessages(events)).toEqual(fresh(events));
+    expect(journalToMessages(events)[0]).toEqual({ role: 'user', content: 'another task' });
+  });
+
+  it('gives placeholders for missing results without keeping them once the results arrive', () => {
+    const events: JournalEvent[] = [user('task'), thought(1, null, ['a', 'b']), result(1, 'a', 'A')];
+    expect(journalToMessages(events).slice(-2)).toEqual([
+      { role: 'tool', tool_call_id: 'a', content: 'A' },
+      { role: 'tool', tool_call_id: 'b', content: MISSING_RESULT },
+    ]);
+    events.push(user('while waiting'), result(1, 'b', 'B'));
+    expect(journalToMessages(events)).toEqual(fresh(events));
+    expect(journalToMessages(events).slice(-3)).toEqual([
+      { role: 'tool', tool_call_id: 'a', content: 'A' },
+      { role: 'tool', tool_call_id: 'b', content: 'B' },
+      { role: 'user', content: 'while waiting' },
+    ]);
   });
 });

@@ -43,50 +43,100 @@ export interface JournalConversation {
   turns: ConversationTurn[];
 }
 
-function rebuildBlocks(events: readonly JournalEvent[]): Block[] {
-  const blocks: Block[] = [];
-  let open: { block: Block; thought: ThoughtEvent; results: Map<string, string> } | undefined;
-  let deferred: ChatMessage[] = [];
+/** How far a rebuild got through one events array: the closed blocks, the block still waiting for tool results, user messages held back. */
+interface BlockState {
+  blocks: Block[];
+  open: { block: Block; thought: ThoughtEvent; results: Map<string, string> } | undefined;
+  deferred: ChatMessage[];
+  /** How many events were read, and the first and last of them (by identity). */
+  count: number;
+  first: JournalEvent | undefined;
+  last: JournalEvent | undefined;
+}
 
-  const close = () => {
-    if (!open) return;
-    for (const call of open.thought.tool_calls) {
-      open.block.messages.push({ role: 'tool', tool_call_id: call.id, content: open.results.get(call.id) ?? MISSING_RESULT });
-    }
-    open = undefined;
-    if (deferred.length > 0) blocks.push({ iteration: undefined, messages: deferred });
-    deferred = [];
-  };
+function emptyState(): BlockState {
+  return { blocks: [], open: undefined, deferred: [], count: 0, first: undefined, last: undefined };
+}
 
-  for (const event of events) {
-    switch (event.type) {
-      case 'USER_MESSAGE': {
-        const message: ChatMessage = { role: 'user', content: event.content };
-        // A user message never goes between a tool call and its result.
-        if (open) deferred.push(message);
-        else blocks.push({ iteration: undefined, messages: [message] });
-        break;
-      }
-      case 'THOUGHT': {
-        close();
-        const block: Block = { iteration: event.iteration, messages: [assistantMessage(event)] };
-        blocks.push(block);
-        if (event.tool_calls.length > 0) open = { block, thought: event, results: new Map() };
-        break;
-      }
-      case 'ACTION_RESULT': {
-        // A human's answer to ask_human arrives here too, as the result of the ask_human call.
-        if (open && open.thought.tool_calls.some((call) => call.id === event.action_id)) {
-          open.results.set(event.action_id, event.observation_content);
-          if (open.results.size === open.thought.tool_calls.length) close();
-        }
-        break;
-      }
-      default:
-        break;
-    }
+function closeOpen(state: BlockState): void {
+  const open = state.open;
+  if (!open) return;
+  for (const call of open.thought.tool_calls) {
+    open.block.messages.push({ role: 'tool', tool_call_id: call.id, content: open.results.get(call.id) ?? MISSING_RESULT });
   }
-  close();
+  state.open = undefined;
+  if (state.deferred.length > 0) state.blocks.push({ iteration: undefined, messages: state.deferred });
+  state.deferred = [];
+}
+
+function readEvent(state: BlockState, event: JournalEvent): void {
+  switch (event.type) {
+    case 'USER_MESSAGE': {
+      const message: ChatMessage = { role: 'user', content: event.content };
+      // A user message never goes between a tool call and its result.
+      if (state.open) state.deferred.push(message);
+      else state.blocks.push({ iteration: undefined, messages: [message] });
+      break;
+    }
+    case 'THOUGHT': {
+      closeOpen(state);
+      const block: Block = { iteration: event.iteration, messages: [assistantMessage(event)] };
+      state.blocks.push(block);
+      if (event.tool_calls.length > 0) state.open = { block, thought: event, results: new Map() };
+      break;
+    }
+    case 'ACTION_RESULT': {
+      // A human's answer to ask_human arrives here too, as the result of the ask_human call.
+      const open = state.open;
+      if (open && open.thought.tool_calls.some((call) => call.id === event.action_id)) {
+        open.results.set(event.action_id, event.observation_content);
+        if (open.results.size === open.thought.tool_calls.length) closeOpen(state);
+      }
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+/**
+ * What each events array was rebuilt into so far. The engine's JournalReader only ever appends to the
+ * array it returns (and returns a new one when the file changed), so the next rebuild reads only the
+ * new events. The entry is used only if the array still starts and ends, at the point where the last
+ * rebuild stopped, with the same event objects; anything else rebuilds from the start.
+ */
+const rebuilt = new WeakMap<readonly JournalEvent[], BlockState>();
+
+function stateFor(events: readonly JournalEvent[]): BlockState {
+  let state = rebuilt.get(events);
+  if (!state || state.count > events.length || (state.count > 0 && (events[0] !== state.first || events[state.count - 1] !== state.last))) {
+    state = emptyState();
+    rebuilt.set(events, state);
+  }
+  for (let index = state.count; index < events.length; index += 1) readEvent(state, events[index]!);
+  state.count = events.length;
+  state.first = events[0];
+  state.last = events.at(-1);
+  return state;
+}
+
+/**
+ * The blocks of the whole journal: the state's, with the block still waiting for results completed by
+ * placeholders (on copies, so the state can go on when the results arrive).
+ */
+function rebuildBlocks(events: readonly JournalEvent[]): Block[] {
+  const state = stateFor(events);
+  const open = state.open;
+  if (!open) return [...state.blocks];
+  const completed: Block = {
+    iteration: open.block.iteration,
+    messages: [
+      ...open.block.messages,
+      ...open.thought.tool_calls.map((call): ChatMessage => ({ role: 'tool', tool_call_id: call.id, content: open.results.get(call.id) ?? MISSING_RESULT })),
+    ],
+  };
+  const blocks = [...state.blocks.slice(0, -1), completed];
+  if (state.deferred.length > 0) blocks.push({ iteration: undefined, messages: [...state.deferred] });
   return blocks;
 }
 
