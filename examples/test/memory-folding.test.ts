@@ -2,7 +2,7 @@ import { cpSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempDir, loadScript, startFakeLlm, type FakeLlm } from '@delta/testkit';
-import { readJournal, readMetadata } from '@delta/journal';
+import { readInvocationRequest, readJournal, readMetadata, runPaths } from '@delta/journal';
 import { DELTA_BIN, REPOSITORY_ROOT, runProcess } from './run-delta.js';
 
 interface Message {
@@ -79,7 +79,7 @@ describe('examples/2-core-features/memory-folding', () => {
     expect(readdirSync(join(runDir, 'io', 'context'))).toHaveLength(43);
     expect(readFileSync(join(runDir, 'io', 'context', '0043_memory_summary', 'exit_code.txt'), 'utf8')).toBe('0\n');
     const invocations = readdirSync(join(runDir, 'io', 'invocations')).sort();
-    const lastSent = JSON.parse(readFileSync(join(runDir, 'io', 'invocations', invocations.at(-1)!, 'request.json'), 'utf8'));
+    const lastSent = JSON.parse(readInvocationRequest(runPaths(workspace, runDir.split('/').at(-1)!), invocations.at(-1)!));
     expect(lastSent.messages).toEqual(conversations.at(-1));
     expect(existsSync(join(workspace, '.delta', 'context_artifacts', 'summary.md'))).toBe(true);
   });
