@@ -76,6 +76,12 @@ try {
     'info',
     '',
   ]);
+  rows.push([
+    '  (engine CPU time, user + system, per iteration: 1,000 / 2,000 runs)',
+    `${ms(thousand.cpuMs / 1000)} / ${ms(twoThousand.cpuMs / 2000)}`,
+    'info',
+    '',
+  ]);
   rows.push(['1,000-iteration run, wall time (process start to exit)', `${(thousand.wallMs / 1000).toFixed(2)} s`, '< 6 s', verdict(thousand.wallMs < 6000)]);
   rows.push([
     'Control plane of that run (.delta/<run>, bytes of files)',

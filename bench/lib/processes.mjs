@@ -11,7 +11,8 @@ const rssPreload = new URL('./report-rss.cjs', import.meta.url).pathname;
 
 /**
  * Runs a command to its end without blocking this process's event loop (the fake model answers from it).
- * Returns its exit code, output, wall time in ms and, with `measureRss` (Node programs only), its peak RSS in KiB.
+ * Returns its exit code, output, wall time in ms and, with `measureRss` (Node programs only), its peak RSS
+ * in KiB and its CPU time in ms.
  */
 export function run(file, args, options = {}) {
   const rssFile = options.measureRss ? join(tmpdir(), `delta-bench-rss-${process.pid}-${Date.now()}`) : undefined;
@@ -32,11 +33,12 @@ export function run(file, args, options = {}) {
     child.once('close', (code) => {
       const wallMs = performance.now() - started;
       let maxRssKiB;
+      let cpuMs;
       if (rssFile && existsSync(rssFile)) {
-        maxRssKiB = Number(readFileSync(rssFile, 'utf8'));
+        [maxRssKiB, cpuMs] = readFileSync(rssFile, 'utf8').trim().split(' ').map(Number);
         rmSync(rssFile, { force: true });
       }
-      resolve({ code, stdout, stderr, wallMs, maxRssKiB });
+      resolve({ code, stdout, stderr, wallMs, maxRssKiB, cpuMs });
     });
   });
 }
