@@ -20,6 +20,8 @@ const MB = 1e6;
 const progress = (text) => process.stderr.write(`bench: ${text}\n`);
 
 if (!flags['skip-build']) buildForBench(progress);
+const { useProjectWorkDir } = await import('./lib/work-dir.mjs');
+const workDir = useProjectWorkDir();
 // Loaded after the build: these import the workspace packages' dist/.
 const { cleanupTempDirs } = await import('@delta/testkit');
 const { benchBigOutput, GIBIBYTE } = await import('./lib/big-output.mjs');
@@ -126,8 +128,15 @@ try {
     'reported',
     '',
   ]);
+  rows.push([
+    '  (file system: one create in bench/.work / in the system temp dir)',
+    `${workDir.fileCreateMs.project.toFixed(3)} ms / ${workDir.fileCreateMs.systemTemp.toFixed(3)} ms`,
+    'info',
+    '',
+  ]);
 } finally {
   await cleanupTempDirs();
+  workDir.cleanup();
 }
 
 const cores = cpus().length;

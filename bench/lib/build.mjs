@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { deltaBin, root, sessionsBin } from './processes.mjs';
+import { deltaBin, deltaLauncher, root, sessionsBin } from './processes.mjs';
 
 function tsup(cwd, outDir) {
   const result = spawnSync('pnpm', ['exec', 'tsup', '--silent', '--out-dir', outDir], { cwd, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -22,6 +22,8 @@ export function buildForBench(progress) {
     tsup(join(root, app), outDir);
     writeFileSync(bin, "#!/usr/bin/env node\nimport './cli.js';\n");
   }
+  copyFileSync(join(root, 'apps/delta-cli/bin/delta'), deltaLauncher);
+  chmodSync(deltaLauncher, 0o755);
   tsup(join(root, 'packages/journal'), 'dist');
   if (!existsSync(join(root, 'packages/testkit/dist/index.js'))) tsup(join(root, 'packages/testkit'), 'dist');
 }

@@ -2,7 +2,7 @@ import diagnostics from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTempAgent, createTempDir, startFakeLlm } from '@delta/testkit';
-import { deltaBin, run } from './processes.mjs';
+import { deltaBin, launcherNodeFlags, run } from './processes.mjs';
 
 /**
  * Times every request the fake model serves, from its headers arriving to its answer being sent, through
@@ -49,7 +49,7 @@ export async function benchEngineRun({ iterations, tool = { exec: 'echo ok' }, m
   try {
     result = await run(
       process.execPath,
-      [deltaBin, 'run', '--agent', agent, '-m', message, '-w', work, '--max-iterations', String(iterations + 1), '-y'],
+      [...launcherNodeFlags(), deltaBin, 'run', '--agent', agent, '-m', message, '-w', work, '--max-iterations', String(iterations + 1), '-y'],
       { env: { DELTA_API_KEY: 'bench-key', DELTA_BASE_URL: server.baseUrl }, measureRss: true },
     );
   } finally {

@@ -6,6 +6,14 @@ import { join } from 'node:path';
 export const root = new URL('../../', import.meta.url).pathname;
 /** The bench's own builds of the two commands (see build.mjs), each started through a bin file like the published one. */
 export const deltaBin = join(root, 'apps/delta-cli/node_modules/.delta-bench/delta.js');
+/** The published `delta` launcher (apps/delta-cli/bin/delta, a sh script) copied next to the bench build. */
+export const deltaLauncher = join(root, 'apps/delta-cli/node_modules/.delta-bench/delta');
+/** The Node flags that launcher passes (read from it), so that runs measured with a preload start like `delta` does. */
+export function launcherNodeFlags() {
+  const script = readFileSync(join(root, 'apps/delta-cli/bin/delta'), 'utf8');
+  const match = /exec node ((?:--\S+ )*)"/.exec(script);
+  return match ? match[1].trim().split(' ').filter(Boolean) : [];
+}
 export const sessionsBin = join(root, 'apps/delta-sessions/node_modules/.delta-bench/delta-sessions.js');
 const rssPreload = new URL('./report-rss.cjs', import.meta.url).pathname;
 

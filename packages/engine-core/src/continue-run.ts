@@ -104,7 +104,7 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
 
     const { model, apiKey } = await resolveModel(options, agent, workDir);
     const { context, journalRepair } = openRunContext(options, agent, paths, model, apiKey);
-    updateMetadata(paths.metadata, { status: 'RUNNING', end_time: null, error: null, status_reason: null, max_iterations: context.maxIterations });
+    context.metadata.update({ status: 'RUNNING', end_time: null, error: null, status_reason: null, max_iterations: context.maxIterations });
     context.log(`continuing run ${runId} (${crashed ? `${status}, its engine stopped without finishing` : status}) in ${workDir}`);
     record(context, {
       type: 'ENGINE_START',
@@ -136,8 +136,12 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
       record(context, { type: 'USER_MESSAGE', content: metadata.initial_message });
     }
     if (message !== undefined && status !== 'WAITING_FOR_INPUT') record(context, { type: 'USER_MESSAGE', content: message });
-    const outcome = await driveRun(context);
-    return { ...outcome, runId, workDir, paths };
+    try {
+      const outcome = await driveRun(context);
+      return { ...outcome, runId, workDir, paths };
+    } finally {
+      context.close();
+    }
   } finally {
     lock.release();
   }

@@ -1,5 +1,4 @@
 import { DeltaError } from '@delta/errors';
-import { updateMetadata } from '@delta/journal';
 import { ExitCode, type RunOutcome } from './exit-codes.js';
 import { invokeHook } from './lifecycle-hooks.js';
 import { record, type RunContext } from './run-context.js';
@@ -31,7 +30,7 @@ export async function driveRun(context: RunContext): Promise<RunOutcome> {
 
 /** on_error for a failed run, then on_run_end: once per engine invocation, whatever the outcome. */
 async function endHooks(context: RunContext, outcome: RunOutcome): Promise<void> {
-  const iteration = updateMetadata(context.paths.metadata, {}).iterations;
+  const iteration = context.metadata.current.iterations;
   // The run's own signal may be aborted already (an interrupt); the end hooks still run, to their timeouts.
   const signal = new AbortController().signal;
   try {
@@ -51,7 +50,7 @@ async function endHooks(context: RunContext, outcome: RunOutcome): Promise<void>
 
 /** Records how the run ended: ERROR (if any) and ENGINE_END in the journal, then metadata.json. */
 export function finishRun(context: RunContext, outcome: RunOutcome): void {
-  const iteration = updateMetadata(context.paths.metadata, {}).iterations;
+  const iteration = context.metadata.current.iterations;
   if (outcome.status === 'FAILED') {
     const error = outcome.error;
     record(context, {
@@ -68,7 +67,7 @@ export function finishRun(context: RunContext, outcome: RunOutcome): void {
     final_iteration: iteration,
     ...(outcome.reason ? { reason: outcome.reason } : {}),
   });
-  updateMetadata(context.paths.metadata, {
+  context.metadata.update({
     status: outcome.status,
     end_time: outcome.status === 'WAITING_FOR_INPUT' ? null : new Date().toISOString(),
     error: outcome.status === 'FAILED' ? (outcome.reason ?? 'the run failed') : null,

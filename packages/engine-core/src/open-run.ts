@@ -1,5 +1,5 @@
-import { appendFileSync } from 'node:fs';
-import { JournalWriter, readJournal, type RunPaths } from '@delta/journal';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { JournalWriter, MetadataFile, readJournal, type RunPaths } from '@delta/journal';
 import { firstHookStep } from './lifecycle-hooks.js';
 import { DEFAULT_MAX_ITERATIONS } from './agent-config.js';
 import type { LoadedAgent } from './load-agent.js';
@@ -32,8 +32,10 @@ export function openRunContext(
   model: ModelClient,
   apiKey: string | undefined,
 ): { context: RunContext; journalRepair: JournalWriter['repair'] } {
+  let engineLog: number | undefined;
   const log = (line: string) => {
-    appendFileSync(paths.engineLog, `${new Date().toISOString()} ${line}\n`);
+    engineLog ??= openSync(paths.engineLog, 'a');
+    writeSync(engineLog, `${new Date().toISOString()} ${line}\n`);
     options.onLog?.(line);
   };
   const journal = JournalWriter.open(paths.journal);
@@ -41,6 +43,7 @@ export function openRunContext(
     agent,
     paths,
     journal,
+    metadata: new MetadataFile(paths.metadata),
     model,
     env: toolEnvironment(options.environment ?? process.env, apiKey, {
       ...options.toolEnv,
@@ -52,6 +55,12 @@ export function openRunContext(
     maxIterations: options.maxIterations ?? agent.config.max_iterations ?? DEFAULT_MAX_ITERATIONS,
     signal: options.signal ?? new AbortController().signal,
     log,
+    close: () => {
+      context.metadata.flush();
+      journal.close();
+      if (engineLog !== undefined) closeSync(engineLog);
+      engineLog = undefined;
+    },
     onEvent: options.onEvent,
     askHuman: options.askHuman,
     hookStep: firstHookStep(readJournal(paths.journal)),

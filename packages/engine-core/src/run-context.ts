@@ -1,4 +1,4 @@
-import type { JournalEvent, JournalWriter, NewJournalEvent, RunPaths } from '@delta/journal';
+import type { JournalEvent, JournalWriter, MetadataFile, NewJournalEvent, RunPaths } from '@delta/journal';
 import type { LoadedAgent } from './load-agent.js';
 import type { AskHumanInteractively } from './ask-human.js';
 import type { ModelClient } from './model-client.js';
@@ -8,6 +8,8 @@ export interface RunContext {
   agent: LoadedAgent;
   paths: RunPaths;
   journal: JournalWriter;
+  /** metadata.json, written from memory by the one engine holding the run's lock. */
+  metadata: MetadataFile;
   model: ModelClient;
   /** The environment for tools and generators (no model credentials). */
   env: Record<string, string>;
@@ -18,6 +20,8 @@ export interface RunContext {
   signal: AbortSignal;
   /** Progress for a person (stderr in the CLI, engine.log always). */
   log: (line: string) => void;
+  /** Closes the journal and engine.log; the run's last step. */
+  close: () => void;
   onEvent: ((event: JournalEvent) => void) | undefined;
   /** The number of the next hook run's io/hooks/ directory. */
   hookStep: number;

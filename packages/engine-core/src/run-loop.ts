@@ -6,8 +6,6 @@ import { toFunctionTool } from '@delta/tool-expander';
 import {
   createInvocationId,
   JournalReader,
-  readMetadata,
-  updateMetadata,
   writeInvocationRequest,
   writeInvocationResult,
   type RecordedToolCall,
@@ -77,7 +75,7 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
 /** The run's token total with this call added, and its estimated cost when agent.yaml has prices. */
 function usageTotals(context: RunContext, usage: TokenUsage | undefined) {
   if (!usage) return {};
-  const total = addTokenUsage(readMetadata(context.paths.metadata).usage, usage);
+  const total = addTokenUsage(context.metadata.current.usage, usage);
   const pricing = context.agent.config.llm.pricing;
   return { usage: total, ...(pricing ? { estimated_cost: estimateCost(total, pricing) } : {}) };
 }
@@ -177,7 +175,7 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
       finish_reason: choice?.finish_reason ?? null,
       ...(usage ? { usage } : {}),
     });
-    updateMetadata(context.paths.metadata, { iterations: iteration, ...usageTotals(context, usage) });
+    context.metadata.updateSoon({ iterations: iteration, ...usageTotals(context, usage) });
     if (message?.content) context.log(`[${iteration}] ${summarise(message.content)}`);
     if (isFinalAnswer(toolCalls.length)) {
       await invokeHook(context, 'on_iteration_end', { iteration });

@@ -83,8 +83,12 @@ export async function startRun(options: StartRunOptions): Promise<RunResult> {
       engine_version: ENGINE_VERSION,
     });
     record(context, { type: 'USER_MESSAGE', content: options.message });
-    const outcome = await driveRun(context);
-    return { ...outcome, runId, workDir: workspace.path, paths };
+    try {
+      const outcome = await driveRun(context);
+      return { ...outcome, runId, workDir: workspace.path, paths };
+    } finally {
+      context.close();
+    }
   } finally {
     lock.release();
   }

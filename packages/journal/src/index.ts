@@ -22,6 +22,7 @@ export { parseJournalLine } from './parse-event.js';
 export { readJournal, parseJournalText, JournalReader } from './read-journal.js';
 export type { ReadJournalOptions } from './read-journal.js';
 export { JournalWriter } from './journal-writer.js';
+export { MetadataFile, METADATA_REFRESH_MS } from './metadata-file.js';
 export type { TornTailRepair } from './journal-writer.js';
 export {
   CONTROL_PLANE_VERSION,

@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { JournalEvent, type NewJournalEvent } from './events.js';
 import { parseJournalText } from './read-journal.js';
@@ -15,6 +15,9 @@ export interface TornTailRepair {
  * `seq` one above the last. Opening an existing journal validates it and repairs a torn last line.
  */
 export class JournalWriter {
+  /** Opened on the first append and kept (O_APPEND: each line is one write at the end of the file). */
+  private descriptor: number | undefined;
+
   private constructor(
     readonly file: string,
     private lastSequence: number,
@@ -51,8 +54,16 @@ export class JournalWriter {
     // The line keeps this key order (seq, type, timestamp, ...), which is the easiest to read with jq or less.
     const record = { seq: this.lastSequence + 1, type, timestamp: timestamp ?? new Date().toISOString(), ...rest };
     const full = JournalEvent.parse(record);
-    appendFileSync(this.file, `${JSON.stringify(record)}\n`);
+    this.descriptor ??= openSync(this.file, 'a');
+    writeSync(this.descriptor, `${JSON.stringify(record)}\n`);
     this.lastSequence = full.seq;
     return full;
+  }
+
+  /** Closes the file; a later append opens it again. */
+  close(): void {
+    if (this.descriptor === undefined) return;
+    closeSync(this.descriptor);
+    this.descriptor = undefined;
   }
 }

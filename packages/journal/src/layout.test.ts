@@ -88,3 +88,25 @@ describe('metadata', () => {
     expect(() => readMetadata(file)).toThrow(/schema_version 9; this engine reads 1.3/);
   });
 });
+
+describe('MetadataFile', () => {
+  it('writes at once with update, at most every refresh with updateSoon, and flushes what is pending', async () => {
+    const { MetadataFile, METADATA_REFRESH_MS, writeMetadata: write, readMetadata: read } = await import('./index.js');
+    const file = join(temp(), 'metadata.json');
+    write(file, {
+      schema_version: '1.3', run_id: 'r', workspace_id: null, agent_name: 'a', status: 'RUNNING', created_at: 't', updated_at: 't',
+      end_time: null, initial_message: 'm', iterations: 0, max_iterations: 30, error: null, agent_home: '/a', work_dir: '/w',
+    });
+    const metadata = new MetadataFile(file);
+    metadata.update({ iterations: 1 });
+    expect(read(file).iterations).toBe(1);
+    metadata.updateSoon({ iterations: 2 });
+    expect(metadata.current.iterations).toBe(2);
+    expect(read(file).iterations).toBe(1);
+    metadata.flush();
+    expect(read(file).iterations).toBe(2);
+    await new Promise((resolve) => setTimeout(resolve, METADATA_REFRESH_MS + 20));
+    metadata.updateSoon({ iterations: 3 });
+    expect(read(file).iterations).toBe(3);
+  });
+});
