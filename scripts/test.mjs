@@ -6,12 +6,18 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const groups = ['packages', 'apps', 'examples'];
-
+/** The workspace packages, from pnpm-workspace.yaml's `packages:` list (`dir/*` globs and plain directories). */
 function workspaceDirectories() {
-  const directories = [join(root, 'bench')];
-  for (const group of groups) {
-    const base = join(root, group);
+  const text = readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8');
+  const list = text.split('\n\n')[0] ?? '';
+  const patterns = [...list.matchAll(/^\s+-\s+['"]?([^'"\s]+)['"]?\s*$/gm)].map((match) => match[1]);
+  const directories = [];
+  for (const pattern of patterns) {
+    if (!pattern.endsWith('/*')) {
+      directories.push(join(root, pattern));
+      continue;
+    }
+    const base = join(root, pattern.slice(0, -2));
     if (!existsSync(base)) continue;
     for (const entry of readdirSync(base, { withFileTypes: true })) {
       if (entry.isDirectory()) directories.push(join(base, entry.name));
