@@ -78,7 +78,8 @@ export async function runShell(run: ShellRun): Promise<ShellRunResult> {
       child.once('exit', (exitCode, exitSignal) => resolve([exitCode, exitSignal]));
     });
     const executionTimeMs = Math.round(performance.now() - started);
-    await Promise.race([ended, sleep(drainGraceMs)]);
+    // The grace timer is unref'd: when the pipes close at once (the usual case) it must not hold the process.
+    await Promise.race([ended, sleep(drainGraceMs, undefined, { ref: false })]);
     for (const stream of streams) stream?.destroy();
     return {
       stdout: stdout.text(),
