@@ -23,6 +23,8 @@ export interface RunCommandOptions {
   captureBytes?: number;
   /** Between SIGTERM and SIGKILL when stopping (default 2000 ms). */
   killGraceMs?: number;
+  /** Called once the command has started, with its pid (which is also its process group id). */
+  onStart?: (pid: number) => void;
 }
 
 export interface CommandResult {
@@ -106,6 +108,7 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     if (stderrFd !== undefined) closeSync(stderrFd);
   }
   const end = ended(child);
+  if (child.pid !== undefined) options.onStart?.(child.pid);
   if (child.stdin) {
     // A command that exits without reading its input is not an error of ours.
     child.stdin.on('error', () => undefined);

@@ -1,5 +1,6 @@
 import { gateDecision, observationOverride } from '@delta/hooks';
-import type { RecordedToolCall } from '@delta/journal';
+import { stopProcessGroupIfSame } from '@delta/command-runner';
+import { unfinishedToolExecutions, type RecordedToolCall } from '@delta/journal';
 import type { Invocation } from '@delta/tool-expander';
 import { ASK_HUMAN } from './ask-human.js';
 import { answerAskHuman } from './answer-ask-human.js';
@@ -12,11 +13,26 @@ import { summarise } from './summarise.js';
 
 const INTERRUPTED_BEFORE_START = '[not run: the run was interrupted before this tool call started]';
 
-function stoppedWhileRunning(call: RecordedToolCall): string {
+function stoppedWhileRunning(call: RecordedToolCall, orphans: string): string {
   return (
     `[the run stopped while this tool call was running (the engine was interrupted or crashed), so its result is unknown. ` +
-    `It was not run again: call ${call.name} again if you still need it; any partial output is in io/tool_executions/.]`
+    `It was not run again${orphans}: call ${call.name} again if you still need it; any partial output is in io/tool_executions/.]`
   );
+}
+
+/**
+ * A tool the dead engine left running would go on changing the workspace behind the resumed run: stop
+ * its process group, when process.json proves it is the same process (pid and start time).
+ */
+async function stopOrphans(context: RunContext, call: RecordedToolCall): Promise<string> {
+  const stopped: number[] = [];
+  for (const { process } of unfinishedToolExecutions(context.paths, call.id)) {
+    if (process?.start_ticks === undefined) continue;
+    if (await stopProcessGroupIfSame(process.pid, process.start_ticks)) stopped.push(process.pid);
+  }
+  if (stopped.length === 0) return '';
+  context.log(`stopped the process group of ${call.name} (pid ${stopped.join(', ')}), left running by the engine that stopped`);
+  return `, and its process (pid ${stopped.join(', ')}), still running, was stopped`;
 }
 
 interface ResultFields {
@@ -97,7 +113,7 @@ export async function act(context: RunContext, pending: readonly PendingCall[]):
       continue;
     }
     if (item.started) {
-      result(context, iteration, call, stoppedWhileRunning(call));
+      result(context, iteration, call, stoppedWhileRunning(call, await stopOrphans(context, call)));
       continue;
     }
     const prepared = prepareToolCall(call, toolContext);

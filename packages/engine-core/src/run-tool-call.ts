@@ -1,9 +1,10 @@
 import { buildInvocation, DEFAULT_TOOL_TIMEOUT_MS, ToolArgumentError, type ExpandedTool, type Invocation } from '@delta/tool-expander';
-import { runCommand } from '@delta/command-runner';
+import { processStartTicks, runCommand } from '@delta/command-runner';
 import { DeltaError } from '@delta/errors';
 import {
   createToolExecutionRecord,
   finishToolExecutionRecord,
+  writeToolProcess,
   type ActionResultStatus,
   type RecordedToolCall,
   type RunPaths,
@@ -96,6 +97,8 @@ export async function executeToolCall(
   const timeoutMs = Math.min(tool?.timeout_ms ?? DEFAULT_TOOL_TIMEOUT_MS, context.timeoutMs ?? Number.POSITIVE_INFINITY);
   const record = createToolExecutionRecord(context.paths, call.id, invocation.commandLine);
   const result = await runCommand({
+    // Who is running, so that a run resumed after a crash can stop a tool the dead engine left behind.
+    onStart: (pid) => writeToolProcess(record, { pid, ...optional('start_ticks', processStartTicks(pid)) }),
     file: invocation.file,
     args: invocation.args,
     cwd: context.paths.workDir,
@@ -114,4 +117,8 @@ export async function executeToolCall(
     executionRef: record.ref,
     interrupted: result.aborted,
   };
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }

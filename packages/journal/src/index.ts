@@ -54,11 +54,13 @@ export type { RunLock } from './run-lock.js';
 export {
   createToolExecutionRecord,
   finishToolExecutionRecord,
+  writeToolProcess,
+  unfinishedToolExecutions,
   createInvocationId,
   invocationDirectory,
   writeInvocationResult,
 } from './io-records.js';
-export type { ToolExecutionRecord, InvocationMetadata } from './io-records.js';
+export type { ToolExecutionRecord, ToolProcess, InvocationMetadata } from './io-records.js';
 export {
   writeInvocationRequest,
   readInvocationRequest,

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { RunPaths } from './layout.js';
@@ -13,6 +13,15 @@ export interface ToolExecutionRecord {
   stderr: string;
   exitCode: string;
   duration: string;
+  /** `process.json`: the pid and start time of the running tool, so a resumed run can stop an orphan. */
+  process: string;
+}
+
+/** What `process.json` holds: enough to find the tool's process group and to tell it from a reused pid. */
+export interface ToolProcess {
+  pid: number;
+  /** From /proc/<pid>/stat; absent where there is no /proc. */
+  start_ticks?: string;
 }
 
 function safeName(value: string): string {
@@ -30,7 +39,13 @@ export function createToolExecutionRecord(paths: RunPaths, actionId: string, com
   for (let suffix = 2; existsSync(join(paths.toolExecutionsDir, ref)); suffix += 1) ref = `${base}-${suffix}`;
   const dir = join(paths.toolExecutionsDir, ref);
   mkdirSync(dir, { recursive: true });
-  const record = {
+  const record = recordFiles(ref, dir);
+  writeFileSync(record.command, `${commandLine}\n`);
+  return record;
+}
+
+function recordFiles(ref: string, dir: string): ToolExecutionRecord {
+  return {
     ref,
     dir,
     command: join(dir, 'command.txt'),
@@ -38,9 +53,32 @@ export function createToolExecutionRecord(paths: RunPaths, actionId: string, com
     stderr: join(dir, 'stderr.log'),
     exitCode: join(dir, 'exit_code.txt'),
     duration: join(dir, 'duration_ms.txt'),
+    process: join(dir, 'process.json'),
   };
-  writeFileSync(record.command, `${commandLine}\n`);
-  return record;
+}
+
+export function writeToolProcess(record: ToolExecutionRecord, process: ToolProcess): void {
+  writeFileSync(record.process, `${JSON.stringify(process)}\n`);
+}
+
+/**
+ * The records of an action id whose tool started but never finished (no exit_code.txt): what a crash
+ * left running. Each comes with its process, when process.json was written.
+ */
+export function unfinishedToolExecutions(paths: RunPaths, actionId: string): Array<{ record: ToolExecutionRecord; process?: ToolProcess }> {
+  const base = safeName(actionId);
+  if (!existsSync(paths.toolExecutionsDir)) return [];
+  return readdirSync(paths.toolExecutionsDir)
+    .filter((name) => name === base || (name.startsWith(`${base}-`) && /^\d+$/.test(name.slice(base.length + 1))))
+    .map((name) => recordFiles(name, join(paths.toolExecutionsDir, name)))
+    .filter((record) => !existsSync(record.exitCode))
+    .map((record) => {
+      try {
+        return { record, process: JSON.parse(readFileSync(record.process, 'utf8')) as ToolProcess };
+      } catch {
+        return { record };
+      }
+    });
 }
 
 export function finishToolExecutionRecord(record: ToolExecutionRecord, exitCode: number | null, durationMs: number): void {
