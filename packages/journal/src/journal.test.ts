@@ -246,6 +246,15 @@ describe('journal reader cache', () => {
 });
 
 describe('run lock', () => {
+  it('takes over a lock whose pid now belongs to another process (a reused pid)', () => {
+    const file = join(temp(), 'engine.lock');
+    // This test process is alive, but the lock says its holder started at another time.
+    writeFileSync(file, JSON.stringify({ pid: process.pid, start_ticks: '1', since: 'long ago' }));
+    const lock = acquireRunLock(file, 'R2');
+    expect(JSON.parse(readFileSync(file, 'utf8')).since).not.toBe('long ago');
+    lock.release();
+  });
+
   it('refuses a second engine while the first is alive, and takes over a dead one', async () => {
     const file = join(temp(), 'engine.lock');
     const sleeper = spawn('sleep', ['30']);
@@ -258,7 +267,7 @@ describe('run lock', () => {
       await new Promise((resolve) => sleeper.once('exit', resolve));
     }
     const lock = acquireRunLock(file, 'R1');
-    expect(JSON.parse(readFileSync(file, 'utf8')).pid).toBe(process.pid);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ pid: process.pid, start_ticks: expect.stringMatching(/^\d+$/) });
     lock.release();
     expect(existsSync(file)).toBe(false);
   });

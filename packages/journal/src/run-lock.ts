@@ -11,6 +11,17 @@ interface Holder {
   pid?: number;
   host?: string;
   since?: string;
+  /** The holder's start time from /proc/<pid>/stat, which tells it from a later process reusing its pid. */
+  start_ticks?: string;
+}
+
+function startTicks(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
 }
 
 function isAlive(pid: number): boolean {
@@ -34,13 +45,22 @@ function readHolder(file: string): Holder | undefined {
 
 function holderIsLive(holder: Holder): boolean {
   const sameHost = holder.host === undefined || holder.host === hostname();
-  return typeof holder.pid === 'number' && (!sameHost || isAlive(holder.pid));
+  if (typeof holder.pid !== 'number') return false;
+  if (!sameHost) return true;
+  if (!isAlive(holder.pid)) return false;
+  // A live process with the holder's pid but another start time reused the pid: the holder is gone.
+  const ticks = holder.start_ticks === undefined ? undefined : startTicks(holder.pid);
+  return ticks === undefined || ticks === holder.start_ticks;
 }
 
 function tryCreate(file: string): boolean {
   try {
     const descriptor = openSync(file, 'wx');
-    writeSync(descriptor, JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString() }));
+    const ticks = startTicks(process.pid);
+    writeSync(
+      descriptor,
+      JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString(), ...(ticks === undefined ? {} : { start_ticks: ticks }) }),
+    );
     closeSync(descriptor);
     return true;
   } catch (error) {
