@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempAgent, startFakeLlm, type FakeLlm } from '@delta/testkit';
-import { runDelta } from './testing/run-delta.js';
+import { runDelta } from './test-support.js';
 
 afterAll(cleanupTempDirs);
 

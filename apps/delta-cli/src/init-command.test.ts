@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { cleanupTempDirs, createTempDir, startFakeLlm, type ScriptStep } from '@delta/testkit';
 import { DEFAULT_CONTEXT_YAML, TEMPLATES } from './templates/index.js';
-import { runDelta } from './testing/run-delta.js';
+import { runDelta } from './test-support.js';
 
 afterAll(cleanupTempDirs);
 
