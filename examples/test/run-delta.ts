@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { runProcess as runRealProcess, type ProcessResult } from '@delta/testkit';
 import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { basename, delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,33 +10,15 @@ export const DELTA_BIN = fileURLToPath(new URL('../../apps/delta-cli/bin/delta.j
 export const FAKE_LLM_BIN = fileURLToPath(new URL('../../packages/testkit/bin/delta-fake-llm.js', import.meta.url));
 export const REPOSITORY_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-export interface ProcessResult {
-  exitCode: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type { ProcessResult } from '@delta/testkit';
 
-/** Runs a command to completion with the given environment additions, capturing its output. */
+/** Runs a command to completion from the repository root, with the given additions to this environment. */
 export function runProcess(
   command: string,
   args: string[],
   options: { cwd?: string; env?: Record<string, string | undefined>; input?: string } = {},
 ): Promise<ProcessResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      cwd: options.cwd ?? REPOSITORY_ROOT,
-      env: { ...process.env, ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (exitCode) => resolve({ exitCode, stdout, stderr }));
-    child.stdin.on('error', () => {}); // a command that exits without reading its stdin (EPIPE) is fine
-    child.stdin.end(options.input ?? '');
-  });
+  return runRealProcess(command, args, { cwd: options.cwd ?? REPOSITORY_ROOT, env: { ...process.env, ...options.env }, input: options.input ?? '' });
 }
 
 /** The nine examples of the learning path, in order. */

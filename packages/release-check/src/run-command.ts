@@ -1,10 +1,6 @@
-import { spawn } from 'node:child_process';
+import { runProcess, type ProcessResult } from '@delta/testkit';
 
-export interface CommandResult {
-  exitCode: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type CommandResult = ProcessResult;
 
 /**
  * Runs a command to completion. The npm_config_* and npm_package_* variables pnpm sets for this test
@@ -16,15 +12,7 @@ export function runCommand(command: string, args: string[], options: { cwd: stri
     if (value === undefined || /^(npm_config_|npm_package_|npm_lifecycle_|pnpm_|PNPM_)/i.test(key)) continue;
     environment[key] = value;
   }
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: { ...environment, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (exitCode) => resolve({ exitCode, stdout, stderr }));
-  });
+  return runProcess(command, args, { cwd: options.cwd, env: { ...environment, ...options.env } });
 }
 
 /** Like runCommand, but a non-zero exit is an error that shows the command's output. */

@@ -15,3 +15,5 @@ export { createTempAgent, defaultAgentYaml, defaultContextYaml, defaultSystemPro
 export type { TempAgentOptions } from './temp-agent.js';
 export { runCli } from './run-cli.js';
 export type { CliIo } from './run-cli.js';
+export { runProcess } from './run-process.js';
+export type { ProcessResult, RunProcessOptions } from './run-process.js';
