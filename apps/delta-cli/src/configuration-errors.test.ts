@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTempDirs, createTempAgent, startFakeLlm, type FakeLlm, seededRandom } from '@delta/testkit';
 import { runDelta } from './test-support.js';
 
 afterAll(cleanupTempDirs);
@@ -20,17 +20,6 @@ const VALID: Record<string, string> = {
 };
 const JUNK = ['  bad: [', '\t- x', 'tools: 5', 'llm: null', '::', '\u0000\u00ff\u00fe', 'name: [1, 2]', 'unknown_key: 1', 'sources: {}', 'on_run_end: 3'];
 
-/** mulberry32, seeded: the same 30 cases every run. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function mutate(text: string, random: () => number): string {
   const lines = text.split('\n');
@@ -44,7 +33,7 @@ function mutate(text: string, random: () => number): string {
 
 describe('configuration errors through the real CLI', () => {
   it('30 seeded mutations each end in a clean run (exit 0) or one error with exit 2 and no stack trace', async () => {
-    const random = prng(20251122);
+    const random = seededRandom(20251122);
     const exits: number[] = [];
     for (let index = 0; index < 30; index += 1) {
       const files = { ...VALID };

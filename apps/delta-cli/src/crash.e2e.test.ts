@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm, type ScriptStep } from '@delta/testkit';
 import { readJournal, readMetadata, type JournalEvent } from '@delta/journal';
 import { DELTA_BIN, runDelta } from './test-support.js';
+import { lineCount } from './test-processes.js';
 
 // A scripted 10-iteration run is killed with SIGKILL at many points (during model calls, during tools,
 // between journal writes) and resumed with `delta continue -w`; every run must end COMPLETED with a
@@ -54,13 +55,6 @@ afterAll(async () => {
   await server.close();
   await cleanupTempDirs();
 });
-
-function lineCount(file: string): number {
-  if (!existsSync(file)) return 0;
-  let count = 0;
-  for (const byte of readFileSync(file)) if (byte === 0x0a) count += 1;
-  return count;
-}
 
 function latestJournal(work: string): string | undefined {
   const latest = join(work, '.delta', 'LATEST');

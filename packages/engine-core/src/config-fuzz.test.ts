@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DeltaError } from '@delta/errors';
+import { seededRandom } from '@delta/testkit';
 import { loadAgent } from './load-agent.js';
 
 // Mutates valid agent files in many small ways; every case must load or fail with a configuration error
@@ -62,17 +63,6 @@ on_run_end:
 };
 const MUTABLE = Object.keys(VALID_FILES);
 
-/** mulberry32: a small, fast, seeded PRNG. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WRONG_VALUES = ['42', '-1', '3.5', 'true', 'null', '~', '[]', '[1, 2]', '{}', '{a: 1}', '""', "'x'", 'yes', '0x1F', '.inf', '!!binary aGk=', '*undefined_alias', '&anchor 1'];
 const JUNK = [': : :', '- - -', '{{{', ']]', '"unterminated', "'", '\t', '&a [*a]', '? complex key', '|', '>-', '%YAML 1.2', '---', '...', '@', '`', '!!python/object:os.system ls'];
@@ -141,7 +131,7 @@ interface FuzzCase {
 }
 
 function makeCase(index: number): FuzzCase {
-  const random = prng(SEED + index);
+  const random = seededRandom(SEED + index);
   const file = pick(MUTABLE, random);
   let current: string[] | Buffer = VALID_FILES[file]!.split('\n');
   const mutations: string[] = [];

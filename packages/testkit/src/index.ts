@@ -17,3 +17,4 @@ export { runCli } from './run-cli.js';
 export type { CliIo } from './run-cli.js';
 export { runProcess } from './run-process.js';
 export type { ProcessResult, RunProcessOptions } from './run-process.js';
+export { seededRandom } from './seeded-random.js';
