@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sessionMetadataPath, temporaryWorkspace } from '../test/temp-workspace.js';
-import { SessionError, endSession, execInSession, listSessions, startSession } from './index.js';
+import { failure } from '../test/session-failure.js';
+import { endSession, execInSession, listSessions, startSession } from './index.js';
 import type { SessionMetadata } from './index.js';
 import { isProcessAlive } from './process-alive.js';
 
@@ -15,14 +16,6 @@ afterEach(async () => {
   await dispose();
 });
 
-async function failure(promise: Promise<unknown>): Promise<SessionError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!SessionError.isInstance(error)) throw new Error(`expected a SessionError, got ${String(error)}`);
-  return error;
-}
 
 async function metadataOf(sessionId: string): Promise<SessionMetadata> {
   return JSON.parse(await readFile(sessionMetadataPath(cwd, sessionId), 'utf8')) as SessionMetadata;

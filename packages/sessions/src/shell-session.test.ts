@@ -2,7 +2,8 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { temporaryWorkspace } from '../test/temp-workspace.js';
-import { SessionError, endSession, execInSession, listSessions, startSession } from './index.js';
+import { failure } from '../test/session-failure.js';
+import { endSession, execInSession, listSessions, startSession } from './index.js';
 
 let cwd: string;
 let dispose: () => Promise<void>;
@@ -13,14 +14,6 @@ afterEach(async () => {
   await dispose();
 });
 
-async function failure(promise: Promise<unknown>): Promise<SessionError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!SessionError.isInstance(error)) throw new Error(`expected a SessionError, got ${String(error)}`);
-  return error;
-}
 
 describe('bash sessions', () => {
   it('keeps the working directory and exported variables between execs', async () => {
