@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigurationError, DeltaError } from '@delta/errors';
-import { acquireRunLock, readJournal, readLatestRunId, readMetadata, runPaths, updateMetadata, type JournalEvent, type RunStatus } from '@delta/journal';
+import { acquireRunLock, isRunId, readJournal, readLatestRunId, readMetadata, runPaths, updateMetadata, type JournalEvent, type RunStatus } from '@delta/journal';
 import { interactionFiles } from './ask-human.js';
 import { driveRun } from './drive-run.js';
 import { ENGINE_VERSION } from './engine-version.js';
@@ -64,6 +64,13 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
   if (!existsSync(workDir)) throw noRun(workDir, ' (the directory does not exist)');
   const runId = options.runId ?? readLatestRunId(workDir);
   if (!runId) throw noRun(workDir, '');
+  if (!isRunId(runId)) {
+    // Never a path: a run id names a directory directly under .delta/.
+    throw new ConfigurationError(`"${runId}" is not a run id.`, {
+      code: 'RUN_ID_INVALID',
+      hint: 'A run id looks like 20261122_143522_a1b2c3 (see `delta list -w <workspace>`); without --run-id the latest run is used.',
+    });
+  }
   const paths = runPaths(workDir, runId);
   if (!existsSync(paths.metadata)) throw noRun(workDir, ` with id ${runId}`);
   const metadata = readMetadata(paths.metadata);

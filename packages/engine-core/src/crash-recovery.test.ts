@@ -83,3 +83,14 @@ describe('recovery after kill -9', () => {
     expect(events.filter((event) => event.type === 'ACTION_RESULT')).toMatchObject([{ action_id: 'call_ask', observation_content: 'seven' }]);
   });
 });
+
+describe('continueRun arguments', () => {
+  it('refuses a run id that is not one (never a path out of .delta/)', async () => {
+    const work = await createTempDir('work-');
+    writeFileSync(join(work, 'metadata.json'), '{}');
+    await expect(continueRun({ workDir: join(work, 'w', 'x'), runId: '../../..' })).rejects.toThrow(/No existing run found/);
+    // `..` would make .delta/.. (the workspace itself, with its metadata.json) the run directory.
+    await expect(continueRun({ workDir: work, runId: '..' })).rejects.toThrow('".." is not a run id.');
+    await expect(continueRun({ workDir: work, runId: '20260101_000000_abcdef' })).rejects.toThrow(/No existing run found .* with id 20260101_000000_abcdef/);
+  });
+});
