@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { BoundedCapture, type CapturedOutput } from './bounded-capture.js';
 import { captureFromFile } from './file-capture.js';
+import type { CommandLauncher } from './launcher.js';
 
 export interface RunCommandOptions {
   file: string;
@@ -25,6 +26,11 @@ export interface RunCommandOptions {
   killGraceMs?: number;
   /** Called once the command has started, with its pid (which is also its process group id). */
   onStart?: (pid: number) => void;
+  /**
+   * Start the command through this launcher process instead of forking this one (see CommandLauncher),
+   * when both outputs go to files and the launcher is alive; otherwise it is started directly.
+   */
+  launcher?: CommandLauncher;
 }
 
 export interface CommandResult {
@@ -87,6 +93,69 @@ function ended(child: ChildProcess): Promise<Ended> {
  * bounded head and tail in memory. It never throws for the command's own failures: they are in the result.
  */
 export async function runCommand(options: RunCommandOptions): Promise<CommandResult> {
+  const { launcher, stdoutFile, stderrFile } = options;
+  if (launcher?.alive && stdoutFile !== undefined && stderrFile !== undefined) {
+    return runLaunched(options, launcher, stdoutFile, stderrFile);
+  }
+  return runDirect(options);
+}
+
+/** Stops a command's process group on timeout or abort: SIGTERM, then SIGKILL after the grace period. */
+class Supervisor {
+  timedOut = false;
+  aborted = false;
+  private pid: number | undefined;
+  private stopping = false;
+  private readonly timer: NodeJS.Timeout | undefined;
+  private forceTimer: NodeJS.Timeout | undefined;
+  private readonly onAbort = () => {
+    this.aborted = true;
+    this.stop();
+  };
+
+  constructor(private readonly options: RunCommandOptions) {
+    this.timer =
+      options.timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            this.timedOut = true;
+            this.stop();
+          }, options.timeoutMs);
+    if (options.signal?.aborted) this.onAbort();
+    options.signal?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  /** The command's pid once known: a stop asked for before it was known happens now. */
+  started(pid: number | undefined): void {
+    this.pid = pid;
+    if (pid !== undefined && this.stopping) this.signalGroup();
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    if (this.forceTimer) clearTimeout(this.forceTimer);
+    this.options.signal?.removeEventListener('abort', this.onAbort);
+  }
+
+  private stop(): void {
+    if (this.stopping) return;
+    this.stopping = true;
+    if (this.pid !== undefined) this.signalGroup();
+  }
+
+  private signalGroup(): void {
+    killGroup(this.pid, 'SIGTERM');
+    this.forceTimer = setTimeout(() => killGroup(this.pid, 'SIGKILL'), this.options.killGraceMs ?? 2000);
+    this.forceTimer.unref();
+  }
+}
+
+function captured(file: string | undefined, capture: BoundedCapture, captureBytes: number): CapturedOutput {
+  return file === undefined ? capture.result() : captureFromFile(file, captureBytes);
+}
+
+/** Starts the command by forking this process. */
+async function runDirect(options: RunCommandOptions): Promise<CommandResult> {
   const captureBytes = options.captureBytes ?? 64 * 1024;
   const stdoutCapture = new BoundedCapture(captureBytes);
   const stderrCapture = new BoundedCapture(captureBytes);
@@ -108,34 +177,14 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
     if (stderrFd !== undefined) closeSync(stderrFd);
   }
   const end = ended(child);
+  const supervisor = new Supervisor(options);
+  supervisor.started(child.pid);
   if (child.pid !== undefined) options.onStart?.(child.pid);
   if (child.stdin) {
     // A command that exits without reading its input is not an error of ours.
     child.stdin.on('error', () => undefined);
     child.stdin.end(options.stdin);
   }
-
-  let timedOut = false;
-  let aborted = false;
-  let forceTimer: NodeJS.Timeout | undefined;
-  const stop = () => {
-    killGroup(child.pid, 'SIGTERM');
-    forceTimer = setTimeout(() => killGroup(child.pid, 'SIGKILL'), options.killGraceMs ?? 2000);
-    forceTimer.unref();
-  };
-  const timer =
-    options.timeoutMs === undefined
-      ? undefined
-      : setTimeout(() => {
-          timedOut = true;
-          stop();
-        }, options.timeoutMs);
-  const onAbort = () => {
-    aborted = true;
-    stop();
-  };
-  if (options.signal?.aborted) onAbort();
-  options.signal?.addEventListener('abort', onAbort, { once: true });
 
   const streams = Promise.all([collect(child.stdout, stdoutCapture), collect(child.stderr, stderrCapture)]);
   const result = await end;
@@ -144,19 +193,66 @@ export async function runCommand(options: RunCommandOptions): Promise<CommandRes
   if (child.stdout || child.stderr) await Promise.race([streams, delay(STREAM_GRACE_MS)]);
   child.stdout?.destroy();
   child.stderr?.destroy();
-  if (timer) clearTimeout(timer);
-  if (forceTimer) clearTimeout(forceTimer);
-  options.signal?.removeEventListener('abort', onAbort);
+  supervisor.dispose();
 
   return {
     exitCode: result.error ? null : result.code,
     signal: result.signal,
-    timedOut,
-    aborted,
+    timedOut: supervisor.timedOut,
+    aborted: supervisor.aborted,
     ...(result.error ? { startError: describeStartError(result.error, options.file) } : {}),
     durationMs: performance.now() - started,
-    stdout: options.stdoutFile === undefined ? stdoutCapture.result() : captureFromFile(options.stdoutFile, captureBytes),
-    stderr: options.stderrFile === undefined ? stderrCapture.result() : captureFromFile(options.stderrFile, captureBytes),
+    stdout: captured(options.stdoutFile, stdoutCapture, captureBytes),
+    stderr: captured(options.stderrFile, stderrCapture, captureBytes),
+  };
+}
+
+/** Starts the command through the launcher process; the result is the same as runDirect's. */
+async function runLaunched(options: RunCommandOptions, launcher: CommandLauncher, stdoutFile: string, stderrFile: string): Promise<CommandResult> {
+  const captureBytes = options.captureBytes ?? 64 * 1024;
+  const started = performance.now();
+  const launched = launcher.launch({
+    file: options.file,
+    args: options.args,
+    cwd: options.cwd,
+    env: options.env,
+    ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
+    stdoutFile,
+    stderrFile,
+  });
+  const supervisor = new Supervisor(options);
+  const pid = await launched.started;
+  supervisor.started(pid);
+  if (pid !== undefined) options.onStart?.(pid);
+  const outcome = await launched.ended;
+  supervisor.dispose();
+  // A launcher that died before starting the command (it could not run, say) leaves the job to us.
+  if ('error' in outcome && outcome.error.code === 'ELAUNCHER' && pid === undefined) return runDirect(options);
+  const durationMs = performance.now() - started;
+  if ('error' in outcome) {
+    const error = Object.assign(new Error(outcome.error.message), { code: outcome.error.code });
+    // A file that could not be opened leaves no capture to read.
+    const empty = { head: '', tail: '', totalBytes: 0, omittedBytes: 0 };
+    const read = (file: string) => (existsSync(file) ? captureFromFile(file, captureBytes) : empty);
+    return {
+      exitCode: null,
+      signal: null,
+      timedOut: supervisor.timedOut,
+      aborted: supervisor.aborted,
+      startError: describeStartError(error, options.file),
+      durationMs,
+      stdout: read(stdoutFile),
+      stderr: read(stderrFile),
+    };
+  }
+  return {
+    exitCode: outcome.exitCode,
+    signal: outcome.signal,
+    timedOut: supervisor.timedOut,
+    aborted: supervisor.aborted,
+    durationMs,
+    stdout: captureFromFile(stdoutFile, captureBytes),
+    stderr: captureFromFile(stderrFile, captureBytes),
   };
 }
 

@@ -104,6 +104,7 @@ export async function act(context: RunContext, pending: readonly PendingCall[]):
     env: context.env,
     credentials: context.credentials,
     signal: context.signal,
+    launcher: context.launcher,
   };
   for (const item of pending) {
     const { call, iteration } = item;

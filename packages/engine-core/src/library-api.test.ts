@@ -66,6 +66,22 @@ describe('the library API', () => {
     expect(toolResult).toBeDefined();
   });
 
+  it('starts tools through its launcher process, which is gone once the run has ended', async () => {
+    server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'parent', arguments: {} }] }, { tool_calls: [{ name: 'parent', arguments: {} }] }, { content: 'done' }] });
+    const home = await createTempAgent({
+      agentYaml: { name: 'launched', llm: { model: 'm', max_retries: 0 }, tools: [{ name: 'parent', description: 'Says who started it', shell: 'echo $PPID >> parents.txt' }] },
+    });
+    const workDir = join(await createTempDir('work-'), 'w');
+    const result = await startRun({ agent: loadAgent(home), message: 'go', workDir, apiKey: 'k', baseUrl: server.baseUrl });
+    expect(result.status).toBe('COMPLETED');
+    const parents = readFileSync(join(workDir, 'parents.txt'), 'utf8').trim().split('\n').map(Number);
+    // Both tool calls came from one launcher process, not from the engine (this process).
+    expect(parents).toHaveLength(2);
+    expect(parents[0]).toBe(parents[1]);
+    expect(parents[0]).not.toBe(process.pid);
+    await waitFor(() => !isAlive(parents[0]!), 5_000);
+  });
+
   it('runs with an openai SDK client of the caller, recording the exact bytes it sent', async () => {
     server = await startFakeLlm({ script: [{ content: 'hello from the injected client' }], apiKey: 'secret-key' });
     const home = await createTempAgent({ agentYaml: { name: 'injected', llm: { model: 'm', max_retries: 0 } } });

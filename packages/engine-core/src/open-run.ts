@@ -1,4 +1,5 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
+import { CommandLauncher } from '@delta/command-runner';
 import { JournalWriter, MetadataFile, readJournal, type RunPaths } from '@delta/journal';
 import { firstHookStep } from './lifecycle-hooks.js';
 import { DEFAULT_MAX_ITERATIONS } from './agent-config.js';
@@ -55,7 +56,10 @@ export function openRunContext(
     maxIterations: options.maxIterations ?? agent.config.max_iterations ?? DEFAULT_MAX_ITERATIONS,
     signal: options.signal ?? new AbortController().signal,
     log,
+    // Started now, so that it is ready by the first tool call; a run without tools needs none.
+    launcher: agent.tools.length > 0 ? CommandLauncher.start() : undefined,
     close: () => {
+      context.launcher?.close();
       context.metadata.flush();
       journal.close();
       if (engineLog !== undefined) closeSync(engineLog);

@@ -1,3 +1,4 @@
+import type { CommandLauncher } from '@delta/command-runner';
 import type { JournalEvent, JournalWriter, MetadataFile, NewJournalEvent, RunPaths } from '@delta/journal';
 import type { LoadedAgent } from './load-agent.js';
 import type { AskHumanInteractively } from './ask-human.js';
@@ -20,7 +21,9 @@ export interface RunContext {
   signal: AbortSignal;
   /** Progress for a person (stderr in the CLI, engine.log always). */
   log: (line: string) => void;
-  /** Closes the journal and engine.log; the run's last step. */
+  /** Starts tools for this engine (see CommandLauncher); undefined when the agent has no tools. */
+  launcher: CommandLauncher | undefined;
+  /** Closes the journal, engine.log and the launcher; the run's last step. */
   close: () => void;
   onEvent: ((event: JournalEvent) => void) | undefined;
   /** The number of the next hook run's io/hooks/ directory. */

@@ -1,5 +1,5 @@
 import { buildInvocation, DEFAULT_TOOL_TIMEOUT_MS, ToolArgumentError, type ExpandedTool, type Invocation } from '@delta/tool-expander';
-import { processStartTicks, runCommand } from '@delta/command-runner';
+import { processStartTicks, runCommand, type CommandLauncher } from '@delta/command-runner';
 import { DeltaError } from '@delta/errors';
 import {
   createToolExecutionRecord,
@@ -36,6 +36,8 @@ export interface ToolCallContext {
   signal?: AbortSignal;
   /** A cap over every tool's own `timeout_ms` (the smaller wins); each tool's limit applies without it. */
   timeoutMs?: number;
+  /** Starts the tool's process; without it the tool is started by forking this process. */
+  launcher?: CommandLauncher | undefined;
 }
 
 /** Parses the model's argument string; `null` with a reason when it is not a JSON object. */
@@ -108,6 +110,7 @@ export async function executeToolCall(
     stderrFile: record.stderr,
     ...(context.signal ? { signal: context.signal } : {}),
     timeoutMs,
+    ...(context.launcher ? { launcher: context.launcher } : {}),
   });
   finishToolExecutionRecord(record, result.exitCode, result.durationMs);
   return {

@@ -1,0 +1,78 @@
+/**
+ * The program of the launcher process (see CommandLauncher), run as `node -e`. It is kept as source text
+ * rather than a file so that it works the same from the sources, a package's dist/ and a bundled CLI.
+ *
+ * Protocol: one JSON object per line in each direction.
+ *   in:  { id, file, args, cwd, env, stdin?, stdoutFile, stderrFile }
+ *   out: { id, pid }                      once the command has started
+ *        { id, exit: code, signal }       when it has exited
+ *        { id, error: { code, message } } when it could not be started (then nothing else for this id)
+ * The launcher opens the two output files itself, starts the command without a shell in its own process
+ * group, writes stdin, and reports. Once its stdin closes it exits as soon as no command is running.
+ */
+export const LAUNCHER_SCRIPT = String.raw`
+'use strict';
+const { spawn } = require('node:child_process');
+const { openSync, closeSync } = require('node:fs');
+// The launcher runs in its own process group; a stray terminal signal must not end it early.
+for (const signal of ['SIGINT', 'SIGHUP', 'SIGQUIT']) process.on(signal, () => undefined);
+const send = (message) => process.stdout.write(JSON.stringify(message) + '\n');
+const failure = (error) => ({ code: typeof error.code === 'string' ? error.code : undefined, message: String(error.message || error) });
+
+let running = 0;
+let closed = false;
+
+function launch(request) {
+  const { id } = request;
+  let stdoutFd;
+  let stderrFd;
+  let child;
+  try {
+    stdoutFd = openSync(request.stdoutFile, 'w');
+    stderrFd = openSync(request.stderrFile, 'w');
+    child = spawn(request.file, request.args, {
+      cwd: request.cwd,
+      env: request.env,
+      detached: true,
+      stdio: [typeof request.stdin === 'string' ? 'pipe' : 'ignore', stdoutFd, stderrFd],
+    });
+  } catch (error) {
+    send({ id, error: failure(error) });
+    return;
+  } finally {
+    if (stdoutFd !== undefined) closeSync(stdoutFd);
+    if (stderrFd !== undefined) closeSync(stderrFd);
+  }
+  let done = false;
+  running += 1;
+  const finish = (message) => {
+    if (done) return;
+    done = true;
+    send(message);
+    running -= 1;
+    if (closed && running === 0) process.exit(0);
+  };
+  child.once('error', (error) => finish({ id, error: failure(error) }));
+  child.once('exit', (code, signal) => finish({ id, exit: code, signal }));
+  if (child.pid !== undefined) send({ id, pid: child.pid });
+  if (child.stdin) {
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(request.stdin);
+  }
+}
+
+let pending = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (chunk) => {
+  pending += chunk;
+  for (let end = pending.indexOf('\n'); end >= 0; end = pending.indexOf('\n')) {
+    const line = pending.slice(0, end);
+    pending = pending.slice(end + 1);
+    if (line !== '') launch(JSON.parse(line));
+  }
+});
+process.stdin.on('end', () => {
+  closed = true;
+  if (running === 0) process.exit(0);
+});
+`;

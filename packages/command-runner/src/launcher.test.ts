@@ -1,0 +1,228 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CommandLauncher, processStartTicks, runCommand, type RunCommandOptions } from './index.js';
+
+const dirs: string[] = [];
+const launchers: CommandLauncher[] = [];
+function temp(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'delta-launcher-'));
+  dirs.push(dir);
+  return dir;
+}
+function launcher(nodePath?: string): CommandLauncher {
+  const started = CommandLauncher.start(nodePath);
+  launchers.push(started);
+  return started;
+}
+afterEach(() => {
+  for (const started of launchers.splice(0)) started.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+const files = (dir: string) => ({ stdoutFile: join(dir, 'out.log'), stderrFile: join(dir, 'err.log') });
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The pid of the launcher process itself, read from the process table: the parent of a launched command. */
+function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
+describe('CommandLauncher', () => {
+  it('starts commands from its own process: argv without a shell, stdin, only the given environment, outputs to files', async () => {
+    const dir = temp();
+    const through = launcher();
+    process.env.DELTA_LAUNCHER_SECRET = 'leak';
+    let pid: number | undefined;
+    try {
+      const result = await runCommand({
+        file: 'sh',
+        args: ['-c', 'cat; echo "[$1]"; echo "pgid $(ps -o pgid= $$)"; env; echo err >&2; exit 3', '--', '$(touch pwned) ; x'],
+        cwd: dir,
+        env: { ...env, ONLY: 'me' },
+        stdin: 'from stdin\n',
+        ...files(dir),
+        launcher: through,
+        onStart: (started) => {
+          pid = started;
+        },
+      });
+      expect(result.exitCode).toBe(3);
+      expect(result.startError).toBeUndefined();
+      const out = readFileSync(join(dir, 'out.log'), 'utf8');
+      expect(result.stdout.head).toBe(out);
+      expect(out.startsWith('from stdin\n[$(touch pwned) ; x]\n')).toBe(true);
+      // Its own process group, led by the command.
+      expect(out).toContain(`pgid ${pid}\n`);
+      expect(out).toContain('ONLY=me');
+      expect(out).not.toContain('leak');
+      expect(readFileSync(join(dir, 'err.log'), 'utf8')).toBe('err\n');
+      expect(existsSync(join(dir, 'pwned'))).toBe(false);
+    } finally {
+      delete process.env.DELTA_LAUNCHER_SECRET;
+    }
+  });
+
+  it('is the parent of what it starts, not this process', async () => {
+    const dir = temp();
+    const through = launcher();
+    let parent: number | undefined;
+    const result = await runCommand({
+      file: 'sleep',
+      args: ['0.2'],
+      cwd: dir,
+      env,
+      ...files(dir),
+      launcher: through,
+      onStart: (pid) => {
+        parent = parentOf(pid);
+        expect(processStartTicks(pid)).toMatch(/^\d+$/);
+      },
+    });
+    expect(result.exitCode).toBe(0);
+    expect(parent).toBeDefined();
+    expect(parent).not.toBe(process.pid);
+    expect(parentOf(parent!)).toBe(process.pid);
+  });
+
+  it('reports what cannot start as runCommand does, and leaves the output files in place', async () => {
+    const dir = temp();
+    const through = launcher();
+    const missing = await runCommand({ file: 'no-such-command-xyz', args: [], cwd: dir, env, ...files(dir), launcher: through });
+    expect(missing.exitCode).toBeNull();
+    expect(missing.startError).toBe('command not found: no-such-command-xyz');
+    expect(readFileSync(join(dir, 'out.log'), 'utf8')).toBe('');
+    writeFileSync(join(dir, 'not-executable'), '#!/bin/sh\n');
+    const refused = await runCommand({ file: join(dir, 'not-executable'), args: [], cwd: dir, env, ...files(dir), launcher: through });
+    expect(refused.startError).toBe(`permission denied: ${join(dir, 'not-executable')} is not executable`);
+    // The launcher is still there for the next one.
+    const fine = await runCommand({ file: 'echo', args: ['still here'], cwd: dir, env, ...files(dir), launcher: through });
+    expect(fine.stdout.head).toBe('still here\n');
+  });
+
+  it('stops the whole process group on timeout and on abort', async () => {
+    const dir = temp();
+    const through = launcher();
+    const marker = join(dir, 'late');
+    const timedOut = await runCommand({
+      file: 'sh',
+      args: ['-c', `(sleep 1; touch ${marker}) & sleep 5`],
+      cwd: dir,
+      env,
+      timeoutMs: 300,
+      ...files(dir),
+      launcher: through,
+    });
+    expect(timedOut.timedOut).toBe(true);
+    expect(timedOut.signal).toBe('SIGTERM');
+    const controller = new AbortController();
+    controller.abort();
+    // Aborted before the pid is even known: stopped as soon as it is.
+    const aborted = await runCommand({ file: 'sleep', args: ['10'], cwd: dir, env, signal: controller.signal, ...files(dir), launcher: through });
+    expect(aborted.aborted).toBe(true);
+    expect(aborted.signal).toBe('SIGTERM');
+    await sleep(1500);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('runs commands side by side, each with its own result', async () => {
+    const dir = temp();
+    const through = launcher();
+    const results = await Promise.all(
+      [3, 1, 2].map((n) =>
+        runCommand({
+          file: 'sh',
+          args: ['-c', `sleep 0.${n}; echo ${n}; exit ${n}`],
+          cwd: dir,
+          env,
+          stdoutFile: join(dir, `out${n}.log`),
+          stderrFile: join(dir, `err${n}.log`),
+          launcher: through,
+        }),
+      ),
+    );
+    expect(results.map((result) => [result.exitCode, result.stdout.head])).toEqual([
+      [3, '3\n'],
+      [1, '1\n'],
+      [2, '2\n'],
+    ]);
+  });
+
+  it('ends a command in flight with an error when the launcher dies, stops its group, and is then not used', async () => {
+    const dir = temp();
+    const through = launcher();
+    const marker = join(dir, 'survived');
+    let launcherPid: number | undefined;
+    const running = runCommand({
+      file: 'sh',
+      args: ['-c', `sleep 1; touch ${marker}`],
+      cwd: dir,
+      env,
+      ...files(dir),
+      launcher: through,
+      onStart: (pid) => {
+        launcherPid = parentOf(pid);
+      },
+    });
+    while (launcherPid === undefined) await sleep(10);
+    process.kill(launcherPid, 'SIGKILL');
+    const result = await running;
+    expect(result.exitCode).toBeNull();
+    expect(result.startError).toMatch(/^the command launcher was killed by SIGKILL/);
+    expect(through.alive).toBe(false);
+    await sleep(1300);
+    expect(existsSync(marker)).toBe(false);
+    // With the launcher gone, commands are started directly, and still work.
+    let parent: number | undefined;
+    const after = await runCommand({
+      file: 'sleep',
+      args: ['0.1'],
+      cwd: dir,
+      env,
+      ...files(dir),
+      launcher: through,
+      onStart: (pid) => {
+        parent = parentOf(pid);
+      },
+    });
+    expect(after.exitCode).toBe(0);
+    expect(parent).toBe(process.pid);
+  });
+
+  it('falls back to starting commands directly when the launcher cannot run at all', async () => {
+    const dir = temp();
+    const broken = launcher(join(dir, 'no-such-node'));
+    const options: RunCommandOptions = { file: 'echo', args: ['direct'], cwd: dir, env, ...files(dir), launcher: broken };
+    const result = await runCommand(options);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout.head).toBe('direct\n');
+    expect(broken.alive).toBe(false);
+  });
+
+  it('lets a command in flight finish after close(), then exits; later commands start directly', async () => {
+    const dir = temp();
+    const through = launcher();
+    let launcherPid: number | undefined;
+    const running = runCommand({
+      file: 'sh',
+      args: ['-c', 'sleep 0.3; echo finished'],
+      cwd: dir,
+      env,
+      ...files(dir),
+      launcher: through,
+      onStart: (pid) => {
+        launcherPid = parentOf(pid);
+      },
+    });
+    while (launcherPid === undefined) await sleep(10);
+    through.close();
+    const result = await running;
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout.head).toBe('finished\n');
+    await sleep(300);
+    expect(existsSync(`/proc/${launcherPid}`)).toBe(false);
+    expect(through.alive).toBe(false);
+  });
+});

@@ -1,0 +1,166 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { LAUNCHER_SCRIPT } from './launcher-script.js';
+
+/** What the launcher is asked to start: argv without a shell, its whole environment, and two output files. */
+export interface LaunchRequest {
+  file: string;
+  args: readonly string[];
+  cwd: string;
+  env: Record<string, string>;
+  stdin?: string;
+  stdoutFile: string;
+  stderrFile: string;
+}
+
+/** How a launched command ended: its exit, or why it could not start (`error`, with the errno code). */
+export type LaunchOutcome =
+  | { exitCode: number | null; signal: NodeJS.Signals | null }
+  | { error: { code?: string; message: string } };
+
+export interface LaunchedCommand {
+  /** Resolves with the pid (also its process group id) once started, or undefined when it did not start. */
+  readonly started: Promise<number | undefined>;
+  readonly ended: Promise<LaunchOutcome>;
+}
+
+interface Pending {
+  started: (pid: number | undefined) => void;
+  ended: (outcome: LaunchOutcome) => void;
+  pid?: number;
+}
+
+type Reply = { id: number; pid?: number; exit?: number | null; signal?: NodeJS.Signals | null; error?: { code?: string; message: string } };
+
+/**
+ * A small long-lived process that starts commands on this process's behalf.
+ *
+ * Starting a process from Node forks the whole parent: the kernel copies its page tables, and every page
+ * the parent writes afterwards takes a copy-on-write fault. For an engine holding 100 MB that is several
+ * milliseconds per command, growing with its memory; from the launcher (a bare `node`, a few MB of its
+ * own) it is about one. Commands started this way behave exactly as with `runCommand` alone: no shell,
+ * their own process group, the given environment only, output straight to the files.
+ *
+ * The launcher is a child of this process in its own process group; it exits when `close()` is called or
+ * this process ends. If it dies, commands in flight end with an error and later ones are refused
+ * (`alive` turns false), so a caller can fall back to starting them itself.
+ */
+export class CommandLauncher {
+  private readonly child: ChildProcess;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private buffered = '';
+  private stderrTail = '';
+  private dead: string | undefined;
+
+  private constructor(nodePath: string) {
+    this.child = spawn(nodePath, ['--max-semi-space-size=1', '-e', LAUNCHER_SCRIPT], {
+      // Nothing of this process's environment: NODE_OPTIONS and the like would only make it bigger.
+      env: {},
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.child.stdout!.setEncoding('utf8');
+    this.child.stdout!.on('data', (chunk: string) => this.receive(chunk));
+    this.child.stderr!.setEncoding('utf8');
+    this.child.stderr!.on('data', (chunk: string) => {
+      this.stderrTail = (this.stderrTail + chunk).slice(-2000);
+    });
+    this.child.stdin!.on('error', () => undefined);
+    this.child.once('error', (error) => this.fail(`the command launcher could not start: ${error.message}`));
+    this.child.once('exit', (code, signal) => {
+      const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+      this.fail(`the command launcher ${how}${this.stderrTail ? `: ${this.stderrTail.trim()}` : ''}`);
+    });
+    this.idle();
+  }
+
+  /** Starts a launcher process with this Node (or `nodePath`). */
+  static start(nodePath: string = process.execPath): CommandLauncher {
+    return new CommandLauncher(nodePath);
+  }
+
+  /** False once the launcher has exited or was closed: `launch` would only fail. */
+  get alive(): boolean {
+    return this.dead === undefined;
+  }
+
+  /** Starts one command through the launcher. */
+  launch(request: LaunchRequest): LaunchedCommand {
+    const id = this.nextId++;
+    let resolveStarted!: (pid: number | undefined) => void;
+    let resolveEnded!: (outcome: LaunchOutcome) => void;
+    const started = new Promise<number | undefined>((resolve) => (resolveStarted = resolve));
+    const ended = new Promise<LaunchOutcome>((resolve) => (resolveEnded = resolve));
+    if (this.dead !== undefined) {
+      resolveStarted(undefined);
+      resolveEnded({ error: { code: 'ELAUNCHER', message: this.dead } });
+      return { started, ended };
+    }
+    this.pending.set(id, { started: resolveStarted, ended: resolveEnded });
+    if (this.pending.size === 1) this.busy();
+    const { file, args, cwd, env, stdin, stdoutFile, stderrFile } = request;
+    this.child.stdin!.write(`${JSON.stringify({ id, file, args, cwd, env, stdin, stdoutFile, stderrFile })}\n`);
+    return { started, ended };
+  }
+
+  /** Lets the launcher exit once the commands in flight are done (it reads no more requests). */
+  close(): void {
+    if (this.dead === undefined) this.dead = 'the command launcher was closed';
+    this.child.stdin!.end();
+    if (this.pending.size === 0) this.idle();
+  }
+
+  private receive(chunk: string): void {
+    this.buffered += chunk;
+    for (let end = this.buffered.indexOf('\n'); end >= 0; end = this.buffered.indexOf('\n')) {
+      const line = this.buffered.slice(0, end);
+      this.buffered = this.buffered.slice(end + 1);
+      if (line !== '') this.handle(JSON.parse(line) as Reply);
+    }
+  }
+
+  private handle(reply: Reply): void {
+    const entry = this.pending.get(reply.id);
+    if (!entry) return;
+    if (reply.pid !== undefined) {
+      entry.pid = reply.pid;
+      entry.started(reply.pid);
+      return;
+    }
+    this.pending.delete(reply.id);
+    entry.started(undefined);
+    entry.ended(reply.error ? { error: reply.error } : { exitCode: reply.exit ?? null, signal: reply.signal ?? null });
+    if (this.pending.size === 0) this.idle();
+  }
+
+  private fail(reason: string): void {
+    this.dead ??= reason;
+    for (const [id, entry] of this.pending) {
+      this.pending.delete(id);
+      // A command left running with nobody to report its end is stopped, not abandoned.
+      if (entry.pid !== undefined) {
+        try {
+          process.kill(-entry.pid, 'SIGKILL');
+        } catch {
+          // Already gone.
+        }
+      }
+      entry.started(undefined);
+      entry.ended({ error: { code: 'ELAUNCHER', message: reason } });
+    }
+    this.idle();
+  }
+
+  /** While commands are in flight the launcher keeps this process alive; otherwise it must not. */
+  private busy(): void {
+    this.child.ref();
+    (this.child.stdout as unknown as { ref?: () => void } | null)?.ref?.();
+  }
+
+  private idle(): void {
+    this.child.unref();
+    for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) {
+      (stream as unknown as { unref?: () => void } | null)?.unref?.();
+    }
+  }
+}
