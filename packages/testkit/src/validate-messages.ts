@@ -1,9 +1,30 @@
 import { type RequestProblem, describeType, isObject, problem } from './request-problem.js';
 
 const roles = ['system', 'developer', 'user', 'assistant', 'tool', 'function'];
+const knownRoles = new Set(roles);
 
-/** The `messages` array: shapes first, then the pairing of tool calls and tool results. */
-export function validateMessages(messages: unknown): RequestProblem | null {
+/** The assistant message whose tool calls the tool messages after it answer. */
+export interface PendingToolCalls {
+  index: number;
+  ids: string[];
+  answered: Set<string>;
+}
+
+/**
+ * How far a conversation has been checked: its first `count` messages are well formed and every tool
+ * message among them answers a call; `pending` is the call-making message the next tool messages answer.
+ */
+export interface CheckedMessages {
+  count: number;
+  pending: PendingToolCalls | null;
+}
+
+export const noMessagesChecked: CheckedMessages = { count: 0, pending: null };
+
+export type MessagesCheck = { problem: RequestProblem } | { problem: null; checked: CheckedMessages };
+
+/** The rules for the `messages` parameter itself, before its messages. */
+export function messagesTypeProblem(messages: unknown): RequestProblem | null {
   if (messages === undefined) return problem("Missing required parameter: 'messages'.", 'messages', 'missing_required_parameter');
   if (!Array.isArray(messages)) {
     return problem(`Invalid type for 'messages': expected an array of objects, but got ${describeType(messages)} instead.`, 'messages', 'invalid_type');
@@ -11,11 +32,20 @@ export function validateMessages(messages: unknown): RequestProblem | null {
   if (messages.length === 0) {
     return problem("Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.", 'messages', 'empty_array');
   }
-  for (const [index, message] of messages.entries()) {
-    const found = validateMessageShape(message, `messages[${index}]`);
-    if (found) return found;
+  return null;
+}
+
+/**
+ * The messages of a `messages` array: shapes first, then the pairing of tool calls and tool results.
+ * `messages` follow the `earlier` ones of the conversation (`noMessagesChecked` for a whole one); the
+ * result is the same as checking the whole conversation.
+ */
+export function continueMessages(messages: unknown[], earlier: CheckedMessages): MessagesCheck {
+  for (let offset = 0; offset < messages.length; offset++) {
+    const found = validateMessageShape(messages[offset], `messages[${earlier.count + offset}]`);
+    if (found) return { problem: found };
   }
-  return validateToolPairing(messages as Array<Record<string, unknown>>);
+  return continueToolPairing(messages as Array<Record<string, unknown>>, earlier);
 }
 
 function isContent(value: unknown): boolean {
@@ -26,7 +56,7 @@ function validateMessageShape(message: unknown, at: string): RequestProblem | nu
   if (!isObject(message)) return problem(`Invalid type for '${at}': expected an object, but got ${describeType(message)} instead.`, at, 'invalid_type');
   const { role } = message;
   if (role === undefined) return problem(`Missing required parameter: '${at}.role'.`, `${at}.role`, 'missing_required_parameter');
-  if (typeof role !== 'string' || !roles.includes(role)) {
+  if (typeof role !== 'string' || !knownRoles.has(role)) {
     return problem(
       `Invalid value: ${JSON.stringify(role)}. Supported values are: ${roles.map((name) => `'${name}'`).join(', ')}.`,
       `${at}.role`,
@@ -85,40 +115,47 @@ function validateAssistant(message: Record<string, unknown>, at: string): Reques
 }
 
 /** Every assistant tool call is answered by one tool message, right after it; no tool message answers nothing. */
-function validateToolPairing(messages: Array<Record<string, unknown>>): RequestProblem | null {
-  let pending: { index: number; ids: string[]; answered: Set<string> } | null = null;
-  const unanswered = (): RequestProblem | null => {
-    if (pending === null) return null;
-    const { index, ids, answered } = pending;
-    const missing = ids.filter((id) => !answered.has(id));
-    if (missing.length === 0) return null;
-    return problem(
-      `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${missing.join(', ')} (assistant message messages[${index}]).`,
-      `messages[${index}]`,
-    );
-  };
-  for (const [index, message] of messages.entries()) {
+function continueToolPairing(messages: Array<Record<string, unknown>>, earlier: CheckedMessages): MessagesCheck {
+  // A copy: `earlier` may be remembered for the next request.
+  let pending = earlier.pending && { ...earlier.pending, answered: new Set(earlier.pending.answered) };
+  for (let offset = 0; offset < messages.length; offset++) {
+    const message = messages[offset]!;
+    const index = earlier.count + offset;
     if (message.role === 'tool') {
       const id = message.tool_call_id as string;
       if (pending === null || !pending.ids.includes(id)) {
-        return problem(
-          `Invalid parameter: messages with role 'tool' must be a response to a preceding message with 'tool_calls'. messages[${index}] answers tool_call_id '${id}', which the assistant message right before it did not make.`,
-          `messages[${index}].role`,
-        );
+        return {
+          problem: problem(
+            `Invalid parameter: messages with role 'tool' must be a response to a preceding message with 'tool_calls'. messages[${index}] answers tool_call_id '${id}', which the assistant message right before it did not make.`,
+            `messages[${index}].role`,
+          ),
+        };
       }
       if (pending.answered.has(id)) {
-        return problem(`Invalid parameter: messages[${index}] answers tool_call_id '${id}' a second time.`, `messages[${index}].tool_call_id`);
+        return { problem: problem(`Invalid parameter: messages[${index}] answers tool_call_id '${id}' a second time.`, `messages[${index}].tool_call_id`) };
       }
       pending.answered.add(id);
       continue;
     }
-    const found = unanswered();
-    if (found) return found;
+    const found = unansweredProblem(pending);
+    if (found) return { problem: found };
     pending = null;
     const toolCalls = message.tool_calls;
     if (message.role === 'assistant' && Array.isArray(toolCalls)) {
       pending = { index, ids: toolCalls.map((call: { id: string }) => call.id), answered: new Set() };
     }
   }
-  return unanswered();
+  const found = unansweredProblem(pending);
+  return found ? { problem: found } : { problem: null, checked: { count: earlier.count + messages.length, pending } };
+}
+
+function unansweredProblem(pending: PendingToolCalls | null): RequestProblem | null {
+  if (pending === null) return null;
+  const { index, ids, answered } = pending;
+  const missing = ids.filter((id) => !answered.has(id));
+  if (missing.length === 0) return null;
+  return problem(
+    `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${missing.join(', ')} (assistant message messages[${index}]).`,
+    `messages[${index}]`,
+  );
 }

@@ -56,6 +56,20 @@ describe('validateConversation', () => {
     expect(validateConversation(body)).toMatch(/answers tool_call_id 'a' a second time/);
   });
 
+  it('checks the pairing of a long conversation, naming the message that breaks it', () => {
+    const pairs = (from: number, to: number) =>
+      Array.from({ length: to - from }, (_, offset) => [
+        { role: 'assistant', content: null, tool_calls: [call(`c${from + offset}`)] },
+        { role: 'tool', tool_call_id: `c${from + offset}`, content: 'ok' },
+      ]).flat();
+    const user = { role: 'user', content: 'go' };
+    expect(validateConversation(request([user, ...pairs(0, 5000)]))).toBeNull();
+    const unanswered = request([user, ...pairs(0, 2500), { role: 'assistant', tool_calls: [call('lost')] }, user, ...pairs(2500, 5000)]);
+    expect(validateRequest(unanswered)).toMatchObject({ param: 'messages[5001]', message: expect.stringMatching(/: lost \(assistant message messages\[5001\]\)/) });
+    const unknown = request([user, ...pairs(0, 2500), { role: 'tool', tool_call_id: 'c7', content: 'x' }, ...pairs(2500, 5000)]);
+    expect(validateRequest(unknown)).toMatchObject({ param: 'messages[5001].role', message: expect.stringMatching(/messages\[5001\] answers tool_call_id 'c7'/) });
+  });
+
   it.each([
     ['a body that is not an object', [1], /must be a JSON object/],
     ['missing model', { messages: [{ role: 'user', content: 'x' }] }, /you must provide a model parameter/],
