@@ -9,12 +9,15 @@ export interface AssistantReply {
 }
 
 /** Rough token count: one token per four characters, as OpenAI's rule of thumb says. */
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 4);
+export function estimateTokens(characters: number): number {
+  return Math.ceil(characters / 4);
 }
 
-/** Turns a script step into a reply; `requestIndex` (from 0) numbers the default tool-call ids. */
-export function buildReply(step: ScriptStep, requestIndex: number, requestBody: unknown): AssistantReply {
+/**
+ * Turns a script step into a reply; `requestIndex` (from 0) numbers the default tool-call ids, and
+ * `promptLength` is the length of the request's messages and tools as JSON (see promptLength).
+ */
+export function buildReply(step: ScriptStep, requestIndex: number, promptLength: number): AssistantReply {
   const toolCalls = (step.tool_calls ?? []).map((call, index) => ({
     id: call.id ?? `call_${requestIndex + 1}_${index + 1}`,
     name: call.name,
@@ -22,16 +25,20 @@ export function buildReply(step: ScriptStep, requestIndex: number, requestBody: 
   }));
   // Like the real API: text-only replies have content "", tool-call replies without text have null.
   const content = step.content ?? (toolCalls.length > 0 ? null : '');
-  const body = requestBody as { messages?: unknown; tools?: unknown };
-  const promptTokens =
-    step.usage?.prompt_tokens ?? estimateTokens(JSON.stringify(body.messages ?? []) + JSON.stringify(body.tools ?? []));
+  const promptTokens = step.usage?.prompt_tokens ?? estimateTokens(promptLength);
   const completionTokens =
     step.usage?.completion_tokens ??
-    estimateTokens((content ?? '') + toolCalls.map((call) => call.name + call.arguments).join(''));
+    estimateTokens(((content ?? '') + toolCalls.map((call) => call.name + call.arguments).join('')).length);
   return {
     content,
     toolCalls,
     finishReason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
     usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
   };
+}
+
+/** What the prompt-token estimate counts: the request's messages and tools, as JSON. */
+export function promptLength(requestBody: unknown): number {
+  const body = requestBody as { messages?: unknown; tools?: unknown };
+  return (JSON.stringify(body.messages ?? []) + JSON.stringify(body.tools ?? [])).length;
 }

@@ -1,26 +1,16 @@
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { buildReply } from './assistant-reply.js';
+import { buildReply, promptLength } from './assistant-reply.js';
 import { completionBody, streamChunks } from './completion-body.js';
+import { type AcceptedCompletion, createCompletionReader } from './completion-reader.js';
 import { readBody, sendEventStream, sendJson } from './http-response.js';
 import { errorTypeForStatus, openAiError } from './openai-error.js';
 import { formatPath, parseScript } from './parse-script.js';
+import { type RecordedRequest, type Recording, recordRequest } from './recorded-request.js';
 import { ScriptStep } from './script-step.js';
-import { validateRequest } from './validate-request.js';
 
-/** One HTTP request the fake model received, kept for assertions. */
-export interface RecordedRequest {
-  method: string;
-  /** The path as requested, e.g. `/v1/chat/completions`. */
-  path: string;
-  headers: Record<string, string | string[] | undefined>;
-  /** The parsed JSON body; undefined when there was none or it was not JSON. */
-  body: any;
-  rawBody: string;
-  /** The HTTP status the fake model answered with; 0 while the answer is pending. */
-  status: number;
-}
+export type { RecordedRequest } from './recorded-request.js';
 
 /** A list of steps, one per chat-completions request, or a function that picks the step. */
 export type FakeLlmScript =
@@ -61,6 +51,7 @@ export async function startFakeLlm(options: FakeLlmOptions): Promise<FakeLlm> {
     : options.script;
   const model = options.model ?? 'fake-model';
   const requests: RecordedRequest[] = [];
+  const readCompletion = createCompletionReader();
   const closing = new AbortController();
   const created = Math.floor(Date.now() / 1000);
   let stepsUsed = 0;
@@ -81,17 +72,8 @@ export async function startFakeLlm(options: FakeLlmOptions): Promise<FakeLlm> {
     return `delta-fake-llm: the script function returned an invalid step for request ${index + 1}: field '${formatPath(issue.path)}': ${issue.message}`;
   }
 
-  async function answerCompletion(record: RecordedRequest, response: ServerResponse): Promise<number> {
-    if (record.body === undefined) {
-      const message = 'We could not parse the JSON body of your request. The OpenAI API expects a JSON payload.';
-      sendJson(response, 400, openAiError(message));
-      return 400;
-    }
-    const found = validateRequest(record.body);
-    if (found) {
-      sendJson(response, 400, openAiError(found.message, { param: found.param, code: found.code }));
-      return 400;
-    }
+  async function answerCompletion(recording: Recording, accepted: AcceptedCompletion, response: ServerResponse): Promise<number> {
+    const { record } = recording;
     const index = stepsUsed++;
     const step = await chooseStep(record, index);
     if (typeof step === 'string') {
@@ -110,10 +92,13 @@ export async function startFakeLlm(options: FakeLlmOptions): Promise<FakeLlm> {
       sendJson(response, status, openAiError(text, { type: type ?? errorTypeForStatus(status), code: code ?? null }), headers);
       return status;
     }
-    const reply = buildReply(step, index, record.body);
-    const identity = { id: `chatcmpl-${index + 1}`, created, model: record.body.model as string };
-    if (record.body.stream === true) {
-      sendEventStream(response, streamChunks(reply, identity, record.body.stream_options?.include_usage === true));
+    // A script that read request.body may have changed it, and the reply follows the body as it left it.
+    const bodyRead = recording.bodyParsed();
+    const body = bodyRead ? record.body : (accepted.fields as Record<string, any>);
+    const reply = buildReply(step, index, bodyRead ? promptLength(body) : accepted.promptLength);
+    const identity = { id: `chatcmpl-${index + 1}`, created, model: body.model as string };
+    if (body.stream === true) {
+      sendEventStream(response, streamChunks(reply, identity, body.stream_options?.include_usage === true));
     } else {
       sendJson(response, 200, completionBody(reply, identity));
     }
@@ -121,26 +106,27 @@ export async function startFakeLlm(options: FakeLlmOptions): Promise<FakeLlm> {
   }
 
   async function answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const rawBody = await readBody(request);
-    let body: unknown;
-    try {
-      body = rawBody === '' ? undefined : JSON.parse(rawBody);
-    } catch {
-      body = undefined;
-    }
+    const bytes = await readBody(request);
     const method = request.method ?? 'GET';
     const path = request.url ?? '/';
-    const record: RecordedRequest = { method, path, headers: { ...request.headers }, body, rawBody, status: 0 };
-    requests.push(record);
     const pathname = path.split('?')[0]!;
-    if (options.apiKey !== undefined && request.headers.authorization !== `Bearer ${options.apiKey}`) {
+    const unauthorized = options.apiKey !== undefined && request.headers.authorization !== `Bearer ${options.apiKey}`;
+    const read = !unauthorized && method === 'POST' && completionPaths.has(pathname) ? readCompletion(bytes) : null;
+    const recording = recordRequest({ method, path, headers: { ...request.headers }, rawBody: read?.text ?? bytes.toString('utf8') });
+    const { record } = recording;
+    requests.push(record);
+    if (unauthorized) {
       const message = request.headers.authorization
         ? 'Incorrect API key provided. You can find your API key in your delta-fake-llm options.'
         : "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY).";
       record.status = 401;
       sendJson(response, 401, openAiError(message, { code: request.headers.authorization ? 'invalid_api_key' : null }));
-    } else if (method === 'POST' && completionPaths.has(pathname)) {
-      record.status = await answerCompletion(record, response);
+    } else if (read?.problem) {
+      const { message, param, code } = read.problem;
+      record.status = 400;
+      sendJson(response, 400, openAiError(message, { param, code }));
+    } else if (read) {
+      record.status = await answerCompletion(recording, read.accepted, response);
     } else if (method === 'GET' && modelPaths.has(pathname)) {
       record.status = 200;
       sendJson(response, 200, { object: 'list', data: [{ id: model, object: 'model', created, owned_by: 'delta-fake-llm' }] });

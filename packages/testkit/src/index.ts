@@ -1,5 +1,6 @@
 export { startFakeLlm } from './fake-llm.js';
-export type { FakeLlm, FakeLlmOptions, FakeLlmScript, RecordedRequest } from './fake-llm.js';
+export type { FakeLlm, FakeLlmOptions, FakeLlmScript } from './fake-llm.js';
+export type { RecordedRequest } from './recorded-request.js';
 export { ScriptStep, ScriptToolCall, ScriptHttpError } from './script-step.js';
 export { loadScript } from './load-script.js';
 export { parseScript, ScriptFileError } from './parse-script.js';
