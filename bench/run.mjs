@@ -4,7 +4,6 @@
 // once) with one trivial exec: tool. Timings are medians; on a shared machine, run it twice.
 //
 //   node bench/run.mjs [--skip-build] [--rounds N]
-import { rmSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { buildForBench } from './lib/build.mjs';
@@ -50,12 +49,12 @@ try {
   thousand.rawBodies = undefined;
   const size = treeSize(thousand.runDir);
   const parts = runBreakdown(thousand.runDir);
-  rmSync(thousand.work, { recursive: true, force: true });
+  // Runs are deleted only at the end: ext4 skips recently deleted inodes when it allocates new ones, so
+  // deleting thousands of files makes every file created in the next minutes slower (see README.md).
 
   progress('a 2,000-iteration run...');
   const twoThousand = await benchEngineRun({ iterations: 2000 });
   twoThousand.rawBodies = undefined;
-  rmSync(twoThousand.work, { recursive: true, force: true });
   const at200 = median(turnsOf(twoThousand, 176, 225));
   const at2000 = median(turnsOf(twoThousand, 1951, 2000));
   const growth = at2000 / at200 - 1;
@@ -129,7 +128,7 @@ try {
     '',
   ]);
   rows.push([
-    '  (file system: one create in bench/.work / in the system temp dir)',
+    '  (file system: one create in bench/.work / in the system temp dir, at start)',
     `${workDir.fileCreateMs.project.toFixed(3)} ms / ${workDir.fileCreateMs.systemTemp.toFixed(3)} ms`,
     'info',
     '',
