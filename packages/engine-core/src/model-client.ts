@@ -27,8 +27,36 @@ export interface ModelClient {
    */
   complete(
     payload: ChatCompletionCreateParamsNonStreaming,
-    options: { signal?: AbortSignal; onRequestBody?: (body: string) => void },
+    options: {
+      signal?: AbortSignal;
+      onRequestBody?: (body: string | Uint8Array) => void;
+      /**
+       * The payload already serialized: exactly the UTF-8 bytes of `JSON.stringify(payload)`. A client may
+       * send them as the request body rather than serialize the payload again (the engine's clients do).
+       * They are valid until `complete` returns.
+       */
+      body?: Uint8Array;
+    },
   ): Promise<ChatCompletion>;
+}
+
+/**
+ * One chat completion through an openai SDK client: with `body`, those bytes are sent as they are (the
+ * SDK passes binary bodies through); otherwise the SDK serializes the payload.
+ */
+export function createChatCompletion(
+  client: OpenAI,
+  payload: ChatCompletionCreateParamsNonStreaming,
+  options: { signal?: AbortSignal | undefined; body?: Uint8Array | undefined },
+): Promise<ChatCompletion> {
+  const signal = options.signal ? { signal: options.signal } : {};
+  if (options.body === undefined) return client.chat.completions.create(payload, signal);
+  return client.post<ChatCompletion>('/chat/completions', {
+    body: options.body,
+    headers: { 'content-type': 'application/json' },
+    stream: false,
+    ...signal,
+  });
 }
 
 /**
@@ -38,14 +66,14 @@ export interface ModelClient {
  */
 export async function createModelClient(options: ModelClientOptions): Promise<ModelClient> {
   const { default: OpenAIClient } = await import('openai');
-  let onBody: ((body: string) => void) | undefined;
+  let onBody: ((body: string | Uint8Array) => void) | undefined;
   const client: OpenAI = new OpenAIClient({
     apiKey: options.apiKey,
     ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
     maxRetries: 0,
     timeout: options.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS,
     fetch: async (url, init) => {
-      if (onBody && typeof init?.body === 'string') onBody(init.body);
+      if (onBody && (typeof init?.body === 'string' || init?.body instanceof Uint8Array)) onBody(init.body);
       return fetch(url, init);
     },
   });
@@ -58,7 +86,7 @@ export async function createModelClient(options: ModelClientOptions): Promise<Mo
       try {
         for (let attempt = 0; ; attempt += 1) {
           try {
-            return await client.chat.completions.create(payload, callOptions.signal ? { signal: callOptions.signal } : {});
+            return await createChatCompletion(client, payload, callOptions);
           } catch (error) {
             const delay = attempt < maxRetries ? retryDelay(error, attempt, OpenAIClient) : undefined;
             if (delay === undefined) throw describeModelError(error, baseUrl, OpenAIClient, attempt);

@@ -1,5 +1,5 @@
 import type OpenAI from 'openai';
-import type { ModelClient } from './model-client.js';
+import { createChatCompletion, type ModelClient } from './model-client.js';
 
 type Fetch = (url: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
@@ -13,10 +13,10 @@ type Fetch = (url: string | URL | Request, init?: RequestInit) => Promise<Respon
 export function modelClientFromOpenAI(client: OpenAI): ModelClient {
   // The SDK keeps its fetch in a TypeScript-private field; reading it keeps a custom fetch working.
   const ownFetch: Fetch = (client as unknown as { fetch?: Fetch }).fetch ?? globalThis.fetch;
-  let onBody: ((body: string) => void) | undefined;
+  let onBody: ((body: string | Uint8Array) => void) | undefined;
   const recording = client.withOptions({
     fetch: async (url: string | URL | Request, init?: RequestInit) => {
-      if (onBody && typeof init?.body === 'string') onBody(init.body);
+      if (onBody && (typeof init?.body === 'string' || init?.body instanceof Uint8Array)) onBody(init.body);
       return ownFetch(url, init);
     },
   });
@@ -25,7 +25,7 @@ export function modelClientFromOpenAI(client: OpenAI): ModelClient {
     async complete(payload, options) {
       onBody = options.onRequestBody;
       try {
-        return await recording.chat.completions.create(payload, options.signal ? { signal: options.signal } : {});
+        return await createChatCompletion(recording, payload, options);
       } finally {
         onBody = undefined;
       }

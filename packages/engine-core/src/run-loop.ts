@@ -19,6 +19,7 @@ import { ExitCode, type RunOutcome } from './exit-codes.js';
 import { pendingCalls } from './pending-calls.js';
 import { record, type RunContext } from './run-context.js';
 import { budgetExhausted, countIterations, finalAnswerGiven, isFinalAnswer } from './stop-conditions.js';
+import { RequestBodyBuilder } from './request-body.js';
 import { summarise } from './summarise.js';
 import { addTokenUsage, estimateCost } from './token-usage.js';
 
@@ -33,7 +34,7 @@ function requestParameters(context: RunContext): Record<string, unknown> {
 }
 
 /** Calls the model once, recording the exact request and the response under io/invocations/. */
-async function think(context: RunContext, iteration: number, payload: ChatCompletionCreateParamsNonStreaming) {
+async function think(context: RunContext, iteration: number, payload: ChatCompletionCreateParamsNonStreaming, bodies: RequestBodyBuilder) {
   const invocationId = createInvocationId(iteration);
   const startedAt = new Date();
   const started = performance.now();
@@ -46,6 +47,7 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
   context.signal.addEventListener('abort', abort, { once: true });
   try {
     response = await context.model.complete(payload, {
+      body: bodies.build(payload),
       signal: call.signal,
       onRequestBody: (body) => writeInvocationRequest(context.paths, invocationId, body),
     });
@@ -111,6 +113,8 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
   const tools = [...context.agent.tools.map(toFunctionTool), ASK_HUMAN_TOOL];
   // The tool definitions travel with every request, so a token budget leaves room for them.
   const toolTokens = estimateTokens(JSON.stringify(tools));
+  // Each request is written over the previous one: what did not change is not serialized again.
+  const bodies = new RequestBodyBuilder();
 
   for (;;) {
     if (context.signal.aborted) return INTERRUPTED;
@@ -159,7 +163,7 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
     } as ChatCompletionCreateParamsNonStreaming;
     const payload = await applyPreLlmRequest(context, iteration, proposed);
 
-    const { invocationId, response, usage } = await think(context, iteration, payload);
+    const { invocationId, response, usage } = await think(context, iteration, payload, bodies);
     await invokeHook(context, 'post_llm_response', { iteration, inputs: { response } });
     const choice = response.choices[0];
     const message = choice?.message;

@@ -66,6 +66,21 @@ describe('invocation request records', () => {
     expect(Buffer.from(sent[29]!).subarray(0, last.prefix_bytes).equals(Buffer.from(sent[28]!).subarray(0, last.prefix_bytes))).toBe(true);
   });
 
+  it('takes the body as UTF-8 bytes, even a view its caller overwrites with the next request', () => {
+    const paths = run();
+    const reused = Buffer.alloc(1 << 16);
+    const sent: string[] = [];
+    for (let turn = 0; turn < 6; turn += 1) {
+      const request = body(conversation(turn, 'ünïcode 🙂'));
+      const length = reused.write(request, 0, 'utf8');
+      writeInvocationRequest(paths, `000${turn + 1}_iiiiii`, reused.subarray(0, length));
+      sent.push(request);
+      expect(recordKind(paths, `000${turn + 1}_iiiiii`)).toEqual([turn === 0 ? REQUEST_FILE : REQUEST_DELTA_FILE]);
+    }
+    reused.fill(0);
+    sent.forEach((request, turn) => expect(readInvocationRequest(paths, `000${turn + 1}_iiiiii`)).toBe(request));
+  });
+
   it('keeps multi-byte characters exact when the shared start ends next to them', () => {
     const paths = run();
     const texts = ['é', '日本', '🙂', '🙃', 'a🙂b', '\u2028', '"\\\n'];

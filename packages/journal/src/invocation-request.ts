@@ -27,9 +27,9 @@ export interface RequestDelta {
 /** The last request written in a run, kept to find what the next one shares with it. */
 interface LastRequest {
   invocationId: string;
-  body: string;
-  /** The body's length in UTF-8 bytes. */
-  bytes: number;
+  /** A copy of its bytes: a view of `store`, a buffer reused by the run's next request (see `remember`). */
+  body: Buffer;
+  store: Buffer;
   /** How many deltas lead from this request back to a whole copy (0 for a whole copy). */
   depth: number;
   file: string;
@@ -42,9 +42,17 @@ interface LastRequest {
 const lastRequests = new Map<string, LastRequest>();
 const MAX_CACHED_RUNS = 8;
 
-function remember(invocationsDir: string, entry: LastRequest): void {
+/**
+ * Keeps a copy of a run's latest request: the caller's bytes may be a view that changes after the call
+ * (the engine builds each request in place over the previous one). The copy reuses the previous copy's
+ * buffer when it is big enough, so a long run does not allocate a new one per request.
+ */
+function remember(invocationsDir: string, entry: Omit<LastRequest, 'body' | 'store'>, body: Uint8Array): void {
+  let store = lastRequests.get(invocationsDir)?.store;
   lastRequests.delete(invocationsDir);
-  lastRequests.set(invocationsDir, entry);
+  if (!store || store.length < body.length) store = Buffer.allocUnsafeSlow(Math.max(body.length, Math.ceil((store?.length ?? 0) * 1.5), 4096));
+  store.set(body);
+  lastRequests.set(invocationsDir, { ...entry, store, body: store.subarray(0, body.length) });
   if (lastRequests.size > MAX_CACHED_RUNS) lastRequests.delete(lastRequests.keys().next().value!);
 }
 
@@ -62,25 +70,26 @@ function previousRequest(invocationsDir: string): LastRequest | undefined {
   return undefined;
 }
 
-/** The length of the longest common start of two strings, never ending inside a surrogate pair. */
-export function commonPrefixLength(a: string, b: string): number {
+/**
+ * The length in bytes of the longest common start of two UTF-8 texts, never ending inside a character
+ * of `b`: compared natively, in chunks, then byte by byte.
+ */
+export function commonPrefixBytes(a: Uint8Array, b: Uint8Array): number {
+  const first = Buffer.from(a.buffer, a.byteOffset, a.byteLength);
   const max = Math.min(a.length, b.length);
   let length = 0;
-  // Whole chunks first (compared natively), then character by character.
   for (let chunk = 1 << 16; chunk >= 16; chunk >>= 4) {
-    while (length + chunk <= max && a.slice(length, length + chunk) === b.slice(length, length + chunk)) length += chunk;
+    while (length + chunk <= max && first.compare(b, length, length + chunk, length, length + chunk) === 0) length += chunk;
   }
-  while (length < max && a.charCodeAt(length) === b.charCodeAt(length)) length += 1;
-  if (length > 0 && length < max) {
-    const last = a.charCodeAt(length - 1);
-    if (last >= 0xd800 && last <= 0xdbff) length -= 1;
-  }
+  while (length < max && a[length] === b[length]) length += 1;
+  // A continuation byte (10xxxxxx) would start the rest in the middle of a character.
+  while (length > 0 && length < b.length && (b[length]! & 0xc0) === 0x80) length -= 1;
   return length;
 }
 
-function writeRecord(dir: string, name: string, text: string): { file: string; ino: number; size: number; mtimeMs: number } {
+function writeRecord(dir: string, name: string, content: string | Uint8Array): { file: string; ino: number; size: number; mtimeMs: number } {
   const file = join(dir, name);
-  writeFileSync(file, text);
+  writeFileSync(file, content);
   // A directory holds exactly one of the two forms (a retried call rewrites its record).
   const other = join(dir, name === REQUEST_FILE ? REQUEST_DELTA_FILE : REQUEST_FILE);
   if (existsSync(other)) rmSync(other, { force: true });
@@ -94,40 +103,26 @@ function writeRecord(dir: string, name: string, text: string): { file: string; i
  * (see docs/control-plane.md). A delta is written only when the previous record is the one this
  * process wrote and still unchanged on disk, when the two requests share at least half of this one,
  * and when the chain of deltas is shorter than MAX_DELTA_CHAIN; otherwise the body is copied whole.
- * `readInvocationRequest` gives back the exact bytes either way.
+ * `readInvocationRequest` gives back the exact bytes either way. The body is text or its UTF-8 bytes;
+ * bytes are not kept after the call.
  */
-export function writeInvocationRequest(paths: RunPaths, invocationId: string, requestBody: string): string {
+export function writeInvocationRequest(paths: RunPaths, invocationId: string, requestBody: string | Uint8Array): string {
+  const body = typeof requestBody === 'string' ? Buffer.from(requestBody, 'utf8') : requestBody;
   const dir = invocationDirectory(paths, invocationId);
   mkdirSync(dir, { recursive: true });
   const previous = previousRequest(paths.invocationsDir);
 
-  if (previous && previous.invocationId === invocationId && previous.body === requestBody) return dir;
+  if (previous && previous.invocationId === invocationId && previous.body.equals(body)) return dir;
   let delta: RequestDelta | undefined;
   if (previous && previous.invocationId !== invocationId && previous.depth < MAX_DELTA_CHAIN) {
-    const shared = commonPrefixLength(previous.body, requestBody);
-    if (shared * 2 >= requestBody.length) {
-      const suffix = requestBody.slice(shared);
-      // Counted from the end of the previous body, which is short, rather than over the whole shared start.
-      const prefixBytes = previous.bytes - Buffer.byteLength(previous.body.slice(shared));
-      delta = {
-        format: REQUEST_DELTA_FORMAT,
-        base: previous.invocationId,
-        prefix_bytes: prefixBytes,
-        suffix,
-        bytes: prefixBytes + Buffer.byteLength(suffix),
-      };
+    const shared = commonPrefixBytes(previous.body, body);
+    if (shared * 2 >= body.length) {
+      const suffix = Buffer.from(body.buffer, body.byteOffset + shared, body.length - shared).toString('utf8');
+      delta = { format: REQUEST_DELTA_FORMAT, base: previous.invocationId, prefix_bytes: shared, suffix, bytes: body.length };
     }
   }
-  const written = delta
-    ? writeRecord(dir, REQUEST_DELTA_FILE, `${JSON.stringify(delta)}\n`)
-    : writeRecord(dir, REQUEST_FILE, requestBody);
-  remember(paths.invocationsDir, {
-    invocationId,
-    body: requestBody,
-    bytes: delta ? delta.bytes : written.size,
-    depth: delta ? previous!.depth + 1 : 0,
-    ...written,
-  });
+  const written = delta ? writeRecord(dir, REQUEST_DELTA_FILE, `${JSON.stringify(delta)}\n`) : writeRecord(dir, REQUEST_FILE, body);
+  remember(paths.invocationsDir, { invocationId, depth: delta ? previous!.depth + 1 : 0, ...written }, body);
   return dir;
 }
 
