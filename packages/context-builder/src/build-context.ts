@@ -133,5 +133,8 @@ export async function buildContextMessages(options: BuildContextOptions): Promis
     if (total !== undefined) budget.remaining -= messagesTokens(messages, context.countTokens);
     parts[index] = messages;
   }
-  return parts.flat();
+  // A loop rather than parts.flat(), which is several times slower on the long conversation part.
+  const messages: ChatMessage[] = [];
+  for (const part of parts) for (const message of part) messages.push(message);
+  return messages;
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { JournalEvent } from '@delta/journal';
 import { expectStrictConversation, iterations, result, thought, user } from '../test/journal-events.js';
 import { journalToConversation, journalToMessages, MISSING_RESULT } from './index.js';
+import { conversationMessages } from './journal-messages.js';
 
 const call = (id: string, name = 'tool') => ({ id, type: 'function', function: { name, arguments: `{"id":"${id}"}` } });
 const seq = 1000;
@@ -129,6 +130,8 @@ describe('journalToMessages: the incremental rebuild', () => {
       if (step % 3 === 0 || step > 2950) {
         const messages = journalToMessages(events);
         expect(messages).toEqual(fresh(events));
+        // The flat path and the turn-by-turn one agree.
+        expect(messages).toEqual(conversationMessages(journalToConversation([...events])));
         expectStrictConversation(messages);
         expect(journalToMessages(events, { maxIterations: 3 })).toEqual(journalToMessages([...events], { maxIterations: 3 }));
       }

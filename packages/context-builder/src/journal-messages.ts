@@ -48,6 +48,9 @@ interface BlockState {
   blocks: Block[];
   open: { block: Block; thought: ThoughtEvent; results: Map<string, string> } | undefined;
   deferred: ChatMessage[];
+  /** The messages of the first `flatBlocks` blocks, all closed, in order: the conversation so far, kept flat. */
+  flat: ChatMessage[];
+  flatBlocks: number;
   /** How many events were read, and the first and last of them (by identity). */
   count: number;
   first: JournalEvent | undefined;
@@ -55,7 +58,7 @@ interface BlockState {
 }
 
 function emptyState(): BlockState {
-  return { blocks: [], open: undefined, deferred: [], count: 0, first: undefined, last: undefined };
+  return { blocks: [], open: undefined, deferred: [], flat: [], flatBlocks: 0, count: 0, first: undefined, last: undefined };
 }
 
 function closeOpen(state: BlockState): void {
@@ -184,10 +187,33 @@ export function conversationMessages(conversation: JournalConversation): ChatMes
 }
 
 /**
+ * Every message of the journal in order, as `conversationMessages(journalToConversation(events))` gives
+ * them, without building turns: closed blocks are flattened once and kept, so an engine asking after each
+ * append copies an array of references rather than rebuilding the conversation.
+ */
+function allMessages(events: readonly JournalEvent[]): ChatMessage[] {
+  const state = stateFor(events);
+  // While a block waits for tool results it is the last one, and it may still change.
+  const closed = state.open ? state.blocks.length - 1 : state.blocks.length;
+  for (; state.flatBlocks < closed; state.flatBlocks += 1) {
+    for (const message of state.blocks[state.flatBlocks]!.messages) state.flat.push(message);
+  }
+  const open = state.open;
+  if (!open) return state.flat.slice();
+  return [
+    ...state.flat,
+    ...open.block.messages,
+    ...open.thought.tool_calls.map((call): ChatMessage => ({ role: 'tool', tool_call_id: call.id, content: open.results.get(call.id) ?? MISSING_RESULT })),
+    ...state.deferred,
+  ];
+}
+
+/**
  * Rebuilds the native conversation from journal events: the user messages, each assistant message with
  * its tool calls followed by exactly one tool message per call (in call order), and later user messages.
  * The result is always a conversation a strict OpenAI-compatible API accepts.
  */
 export function journalToMessages(events: readonly JournalEvent[], options: JournalMessagesOptions = {}): ChatMessage[] {
+  if (options.maxIterations === undefined) return allMessages(events);
   return conversationMessages(windowConversation(journalToConversation(events), options.maxIterations));
 }

@@ -1,7 +1,7 @@
 import { ConfigurationError } from '@delta/errors';
 import type { JournalEvent } from '@delta/journal';
 import { fitConversation } from '../fit-conversation.js';
-import { conversationMessages, journalToConversation, windowConversation } from '../journal-messages.js';
+import { conversationMessages, journalToConversation, journalToMessages, windowConversation } from '../journal-messages.js';
 import type { JournalSource } from '../manifest.js';
 import type { ChatMessage } from '../messages.js';
 import { sourceId, type SourceContext } from './source-context.js';
@@ -21,6 +21,8 @@ export function journalSourceMessages(
   limit: { tokens: number; describe: string } | undefined,
   context: JournalSourceContext,
 ): ChatMessage[] {
+  // The whole conversation, unwindowed and unlimited, is kept up to date incrementally.
+  if (source.max_iterations === undefined && limit === undefined) return journalToMessages(context.events);
   const conversation = windowConversation(journalToConversation(context.events), source.max_iterations);
   if (limit === undefined) return conversationMessages(conversation);
   const fitted = fitConversation(conversation, { limit: limit.tokens, countTokens: context.countTokens, journalPath: context.journalPath });
