@@ -26,7 +26,8 @@ export async function withEngineSession<T>(
       toolEnv: subAgentEnvironment(),
       onLog: output.onLog,
       ...(output.onEvent ? { onEvent: output.onEvent } : {}),
-      ...(asker ? { askHuman: asker.ask } : {}),
+      // Progress held back is written before a question, so that the question comes last.
+      ...(asker ? { askHuman: (...args: Parameters<TerminalAsker['ask']>) => (output.flush(), asker.ask(...args)) } : {}),
     });
   } finally {
     output.stop();

@@ -12,7 +12,45 @@ export interface OutputFlags {
 export interface RunOutput {
   onLog: (line: string) => void;
   onEvent?: (event: JournalEvent) => void;
+  /** Writes what is held back now (before a prompt, say). */
+  flush: () => void;
+  /** Ends the display; what is held back is written. */
   stop: () => void;
+}
+
+/** How long progress lines for a pipe or a file may be held back to be written together. */
+export const PROGRESS_BATCH_MS = 50;
+
+/**
+ * Progress lines for a pipe or a file: the first after a quiet spell is written at once, those that
+ * follow within PROGRESS_BATCH_MS are written together. Every write to a pipe wakes its reader; a run
+ * making hundreds of steps a second would otherwise spend much of its time waking it, line by line.
+ */
+function batchedLines(stream: NodeJS.WritableStream): { write: (line: string) => void; flush: () => void } {
+  let pending = '';
+  let timer: NodeJS.Timeout | undefined;
+  const flush = () => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    if (pending === '') return;
+    const text = pending;
+    pending = '';
+    stream.write(text);
+  };
+  // Lines still held back when the process ends are written on its way out.
+  process.once('exit', flush);
+  return {
+    write: (line) => {
+      if (timer === undefined) {
+        stream.write(`${line}\n`);
+        timer = setTimeout(flush, PROGRESS_BATCH_MS);
+        timer.unref();
+        return;
+      }
+      pending += `${line}\n`;
+    },
+    flush,
+  };
 }
 
 /**
@@ -20,13 +58,15 @@ export interface RunOutput {
  * status line on stderr. Otherwise the engine's plain progress lines on stderr. -q: no progress.
  */
 export function createRunOutput(flags: OutputFlags, environment: NodeJS.ProcessEnv = process.env): RunOutput {
-  const plain = flags.quiet ? () => {} : (line: string) => process.stderr.write(`${line}\n`);
+  const lines = flags.quiet ? undefined : batchedLines(process.stderr);
+  const plain = lines ? lines.write : () => {};
+  const flush = () => lines?.flush();
   if (flags.json) {
-    return { onLog: plain, onEvent: createJournalEcho((text) => process.stdout.write(text)), stop: () => {} };
+    return { onLog: plain, onEvent: createJournalEcho((text) => process.stdout.write(text)), flush, stop: flush };
   }
   if (flags.quiet || !process.stdout.isTTY || !process.stderr.isTTY || environment.TERM === 'dumb') {
-    return { onLog: plain, stop: () => {} };
+    return { onLog: plain, flush, stop: flush };
   }
   const display = new LiveDisplay(process.stderr, paletteFor(process.stderr, environment));
-  return { onLog: display.onLog, onEvent: display.onEvent, stop: () => display.stop() };
+  return { onLog: display.onLog, onEvent: display.onEvent, flush: () => {}, stop: () => display.stop() };
 }
