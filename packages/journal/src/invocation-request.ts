@@ -87,12 +87,12 @@ export function commonPrefixBytes(a: Uint8Array, b: Uint8Array): number {
   return length;
 }
 
-function writeRecord(dir: string, name: string, content: string | Uint8Array): { file: string; ino: number; size: number; mtimeMs: number } {
+function writeRecord(dir: string, name: string, content: string | Uint8Array, newDirectory: boolean): { file: string; ino: number; size: number; mtimeMs: number } {
   const file = join(dir, name);
   writeFileSync(file, content);
   // A directory holds exactly one of the two forms (a retried call rewrites its record).
   const other = join(dir, name === REQUEST_FILE ? REQUEST_DELTA_FILE : REQUEST_FILE);
-  if (existsSync(other)) rmSync(other, { force: true });
+  if (!newDirectory && existsSync(other)) rmSync(other, { force: true });
   const stats = statSync(file);
   return { file, ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs };
 }
@@ -109,7 +109,7 @@ function writeRecord(dir: string, name: string, content: string | Uint8Array): {
 export function writeInvocationRequest(paths: RunPaths, invocationId: string, requestBody: string | Uint8Array): string {
   const body = typeof requestBody === 'string' ? Buffer.from(requestBody, 'utf8') : requestBody;
   const dir = invocationDirectory(paths, invocationId);
-  mkdirSync(dir, { recursive: true });
+  const newDirectory = mkdirSync(dir, { recursive: true }) !== undefined;
   const previous = previousRequest(paths.invocationsDir);
 
   if (previous && previous.invocationId === invocationId && previous.body.equals(body)) return dir;
@@ -121,7 +121,9 @@ export function writeInvocationRequest(paths: RunPaths, invocationId: string, re
       delta = { format: REQUEST_DELTA_FORMAT, base: previous.invocationId, prefix_bytes: shared, suffix, bytes: body.length };
     }
   }
-  const written = delta ? writeRecord(dir, REQUEST_DELTA_FILE, `${JSON.stringify(delta)}\n`) : writeRecord(dir, REQUEST_FILE, body);
+  const written = delta
+    ? writeRecord(dir, REQUEST_DELTA_FILE, `${JSON.stringify(delta)}\n`, newDirectory)
+    : writeRecord(dir, REQUEST_FILE, body, newDirectory);
   remember(paths.invocationsDir, { invocationId, depth: delta ? previous!.depth + 1 : 0, ...written }, body);
   return dir;
 }

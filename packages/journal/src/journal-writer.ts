@@ -2,6 +2,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, truncateSync,
 import { dirname } from 'node:path';
 import { JournalEvent, type NewJournalEvent } from './events.js';
 import { parseJournalText } from './read-journal.js';
+import { forgetWrittenLines, rememberWrittenLine } from './written-lines.js';
 
 export interface TornTailRepair {
   /** How many bytes of the cut-off last line were removed from the journal. */
@@ -53,15 +54,19 @@ export class JournalWriter {
     const { type, timestamp, ...rest } = event as NewJournalEvent & Record<string, unknown>;
     // The line keeps this key order (seq, type, timestamp, ...), which is the easiest to read with jq or less.
     const record = { seq: this.lastSequence + 1, type, timestamp: timestamp ?? new Date().toISOString(), ...rest };
-    const full = JournalEvent.parse(record);
+    const line = JSON.stringify(record);
+    // Validated as a reader will read it back from the line: the event returned is exactly that one.
+    const full = JournalEvent.parse(JSON.parse(line));
     this.descriptor ??= openSync(this.file, 'a');
-    writeSync(this.descriptor, `${JSON.stringify(record)}\n`);
+    writeSync(this.descriptor, `${line}\n`);
     this.lastSequence = full.seq;
+    rememberWrittenLine(this.file, line, full);
     return full;
   }
 
   /** Closes the file; a later append opens it again. */
   close(): void {
+    forgetWrittenLines(this.file);
     if (this.descriptor === undefined) return;
     closeSync(this.descriptor);
     this.descriptor = undefined;

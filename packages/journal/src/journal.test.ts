@@ -152,6 +152,28 @@ describe('journal reader cache', () => {
     expect(reader.read().map((event) => event.type)).toEqual(['USER_MESSAGE', 'USER_MESSAGE', 'SYSTEM_MESSAGE', 'USER_MESSAGE']);
   });
 
+  it("takes the writer's own events only for lines that read back exactly as written", () => {
+    const file = join(temp(), 'journal.jsonl');
+    const writer = JournalWriter.open(file);
+    const written = [
+      writer.append({ type: 'USER_MESSAGE', content: 'task ü 🙂' }),
+      writer.append({ type: 'THOUGHT', iteration: 1, content: null, tool_calls: [{ id: 'c1', name: 'step', arguments: '{}' }], llm_invocation_ref: 'i1' }),
+    ];
+    const reader = new JournalReader(file);
+    const read = reader.read();
+    // The writer's events are exactly what the file gives: defaults applied, nothing extra.
+    expect(read).toStrictEqual(fresh(file));
+    expect(written).toStrictEqual(fresh(file));
+    expect(read[1]).toBe(written[1]);
+    // A line changed on disk between the write and the read is parsed from the file, not taken.
+    writer.append({ type: 'USER_MESSAGE', content: 'written' });
+    const text = readFileSync(file, 'utf8');
+    writeFileSync(file, text.replace('"content":"written"', '"content":"edited!"'));
+    expect(reader.read()).toStrictEqual(fresh(file));
+    expect(reader.read().at(-1)).toMatchObject({ content: 'edited!' });
+    writer.close();
+  });
+
   it('equals a fresh read after the file is rewritten in place (same inode) with other content', () => {
     const file = join(temp(), 'journal.jsonl');
     writeFileSync(file, line(1, 'a') + line(2, 'b'));

@@ -2,6 +2,7 @@ import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync } fr
 import type { JournalEvent } from './events.js';
 import { JournalCorruptError } from './journal-error.js';
 import { checkSequence, parseJournalLine } from './parse-event.js';
+import { takeWrittenLine } from './written-lines.js';
 
 export interface ReadJournalOptions {
   /**
@@ -53,6 +54,9 @@ function readAt(descriptor: number, position: number, length: number): Buffer {
 /**
  * Reads a journal incrementally: each `read()` parses only the lines appended since the last one, and
  * returns exactly what `readJournal(file, { tolerateTornTail: true })` would.
+ *
+ * A line this process's JournalWriter appended and that reads back byte for byte as written is not
+ * parsed again: its event is the writer's, which was validated from that same text.
  *
  * The parsed lines are a cache, checked against the file on every read: the same inode, a size no
  * smaller than what was consumed, and the same bytes in the first and the last 4 KiB of what was
@@ -108,7 +112,8 @@ export class JournalReader {
     for (const line of text.split('\n')) {
       lineCount += 1;
       if (line.trim() === '') throw new JournalCorruptError(this.file, lineCount, 'empty line');
-      const event = parseJournalLine(line, this.file, lineCount);
+      // A line this process wrote, read back unchanged, already has its event.
+      const event = takeWrittenLine(this.file, line) ?? parseJournalLine(line, this.file, lineCount);
       checkSequence(previous, event, this.file, lineCount);
       previous = event.seq;
       parsed.push(event);
