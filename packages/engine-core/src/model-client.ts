@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { ConfigurationError, SystemError } from '@delta/errors';
+import { httpFetch } from './http-fetch.js';
 
 /** The time limit of one model request when `llm.timeout_ms` does not set one (the SDK's own is 10 minutes). */
 export const DEFAULT_MODEL_TIMEOUT_MS = 120_000;
@@ -74,7 +75,7 @@ export async function createModelClient(options: ModelClientOptions): Promise<Mo
     timeout: options.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS,
     fetch: async (url, init) => {
       if (onBody && (typeof init?.body === 'string' || init?.body instanceof Uint8Array)) onBody(init.body);
-      return fetch(url, init);
+      return httpFetch(url, init);
     },
   });
   const baseUrl = client.baseURL;
