@@ -20,7 +20,7 @@ const progress = (text) => process.stderr.write(`bench: ${text}\n`);
 
 if (!flags['skip-build']) buildForBench(progress);
 const { useProjectWorkDir } = await import('./lib/work-dir.mjs');
-const workDir = useProjectWorkDir();
+const workDir = await useProjectWorkDir(progress);
 // Loaded after the build: these import the workspace packages' dist/.
 const { cleanupTempDirs } = await import('@delta/testkit');
 const { benchBigOutput, GIBIBYTE } = await import('./lib/big-output.mjs');
@@ -129,7 +129,7 @@ try {
   ]);
   rows.push([
     '  (file system: one create in bench/.work / in the system temp dir, at start)',
-    `${workDir.fileCreateMs.project.toFixed(3)} ms / ${workDir.fileCreateMs.systemTemp.toFixed(3)} ms`,
+    `${workDir.fileCreateMs.project.toFixed(3)} ms / ${workDir.fileCreateMs.systemTemp.toFixed(3)} ms${workDir.settleWaitMs ? ` (after waiting ${workDir.settleWaitMs / 1000} s for it to settle)` : ''}`,
     'info',
     '',
   ]);

@@ -60,7 +60,7 @@ export function openRunContext(
     launcher: agent.tools.length > 0 ? CommandLauncher.start() : undefined,
     close: () => {
       context.launcher?.close();
-      context.metadata.flush();
+      context.metadata.close();
       journal.close();
       if (engineLog !== undefined) closeSync(engineLog);
       engineLog = undefined;

@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -108,5 +109,64 @@ describe('MetadataFile', () => {
     await new Promise((resolve) => setTimeout(resolve, METADATA_REFRESH_MS + 20));
     metadata.updateSoon({ iterations: 3 });
     expect(read(file).iterations).toBe(3);
+  });
+
+  it('rewrites running totals in place (same file), replaces the file on a status change, and cuts a shorter text', async () => {
+    const { MetadataFile, writeMetadata: write, readMetadata: read } = await import('./index.js');
+    const file = join(temp(), 'metadata.json');
+    write(file, {
+      schema_version: '1.3', run_id: 'r', workspace_id: null, agent_name: 'a', status: 'RUNNING', created_at: 't', updated_at: 't',
+      end_time: null, initial_message: 'm', iterations: 0, max_iterations: 30, error: null, agent_home: '/a', work_dir: '/w',
+    });
+    const metadata = new MetadataFile(file);
+    metadata.update({ iterations: 1 });
+    const inode = statSync(file).ino;
+    for (let iteration = 2; iteration <= 300; iteration += 1) {
+      metadata.updateSoon({ iterations: iteration, usage: { prompt_tokens: iteration * 1000, completion_tokens: 5, total_tokens: iteration * 1000 + 5 } });
+      metadata.flush();
+    }
+    expect(statSync(file).ino).toBe(inode);
+    expect(read(file)).toEqual(metadata.current);
+    // A shorter text than the one before leaves nothing of it behind.
+    metadata.updateSoon({ iterations: 7, usage: undefined });
+    metadata.flush();
+    expect(read(file)).toEqual(JSON.parse(JSON.stringify(metadata.current)));
+    metadata.update({ status: 'COMPLETED' });
+    expect(statSync(file).ino).not.toBe(inode);
+    expect(read(file).status).toBe('COMPLETED');
+    metadata.close();
+  });
+
+  it('reads metadata.json while another process rewrites it in place as fast as it can, and never fails', async () => {
+    const { readMetadata: read, writeMetadata: write } = await import('./index.js');
+    const file = join(temp(), 'metadata.json');
+    const base = {
+      schema_version: '1.3', run_id: 'r', workspace_id: null, agent_name: 'a', status: 'RUNNING' as const, created_at: 't', updated_at: 't',
+      end_time: null, initial_message: 'm', iterations: 0, max_iterations: 30, error: null, agent_home: '/a', work_dir: '/w',
+    };
+    write(file, base);
+    // The writer does what MetadataFile does for running totals: one write at the start, then the length cut.
+    const writer = spawn(process.execPath, ['-e', `
+      const fs = require('node:fs');
+      const base = ${JSON.stringify(base)};
+      const fd = fs.openSync(${JSON.stringify(file)}, 'r+');
+      const end = Date.now() + 1500;
+      for (let i = 0; Date.now() < end; i += 1) {
+        const extra = i % 2 ? { usage: { prompt_tokens: i, completion_tokens: i, total_tokens: 2 * i } } : {};
+        const text = Buffer.from(JSON.stringify({ ...base, iterations: i, ...extra }, null, 2) + '\\n');
+        fs.writeSync(fd, text, 0, text.length, 0);
+        fs.ftruncateSync(fd, text.length);
+      }
+    `], { stdio: 'inherit' });
+    const exited = new Promise((resolve) => writer.once('exit', resolve));
+    let reads = 0;
+    while (writer.exitCode === null) {
+      expect(read(file).run_id).toBe('r');
+      reads += 1;
+      if (reads % 50 === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    await exited;
+    expect(writer.exitCode).toBe(0);
+    expect(reads).toBeGreaterThan(100);
   });
 });

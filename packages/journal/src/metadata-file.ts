@@ -1,18 +1,26 @@
-import { readMetadata, writeMetadata, type RunMetadata } from './metadata.js';
+import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
+import { metadataText, readMetadata, writeMetadata, type RunMetadata } from './metadata.js';
 
 /** How often `updateSoon` writes at the most: fast iterations do not rewrite the file every few ms. */
 export const METADATA_REFRESH_MS = 500;
 
 /**
  * metadata.json for the one engine process that holds the run's lock: read once, then every change is
- * written (atomically) from the copy in memory. `update` writes at once; `updateSoon`, for the running
- * totals of each iteration, writes at most every METADATA_REFRESH_MS (the journal, not this summary, is
- * what a resumed run is rebuilt from, and every status change is written at once).
+ * written from the copy in memory. `update` writes at once, atomically (a new file renamed over the old
+ * one); `updateSoon`, for the running totals of each iteration, writes at most every
+ * METADATA_REFRESH_MS, in place (the journal, not this summary, is what a resumed run is rebuilt from,
+ * and every status change is written at once and atomically).
+ *
+ * Why in place: renaming over the file deletes the old one, and on ext4 without a journal every file
+ * created in the next minute or more (a run creates several per iteration) first steps over each inode
+ * deleted that recently. A reader that catches a rewrite in the middle reads again (readMetadata).
  */
 export class MetadataFile {
   private cached: RunMetadata | undefined;
   private lastWrite = 0;
   private pending = false;
+  /** The file, open for the in-place writes; closed when `update` replaces it. */
+  private descriptor: number | undefined;
 
   constructor(readonly file: string) {}
 
@@ -23,6 +31,7 @@ export class MetadataFile {
 
   update(change: Partial<RunMetadata>): RunMetadata {
     const next = { ...this.current, ...change, updated_at: new Date().toISOString() };
+    this.closeFile();
     writeMetadata(this.file, next);
     this.cached = next;
     this.lastWrite = Date.now();
@@ -31,14 +40,36 @@ export class MetadataFile {
   }
 
   updateSoon(change: Partial<RunMetadata>): RunMetadata {
-    if (Date.now() - this.lastWrite >= METADATA_REFRESH_MS) return this.update(change);
     this.cached = { ...this.current, ...change, updated_at: new Date().toISOString() };
     this.pending = true;
+    if (Date.now() - this.lastWrite >= METADATA_REFRESH_MS) this.writeInPlace();
     return this.cached;
   }
 
   /** Writes a change `updateSoon` kept in memory, if any. */
   flush(): void {
-    if (this.pending) this.update({});
+    if (this.pending) this.writeInPlace();
+  }
+
+  /** Lets go of the file (the run's engine is done with it). */
+  close(): void {
+    this.flush();
+    this.closeFile();
+  }
+
+  /** The copy in memory over the file's bytes: one write, then the length cut to it. */
+  private writeInPlace(): void {
+    const text = Buffer.from(metadataText(this.current), 'utf8');
+    this.descriptor ??= openSync(this.file, 'r+');
+    writeSync(this.descriptor, text, 0, text.length, 0);
+    ftruncateSync(this.descriptor, text.length);
+    this.lastWrite = Date.now();
+    this.pending = false;
+  }
+
+  private closeFile(): void {
+    if (this.descriptor === undefined) return;
+    closeSync(this.descriptor);
+    this.descriptor = undefined;
   }
 }

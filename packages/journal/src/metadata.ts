@@ -42,11 +42,25 @@ export const RunMetadata = z.looseObject({
 });
 export type RunMetadata = z.infer<typeof RunMetadata>;
 
+/** Reads metadata.json's JSON, again for a moment if it is caught while its running totals are rewritten in place. */
+function readMetadataJson(file: string): unknown {
+  for (let attempt = 1; ; attempt += 1) {
+    const text = readFileSync(file, 'utf8');
+    try {
+      return parseJson(text, file);
+    } catch (error) {
+      if (attempt >= 5) throw error;
+      // A rewrite in place is one small write: it is over long before this.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+    }
+  }
+}
+
 export function readMetadata(file: string): RunMetadata {
   if (!existsSync(file)) {
     throw new SystemError(`${file} does not exist`, { code: 'METADATA_MISSING', file });
   }
-  const value = parseJson(readFileSync(file, 'utf8'), file);
+  const value = readMetadataJson(file);
   const result = RunMetadata.safeParse(value);
   if (!result.success) {
     const issue = result.error.issues[0];
@@ -65,10 +79,14 @@ export function readMetadata(file: string): RunMetadata {
   return result.data;
 }
 
+export function metadataText(metadata: RunMetadata): string {
+  return `${JSON.stringify(metadata, null, 2)}\n`;
+}
+
 /** Writes metadata.json atomically (a reader never sees half a file). */
 export function writeMetadata(file: string, metadata: RunMetadata): void {
   const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(metadata, null, 2)}\n`);
+  writeFileSync(temporary, metadataText(metadata));
   renameSync(temporary, file);
 }
 
