@@ -13,5 +13,5 @@ export async function benchBigOutput() {
   const log = join(result.runDir, 'io', 'tool_executions', 'call_1', 'stdout.log');
   const size = statSync(log).size;
   rmSync(result.work, { recursive: true, force: true });
-  return { maxRssKiB: result.maxRssKiB, wallMs: result.wallMs, logBytes: size };
+  return { maxRssKiB: result.maxRssKiB, launcherRssKiB: result.launcherRssKiB, wallMs: result.wallMs, logBytes: size };
 }

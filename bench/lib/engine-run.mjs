@@ -64,7 +64,7 @@ export async function benchEngineRun({ iterations, tool = { exec: 'echo ok' }, m
   const serverMs = served.map((request) => request.finish - request.start);
   const runId = readFileSync(join(work, '.delta', 'LATEST'), 'utf8').trim();
   const rawBodies = server.requests.filter((request) => request.method === 'POST').map((request) => request.rawBody);
-  return { wallMs: result.wallMs, cpuMs: result.cpuMs, maxRssKiB: result.maxRssKiB, turns, serverMs, rawBodies, work, runDir: join(work, '.delta', runId) };
+  return { wallMs: result.wallMs, cpuMs: result.cpuMs, maxRssKiB: result.maxRssKiB, launcherRssKiB: result.launcherRssKiB, turns, serverMs, rawBodies, work, runDir: join(work, '.delta', runId) };
 }
 
 /** The turns of iterations `from`..`to` (1-based, inclusive). */

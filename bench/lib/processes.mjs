@@ -20,8 +20,31 @@ const rssPreload = new URL('./report-rss.cjs', import.meta.url).pathname;
 /**
  * Runs a command to its end without blocking this process's event loop (the fake model answers from it).
  * Returns its exit code, output, wall time in ms and, with `measureRss` (Node programs only), its peak RSS
- * in KiB and its CPU time in ms.
+ * in KiB, its CPU time in ms and the peak RSS of its tool launcher (KiB), if it started one.
  */
+/** The peak RSS (KiB) of the engine's tool launcher, a child named `delta-launcher`, read every 50 ms. */
+function watchLauncher(pid) {
+  let peakKiB = 0;
+  const read = () => {
+    try {
+      for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)) {
+        if (!readFileSync(`/proc/${child}/comm`, 'utf8').startsWith('delta-launcher')) continue;
+        const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${child}/status`, 'utf8'));
+        if (match) peakKiB = Math.max(peakKiB, Number(match[1]));
+      }
+    } catch {
+      // Gone, or no /proc.
+    }
+  };
+  const timer = setInterval(read, 50);
+  return {
+    stop() {
+      clearInterval(timer);
+      return peakKiB || undefined;
+    },
+  };
+}
+
 export function run(file, args, options = {}) {
   const rssFile = options.measureRss ? join(tmpdir(), `delta-bench-rss-${process.pid}-${Date.now()}`) : undefined;
   const argv = rssFile ? ['--require', rssPreload, ...args] : args;
@@ -29,6 +52,7 @@ export function run(file, args, options = {}) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(file, argv, { cwd: options.cwd ?? root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const launcher = options.measureRss ? watchLauncher(child.pid) : undefined;
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {
@@ -40,13 +64,14 @@ export function run(file, args, options = {}) {
     child.once('error', reject);
     child.once('close', (code) => {
       const wallMs = performance.now() - started;
+      const launcherRssKiB = launcher?.stop();
       let maxRssKiB;
       let cpuMs;
       if (rssFile && existsSync(rssFile)) {
         [maxRssKiB, cpuMs] = readFileSync(rssFile, 'utf8').trim().split(' ').map(Number);
         rmSync(rssFile, { force: true });
       }
-      resolve({ code, stdout, stderr, wallMs, maxRssKiB, cpuMs });
+      resolve({ code, stdout, stderr, wallMs, maxRssKiB, cpuMs, launcherRssKiB });
     });
   });
 }

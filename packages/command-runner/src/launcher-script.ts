@@ -12,6 +12,8 @@
  */
 export const LAUNCHER_SCRIPT = String.raw`
 'use strict';
+// What ps and top show, rather than this whole program.
+process.title = 'delta-launcher';
 const { spawn } = require('node:child_process');
 const { openSync, closeSync } = require('node:fs');
 // The launcher runs in its own process group; a stray terminal signal must not end it early.

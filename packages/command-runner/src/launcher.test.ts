@@ -39,7 +39,7 @@ describe('CommandLauncher', () => {
     try {
       const result = await runCommand({
         file: 'sh',
-        args: ['-c', 'cat; echo "[$1]"; echo "pgid $(ps -o pgid= $$)"; env; echo err >&2; exit 3', '--', '$(touch pwned) ; x'],
+        args: ['-c', 'cat; echo "[$1]"; echo "pgid $(cut -d \' \' -f 5 /proc/$$/stat)"; env; echo err >&2; exit 3', '--', '$(touch pwned) ; x'],
         cwd: dir,
         env: { ...env, ONLY: 'me' },
         stdin: 'from stdin\n',
@@ -85,6 +85,8 @@ describe('CommandLauncher', () => {
     expect(parent).toBeDefined();
     expect(parent).not.toBe(process.pid);
     expect(parentOf(parent!)).toBe(process.pid);
+    // ps and top name it, rather than showing its whole program.
+    expect(readFileSync(`/proc/${parent}/comm`, 'utf8').trim()).toBe('delta-launcher');
   });
 
   it('reports what cannot start as runCommand does, and leaves the output files in place', async () => {
