@@ -26,7 +26,7 @@ const HOOKS = [
 /** A hook that appends one line per run to hooks.log in the workspace: what fired, with its environment and inputs. */
 const LOGGER = `#!/bin/sh
 inputs=$(cd "$DELTA_HOOK_IO_PATH/input" && ls | sort | tr '\\n' ',')
-echo "$DELTA_HOOK_NAME iter=$ITERATION_COUNT tool=\${TOOL_NAME:-} result=\${TOOL_RESULT:-} error=\${ERROR_MESSAGE:-} inputs=$inputs key=\${DELTA_API_KEY:-none} cwd=$(pwd) run=$DELTA_RUN_ID" >> hooks.log
+echo "$DELTA_HOOK_NAME iter=$ITERATION_COUNT tool=\${TOOL_NAME:-} result=\${TOOL_RESULT:-} error=\${ERROR_MESSAGE:-} inputs=$inputs key=\${DELTA_API_KEY:-none} cwd=$(pwd) run=$DELTA_RUN_ID parent=$PPID" >> hooks.log
 test -f "$JOURNAL_PATH" && test -d "$RUN_DIR" || echo "missing run paths" >> hooks.log
 `;
 
@@ -95,6 +95,9 @@ describe('lifecycle hooks in a run', () => {
     for (const line of lines) {
       expect(line).toContain(`cwd=${workDir} run=${result.runId}`);
       expect(line).toContain('key=none');
+      // Started by the engine's launcher, not by forking the engine (this process).
+      expect(line).toMatch(/ parent=\d+$/);
+      expect(line).not.toMatch(new RegExp(` parent=${process.pid}$`));
     }
     expect(readFileSync(join(workDir, 'hooks.log'), 'utf8')).not.toContain('missing run paths');
 

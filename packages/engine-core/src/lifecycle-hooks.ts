@@ -42,6 +42,7 @@ export async function invokeHook(context: RunContext, name: HookName, call: Hook
     ...(call.context === undefined ? {} : { context: call.context }),
     ...(call.inputs === undefined ? {} : { inputs: call.inputs }),
     signal: call.signal ?? context.signal,
+    ...(context.launcher ? { launcher: context.launcher } : {}),
   });
   record(context, {
     type: 'HOOK_EXECUTION_AUDIT',

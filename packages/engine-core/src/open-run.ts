@@ -56,8 +56,8 @@ export function openRunContext(
     maxIterations: options.maxIterations ?? agent.config.max_iterations ?? DEFAULT_MAX_ITERATIONS,
     signal: options.signal ?? new AbortController().signal,
     log,
-    // Started now, so that it is ready by the first tool call; a run without tools needs none.
-    launcher: agent.tools.length > 0 ? CommandLauncher.start() : undefined,
+    // Started now, so that it is ready by the first tool call; a run without tools or hooks needs none.
+    launcher: agent.tools.length > 0 || Object.values(agent.hooks).some(Boolean) ? CommandLauncher.start() : undefined,
     close: () => {
       context.launcher?.close();
       context.metadata.close();

@@ -1,6 +1,6 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCommand, type CapturedOutput } from '@delta/command-runner';
+import { runCommand, type CapturedOutput, type CommandLauncher } from '@delta/command-runner';
 import type { HookName } from './hook-names.js';
 import { DEFAULT_HOOK_TIMEOUT_MS, type HookDefinition } from './hooks-config.js';
 import { substituteEngineVariables } from './engine-variables.js';
@@ -29,6 +29,8 @@ export interface RunHookOptions extends HookValues {
   signal?: AbortSignal;
   /** Between SIGTERM and SIGKILL when the hook is stopped (default 2000 ms). */
   killGraceMs?: number;
+  /** Starts the hook's process (see CommandLauncher); without it the hook is started by forking this process. */
+  launcher?: CommandLauncher;
 }
 
 export interface HookResult {
@@ -92,6 +94,7 @@ export async function runHook(options: RunHookOptions): Promise<HookResult> {
     timeoutMs,
     ...(options.signal === undefined ? {} : { signal: options.signal }),
     ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+    ...(options.launcher === undefined ? {} : { launcher: options.launcher }),
     stdoutFile: meta('stdout.log'),
     stderrFile: meta('stderr.log'),
   });

@@ -127,10 +127,13 @@ describe('MetadataFile', () => {
     }
     expect(statSync(file).ino).toBe(inode);
     expect(read(file)).toEqual(metadata.current);
-    // A shorter text than the one before leaves nothing of it behind.
+    // A shorter text than the one before is padded with spaces: nothing of the longer one is left.
+    const longer = statSync(file).size;
     metadata.updateSoon({ iterations: 7, usage: undefined });
     metadata.flush();
     expect(read(file)).toEqual(JSON.parse(JSON.stringify(metadata.current)));
+    expect(statSync(file).size).toBe(longer);
+    expect(readFileSync(file, 'utf8')).toMatch(/\} +\n$/);
     metadata.update({ status: 'COMPLETED' });
     expect(statSync(file).ino).not.toBe(inode);
     expect(read(file).status).toBe('COMPLETED');
@@ -145,7 +148,8 @@ describe('MetadataFile', () => {
       end_time: null, initial_message: 'm', iterations: 0, max_iterations: 30, error: null, agent_home: '/a', work_dir: '/w',
     };
     write(file, base);
-    // The writer does what MetadataFile does for running totals: one write at the start, then the length cut.
+    // The writer does what MetadataFile does for running totals: one write at the start, a shorter text
+    // padded with spaces to the file's length.
     const writer = spawn(process.execPath, ['-e', `
       const fs = require('node:fs');
       const base = ${JSON.stringify(base)};
@@ -153,9 +157,10 @@ describe('MetadataFile', () => {
       const end = Date.now() + 1500;
       for (let i = 0; Date.now() < end; i += 1) {
         const extra = i % 2 ? { usage: { prompt_tokens: i, completion_tokens: i, total_tokens: 2 * i } } : {};
-        const text = Buffer.from(JSON.stringify({ ...base, iterations: i, ...extra }, null, 2) + '\\n');
+        let text = Buffer.from(JSON.stringify({ ...base, iterations: i, ...extra }, null, 2) + '\\n');
+        const size = fs.fstatSync(fd).size;
+        if (text.length < size) text = Buffer.concat([text.subarray(0, text.length - 1), Buffer.alloc(size - text.length, ' '), Buffer.from('\\n')]);
         fs.writeSync(fd, text, 0, text.length, 0);
-        fs.ftruncateSync(fd, text.length);
       }
     `], { stdio: 'inherit' });
     const exited = new Promise((resolve) => writer.once('exit', resolve));

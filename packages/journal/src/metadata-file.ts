@@ -1,4 +1,4 @@
-import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, writeSync } from 'node:fs';
 import { metadataText, readMetadata, writeMetadata, type RunMetadata } from './metadata.js';
 
 /** How often `updateSoon` writes at the most: fast iterations do not rewrite the file every few ms. */
@@ -21,6 +21,7 @@ export class MetadataFile {
   private pending = false;
   /** The file, open for the in-place writes; closed when `update` replaces it. */
   private descriptor: number | undefined;
+  private fileBytes = 0;
 
   constructor(readonly file: string) {}
 
@@ -57,12 +58,22 @@ export class MetadataFile {
     this.closeFile();
   }
 
-  /** The copy in memory over the file's bytes: one write, then the length cut to it. */
+  /**
+   * The copy in memory over the file's bytes, in one write that never leaves the file shorter: a text
+   * shorter than the file is padded with spaces before its last newline, so that a reader never finds
+   * the end of an older, longer text after the new one (JSON may end with spaces).
+   */
   private writeInPlace(): void {
-    const text = Buffer.from(metadataText(this.current), 'utf8');
-    this.descriptor ??= openSync(this.file, 'r+');
+    let text = Buffer.from(metadataText(this.current), 'utf8');
+    if (this.descriptor === undefined) {
+      this.descriptor = openSync(this.file, 'r+');
+      this.fileBytes = fstatSync(this.descriptor).size;
+    }
+    if (text.length < this.fileBytes) {
+      text = Buffer.concat([text.subarray(0, text.length - 1), Buffer.alloc(this.fileBytes - text.length, ' '), Buffer.from('\n')]);
+    }
     writeSync(this.descriptor, text, 0, text.length, 0);
-    ftruncateSync(this.descriptor, text.length);
+    this.fileBytes = text.length;
     this.lastWrite = Date.now();
     this.pending = false;
   }
