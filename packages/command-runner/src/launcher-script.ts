@@ -2,11 +2,13 @@
  * The program of the launcher process (see CommandLauncher), run as `node -e`. It is kept as source text
  * rather than a file so that it works the same from the sources, a package's dist/ and a bundled CLI.
  *
- * Protocol: one JSON object per line in each direction.
- *   in:  { id, file, args, cwd, env, stdin?, stdoutFile, stderrFile }
+ * Protocol: one JSON object per line in each direction, handled in order.
+ *   in:  { id, file, args, cwd, env, stdin?, stdoutFile, stderrFile }   start a command
+ *        { id, write: [file, text] }      write a small file (a record the engine does not wait for)
  *   out: { id, pid }                      once the command has started
  *        { id, exit: code, signal }       when it has exited
  *        { id, error: { code, message } } when it could not be started (then nothing else for this id)
+ *        { id, writeError: message }      when a write failed
  * The launcher opens the two output files itself, starts the command without a shell in its own process
  * group, writes stdin, and reports. Once its stdin closes it exits as soon as no command is running.
  */
@@ -15,7 +17,7 @@ export const LAUNCHER_SCRIPT = String.raw`
 // What ps and top show, rather than this whole program.
 process.title = 'delta-launcher';
 const { spawn } = require('node:child_process');
-const { openSync, closeSync } = require('node:fs');
+const { openSync, closeSync, writeFileSync } = require('node:fs');
 // The launcher runs in its own process group; a stray terminal signal must not end it early.
 for (const signal of ['SIGINT', 'SIGHUP', 'SIGQUIT']) process.on(signal, () => undefined);
 const send = (message) => process.stdout.write(JSON.stringify(message) + '\n');
@@ -70,7 +72,17 @@ process.stdin.on('data', (chunk) => {
   for (let end = pending.indexOf('\n'); end >= 0; end = pending.indexOf('\n')) {
     const line = pending.slice(0, end);
     pending = pending.slice(end + 1);
-    if (line !== '') launch(JSON.parse(line));
+    if (line === '') continue;
+    const request = JSON.parse(line);
+    if (request.write) {
+      try {
+        writeFileSync(request.write[0], request.write[1]);
+      } catch (error) {
+        send({ id: request.id, writeError: String(error.message || error) });
+      }
+    } else {
+      launch(request);
+    }
   }
 });
 process.stdin.on('end', () => {

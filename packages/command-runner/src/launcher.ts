@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { LAUNCHER_SCRIPT } from './launcher-script.js';
 
 /** What the launcher is asked to start: argv without a shell, its whole environment, and two output files. */
@@ -29,7 +30,20 @@ interface Pending {
   pid?: number;
 }
 
-type Reply = { id: number; pid?: number; exit?: number | null; signal?: NodeJS.Signals | null; error?: { code?: string; message: string } };
+type Reply = {
+  id: number;
+  pid?: number;
+  exit?: number | null;
+  signal?: NodeJS.Signals | null;
+  error?: { code?: string; message: string };
+  writeError?: string;
+};
+
+interface PendingWrite {
+  id: number;
+  file: string;
+  text: string;
+}
 
 /**
  * A small long-lived process that starts commands on this process's behalf.
@@ -51,6 +65,9 @@ export class CommandLauncher {
   private buffered = '';
   private stderrTail = '';
   private dead: string | undefined;
+  /** Writes sent and not yet known to be done, oldest first; a write that failed, if one did. */
+  private unconfirmed: PendingWrite[] = [];
+  private writeFailure: Error | undefined;
 
   private constructor(nodePath: string) {
     this.child = spawn(nodePath, ['--max-semi-space-size=1', '-e', LAUNCHER_SCRIPT], {
@@ -103,11 +120,58 @@ export class CommandLauncher {
     return { started, ended };
   }
 
-  /** Lets the launcher exit once the commands in flight are done (it reads no more requests). */
+  /**
+   * Writes a small file without waiting for it: the launcher writes it, in order with everything else
+   * sent to it, while this process goes on. Use it for records whose content is final and which nothing
+   * reads back at once. `flushWrites` makes sure every such write is done; a write that failed is
+   * thrown by `flushWrites` or `checkWrites`. Without a live launcher the file is written at once.
+   */
+  writeFile(file: string, text: string): void {
+    if (this.dead !== undefined) {
+      writeFileSync(file, text);
+      return;
+    }
+    const id = this.nextId++;
+    this.unconfirmed.push({ id, file, text });
+    this.child.stdin!.write(`${JSON.stringify({ id, write: [file, text] })}\n`);
+  }
+
+  /** Throws the first write that failed, if one did. */
+  checkWrites(): void {
+    if (this.writeFailure) throw this.writeFailure;
+  }
+
+  /**
+   * Makes sure every `writeFile` so far is on disk before returning: those not yet known to be done are
+   * written again here (the same text, so it does not matter which write lands last). Then `checkWrites`.
+   */
+  flushWrites(): void {
+    const waiting = this.unconfirmed;
+    this.unconfirmed = [];
+    for (const write of waiting) this.writeHere(write);
+    this.checkWrites();
+  }
+
+  /**
+   * Lets the launcher exit once the commands in flight are done (it reads no more requests), after
+   * `flushWrites`: a write that failed is thrown, once the launcher has been told to go.
+   */
   close(): void {
-    if (this.dead === undefined) this.dead = 'the command launcher was closed';
-    this.child.stdin!.end();
-    if (this.pending.size === 0) this.idle();
+    try {
+      this.flushWrites();
+    } finally {
+      if (this.dead === undefined) this.dead = 'the command launcher was closed';
+      this.child.stdin!.end();
+      if (this.pending.size === 0) this.idle();
+    }
+  }
+
+  private writeHere(write: PendingWrite): void {
+    try {
+      writeFileSync(write.file, write.text);
+    } catch (error) {
+      this.writeFailure ??= error instanceof Error ? error : new Error(String(error));
+    }
   }
 
   private receive(chunk: string): void {
@@ -120,6 +184,16 @@ export class CommandLauncher {
   }
 
   private handle(reply: Reply): void {
+    if (reply.writeError !== undefined) {
+      const index = this.unconfirmed.findIndex((write) => write.id === reply.id);
+      // Written here instead: an error this process meets too is thrown at the next check.
+      if (index >= 0) this.writeHere(this.unconfirmed.splice(index, 1)[0]!);
+      return;
+    }
+    // The launcher handles its input in order: a command's end means every write sent before it is done.
+    if (reply.exit !== undefined || reply.error !== undefined) {
+      while (this.unconfirmed.length > 0 && this.unconfirmed[0]!.id < reply.id) this.unconfirmed.shift();
+    }
     const entry = this.pending.get(reply.id);
     if (!entry) return;
     if (reply.pid !== undefined) {
@@ -135,6 +209,10 @@ export class CommandLauncher {
 
   private fail(reason: string): void {
     this.dead ??= reason;
+    // Writes it may not have made are made here.
+    const waiting = this.unconfirmed;
+    this.unconfirmed = [];
+    for (const write of waiting) this.writeHere(write);
     for (const [id, entry] of this.pending) {
       this.pending.delete(id);
       // A command left running with nobody to report its end is stopped, not abandoned.

@@ -1,3 +1,4 @@
+import type { CommandLauncher } from '@delta/command-runner';
 import { ConfigurationError } from '@delta/errors';
 import type { JournalEvent } from '@delta/journal';
 import { fitBlock } from './fit-block.js';
@@ -29,6 +30,8 @@ export interface BuildContextOptions {
   countTokens?: CountTokens;
   /** Tokens of the request outside the messages (tool definitions), taken from total_max_tokens first. */
   reservedTokens?: number;
+  /** Starts generators (see CommandLauncher); without it they are started by forking this process. */
+  launcher?: CommandLauncher;
 }
 
 /** How much of total_max_tokens is left, and how to say so in markers and errors. */
@@ -57,6 +60,7 @@ async function blockText(source: FileSource | ComputedFileSource, index: number,
     env: options.env,
     ...(recordDirectory ? { recordDirectory } : {}),
     ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.launcher ? { launcher: options.launcher } : {}),
   });
 }
 

@@ -6,7 +6,7 @@ import { ASK_HUMAN } from './ask-human.js';
 import { answerAskHuman } from './answer-ask-human.js';
 import type { RunOutcome } from './exit-codes.js';
 import type { PendingCall } from './pending-calls.js';
-import { record, type RunContext } from './run-context.js';
+import { record, recordWriter, type RunContext } from './run-context.js';
 import { invokeHook } from './lifecycle-hooks.js';
 import { executeToolCall, prepareToolCall, type ToolCallContext } from './run-tool-call.js';
 import { summarise } from './summarise.js';
@@ -105,6 +105,7 @@ export async function act(context: RunContext, pending: readonly PendingCall[]):
     credentials: context.credentials,
     signal: context.signal,
     launcher: context.launcher,
+    writeRecord: recordWriter(context),
   };
   for (const item of pending) {
     const { call, iteration } = item;

@@ -1,5 +1,6 @@
 import type { CommandLauncher } from '@delta/command-runner';
-import type { JournalEvent, JournalWriter, MetadataFile, NewJournalEvent, RunPaths } from '@delta/journal';
+import { writeFileSync } from 'node:fs';
+import type { JournalEvent, JournalWriter, MetadataFile, NewJournalEvent, RecordWriter, RunPaths } from '@delta/journal';
 import type { LoadedAgent } from './load-agent.js';
 import type { AskHumanInteractively } from './ask-human.js';
 import type { ModelClient } from './model-client.js';
@@ -30,6 +31,16 @@ export interface RunContext {
   hookStep: number;
   /** With it, ask_human asks at the terminal (`-i`); without it, the run pauses for input (exit 101). */
   askHuman: AskHumanInteractively | undefined;
+}
+
+/**
+ * How records whose content is final and which nothing in this process reads back at once (a response,
+ * an exit code) are written: through the launcher without waiting, in order with the next command it
+ * starts; without one, at once.
+ */
+export function recordWriter(context: RunContext): RecordWriter {
+  const launcher = context.launcher;
+  return launcher ? (file, text) => launcher.writeFile(file, text) : writeFileSync;
 }
 
 /** Appends an event and tells the listener. */

@@ -17,7 +17,7 @@ import { ENGINE_LLM_KEYS } from './agent-config.js';
 import { ASK_HUMAN_TOOL } from './ask-human.js';
 import { ExitCode, type RunOutcome } from './exit-codes.js';
 import { pendingCalls } from './pending-calls.js';
-import { record, type RunContext } from './run-context.js';
+import { record, recordWriter, type RunContext } from './run-context.js';
 import { budgetExhausted, countIterations, finalAnswerGiven, isFinalAnswer } from './stop-conditions.js';
 import { RequestBodyBuilder } from './request-body.js';
 import { summarise } from './summarise.js';
@@ -57,7 +57,7 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
       duration_ms: Math.round(performance.now() - started),
       status: 'FAILED',
       error: error instanceof Error ? error.message : String(error),
-    });
+    }, recordWriter(context));
     throw error;
   } finally {
     context.signal.removeEventListener('abort', abort);
@@ -70,7 +70,7 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
     duration_ms: Math.round(performance.now() - started),
     status: 'SUCCESS',
     ...(usage ? { token_usage: usage } : {}),
-  });
+  }, recordWriter(context));
   return { invocationId, response, usage };
 }
 
@@ -118,6 +118,8 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
 
   for (;;) {
     if (context.signal.aborted) return INTERRUPTED;
+    // A record the launcher could not write, nor this process after it, fails the run here.
+    context.launcher?.checkWrites();
     const events = reader.read();
     const pending = pendingCalls(events);
     if (pending.length > 0) {
@@ -153,6 +155,7 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
       recordDirectory: (index, source) =>
         join(context.paths.ioDir, 'context', `${String(iteration).padStart(4, '0')}_${source.id ?? `source_${index}`}`),
       signal: context.signal,
+      ...(context.launcher ? { launcher: context.launcher } : {}),
     });
     // messages last: a request then starts with the bytes of the previous one, and io/invocations keeps only what is new.
     const proposed = {

@@ -7,6 +7,7 @@ import {
   writeToolProcess,
   type ActionResultStatus,
   type RecordedToolCall,
+  type RecordWriter,
   type RunPaths,
 } from '@delta/journal';
 import { formatObservation } from './observation.js';
@@ -38,6 +39,8 @@ export interface ToolCallContext {
   timeoutMs?: number;
   /** Starts the tool's process; without it the tool is started by forking this process. */
   launcher?: CommandLauncher | undefined;
+  /** Writes exit_code.txt and duration_ms.txt; at once without it. */
+  writeRecord?: RecordWriter;
 }
 
 /** Parses the model's argument string; `null` with a reason when it is not a JSON object. */
@@ -112,7 +115,7 @@ export async function executeToolCall(
     timeoutMs,
     ...(context.launcher ? { launcher: context.launcher } : {}),
   });
-  finishToolExecutionRecord(record, result.exitCode, result.durationMs);
+  finishToolExecutionRecord(record, result.exitCode, result.durationMs, context.writeRecord);
   return {
     status: result.exitCode === 0 ? 'SUCCESS' : result.startError ? 'ERROR' : 'FAILED',
     observation: formatObservation(result, record, context.paths.workDir, { timeoutMs }),

@@ -60,7 +60,7 @@ export {
   invocationDirectory,
   writeInvocationResult,
 } from './io-records.js';
-export type { ToolExecutionRecord, ToolProcess, InvocationMetadata } from './io-records.js';
+export type { ToolExecutionRecord, ToolProcess, InvocationMetadata, RecordWriter } from './io-records.js';
 export {
   writeInvocationRequest,
   readInvocationRequest,

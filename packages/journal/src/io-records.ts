@@ -81,9 +81,17 @@ export function unfinishedToolExecutions(paths: RunPaths, actionId: string): Arr
     });
 }
 
-export function finishToolExecutionRecord(record: ToolExecutionRecord, exitCode: number | null, durationMs: number): void {
-  writeFileSync(record.exitCode, `${exitCode ?? ''}\n`);
-  writeFileSync(record.duration, `${Math.round(durationMs)}\n`);
+/** Writes a record file; by default at once (`writeFileSync`). The engine passes one that does not wait (CommandLauncher.writeFile). */
+export type RecordWriter = (file: string, text: string) => void;
+
+export function finishToolExecutionRecord(
+  record: ToolExecutionRecord,
+  exitCode: number | null,
+  durationMs: number,
+  write: RecordWriter = writeFileSync,
+): void {
+  write(record.exitCode, `${exitCode ?? ''}\n`);
+  write(record.duration, `${Math.round(durationMs)}\n`);
 }
 
 export interface InvocationMetadata {
@@ -112,9 +120,10 @@ export function writeInvocationResult(
   invocationId: string,
   response: unknown,
   metadata: InvocationMetadata,
+  write: RecordWriter = writeFileSync,
 ): void {
   const dir = invocationDirectory(paths, invocationId);
   mkdirSync(dir, { recursive: true });
-  if (response !== undefined) writeFileSync(join(dir, 'response.json'), `${JSON.stringify(response, null, 2)}\n`);
-  writeFileSync(join(dir, 'metadata.json'), `${JSON.stringify(metadata, null, 2)}\n`);
+  if (response !== undefined) write(join(dir, 'response.json'), `${JSON.stringify(response, null, 2)}\n`);
+  write(join(dir, 'metadata.json'), `${JSON.stringify(metadata, null, 2)}\n`);
 }

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SystemError } from '@delta/errors';
-import { formatCapturedOutput, runCommand } from '@delta/command-runner';
+import { formatCapturedOutput, runCommand, type CommandLauncher } from '@delta/command-runner';
 import { substituteEngineVariables, type ComputedFileSource } from '../manifest.js';
 import { readSourceFile, type BlockText } from './file-source.js';
 import { sourceId, type SourceContext } from './source-context.js';
@@ -14,6 +14,8 @@ export interface GeneratorContext extends SourceContext {
   /** Where the generator's run is recorded: command.txt, stdout.log, stderr.log, exit_code.txt, duration_ms.txt. */
   recordDirectory?: string;
   signal?: AbortSignal;
+  /** Starts the generator when its output is recorded to files (see CommandLauncher). */
+  launcher?: CommandLauncher;
 }
 
 /** Runs the generator in the workspace with the variables of spec 2.4.3; throws with its stderr when it fails. */
@@ -38,6 +40,7 @@ async function runGenerator(source: ComputedFileSource, index: number, context: 
     timeoutMs: source.generator.timeout_ms,
     ...(context.signal ? { signal: context.signal } : {}),
     ...(record ? { stdoutFile: join(record, 'stdout.log'), stderrFile: join(record, 'stderr.log') } : {}),
+    ...(context.launcher ? { launcher: context.launcher } : {}),
   });
   if (record) {
     writeFileSync(join(record, 'exit_code.txt'), `${result.exitCode ?? ''}\n`);
