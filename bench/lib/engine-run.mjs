@@ -46,6 +46,7 @@ export async function benchEngineRun({ iterations, tool = { exec: 'echo ok' }, m
   const work = join(await createTempDir('delta-bench-work-'), 'ws');
   const watch = watchServer();
   let result;
+  const spawnedAt = performance.now();
   try {
     result = await run(
       process.execPath,
@@ -64,7 +65,9 @@ export async function benchEngineRun({ iterations, tool = { exec: 'echo ok' }, m
   const serverMs = served.map((request) => request.finish - request.start);
   const runId = readFileSync(join(work, '.delta', 'LATEST'), 'utf8').trim();
   const rawBodies = server.requests.filter((request) => request.method === 'POST').map((request) => request.rawBody);
-  return { wallMs: result.wallMs, cpuMs: result.cpuMs, maxRssKiB: result.maxRssKiB, launcherRssKiB: result.launcherRssKiB, turns, serverMs, rawBodies, work, runDir: join(work, '.delta', runId) };
+  const startMs = served[0].start - spawnedAt;
+  const endMs = result.wallMs - (served.at(-1).finish - spawnedAt);
+  return { startMs, endMs, wallMs: result.wallMs, cpuMs: result.cpuMs, maxRssKiB: result.maxRssKiB, launcherRssKiB: result.launcherRssKiB, turns, serverMs, rawBodies, work, runDir: join(work, '.delta', runId) };
 }
 
 /** The turns of iterations `from`..`to` (1-based, inclusive). */
