@@ -22,7 +22,6 @@ if (!flags['skip-build']) buildForBench(progress);
 const { useProjectWorkDir } = await import('./lib/work-dir.mjs');
 const workDir = await useProjectWorkDir(progress);
 // Loaded after the build: these import the workspace packages' dist/.
-const { cleanupTempDirs } = await import('@delta/testkit');
 const { benchBigOutput, GIBIBYTE } = await import('./lib/big-output.mjs');
 const { benchCliStart } = await import('./lib/cli-start.mjs');
 const { benchEngineRun, turnsOf } = await import('./lib/engine-run.mjs');
@@ -137,7 +136,7 @@ try {
     '',
   ]);
 } finally {
-  await cleanupTempDirs();
+  // This bench's runs stay in bench/.work until the next bench has measured (see lib/work-dir.mjs).
   workDir.cleanup();
 }
 

@@ -1,19 +1,22 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { root } from './processes.mjs';
 
 /**
- * Where the bench's agents and workspaces live: `bench/.work/`, inside the project as a real agent's
- * `workspaces/` is, rather than the system temp directory, where test runs keep creating and deleting
- * files. Both costs of creating a file are printed, so the choice stays visible.
+ * Where the bench's agents and workspaces live: `bench/.work/<this bench>/`, inside the project as a
+ * real agent's `workspaces/` is, rather than the system temp directory, where test runs keep creating
+ * and deleting files. Both costs of creating a file are printed, so the choice stays visible.
  *
- * Nothing is deleted until the end: on ext4 without a journal (as on this project's machines), creating
- * a file skips every inode deleted in the last 30 seconds, one by one, so deleting a few hundred files
- * makes each new file cost a third of a millisecond more for half a minute.
+ * Nothing is deleted while measuring, and a bench's runs are kept until the end of the next bench,
+ * which deletes them once it has measured: on ext4 without a journal (as on this project's machines),
+ * creating a file first steps over every inode deleted in the last minute or more (several minutes
+ * while their inode table is not yet written back), so deleting the tens of thousands of files of a
+ * bench would slow every run for minutes after it, the next bench's included.
  */
 export async function useProjectWorkDir(progress = () => {}) {
-  const dir = join(root, 'bench', '.work');
+  const base = join(root, 'bench', '.work');
+  const dir = join(base, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   mkdirSync(dir, { recursive: true });
   const systemTemp = tmpdir();
   process.env.TMPDIR = dir;
@@ -31,9 +34,10 @@ export async function useProjectWorkDir(progress = () => {}) {
     dir,
     settleWaitMs: waited,
     fileCreateMs: { project: project.ms, systemTemp: temp.ms },
+    /** Deletes what earlier benches left (this one's runs stay for the next), and the probe in the system temp dir. */
     cleanup: () => {
       rmSync(temp.dir, { recursive: true, force: true });
-      rmSync(dir, { recursive: true, force: true });
+      for (const entry of readdirSync(base)) if (join(base, entry) !== dir) rmSync(join(base, entry), { recursive: true, force: true });
     },
   };
 }
