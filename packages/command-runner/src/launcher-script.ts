@@ -3,25 +3,41 @@
  * rather than a file so that it works the same from the sources, a package's dist/ and a bundled CLI.
  *
  * Protocol: one JSON object per line in each direction, handled in order.
- *   in:  { id, file, args, cwd, env, stdin?, stdoutFile, stderrFile }   start a command
+ *   in:  { id, file, args, cwd, env, stdin?, stdoutFile, stderrFile, processFile? }   start a command
  *        { id, write: [file, text] }      write a small file (a record the engine does not wait for)
  *   out: { id, pid }                      once the command has started
  *        { id, exit: code, signal }       when it has exited
  *        { id, error: { code, message } } when it could not be started (then nothing else for this id)
  *        { id, writeError: message }      when a write failed
  * The launcher opens the two output files itself, starts the command without a shell in its own process
- * group, writes stdin, and reports. Once its stdin closes it exits as soon as no command is running.
+ * group, writes its pid and start time to processFile (as runCommand does), writes stdin, and reports. Once its stdin closes it exits as soon as no command is running.
  */
 export const LAUNCHER_SCRIPT = String.raw`
 'use strict';
 // What ps and top show, rather than this whole program.
 process.title = 'delta-launcher';
 const { spawn } = require('node:child_process');
-const { openSync, closeSync, writeFileSync } = require('node:fs');
+const { openSync, closeSync, readFileSync, writeFileSync } = require('node:fs');
 // The launcher runs in its own process group; a stray terminal signal must not end it early.
 for (const signal of ['SIGINT', 'SIGHUP', 'SIGQUIT']) process.on(signal, () => undefined);
 const send = (message) => process.stdout.write(JSON.stringify(message) + '\n');
 const failure = (error) => ({ code: typeof error.code === 'string' ? error.code : undefined, message: String(error.message || error) });
+
+/** { pid, start_ticks } as runCommand writes it: field 22 of /proc/<pid>/stat, when there is one. */
+function writeProcessFile(file, pid, id) {
+  let ticks;
+  try {
+    const stat = readFileSync('/proc/' + pid + '/stat', 'utf8');
+    ticks = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    ticks = undefined;
+  }
+  try {
+    writeFileSync(file, JSON.stringify(ticks === undefined ? { pid } : { pid, start_ticks: ticks }) + '\n');
+  } catch (error) {
+    send({ id, writeError: String(error.message || error) });
+  }
+}
 
 let running = 0;
 let closed = false;
@@ -58,7 +74,10 @@ function launch(request) {
   };
   child.once('error', (error) => finish({ id, error: failure(error) }));
   child.once('exit', (code, signal) => finish({ id, exit: code, signal }));
-  if (child.pid !== undefined) send({ id, pid: child.pid });
+  if (child.pid !== undefined) {
+    if (request.processFile) writeProcessFile(request.processFile, child.pid, id);
+    send({ id, pid: child.pid });
+  }
   if (child.stdin) {
     child.stdin.on('error', () => undefined);
     child.stdin.end(request.stdin);

@@ -283,4 +283,28 @@ describe('CommandLauncher', () => {
     await running;
     expect(readFileSync(join(dir, 'late.txt'), 'utf8')).toBe('late\n');
   });
+
+  it('writes the process file (pid and start time) before reporting the start, launched or not', async () => {
+    const dir = temp();
+    const through = launcher();
+    for (const via of [through, undefined]) {
+      const processFile = join(dir, `process-${via ? 'launched' : 'direct'}.json`);
+      let seen: unknown;
+      const result = await runCommand({
+        file: 'sleep',
+        args: ['0.2'],
+        cwd: dir,
+        env,
+        ...files(dir),
+        processFile,
+        ...(via ? { launcher: via } : {}),
+        onStart: (pid) => {
+          seen = { pid, start_ticks: processStartTicks(pid) };
+        },
+      });
+      expect(result.exitCode).toBe(0);
+      expect(JSON.parse(readFileSync(processFile, 'utf8'))).toEqual(seen);
+      expect(readFileSync(processFile, 'utf8')).toMatch(/^\{"pid":\d+,"start_ticks":"\d+"\}\n$/);
+    }
+  });
 });

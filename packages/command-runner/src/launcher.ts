@@ -11,6 +11,8 @@ export interface LaunchRequest {
   stdin?: string;
   stdoutFile: string;
   stderrFile: string;
+  /** Where the command's pid and start time are written once it has started (see RunCommandOptions). */
+  processFile?: string;
 }
 
 /** How a launched command ended: its exit, or why it could not start (`error`, with the errno code). */
@@ -115,8 +117,8 @@ export class CommandLauncher {
     }
     this.pending.set(id, { started: resolveStarted, ended: resolveEnded });
     if (this.pending.size === 1) this.busy();
-    const { file, args, cwd, env, stdin, stdoutFile, stderrFile } = request;
-    this.child.stdin!.write(`${JSON.stringify({ id, file, args, cwd, env, stdin, stdoutFile, stderrFile })}\n`);
+    const { file, args, cwd, env, stdin, stdoutFile, stderrFile, processFile } = request;
+    this.child.stdin!.write(`${JSON.stringify({ id, file, args, cwd, env, stdin, stdoutFile, stderrFile, processFile })}\n`);
     return { started, ended };
   }
 
@@ -186,8 +188,10 @@ export class CommandLauncher {
   private handle(reply: Reply): void {
     if (reply.writeError !== undefined) {
       const index = this.unconfirmed.findIndex((write) => write.id === reply.id);
-      // Written here instead: an error this process meets too is thrown at the next check.
+      // Written here instead: an error this process meets too is thrown at the next check. A command's
+      // process file that could not be written is such an error at once.
       if (index >= 0) this.writeHere(this.unconfirmed.splice(index, 1)[0]!);
+      else this.writeFailure ??= new Error(reply.writeError);
       return;
     }
     // The launcher handles its input in order: a command's end means every write sent before it is done.

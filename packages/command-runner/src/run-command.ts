@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, openSync } from 'node:fs';
+import { closeSync, existsSync, openSync, writeFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { BoundedCapture, type CapturedOutput } from './bounded-capture.js';
 import { captureFromFile } from './file-capture.js';
 import type { CommandLauncher } from './launcher.js';
+import { processStartTicks } from './process-group.js';
 
 export interface RunCommandOptions {
   file: string;
@@ -26,6 +27,11 @@ export interface RunCommandOptions {
   killGraceMs?: number;
   /** Called once the command has started, with its pid (which is also its process group id). */
   onStart?: (pid: number) => void;
+  /**
+   * Once the command has started, `{"pid":…,"start_ticks":"…"}` is written here (start_ticks from
+   * /proc/<pid>/stat, where there is one): what identifies it to stopProcessGroupIfSame later.
+   */
+  processFile?: string;
   /**
    * Start the command through this launcher process instead of forking this one (see CommandLauncher),
    * when both outputs go to files and the launcher is alive; otherwise it is started directly.
@@ -179,6 +185,7 @@ async function runDirect(options: RunCommandOptions): Promise<CommandResult> {
   const end = ended(child);
   const supervisor = new Supervisor(options);
   supervisor.started(child.pid);
+  if (child.pid !== undefined && options.processFile !== undefined) writeProcessFile(options.processFile, child.pid);
   if (child.pid !== undefined) options.onStart?.(child.pid);
   if (child.stdin) {
     // A command that exits without reading its input is not an error of ours.
@@ -219,6 +226,7 @@ async function runLaunched(options: RunCommandOptions, launcher: CommandLauncher
     ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
     stdoutFile,
     stderrFile,
+    ...(options.processFile === undefined ? {} : { processFile: options.processFile }),
   });
   const supervisor = new Supervisor(options);
   const pid = await launched.started;
@@ -254,6 +262,11 @@ async function runLaunched(options: RunCommandOptions, launcher: CommandLauncher
     stdout: captureFromFile(stdoutFile, captureBytes),
     stderr: captureFromFile(stderrFile, captureBytes),
   };
+}
+
+function writeProcessFile(file: string, pid: number): void {
+  const startTicks = processStartTicks(pid);
+  writeFileSync(file, `${JSON.stringify(startTicks === undefined ? { pid } : { pid, start_ticks: startTicks })}\n`);
 }
 
 function describeStartError(error: NodeJS.ErrnoException, file: string): string {

@@ -1,10 +1,9 @@
 import { buildInvocation, DEFAULT_TOOL_TIMEOUT_MS, ToolArgumentError, type ExpandedTool, type Invocation } from '@delta/tool-expander';
-import { processStartTicks, runCommand, type CommandLauncher } from '@delta/command-runner';
+import { runCommand, type CommandLauncher } from '@delta/command-runner';
 import { DeltaError } from '@delta/errors';
 import {
   createToolExecutionRecord,
   finishToolExecutionRecord,
-  writeToolProcess,
   type ActionResultStatus,
   type RecordedToolCall,
   type RecordWriter,
@@ -103,7 +102,7 @@ export async function executeToolCall(
   const record = createToolExecutionRecord(context.paths, call.id, invocation.commandLine);
   const result = await runCommand({
     // Who is running, so that a run resumed after a crash can stop a tool the dead engine left behind.
-    onStart: (pid) => writeToolProcess(record, { pid, ...optional('start_ticks', processStartTicks(pid)) }),
+    processFile: record.process,
     file: invocation.file,
     args: invocation.args,
     cwd: context.paths.workDir,
@@ -123,8 +122,4 @@ export async function executeToolCall(
     executionRef: record.ref,
     interrupted: result.aborted,
   };
-}
-
-function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
-  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
