@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { root } from './processes.mjs';
@@ -8,8 +8,8 @@ import { root } from './processes.mjs';
  * real agent's `workspaces/` is, rather than the system temp directory, where test runs keep creating
  * and deleting files. Both costs of creating a file are printed, so the choice stays visible.
  *
- * Nothing is deleted while measuring, and a bench's runs are kept until the end of the next bench,
- * which deletes them once it has measured: on ext4 without a journal (as on this project's machines),
+ * Nothing is deleted while measuring, and a bench's runs are kept until a bench more than half an hour
+ * later deletes them, once it has measured: on ext4 without a journal (as on this project's machines),
  * creating a file first steps over every inode deleted in the last minute or more (several minutes
  * while their inode table is not yet written back), so deleting the tens of thousands of files of a
  * bench would slow every run for minutes after it, the next bench's included.
@@ -41,16 +41,24 @@ export async function useProjectWorkDir(progress = () => {}) {
     fileCreateMs: { project: project.ms, systemTemp: temp.ms },
     /** One create now, to print beside the one at the start. */
     fileCreateMsNow: () => fileCreateMs(dir).ms,
-    /** Deletes what earlier benches left (this one's runs stay for the next), and the probe in the system temp dir. */
+    /**
+     * Deletes the runs of benches older than half an hour (this one's, and any recent one's, stay, so
+     * that a bench soon after does not measure their deletion), and the probe in the system temp dir.
+     */
     cleanup: () => {
       rmSync(temp.dir, { recursive: true, force: true });
-      for (const entry of readdirSync(base)) if (join(base, entry) !== dir) rmSync(join(base, entry), { recursive: true, force: true });
+      for (const entry of readdirSync(base)) {
+        const path = join(base, entry);
+        if (path !== dir && Date.now() - statSync(path).mtimeMs > KEEP_EARLIER_MS) rmSync(path, { recursive: true, force: true });
+      }
     },
   };
 }
 
 /** A file costs less than this to create on a quiet file system here (about 0.04 ms is usual). */
 const SETTLED_CREATE_MS = 0.08;
+/** Earlier benches' runs younger than this are kept (see cleanup). */
+const KEEP_EARLIER_MS = 30 * 60_000;
 const MAX_SETTLE_WAIT_MS = 180_000;
 
 /**
