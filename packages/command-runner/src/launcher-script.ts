@@ -17,7 +17,7 @@ export const LAUNCHER_SCRIPT = String.raw`
 // What ps and top show, rather than this whole program.
 process.title = 'delta-launcher';
 const { spawn } = require('node:child_process');
-const { openSync, closeSync, readFileSync, writeFileSync } = require('node:fs');
+const { openSync, closeSync, readFileSync, renameSync, writeFileSync } = require('node:fs');
 // The launcher runs in its own process group; a stray terminal signal must not end it early.
 for (const signal of ['SIGINT', 'SIGHUP', 'SIGQUIT']) process.on(signal, () => undefined);
 const send = (message) => process.stdout.write(JSON.stringify(message) + '\n');
@@ -95,7 +95,10 @@ process.stdin.on('data', (chunk) => {
     const request = JSON.parse(line);
     if (request.write) {
       try {
-        writeFileSync(request.write[0], request.write[1]);
+        // Whole or not at all: the engine may write the same file itself (flushWrites) meanwhile.
+        const temporary = request.write[0] + '.' + process.pid + '.tmp';
+        writeFileSync(temporary, request.write[1]);
+        renameSync(temporary, request.write[0]);
       } catch (error) {
         send({ id: request.id, writeError: String(error.message || error) });
       }

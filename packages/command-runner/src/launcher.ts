@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { LAUNCHER_SCRIPT } from './launcher-script.js';
 
 /** What the launcher is asked to start: argv without a shell, its whole environment, and two output files. */
@@ -145,7 +145,8 @@ export class CommandLauncher {
 
   /**
    * Makes sure every `writeFile` so far is on disk before returning: those not yet known to be done are
-   * written again here (the same text, so it does not matter which write lands last). Then `checkWrites`.
+   * written again here (the same text, so it does not matter which write lands last; each writer
+   * renames a whole new file into place, so a reader never sees a partial one). Then `checkWrites`.
    */
   flushWrites(): void {
     const waiting = this.unconfirmed;
@@ -168,9 +169,12 @@ export class CommandLauncher {
     }
   }
 
+  /** A write the launcher may also be making: whole or not at all (a new file renamed into place), as it does. */
   private writeHere(write: PendingWrite): void {
     try {
-      writeFileSync(write.file, write.text);
+      const temporary = `${write.file}.${process.pid}.tmp`;
+      writeFileSync(temporary, write.text);
+      renameSync(temporary, write.file);
     } catch (error) {
       this.writeFailure ??= error instanceof Error ? error : new Error(String(error));
     }
