@@ -5,6 +5,7 @@
  * Protocol: one JSON object per line in each direction, handled in order.
  *   in:  { id, file, args, cwd, env, stdin?, stdoutFile, stderrFile, processFile? }   start a command
  *        { id, write: [file, text] }      write a small file (a record the engine does not wait for)
+ *        { id, sync: true }               answer { id, synced: true } once everything before it is done
  *   out: { id, pid }                      once the command has started
  *        { id, exit: code, signal }       when it has exited
  *        { id, error: { code, message } } when it could not be started (then nothing else for this id)
@@ -93,9 +94,11 @@ process.stdin.on('data', (chunk) => {
     pending = pending.slice(end + 1);
     if (line === '') continue;
     const request = JSON.parse(line);
-    if (request.write) {
+    if (request.sync) {
+      send({ id: request.id, synced: true });
+    } else if (request.write) {
       try {
-        // Whole or not at all: the engine may write the same file itself (flushWrites) meanwhile.
+        // Whole or not at all: if this launcher dies, the engine writes what it may not have written.
         const temporary = request.write[0] + '.' + process.pid + '.tmp';
         writeFileSync(temporary, request.write[1]);
         renameSync(temporary, request.write[0]);

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -16,14 +16,9 @@ function launcher(nodePath?: string): CommandLauncher {
   launchers.push(started);
   return started;
 }
-afterEach(() => {
-  for (const started of launchers.splice(0)) {
-    try {
-      started.close();
-    } catch {
-      // A test made a write fail on purpose.
-    }
-  }
+afterEach(async () => {
+  // A test may have made a write fail on purpose.
+  for (const started of launchers.splice(0)) await started.close().catch(() => undefined);
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
@@ -225,8 +220,9 @@ describe('CommandLauncher', () => {
       },
     });
     while (launcherPid === undefined) await sleep(10);
-    through.close();
+    const closed = through.close();
     const result = await running;
+    await closed;
     expect(result.exitCode).toBe(0);
     expect(result.stdout.head).toBe('finished\n');
     await sleep(300);
@@ -234,7 +230,7 @@ describe('CommandLauncher', () => {
     expect(through.alive).toBe(false);
   });
 
-  it('writes files without waiting, in order with the commands it starts, and makes sure of them on flushWrites', async () => {
+  it('writes files without waiting, in order with the commands it starts, and is sure of them once settled', async () => {
     const dir = temp();
     const through = launcher();
     through.writeFile(join(dir, 'record.txt'), 'written by the launcher\n');
@@ -242,9 +238,14 @@ describe('CommandLauncher', () => {
     const seen = await runCommand({ file: 'cat', args: [join(dir, 'record.txt')], cwd: dir, env, ...files(dir), launcher: through });
     expect(seen.stdout.head).toBe('written by the launcher\n');
     through.writeFile(join(dir, 'last.txt'), 'last\n');
-    through.flushWrites();
+    await through.settle();
     expect(readFileSync(join(dir, 'last.txt'), 'utf8')).toBe('last\n');
-    through.checkWrites();
+    through.writeFile(join(dir, 'at-close.txt'), 'closing\n');
+    await through.close();
+    expect(readFileSync(join(dir, 'at-close.txt'), 'utf8')).toBe('closing\n');
+    // Nothing is left behind: no temporary files, and the launcher is gone.
+    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+    expect(through.alive).toBe(false);
   });
 
   it('reports a write that cannot be made, and writes at once when it is gone', async () => {
@@ -255,7 +256,8 @@ describe('CommandLauncher', () => {
     await runCommand({ file: 'true', args: [], cwd: dir, env, ...files(dir), launcher: through });
     await sleep(50);
     expect(() => through.checkWrites()).toThrow(/ENOENT/);
-    expect(() => through.close()).toThrow(/ENOENT/);
+    await expect(through.settle()).rejects.toThrow(/ENOENT/);
+    await expect(through.close()).rejects.toThrow(/ENOENT/);
     expect(through.alive).toBe(false);
     through.writeFile(join(dir, 'after.txt'), 'direct\n');
     expect(readFileSync(join(dir, 'after.txt'), 'utf8')).toBe('direct\n');

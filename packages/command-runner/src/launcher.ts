@@ -26,6 +26,9 @@ export interface LaunchedCommand {
   readonly ended: Promise<LaunchOutcome>;
 }
 
+/** How long `close` waits for the launcher to exit. */
+const CLOSE_WAIT_MS = 5_000;
+
 interface Pending {
   started: (pid: number | undefined) => void;
   ended: (outcome: LaunchOutcome) => void;
@@ -39,6 +42,7 @@ type Reply = {
   signal?: NodeJS.Signals | null;
   error?: { code?: string; message: string };
   writeError?: string;
+  synced?: boolean;
 };
 
 interface PendingWrite {
@@ -57,7 +61,7 @@ interface PendingWrite {
  * their own process group, the given environment only, output straight to the files.
  *
  * The launcher is a child of this process in its own process group; it exits when `close()` is called or
- * this process ends. If it dies, commands in flight end with an error and later ones are refused
+ * this process ends (after finishing what it was sent). If it dies, commands in flight end with an error and later ones are refused
  * (`alive` turns false), so a caller can fall back to starting them itself.
  */
 export class CommandLauncher {
@@ -70,6 +74,9 @@ export class CommandLauncher {
   /** Writes sent and not yet known to be done, oldest first; a write that failed, if one did. */
   private unconfirmed: PendingWrite[] = [];
   private writeFailure: Error | undefined;
+  /** Settles waiting for their sync reply (or for the launcher's end). */
+  private syncs = new Map<number, () => void>();
+  private readonly exited: Promise<void>;
 
   private constructor(nodePath: string) {
     this.child = spawn(nodePath, ['--max-semi-space-size=1', '-e', LAUNCHER_SCRIPT], {
@@ -86,9 +93,13 @@ export class CommandLauncher {
     });
     this.child.stdin!.on('error', () => undefined);
     this.child.once('error', (error) => this.fail(`the command launcher could not start: ${error.message}`));
-    this.child.once('exit', (code, signal) => {
-      const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-      this.fail(`the command launcher ${how}${this.stderrTail ? `: ${this.stderrTail.trim()}` : ''}`);
+    this.exited = new Promise((resolve) => {
+      this.child.once('exit', (code, signal) => {
+        const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+        this.fail(`the command launcher ${how}${this.stderrTail ? `: ${this.stderrTail.trim()}` : ''}`);
+        resolve();
+      });
+      this.child.once('error', () => resolve());
     });
     this.idle();
   }
@@ -116,7 +127,7 @@ export class CommandLauncher {
       return { started, ended };
     }
     this.pending.set(id, { started: resolveStarted, ended: resolveEnded });
-    if (this.pending.size === 1) this.busy();
+    if (this.pending.size === 1 && this.syncs.size === 0) this.busy();
     const { file, args, cwd, env, stdin, stdoutFile, stderrFile, processFile } = request;
     this.child.stdin!.write(`${JSON.stringify({ id, file, args, cwd, env, stdin, stdoutFile, stderrFile, processFile })}\n`);
     return { started, ended };
@@ -125,8 +136,9 @@ export class CommandLauncher {
   /**
    * Writes a small file without waiting for it: the launcher writes it, in order with everything else
    * sent to it, while this process goes on. Use it for records whose content is final and which nothing
-   * reads back at once. `flushWrites` makes sure every such write is done; a write that failed is
-   * thrown by `flushWrites` or `checkWrites`. Without a live launcher the file is written at once.
+   * reads back at once. `settle` (or `close`) waits until every such write is done; a write that
+   * failed is thrown by `checkWrites` and rejected by `settle` and `close`. Without a live launcher the
+   * file is written at once.
    */
   writeFile(file: string, text: string): void {
     if (this.dead !== undefined) {
@@ -144,32 +156,41 @@ export class CommandLauncher {
   }
 
   /**
-   * Makes sure every `writeFile` so far is on disk before returning: those not yet known to be done are
-   * written again here (the same text, so it does not matter which write lands last; each writer
-   * renames a whole new file into place, so a reader never sees a partial one). Then `checkWrites`.
+   * Resolves once every `writeFile` so far is on disk: the launcher answers a sync request after what
+   * was sent before it (if it has died, what it may not have written is written here). Then, like
+   * `checkWrites`, rejects with a write that failed.
    */
-  flushWrites(): void {
-    const waiting = this.unconfirmed;
-    this.unconfirmed = [];
-    for (const write of waiting) this.writeHere(write);
+  async settle(): Promise<void> {
+    if (this.dead === undefined) {
+      const id = this.nextId++;
+      const answered = new Promise<void>((resolve) => this.syncs.set(id, resolve));
+      if (this.syncs.size === 1 && this.pending.size === 0) this.busy();
+      this.child.stdin!.write(`${JSON.stringify({ id, sync: true })}\n`);
+      await answered;
+    }
     this.checkWrites();
   }
 
   /**
-   * Lets the launcher exit once the commands in flight are done (it reads no more requests), after
-   * `flushWrites`: a write that failed is thrown, once the launcher has been told to go.
+   * Lets the launcher finish what it was sent (the commands in flight, the writes) and exit; resolves
+   * when it has, and rejects then with a write that failed. Nothing is started through it afterwards.
    */
-  close(): void {
-    try {
-      this.flushWrites();
-    } finally {
-      if (this.dead === undefined) this.dead = 'the command launcher was closed';
-      this.child.stdin!.end();
-      if (this.pending.size === 0) this.idle();
+  async close(): Promise<void> {
+    if (this.dead === undefined) this.dead = 'the command launcher was closed';
+    this.child.stdin!.end();
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      // It exits by itself once its input has ended and no command it started is still running; a
+      // command that will not end is not waited for longer than CLOSE_WAIT_MS.
+      this.child.ref();
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.exited, new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
+      clearTimeout(timer);
+      this.child.unref();
     }
+    this.checkWrites();
   }
 
-  /** A write the launcher may also be making: whole or not at all (a new file renamed into place), as it does. */
+  /** A write the launcher may have been making when it died: whole or not at all (a new file renamed into place), as it does. */
   private writeHere(write: PendingWrite): void {
     try {
       const temporary = `${write.file}.${process.pid}.tmp`;
@@ -190,6 +211,13 @@ export class CommandLauncher {
   }
 
   private handle(reply: Reply): void {
+    if (reply.synced) {
+      while (this.unconfirmed.length > 0 && this.unconfirmed[0]!.id < reply.id) this.unconfirmed.shift();
+      this.syncs.get(reply.id)?.();
+      this.syncs.delete(reply.id);
+      if (this.syncs.size === 0 && this.pending.size === 0) this.idle();
+      return;
+    }
     if (reply.writeError !== undefined) {
       const index = this.unconfirmed.findIndex((write) => write.id === reply.id);
       // Written here instead: an error this process meets too is thrown at the next check. A command's
@@ -212,7 +240,7 @@ export class CommandLauncher {
     this.pending.delete(reply.id);
     entry.started(undefined);
     entry.ended(reply.error ? { error: reply.error } : { exitCode: reply.exit ?? null, signal: reply.signal ?? null });
-    if (this.pending.size === 0) this.idle();
+    if (this.pending.size === 0 && this.syncs.size === 0) this.idle();
   }
 
   private fail(reason: string): void {
@@ -221,6 +249,8 @@ export class CommandLauncher {
     const waiting = this.unconfirmed;
     this.unconfirmed = [];
     for (const write of waiting) this.writeHere(write);
+    for (const settled of this.syncs.values()) settled();
+    this.syncs.clear();
     for (const [id, entry] of this.pending) {
       this.pending.delete(id);
       // A command left running with nobody to report its end is stopped, not abandoned.

@@ -147,7 +147,7 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
       const outcome = await driveRun(context);
       return { ...outcome, runId, workDir, paths };
     } finally {
-      context.close();
+      await context.close();
     }
   } finally {
     lock.release();

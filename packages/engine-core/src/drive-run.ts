@@ -24,6 +24,12 @@ export async function driveRun(context: RunContext): Promise<RunOutcome> {
         };
   }
   await endHooks(context, outcome);
+  // Every record of the run is on disk before the journal says it ended.
+  try {
+    await context.launcher?.settle();
+  } catch (error) {
+    context.log(`a record could not be written: ${errorMessage(error)}`);
+  }
   finishRun(context, outcome);
   return outcome;
 }
@@ -51,12 +57,6 @@ async function endHooks(context: RunContext, outcome: RunOutcome): Promise<void>
 /** Records how the run ended: ERROR (if any) and ENGINE_END in the journal, then metadata.json. */
 export function finishRun(context: RunContext, outcome: RunOutcome): void {
   const iteration = context.metadata.current.iterations;
-  // Every record of the run is on disk before the journal says it ended.
-  try {
-    context.launcher?.flushWrites();
-  } catch (error) {
-    context.log(`a record could not be written: ${errorMessage(error)}`);
-  }
   if (outcome.status === 'FAILED') {
     const error = outcome.error;
     record(context, {

@@ -58,8 +58,12 @@ export function openRunContext(
     log,
     // Started now, so that it is ready by the first tool call; a run without tools or hooks needs none.
     launcher: agent.tools.length > 0 || Object.values(agent.hooks).some(Boolean) ? CommandLauncher.start() : undefined,
-    close: () => {
-      context.launcher?.close();
+    close: async () => {
+      try {
+        await context.launcher?.close();
+      } catch (error) {
+        log(`a record could not be written: ${error instanceof Error ? error.message : String(error)}`);
+      }
       context.metadata.close();
       journal.close();
       if (engineLog !== undefined) closeSync(engineLog);

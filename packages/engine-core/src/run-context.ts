@@ -24,8 +24,8 @@ export interface RunContext {
   log: (line: string) => void;
   /** Starts tools for this engine (see CommandLauncher); undefined when the agent has no tools. */
   launcher: CommandLauncher | undefined;
-  /** Closes the journal, engine.log and the launcher; the run's last step. */
-  close: () => void;
+  /** Closes the launcher (once it has finished its writes), the journal and engine.log; the run's last step. */
+  close: () => Promise<void>;
   onEvent: ((event: JournalEvent) => void) | undefined;
   /** The number of the next hook run's io/hooks/ directory. */
   hookStep: number;

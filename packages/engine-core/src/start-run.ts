@@ -87,7 +87,7 @@ export async function startRun(options: StartRunOptions): Promise<RunResult> {
       const outcome = await driveRun(context);
       return { ...outcome, runId, workDir: workspace.path, paths };
     } finally {
-      context.close();
+      await context.close();
     }
   } finally {
     lock.release();
