@@ -31,6 +31,24 @@ function parentOf(pid: number): number {
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
 }
 
+/** Starts `sh -c script` through `through`, and resolves with the run and the launcher's pid once it has started. */
+async function startThrough(through: CommandLauncher, dir: string, script: string) {
+  let launcherPid: number | undefined;
+  const running = runCommand({
+    file: 'sh',
+    args: ['-c', script],
+    cwd: dir,
+    env,
+    ...files(dir),
+    launcher: through,
+    onStart: (pid) => {
+      launcherPid = parentOf(pid);
+    },
+  });
+  while (launcherPid === undefined) await sleep(10);
+  return { running, launcherPid };
+}
+
 describe('CommandLauncher', () => {
   it('starts commands from its own process: argv without a shell, stdin, only the given environment, outputs to files', async () => {
     const dir = temp();
@@ -157,19 +175,7 @@ describe('CommandLauncher', () => {
     const dir = temp();
     const through = launcher();
     const marker = join(dir, 'survived');
-    let launcherPid: number | undefined;
-    const running = runCommand({
-      file: 'sh',
-      args: ['-c', `sleep 1; touch ${marker}`],
-      cwd: dir,
-      env,
-      ...files(dir),
-      launcher: through,
-      onStart: (pid) => {
-        launcherPid = parentOf(pid);
-      },
-    });
-    while (launcherPid === undefined) await sleep(10);
+    const { running, launcherPid } = await startThrough(through, dir, `sleep 1; touch ${marker}`);
     process.kill(launcherPid, 'SIGKILL');
     const result = await running;
     expect(result.exitCode).toBeNull();
@@ -207,19 +213,7 @@ describe('CommandLauncher', () => {
   it('lets a command in flight finish after close(), then exits; later commands start directly', async () => {
     const dir = temp();
     const through = launcher();
-    let launcherPid: number | undefined;
-    const running = runCommand({
-      file: 'sh',
-      args: ['-c', 'sleep 0.3; echo finished'],
-      cwd: dir,
-      env,
-      ...files(dir),
-      launcher: through,
-      onStart: (pid) => {
-        launcherPid = parentOf(pid);
-      },
-    });
-    while (launcherPid === undefined) await sleep(10);
+    const { running, launcherPid } = await startThrough(through, dir, 'sleep 0.3; echo finished');
     const closed = through.close();
     const result = await running;
     await closed;
@@ -266,19 +260,7 @@ describe('CommandLauncher', () => {
   it('writes what a launcher killed before it got to is written by this process', async () => {
     const dir = temp();
     const through = launcher();
-    let launcherPid: number | undefined;
-    const running = runCommand({
-      file: 'sleep',
-      args: ['5'],
-      cwd: dir,
-      env,
-      ...files(dir),
-      launcher: through,
-      onStart: (pid) => {
-        launcherPid = parentOf(pid);
-      },
-    });
-    while (launcherPid === undefined) await sleep(10);
+    const { running, launcherPid } = await startThrough(through, dir, 'exec sleep 5');
     process.kill(launcherPid, 'SIGSTOP');
     through.writeFile(join(dir, 'late.txt'), 'late\n');
     process.kill(launcherPid, 'SIGKILL');

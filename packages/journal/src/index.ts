@@ -54,7 +54,6 @@ export type { RunLock } from './run-lock.js';
 export {
   createToolExecutionRecord,
   finishToolExecutionRecord,
-  writeToolProcess,
   unfinishedToolExecutions,
   createInvocationId,
   invocationDirectory,

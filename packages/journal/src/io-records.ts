@@ -57,10 +57,6 @@ function recordFiles(ref: string, dir: string): ToolExecutionRecord {
   };
 }
 
-export function writeToolProcess(record: ToolExecutionRecord, process: ToolProcess): void {
-  writeFileSync(record.process, `${JSON.stringify(process)}\n`);
-}
-
 /**
  * The records of an action id whose tool started but never finished (no exit_code.txt): what a crash
  * left running. Each comes with its process, when process.json was written.

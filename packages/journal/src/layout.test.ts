@@ -90,14 +90,17 @@ describe('metadata', () => {
   });
 });
 
+/** A running run's metadata.json, for the MetadataFile tests. */
+const RUNNING: RunMetadata = {
+  schema_version: '1.3', run_id: 'r', workspace_id: null, agent_name: 'a', status: 'RUNNING', created_at: 't', updated_at: 't',
+  end_time: null, initial_message: 'm', iterations: 0, max_iterations: 30, error: null, agent_home: '/a', work_dir: '/w',
+};
+
 describe('MetadataFile', () => {
   it('writes at once with update, at most every refresh with updateSoon, and flushes what is pending', async () => {
     const { MetadataFile, METADATA_REFRESH_MS, writeMetadata: write, readMetadata: read } = await import('./index.js');
     const file = join(temp(), 'metadata.json');
-    write(file, {
-      schema_version: '1.3', run_id: 'r', workspace_id: null, agent_name: 'a', status: 'RUNNING', created_at: 't', updated_at: 't',
-      end_time: null, initial_message: 'm', iterations: 0, max_iterations: 30, error: null, agent_home: '/a', work_dir: '/w',
-    });
+    write(file, RUNNING);
     const metadata = new MetadataFile(file);
     metadata.update({ iterations: 1 });
     expect(read(file).iterations).toBe(1);
@@ -114,10 +117,7 @@ describe('MetadataFile', () => {
   it('rewrites running totals in place (same file), replaces the file on a status change, and cuts a shorter text', async () => {
     const { MetadataFile, writeMetadata: write, readMetadata: read } = await import('./index.js');
     const file = join(temp(), 'metadata.json');
-    write(file, {
-      schema_version: '1.3', run_id: 'r', workspace_id: null, agent_name: 'a', status: 'RUNNING', created_at: 't', updated_at: 't',
-      end_time: null, initial_message: 'm', iterations: 0, max_iterations: 30, error: null, agent_home: '/a', work_dir: '/w',
-    });
+    write(file, RUNNING);
     const metadata = new MetadataFile(file);
     metadata.update({ iterations: 1 });
     const inode = statSync(file).ino;
@@ -143,10 +143,7 @@ describe('MetadataFile', () => {
   it('reads metadata.json while another process rewrites it in place as fast as it can, and never fails', async () => {
     const { readMetadata: read, writeMetadata: write } = await import('./index.js');
     const file = join(temp(), 'metadata.json');
-    const base = {
-      schema_version: '1.3', run_id: 'r', workspace_id: null, agent_name: 'a', status: 'RUNNING' as const, created_at: 't', updated_at: 't',
-      end_time: null, initial_message: 'm', iterations: 0, max_iterations: 30, error: null, agent_home: '/a', work_dir: '/w',
-    };
+    const base = RUNNING;
     write(file, base);
     // The writer does what MetadataFile does for running totals: one write at the start, a shorter text
     // padded with spaces to the file's length.
