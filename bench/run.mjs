@@ -38,9 +38,17 @@ const launcherRow = (result) => (result.launcherRssKiB ? `${((result.launcherRss
 try {
   progress(`CLI start-up, ${rounds} rounds...`);
   const start = await benchCliStart(rounds);
-  for (const [name, value] of [['--version', start.version], ['--help', start.help]]) {
+  for (const [name, value] of [
+    ['--version', start.version],
+    ['--help', start.help],
+  ]) {
     const extra = value - start.bare;
-    rows.push([`CLI start: delta ${name} less node -e 0`, `+${ms(extra)} (${ms(value)} vs ${ms(start.bare)})`, '<= 50 ms', verdict(extra <= 50)]);
+    rows.push([
+      `CLI start: delta ${name} less node -e 0`,
+      `+${ms(extra)} (${ms(value)} vs ${ms(start.bare)})`,
+      '<= 50 ms',
+      verdict(extra <= 50),
+    ]);
   }
 
   // Not measured: brings the node binary, the modules and the file system's metadata back into memory
@@ -88,7 +96,12 @@ try {
     'info',
     '',
   ]);
-  rows.push(['1,000-iteration run, wall time (process start to exit)', `${(thousand.wallMs / 1000).toFixed(2)} s`, '< 6 s', verdict(thousand.wallMs < 6000)]);
+  rows.push([
+    '1,000-iteration run, wall time (process start to exit)',
+    `${(thousand.wallMs / 1000).toFixed(2)} s`,
+    '< 6 s',
+    verdict(thousand.wallMs < 6000),
+  ]);
   rows.push([
     'Control plane of that run (.delta/<run>, bytes of files)',
     `${megabytes(size.bytes)} in ${size.files} files`,
@@ -110,7 +123,12 @@ try {
     verdict(allExact),
   ]);
   rows.push(['  the last one via delta show invocation 1000 --request', requests.cli, 'exact', verdict(requests.cli === 'exact')]);
-  rows.push(['  the last one via sh + head + jq (bench/lib/rebuild-request.sh)', requests.shell, 'exact', verdict(requests.shell === 'exact')]);
+  rows.push([
+    '  the last one via sh + head + jq (bench/lib/rebuild-request.sh)',
+    requests.shell,
+    'exact',
+    verdict(requests.shell === 'exact'),
+  ]);
   const rss = (thousand.maxRssKiB * 1024) / MB;
   rows.push(['Peak RSS, 1,000-iteration run (the engine process)', `${rss.toFixed(0)} MB`, '< 150 MB', verdict(rss < 150)]);
   rows.push(['  (its tool launcher process, peak RSS, mostly the node binary shared with the engine)', launcherRow(thousand), 'info', '']);
@@ -146,7 +164,9 @@ try {
 }
 
 const cores = cpus().length;
-console.log(`Delta Engine bench: node ${process.version}, ${cores} cores, load average ${loadBefore.toFixed(1)} at start, ${loadavg()[0].toFixed(1)} at end`);
+console.log(
+  `Delta Engine bench: node ${process.version}, ${cores} cores, load average ${loadBefore.toFixed(1)} at start, ${loadavg()[0].toFixed(1)} at end`,
+);
 console.log('Times are medians; the engine runs as `delta run` against the testkit model (instant answers) with one exec: tool.\n');
 console.log(formatTable(['figure', 'measured', 'target', ''], rows));
 const missed = rows.filter((row) => row[3] === 'MISSED').length;

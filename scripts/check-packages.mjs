@@ -41,7 +41,8 @@ const isTestFile = (name) => /\.test\.[cm]?[jt]s$|\.test-(support|fixture)\.[cm]
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+|\brequire\s*\(\s*)(['"])([^'"\n]+)\1/g;
 
 function packageName(specifier) {
-  if (specifier.startsWith('.') || specifier.startsWith('/') || specifier.startsWith('node:') || specifier.startsWith('#')) return undefined;
+  if (specifier.startsWith('.') || specifier.startsWith('/') || specifier.startsWith('node:') || specifier.startsWith('#'))
+    return undefined;
   const parts = specifier.split('/');
   const name = specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
   return builtins.has(name) ? undefined : name;
@@ -51,7 +52,9 @@ function importedPackages(files) {
   const used = new Map();
   for (const file of files) {
     // Comments mention packages in prose ("import from '@delta/engine'"); strip them first.
-    const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+    const text = readFileSync(file, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
     for (const match of text.matchAll(SPECIFIER)) {
       const name = packageName(match[2]);
       if (name && !used.has(name)) used.set(name, relative(root, file));
@@ -83,7 +86,10 @@ function compare(where, declared, used, kind) {
     if (!declared.has(name)) problems.push(`${where.file}: ${file} imports "${name}" but it is not in "dependencies" (${kind})`);
   }
   for (const name of declared) {
-    if (!used.has(name)) problems.push(`${where.file}: "${name}" is in "dependencies" but ${kind === 'src' ? 'src/ never imports it' : 'dist/ never imports it at runtime (bundled or unused: make it a devDependency)'}`);
+    if (!used.has(name))
+      problems.push(
+        `${where.file}: "${name}" is in "dependencies" but ${kind === 'src' ? 'src/ never imports it' : 'dist/ never imports it at runtime (bundled or unused: make it a devDependency)'}`,
+      );
   }
 }
 
@@ -96,7 +102,10 @@ function checkDependencies({ directory, manifest }) {
     if (!existsSync(dist)) return problems.push(`${where.file}: no dist/ (run pnpm build first)`);
     compare(where, declared, importedPackages(filesUnder(dist, (name) => name.endsWith('.js'))), 'dist');
   } else {
-    const sources = filesUnder(join(directory, 'src'), (name) => /\.[cm]?[jt]s$/.test(name) && !name.endsWith('.d.ts') && !isTestFile(name));
+    const sources = filesUnder(
+      join(directory, 'src'),
+      (name) => /\.[cm]?[jt]s$/.test(name) && !name.endsWith('.d.ts') && !isTestFile(name),
+    );
     compare(where, declared, importedPackages(sources), 'src');
   }
 }

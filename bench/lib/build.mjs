@@ -16,7 +16,10 @@ function tsup(cwd, outDir) {
  */
 export function buildForBench(progress) {
   progress('building delta, delta-sessions and @delta/journal from the sources (tsup)...');
-  for (const [app, bin] of [['apps/delta-cli', deltaBin], ['apps/delta-sessions', sessionsBin]]) {
+  for (const [app, bin] of [
+    ['apps/delta-cli', deltaBin],
+    ['apps/delta-sessions', sessionsBin],
+  ]) {
     const outDir = join(root, app, 'node_modules/.delta-bench');
     mkdirSync(outDir, { recursive: true });
     tsup(join(root, app), outDir);

@@ -50,7 +50,20 @@ export async function benchEngineRun({ iterations, tool = { exec: 'echo ok' }, m
   try {
     result = await run(
       process.execPath,
-      [...launcherNodeFlags(), deltaBin, 'run', '--agent', agent, '-m', message, '-w', work, '--max-iterations', String(iterations + 1), '-y'],
+      [
+        ...launcherNodeFlags(),
+        deltaBin,
+        'run',
+        '--agent',
+        agent,
+        '-m',
+        message,
+        '-w',
+        work,
+        '--max-iterations',
+        String(iterations + 1),
+        '-y',
+      ],
       { env: { DELTA_API_KEY: 'bench-key', DELTA_BASE_URL: server.baseUrl }, measureRss: true },
     );
   } finally {
@@ -67,7 +80,19 @@ export async function benchEngineRun({ iterations, tool = { exec: 'echo ok' }, m
   const rawBodies = server.requests.filter((request) => request.method === 'POST').map((request) => request.rawBody);
   const startMs = served[0].start - spawnedAt;
   const endMs = result.wallMs - (served.at(-1).finish - spawnedAt);
-  return { startMs, endMs, wallMs: result.wallMs, cpuMs: result.cpuMs, maxRssKiB: result.maxRssKiB, launcherRssKiB: result.launcherRssKiB, turns, serverMs, rawBodies, work, runDir: join(work, '.delta', runId) };
+  return {
+    startMs,
+    endMs,
+    wallMs: result.wallMs,
+    cpuMs: result.cpuMs,
+    maxRssKiB: result.maxRssKiB,
+    launcherRssKiB: result.launcherRssKiB,
+    turns,
+    serverMs,
+    rawBodies,
+    work,
+    runDir: join(work, '.delta', runId),
+  };
 }
 
 /** The turns of iterations `from`..`to` (1-based, inclusive). */

@@ -29,7 +29,8 @@ export async function useProjectWorkDir(progress = () => {}) {
       continue;
     }
     quick = 0;
-    if (waited === 0) progress(`creating files is slow just now (recent deletions?): waiting up to ${MAX_SETTLE_WAIT_MS / 1000} s for it to settle...`);
+    if (waited === 0)
+      progress(`creating files is slow just now (recent deletions?): waiting up to ${MAX_SETTLE_WAIT_MS / 1000} s for it to settle...`);
     await new Promise((resolve) => setTimeout(resolve, 5000));
     waited += 5000;
   }

@@ -9,7 +9,9 @@ function option(name: string): string | undefined {
   return index === -1 ? undefined : process.argv[index + 1];
 }
 
-const [agentDir = 'agent', message = 'Write a note and read it back'] = process.argv.slice(2).filter((arg, index, all) => !arg.startsWith('--') && !all[index - 1]?.startsWith('--'));
+const [agentDir = 'agent', message = 'Write a note and read it back'] = process.argv
+  .slice(2)
+  .filter((arg, index, all) => !arg.startsWith('--') && !all[index - 1]?.startsWith('--'));
 
 // loadAgent validates agent.yaml, its imports and hooks.yaml; mistakes throw a ConfigurationError
 // whose message names the file, the field and the fix.

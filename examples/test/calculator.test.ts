@@ -10,7 +10,12 @@ describe('examples/1-basics/calculator', () => {
   it('passes values as arguments, on stdin and as an option, and a hostile value stays text', async () => {
     const agent = await copyExample('1-basics/calculator');
     const result = await runScripted(join(agent, 'fake-llm.yaml'), [
-      'run', '--agent', agent, '-m', 'What is the square root of (1234 + 5678) / 3?', '-y',
+      'run',
+      '--agent',
+      agent,
+      '-m',
+      'What is the square root of (1234 + 5678) / 3?',
+      '-y',
     ]);
     expect(result.stderr).toContain('ended: COMPLETED');
     expect(result.exitCode).toBe(0);

@@ -12,7 +12,16 @@ describe('examples/3-advanced/code-reviewer', () => {
     const workspace = join(await createTempDir('shop-'), 'shop');
     cpSync(join(agent, 'sample-workspace'), workspace, { recursive: true });
 
-    const result = await runWithRecordedModel(join(agent, 'fake-llm.yaml'), ['run', '--agent', agent, '-w', workspace, '-m', 'Review the pricing code', '-y']);
+    const result = await runWithRecordedModel(join(agent, 'fake-llm.yaml'), [
+      'run',
+      '--agent',
+      agent,
+      '-w',
+      workspace,
+      '-m',
+      'Review the pricing code',
+      '-y',
+    ]);
     expect(result.stderr).toContain('ended: COMPLETED');
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toBe('Verdict: changes requested, with 6 findings in REVIEW.md.\n');
@@ -45,6 +54,9 @@ describe('examples/3-advanced/code-reviewer', () => {
     // on_run_end kept the history; each hook execution is audited.
     expect(readFileSync(join(workspace, 'review-history.log'), 'utf8')).toBe(`${runId} COMPLETED 6 findings\n`);
     const audits = journal.filter((event) => event.type === 'HOOK_EXECUTION_AUDIT');
-    expect(audits.map((event) => (event as { hook_name: string }).hook_name)).toEqual([...Array(5).fill('pre_tool_execution'), 'on_run_end']);
+    expect(audits.map((event) => (event as { hook_name: string }).hook_name)).toEqual([
+      ...Array(5).fill('pre_tool_execution'),
+      'on_run_end',
+    ]);
   });
 });

@@ -36,7 +36,13 @@ describe('examples/3-advanced/delta-agent-generator', () => {
     expect(child.runId).not.toBe(parent.runId);
     expect(child.metadata).toMatchObject({ status: 'COMPLETED', iterations: 2, agent_name: 'haiku-writer' });
     expect(child.journal.map((event) => event.type)).toEqual([
-      'ENGINE_START', 'USER_MESSAGE', 'THOUGHT', 'ACTION_REQUEST', 'ACTION_RESULT', 'THOUGHT', 'ENGINE_END',
+      'ENGINE_START',
+      'USER_MESSAGE',
+      'THOUGHT',
+      'ACTION_REQUEST',
+      'ACTION_RESULT',
+      'THOUGHT',
+      'ENGINE_END',
     ]);
     expect(child.journal[1]).toMatchObject({ content: 'Write a haiku about the sea to haiku.txt' });
     expect(existsSync(join(workspace, '.delta', child.runId))).toBe(false);

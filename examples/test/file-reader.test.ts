@@ -12,7 +12,16 @@ describe('examples/1-basics/file-reader', () => {
     const workspace = join(await createTempDir('lantern-'), 'lantern');
     cpSync(join(agent, 'sample-workspace'), workspace, { recursive: true });
 
-    const result = await runScripted(join(agent, 'fake-llm.yaml'), ['run', '--agent', agent, '-w', workspace, '-m', 'Summarise these files', '-y']);
+    const result = await runScripted(join(agent, 'fake-llm.yaml'), [
+      'run',
+      '--agent',
+      agent,
+      '-w',
+      workspace,
+      '-m',
+      'Summarise these files',
+      '-y',
+    ]);
     expect(result.stderr).toContain('ended: COMPLETED');
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toBe('I read the 3 files and wrote summary.md.\n');
@@ -23,10 +32,21 @@ describe('examples/1-basics/file-reader', () => {
     const { metadata, journal } = latestRun(workspace);
     expect(metadata).toMatchObject({ status: 'COMPLETED', iterations: 5 });
     // The default directory "." was used; .delta is left out of the listing.
-    expect(observation(journal, 'call_1_1').split('\n').sort()).toEqual(['./README.txt', './notes/ideas.md', './notes/meeting-2025-03-04.md']);
+    expect(observation(journal, 'call_1_1').split('\n').sort()).toEqual([
+      './README.txt',
+      './notes/ideas.md',
+      './notes/meeting-2025-03-04.md',
+    ]);
     // Two calls in one iteration, and -n${lines} as one argument: only the first 4 lines.
     expect(observation(journal, 'call_2_2')).toContain('Ada fixes the broken links');
-    expect(observation(journal, 'call_3_1').trim().split('\n')).toEqual(['# Ideas', '', '1. Dark mode for the generated site.', '2. A search box backed by a prebuilt index.']);
-    expect(readFileSync(join(latestRun(workspace).runDir, 'io/tool_executions/call_3_1/command.txt'), 'utf8')).toContain('head -n4 notes/ideas.md');
+    expect(observation(journal, 'call_3_1').trim().split('\n')).toEqual([
+      '# Ideas',
+      '',
+      '1. Dark mode for the generated site.',
+      '2. A search box backed by a prebuilt index.',
+    ]);
+    expect(readFileSync(join(latestRun(workspace).runDir, 'io/tool_executions/call_3_1/command.txt'), 'utf8')).toContain(
+      'head -n4 notes/ideas.md',
+    );
   });
 });

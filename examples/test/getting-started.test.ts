@@ -36,8 +36,19 @@ describe('docs/getting-started.md', () => {
     expect(output('delta run --agent my-agent')).toBe('I greeted the world and saved the greeting in greeting.txt.\n');
     expect(output('cat my-agent/workspaces/W001/greeting.txt')).toBe('Hello, World!\n');
     expect(output('cat $RUN/metadata.json')).toContain('"status": "COMPLETED"');
-    expect(output("grep -o '\"type\"")).toBe(
-      ['ENGINE_START', 'USER_MESSAGE', 'THOUGHT', 'ACTION_REQUEST', 'ACTION_RESULT', 'THOUGHT', 'ACTION_REQUEST', 'ACTION_RESULT', 'THOUGHT', 'ENGINE_END']
+    expect(output('grep -o \'"type"')).toBe(
+      [
+        'ENGINE_START',
+        'USER_MESSAGE',
+        'THOUGHT',
+        'ACTION_REQUEST',
+        'ACTION_RESULT',
+        'THOUGHT',
+        'ACTION_REQUEST',
+        'ACTION_RESULT',
+        'THOUGHT',
+        'ENGINE_END',
+      ]
         .map((type) => `"type":"${type}"\n`)
         .join(''),
     );

@@ -10,27 +10,33 @@ afterEach(cleanupTempDirs);
 describe('examples/1-basics/hello-world', () => {
   it("is also examples/hello-world, a relative link, so the root README's command keeps working", () => {
     expect(readlinkSync(join(REPOSITORY_ROOT, 'examples/hello-world'))).toBe('1-basics/hello-world');
-    expect(realpathSync(join(REPOSITORY_ROOT, 'examples/hello-world'))).toBe(realpathSync(join(REPOSITORY_ROOT, 'examples/1-basics/hello-world')));
+    expect(realpathSync(join(REPOSITORY_ROOT, 'examples/hello-world'))).toBe(
+      realpathSync(join(REPOSITORY_ROOT, 'examples/1-basics/hello-world')),
+    );
   });
 
   it("runs end to end with the README's main command, against the scripted model", async () => {
     // A copy, so the test leaves the repository's example untouched.
     const agent = join(await createTempDir('hello-world-'), 'hello-world');
     cpSync(join(REPOSITORY_ROOT, 'examples/1-basics/hello-world'), agent, { recursive: true });
-    const result = await runProcess(process.execPath, [
-      FAKE_LLM_BIN,
-      '--script',
-      join(agent, 'fake-llm.yaml'),
-      '--',
+    const result = await runProcess(
       process.execPath,
-      DELTA_BIN,
-      'run',
-      '--agent',
-      agent,
-      '-m',
-      'Greet the world',
-      '-y',
-    ], { env: { DELTA_API_KEY: undefined, OPENAI_API_KEY: undefined } });
+      [
+        FAKE_LLM_BIN,
+        '--script',
+        join(agent, 'fake-llm.yaml'),
+        '--',
+        process.execPath,
+        DELTA_BIN,
+        'run',
+        '--agent',
+        agent,
+        '-m',
+        'Greet the world',
+        '-y',
+      ],
+      { env: { DELTA_API_KEY: undefined, OPENAI_API_KEY: undefined } },
+    );
     expect(result.stderr).toContain('ended: COMPLETED');
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toBe('I wrote "Hello, World!" to hello.txt and checked that it exists.\n');

@@ -9,9 +9,13 @@ afterEach(cleanupTempDirs);
 describe('examples/2-core-features/interactive-shell', () => {
   it('keeps the working directory and exported variables between calls of one bash session', async () => {
     const agent = await copyExample('2-core-features/interactive-shell');
-    const result = await runScripted(join(agent, 'fake-llm.yaml'), ['run', '--agent', agent, '-m', 'Prepare a release build directory', '-y'], {
-      env: { PATH: PATH_WITH_REPOSITORY_BINS },
-    });
+    const result = await runScripted(
+      join(agent, 'fake-llm.yaml'),
+      ['run', '--agent', agent, '-m', 'Prepare a release build directory', '-y'],
+      {
+        env: { PATH: PATH_WITH_REPOSITORY_BINS },
+      },
+    );
     expect(result.stderr).toContain('ended: COMPLETED');
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain('I created build/ and logged three release steps in build/build.log');

@@ -60,7 +60,7 @@ describe('examples/2-core-features/memory-folding', () => {
     expect(Math.max(...plateau) - Math.min(...plateau)).toBeLessThan(4 * RECORD_BYTES);
     expect(Math.max(...sizes)).toBeLessThan(16_000);
     // Without folding the last request would hold all 40 records.
-    expect(sizes.at(-1)!).toBeLessThan(40 * RECORD_BYTES / 3);
+    expect(sizes.at(-1)!).toBeLessThan((40 * RECORD_BYTES) / 3);
 
     // The summary remembers decisions whose records left the window long ago.
     const lastSummary = conversations.at(-1)![1]!.content!;
@@ -88,7 +88,10 @@ describe('examples/2-core-features/memory-folding', () => {
     const agent = join(await createTempDir('memory-folding-'), 'memory-folding');
     cpSync(join(REPOSITORY_ROOT, 'examples/2-core-features/memory-folding'), agent, { recursive: true });
     const contextYaml = readFileSync(join(agent, 'context.yaml'), 'utf8');
-    writeFileSync(join(agent, 'context.yaml'), contextYaml.replace('total_max_tokens: 8000', 'total_max_tokens: 3000').replace('    max_iterations: 5\n', ''));
+    writeFileSync(
+      join(agent, 'context.yaml'),
+      contextYaml.replace('total_max_tokens: 8000', 'total_max_tokens: 3000').replace('    max_iterations: 5\n', ''),
+    );
     server = await startFakeLlm({ script: [...loadScript(join(agent, 'fake-llm.yaml')).slice(0, 20), { content: 'Stopping here.' }] });
 
     const result = await runProcess(process.execPath, [DELTA_BIN, 'run', '--agent', agent, '-m', TASK, '-y'], {

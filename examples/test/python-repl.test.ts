@@ -17,7 +17,12 @@ describe('examples/2-core-features/python-repl', () => {
     expect(result.stdout).toContain("This week's sales total 835");
 
     const workspace = join(agent, 'workspaces', 'W001');
-    expect(JSON.parse(readFileSync(join(workspace, 'sales-summary.json'), 'utf8'))).toEqual({ total: 835, mean: 119.3, median: 120, best_day: 'Fri' });
+    expect(JSON.parse(readFileSync(join(workspace, 'sales-summary.json'), 'utf8'))).toEqual({
+      total: 835,
+      mean: 119.3,
+      median: 120,
+      best_day: 'Fri',
+    });
     const { metadata, journal } = latestRun(workspace);
     expect(metadata).toMatchObject({ status: 'COMPLETED', iterations: 7 });
     const started = JSON.parse(observation(journal, 'call_1_1'));

@@ -12,15 +12,29 @@ describe('examples/3-advanced/research-agent', () => {
     const workspace = join(agent, 'workspaces', 'W001');
 
     const asked = await runScripted(join(agent, 'fake-llm.yaml'), [
-      'run', '--agent', agent, '-m', 'Which battery chemistry should I choose for home storage?', '-y',
+      'run',
+      '--agent',
+      agent,
+      '-m',
+      'Which battery chemistry should I choose for home storage?',
+      '-y',
     ]);
     expect(asked.exitCode).toBe(101);
     expect(asked.stderr).toContain('ended: WAITING_FOR_INPUT');
     const paused = latestRun(workspace);
     expect(paused.metadata).toMatchObject({ status: 'WAITING_FOR_INPUT' });
-    expect(paused.journal.at(-2)).toMatchObject({ type: 'HUMAN_INPUT_REQUEST', prompt: expect.stringContaining('What matters most to you') });
+    expect(paused.journal.at(-2)).toMatchObject({
+      type: 'HUMAN_INPUT_REQUEST',
+      prompt: expect.stringContaining('What matters most to you'),
+    });
 
-    const answered = await runWithRecordedModel(join(agent, 'fake-llm-answer.yaml'), ['continue', '-w', workspace, '-m', 'Lifetime and safety matter most']);
+    const answered = await runWithRecordedModel(join(agent, 'fake-llm-answer.yaml'), [
+      'continue',
+      '-w',
+      workspace,
+      '-m',
+      'Lifetime and safety matter most',
+    ]);
     expect(answered.stderr).toContain('ended: COMPLETED');
     expect(answered.exitCode).toBe(0);
     expect(answered.stdout).toMatch(/^Choose LFP - it lasts 2 to 3 times as many cycles as NMC/);

@@ -18,7 +18,11 @@ export function runProcess(
   args: string[],
   options: { cwd?: string; env?: Record<string, string | undefined>; input?: string } = {},
 ): Promise<ProcessResult> {
-  return runRealProcess(command, args, { cwd: options.cwd ?? REPOSITORY_ROOT, env: { ...process.env, ...options.env }, input: options.input ?? '' });
+  return runRealProcess(command, args, {
+    cwd: options.cwd ?? REPOSITORY_ROOT,
+    env: { ...process.env, ...options.env },
+    input: options.input ?? '',
+  });
 }
 
 /** The nine examples of the learning path, in order. */

@@ -21,7 +21,7 @@ export async function chooseWorkspace(agentHome: string, yes: boolean): Promise<
   const existing = orderWorkspaces(found, lastUsed);
   const fallback = lastUsed && found.includes(lastUsed) ? lastUsed : undefined;
   process.stderr.write(`Workspaces of this agent (${workspacesDirectory(agentHome)}):\n`);
-  existing.forEach((id, index) => process.stderr.write(`  ${index + 1}) ${id}${id === fallback ? '  (last used)' : ''}\n`));
+  for (const [index, id] of existing.entries()) process.stderr.write(`  ${index + 1}) ${id}${id === fallback ? '  (last used)' : ''}\n`);
   process.stderr.write('  n) a new workspace\n');
   const prompt = createInterface({ input: process.stdin, output: process.stderr });
   try {

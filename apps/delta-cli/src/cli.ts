@@ -60,7 +60,7 @@ cli
   .action(async (flags) => (await import('./list-command.js')).listCommand(flags));
 
 cli
-  .command('log', 'Print a run\'s journal as a readable transcript')
+  .command('log', "Print a run's journal as a readable transcript")
   .option('-w, --work-dir <dir>', 'The workspace (default: the current directory)')
   .option('--run-id <id>', 'The run (default: the latest)')
   .option('-f, --follow', 'Keep printing a live run until it ends (or Ctrl-C)')
@@ -69,13 +69,16 @@ cli
   .action(async (flags) => (await import('./log-command.js')).logCommand(flags));
 
 cli
-  .command('show <kind> [id]', 'show invocation N|ID: the exact model request and response; show action ID|N: a tool\'s command line, stdout and stderr')
+  .command(
+    'show <kind> [id]',
+    "show invocation N|ID: the exact model request and response; show action ID|N: a tool's command line, stdout and stderr",
+  )
   .option('-w, --work-dir <dir>', 'The workspace (default: the current directory)')
   .option('--run-id <id>', 'The run (default: the latest)')
   .option('--request', 'invocation: print only the request bytes')
   .option('--response', 'invocation: print only the response')
-  .option('--stdout', 'action: print only the tool\'s stdout')
-  .option('--stderr', 'action: print only the tool\'s stderr')
+  .option('--stdout', "action: print only the tool's stdout")
+  .option('--stderr', "action: print only the tool's stderr")
   .example('delta show invocation 1 -w ws --request | jq .messages')
   .action(async (kind: string, id: string | undefined, flags) => (await import('./show-command.js')).showCommand(kind, id, flags));
 

@@ -13,13 +13,25 @@ beforeAll(async () => {
 afterAll(() => llm.close());
 
 const VALID: Record<string, string> = {
-  'agent.yaml': 'name: cli-fuzz\nllm:\n  model: m\n  temperature: 0.5\nimports:\n  - ./tools.yaml\ntools:\n  - name: greet\n    exec: "echo ${name}"\n',
+  'agent.yaml':
+    'name: cli-fuzz\nllm:\n  model: m\n  temperature: 0.5\nimports:\n  - ./tools.yaml\ntools:\n  - name: greet\n    exec: "echo ${name}"\n',
   'tools.yaml': 'tools:\n  - name: read_file\n    exec: "cat ${path}"\n',
-  'context.yaml': "sources:\n  - type: file\n    id: system_prompt\n    path: '${AGENT_HOME}/system_prompt.md'\n  - type: journal\n    id: conversation_history\n",
+  'context.yaml':
+    "sources:\n  - type: file\n    id: system_prompt\n    path: '${AGENT_HOME}/system_prompt.md'\n  - type: journal\n    id: conversation_history\n",
   'hooks.yaml': 'on_run_end:\n  command: [echo, done]\n',
 };
-const JUNK = ['  bad: [', '\t- x', 'tools: 5', 'llm: null', '::', '\u0000\u00ff\u00fe', 'name: [1, 2]', 'unknown_key: 1', 'sources: {}', 'on_run_end: 3'];
-
+const JUNK = [
+  '  bad: [',
+  '\t- x',
+  'tools: 5',
+  'llm: null',
+  '::',
+  '\u0000\u00ff\u00fe',
+  'name: [1, 2]',
+  'unknown_key: 1',
+  'sources: {}',
+  'on_run_end: 3',
+];
 
 function mutate(text: string, random: () => number): string {
   const lines = text.split('\n');
@@ -42,7 +54,9 @@ describe('configuration errors through the real CLI', () => {
       if (random() < 0.5) files[target] = mutate(files[target]!, random);
       const { 'agent.yaml': agentYaml, 'context.yaml': contextYaml, 'hooks.yaml': hooksYaml, ...rest } = files;
       const home = await createTempAgent({ agentYaml: agentYaml!, contextYaml: contextYaml!, hooksYaml: hooksYaml!, files: rest });
-      const result = await runDelta(['run', '--agent', home, '-y', '-m', 'hi'], { env: { DELTA_API_KEY: 'sk-test', DELTA_BASE_URL: llm.baseUrl } });
+      const result = await runDelta(['run', '--agent', home, '-y', '-m', 'hi'], {
+        env: { DELTA_API_KEY: 'sk-test', DELTA_BASE_URL: llm.baseUrl },
+      });
       const label = `case ${index} (${target}):\n${files[target]}\n--- stderr:\n${result.stderr}`;
       expect([0, 2], label).toContain(result.exitCode);
       expect(result.stderr, label).not.toMatch(/^ {4}at /m);
@@ -68,11 +82,16 @@ describe('configuration errors through the real CLI', () => {
   });
 
   it('warns about unknown keys by name and runs; -v says which file supplied the key and the base URL, never the key', async () => {
-    const home = await createTempAgent({ agentYaml: 'name: a\nllm: {model: m}\ntemperature: 0.3\n', files: { '.env': `DELTA_API_KEY=sk-test\nDELTA_BASE_URL=${llm.baseUrl}\n` } });
+    const home = await createTempAgent({
+      agentYaml: 'name: a\nllm: {model: m}\ntemperature: 0.3\n',
+      files: { '.env': `DELTA_API_KEY=sk-test\nDELTA_BASE_URL=${llm.baseUrl}\n` },
+    });
     const result = await runDelta(['run', '--agent', home, '-y', '-m', 'hi', '-v']);
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toContain(`warning: ${join(home, 'agent.yaml')}:3:1 temperature: unknown key "temperature" is ignored`);
-    expect(result.stderr).toContain(`API key: DELTA_API_KEY from ${join(home, '.env')}; base URL ${llm.baseUrl} from ${join(home, '.env')}`);
+    expect(result.stderr).toContain(
+      `API key: DELTA_API_KEY from ${join(home, '.env')}; base URL ${llm.baseUrl} from ${join(home, '.env')}`,
+    );
     expect(result.stderr).not.toContain('sk-test');
   });
 

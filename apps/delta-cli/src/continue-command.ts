@@ -21,14 +21,18 @@ export async function continueCommand(flags: ContinueFlags): Promise<number> {
   }
   const maxIterations = parseMaxIterations(flags.maxIterations);
   const engine = await import('@delta/engine');
-  return withEngineSession(flags.interactive === true, async (session) => {
-    const result = await engine.continueRun({
-      ...session,
-      workDir: flags.workDir!,
-      ...(flags.runId === undefined ? {} : { runId: String(flags.runId) }),
-      ...(flags.message === undefined ? {} : { message: String(flags.message) }),
-      ...(maxIterations === undefined ? {} : { maxIterations }),
-    });
-    return reportOutcome(result, flags.verbose === true, flags);
-  }, flags);
+  return withEngineSession(
+    flags.interactive === true,
+    async (session) => {
+      const result = await engine.continueRun({
+        ...session,
+        workDir: flags.workDir!,
+        ...(flags.runId === undefined ? {} : { runId: String(flags.runId) }),
+        ...(flags.message === undefined ? {} : { message: String(flags.message) }),
+        ...(maxIterations === undefined ? {} : { maxIterations }),
+      });
+      return reportOutcome(result, flags.verbose === true, flags);
+    },
+    flags,
+  );
 }

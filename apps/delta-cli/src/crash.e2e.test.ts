@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm, type ScriptStep } from '@delta/testkit';
 import { readJournal, readMetadata, type JournalEvent } from '@delta/journal';
@@ -63,7 +62,12 @@ function latestJournal(work: string): string | undefined {
 }
 
 /** Starts `delta run` and kills it with SIGKILL once the journal has `line` lines, plus `delayMs`. */
-function runAndKill(work: string, env: Record<string, string>, line: number, delayMs: number): Promise<{ killed: boolean; code: number | null; stderr: string }> {
+function runAndKill(
+  work: string,
+  env: Record<string, string>,
+  line: number,
+  delayMs: number,
+): Promise<{ killed: boolean; code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [DELTA_BIN, 'run', '--agent', agent, '-m', 'Do ten steps.', '-w', work], {
       env: { ...process.env, DELTA_API_KEY: undefined, OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined, ...env },
@@ -140,12 +144,16 @@ async function crashAndResume(point: number, fullLength: number): Promise<Outcom
   expect(readMetadata(join(runDir, 'metadata.json'))).toMatchObject({ status: 'COMPLETED' });
   expect(events.at(-1)).toMatchObject({ type: 'ENGINE_END', status: 'COMPLETED' });
   if (torn) {
-    expect(events.some((event) => event.type === 'SYSTEM_MESSAGE' && /last line was cut off by a crash \(29 bytes\)/.test(event.content))).toBe(true);
+    expect(
+      events.some((event) => event.type === 'SYSTEM_MESSAGE' && /last line was cut off by a crash \(29 bytes\)/.test(event.content)),
+    ).toBe(true);
   }
   // A tool is never run twice: every call id appears at most once in steps.log.
   const ran = existsSync(join(work, 'steps.log')) ? readFileSync(join(work, 'steps.log'), 'utf8').trim().split('\n') : [];
   expect(new Set(ran).size).toBe(ran.length);
-  const stopped = events.filter((event) => event.type === 'ACTION_RESULT' && event.observation_content.includes('the run stopped while this tool call was running'));
+  const stopped = events.filter(
+    (event) => event.type === 'ACTION_RESULT' && event.observation_content.includes('the run stopped while this tool call was running'),
+  );
   return { point, line, delayMs, killed, torn, stoppedWhileRunning: stopped.length, resumeCode: resume.exitCode };
 }
 

@@ -27,7 +27,14 @@ export async function withEngineSession<T>(
       onLog: output.onLog,
       ...(output.onEvent ? { onEvent: output.onEvent } : {}),
       // Progress held back is written before a question, so that the question comes last.
-      ...(asker ? { askHuman: (...args: Parameters<TerminalAsker['ask']>) => (output.flush(), asker.ask(...args)) } : {}),
+      ...(asker
+        ? {
+            askHuman: (...args: Parameters<TerminalAsker['ask']>) => {
+              output.flush();
+              return asker.ask(...args);
+            },
+          }
+        : {}),
     });
   } finally {
     output.stop();

@@ -37,9 +37,19 @@ const conversations: Record<string, { steps: () => ScriptStep[]; check: (workspa
   },
   'hello-world': {
     steps: () => [
-      { tool_calls: [{ name: 'greet', arguments: { name: 'World' } }, { name: 'get_date', arguments: {} }] },
+      {
+        tool_calls: [
+          { name: 'greet', arguments: { name: 'World' } },
+          { name: 'get_date', arguments: {} },
+        ],
+      },
       { tool_calls: [{ name: 'write_file', arguments: { filename: 'note.md', content: '# note\n' } }] },
-      { tool_calls: [{ name: 'list_files', arguments: { directory: '.' } }, { name: 'read_file', arguments: { filename: 'note.md' } }] },
+      {
+        tool_calls: [
+          { name: 'list_files', arguments: { directory: '.' } },
+          { name: 'read_file', arguments: { filename: 'note.md' } },
+        ],
+      },
       { content: 'Greeted the world.' },
     ],
     check: (_, outputs) => {
@@ -54,9 +64,19 @@ const conversations: Record<string, { steps: () => ScriptStep[]; check: (workspa
       { tool_calls: [{ name: 'make_directory', arguments: { directory: 'docs' } }] },
       { tool_calls: [{ name: 'write_file', arguments: { filename: 'docs/a.txt', content: 'one\n' } }] },
       { tool_calls: [{ name: 'append_file', arguments: { filename: 'docs/a.txt', content: 'two\n' } }] },
-      { tool_calls: [{ name: 'count_lines', arguments: { filename: 'docs/a.txt' } }, { name: 'find_files', arguments: { directory: '.', pattern: '*.txt' } }] },
+      {
+        tool_calls: [
+          { name: 'count_lines', arguments: { filename: 'docs/a.txt' } },
+          { name: 'find_files', arguments: { directory: '.', pattern: '*.txt' } },
+        ],
+      },
       { tool_calls: [{ name: 'copy_file', arguments: { source: 'docs/a.txt', destination: 'b.txt' } }] },
-      { tool_calls: [{ name: 'move_file', arguments: { source: 'b.txt', destination: 'c.txt' } }, { name: 'delete_file', arguments: { filename: 'docs/a.txt' } }] },
+      {
+        tool_calls: [
+          { name: 'move_file', arguments: { source: 'b.txt', destination: 'c.txt' } },
+          { name: 'delete_file', arguments: { filename: 'docs/a.txt' } },
+        ],
+      },
       { content: 'Organized.' },
     ],
     check: (workspace, outputs) => {
@@ -68,7 +88,12 @@ const conversations: Record<string, { steps: () => ScriptStep[]; check: (workspa
   },
   'api-tester': {
     steps: () => [
-      { tool_calls: [{ name: 'http_get', arguments: { url: `${apiUrl}/users/1` } }, { name: 'status_code', arguments: { url: `${apiUrl}/health` } }] },
+      {
+        tool_calls: [
+          { name: 'http_get', arguments: { url: `${apiUrl}/users/1` } },
+          { name: 'status_code', arguments: { url: `${apiUrl}/health` } },
+        ],
+      },
       { tool_calls: [{ name: 'http_post_json', arguments: { url: `${apiUrl}/users`, body: '{"name":"a"}' } }] },
       { tool_calls: [{ name: 'http_request', arguments: { method: 'DELETE', url: `${apiUrl}/users/1` } }] },
       { tool_calls: [{ name: 'write_report', arguments: { filename: 'report.md', content: '# All passed\n' } }] },
@@ -130,7 +155,9 @@ describe('delta init', () => {
     expect((await runDelta(['init', 'a', '-y'], { cwd: parent })).exitCode).toBe(0);
     expect(readFileSync(join(parent, 'a/agent.yaml'), 'utf8')).toContain('name: write_file');
     expect((await runDelta(['init', 'b'], { cwd: parent })).exitCode).toBe(0);
-    expect(readFileSync(join(parent, 'b/agent.yaml'), 'utf8')).toBe(readFileSync(join(parent, 'a/agent.yaml'), 'utf8').replace('name: a', 'name: b'));
+    expect(readFileSync(join(parent, 'b/agent.yaml'), 'utf8')).toBe(
+      readFileSync(join(parent, 'a/agent.yaml'), 'utf8').replace('name: a', 'name: b'),
+    );
   });
 
   it('initializes the current directory when it holds only hidden files such as .git', async () => {

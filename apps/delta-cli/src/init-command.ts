@@ -40,12 +40,14 @@ function checkDirectory(directory: string): void {
 
 async function askForTemplate(): Promise<AgentTemplate> {
   process.stderr.write('Templates:\n');
-  TEMPLATES.forEach((template, index) => process.stderr.write(`  ${index + 1}) ${template.name.padEnd(12)} ${template.description}\n`));
+  for (const [index, template] of TEMPLATES.entries())
+    process.stderr.write(`  ${index + 1}) ${template.name.padEnd(12)} ${template.description}\n`);
   const prompt = createInterface({ input: process.stdin, output: process.stderr });
   try {
     for (;;) {
       const answer = (await prompt.question('Choose a template [1]: ')).trim();
-      const chosen = answer === '' ? TEMPLATES[0] : (TEMPLATES[Number(answer) - 1] ?? TEMPLATES.find((template) => template.name === answer));
+      const chosen =
+        answer === '' ? TEMPLATES[0] : (TEMPLATES[Number(answer) - 1] ?? TEMPLATES.find((template) => template.name === answer));
       if (chosen) return chosen;
       process.stderr.write(`"${answer}" is not one of the choices; type a number from 1 to ${TEMPLATES.length} or a template name.\n`);
     }

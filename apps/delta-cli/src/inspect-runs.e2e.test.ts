@@ -12,7 +12,10 @@ let runId: string;
 
 beforeAll(async () => {
   first = await recordRun(threeIterations);
-  second = await recordRun([{ content: 'Short run.', usage: { prompt_tokens: 10, completion_tokens: 5 } }], { agent: first.agent, workspace: 'W002' });
+  second = await recordRun([{ content: 'Short run.', usage: { prompt_tokens: 10, completion_tokens: 5 } }], {
+    agent: first.agent,
+    workspace: 'W002',
+  });
   runId = readLatestRunId(first.workDir)!;
 }, 120_000);
 afterAll(() => cleanupTempDirs());
@@ -37,7 +40,9 @@ describe('delta list', () => {
     const [header, row, ...rest] = result.stdout.trimEnd().split('\n');
     expect(header).toMatch(/^RUN ID\s+STATUS\s+ITER\s+TOKENS\s+COST\s+STARTED\s+DURATION$/);
     expect(rest).toEqual([]);
-    expect(row).toMatch(new RegExp(`^${runId}\\s+COMPLETED\\s+3/30\\s+6,170\\s+0\\.0167 USD\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\s+\\d`));
+    expect(row).toMatch(
+      new RegExp(`^${runId}\\s+COMPLETED\\s+3/30\\s+6,170\\s+0\\.0167 USD\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\s+\\d`),
+    );
     expect(result.stdout).not.toContain('\u001b[');
   });
 
@@ -175,7 +180,7 @@ describe('delta log -f', () => {
     expect(follow.stdout).toContain('THOUGHT   Awake.');
     expect(follow.stdout.trimEnd().split('\n').at(-1)).toContain('END       COMPLETED after 2 iterations');
     const journal = readJournal(runPaths(workDir, readLatestRunId(workDir)!).journal);
-    expect(follow.stdout.match(/^\d\d:\d\d:\d\d  /gm)).toHaveLength(journal.length);
+    expect(follow.stdout.match(/^\d\d:\d\d:\d\d {2}/gm)).toHaveLength(journal.length);
   });
 });
 

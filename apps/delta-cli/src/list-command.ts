@@ -1,6 +1,14 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { controlDirectory, listRunIds, listWorkspaces, readMetadata, runPaths, workspacesDirectory, type RunMetadata } from '@delta/journal';
+import {
+  controlDirectory,
+  listRunIds,
+  listWorkspaces,
+  readMetadata,
+  runPaths,
+  workspacesDirectory,
+  type RunMetadata,
+} from '@delta/journal';
 import { paletteFor } from './inspect/color.js';
 import { formatCost, formatCount, formatDuration } from './inspect/format-numbers.js';
 import { usageError } from './usage-error.js';
@@ -35,9 +43,15 @@ function findRuns(flags: ListFlags): { runs: ListedRun[]; byAgent: boolean } {
   }
   const workDir = resolve(flags.workDir ?? '.');
   // In an agent directory without runs of its own, list the agent's workspaces.
-  const agentHome = flags.agent !== undefined ? resolve(flags.agent) : !existsSync(controlDirectory(workDir)) && existsSync(workspacesDirectory(workDir)) ? workDir : undefined;
+  const agentHome =
+    flags.agent !== undefined
+      ? resolve(flags.agent)
+      : !existsSync(controlDirectory(workDir)) && existsSync(workspacesDirectory(workDir))
+        ? workDir
+        : undefined;
   if (agentHome === undefined) return { runs: runsOf(workDir, '.'), byAgent: false };
-  if (!existsSync(agentHome)) throw usageError(`The agent directory ${agentHome} does not exist.`, 'Pass the directory that holds agent.yaml.');
+  if (!existsSync(agentHome))
+    throw usageError(`The agent directory ${agentHome} does not exist.`, 'Pass the directory that holds agent.yaml.');
   const runs = listWorkspaces(agentHome).flatMap((name) => runsOf(join(workspacesDirectory(agentHome), name), name));
   return { runs, byAgent: true };
 }
@@ -64,12 +78,16 @@ export function listCommand(flags: ListFlags): number {
   runs.sort((a, b) => startedAt(b).localeCompare(startedAt(a)) || b.runId.localeCompare(a.runId));
   if (flags.json) {
     for (const run of runs) {
-      process.stdout.write(`${JSON.stringify({ run_id: run.runId, work_dir: run.workDir, ...(run.metadata ? { metadata: run.metadata } : { problem: run.problem }) })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ run_id: run.runId, work_dir: run.workDir, ...(run.metadata ? { metadata: run.metadata } : { problem: run.problem }) })}\n`,
+      );
     }
     return 0;
   }
   if (runs.length === 0) {
-    process.stderr.write(`No runs yet in ${byAgent ? 'the workspaces of this agent' : resolve(flags.workDir ?? '.')}. Start one with \`delta run\`.\n`);
+    process.stderr.write(
+      `No runs yet in ${byAgent ? 'the workspaces of this agent' : resolve(flags.workDir ?? '.')}. Start one with \`delta run\`.\n`,
+    );
     return 0;
   }
   const palette = paletteFor(process.stdout);
@@ -91,7 +109,11 @@ export function listCommand(flags: ListFlags): number {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   const statusColumn = header.indexOf('STATUS');
   const colorStatus = (status: string) =>
-    status === 'COMPLETED' ? palette.green(status) : status === 'FAILED' || status === 'UNREADABLE' ? palette.red(status) : palette.yellow(status);
+    status === 'COMPLETED'
+      ? palette.green(status)
+      : status === 'FAILED' || status === 'UNREADABLE'
+        ? palette.red(status)
+        : palette.yellow(status);
   const render = (row: string[], isHeader: boolean) =>
     row
       .map((cell, column) => {

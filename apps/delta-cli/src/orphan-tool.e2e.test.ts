@@ -63,7 +63,9 @@ describe('a tool left running by a killed engine', () => {
 
     const runId = readFileSync(join(executions, 'LATEST'), 'utf8').trim();
     const result = readJournal(join(executions, runId, 'journal.jsonl')).find((event) => event.type === 'ACTION_RESULT');
-    expect(result?.type === 'ACTION_RESULT' && result.observation_content).toContain(`and its process (pid ${pid}), still running, was stopped`);
+    expect(result?.type === 'ACTION_RESULT' && result.observation_content).toContain(
+      `and its process (pid ${pid}), still running, was stopped`,
+    );
     expect(readdirSync(join(executions, runId, 'io', 'tool_executions'))).toEqual(['call_1_1']);
   });
 });

@@ -88,7 +88,11 @@ describe('ask_human', () => {
     expectConsistentJournal(events);
     expect(events.find((event) => event.type === 'HUMAN_INPUT_REQUEST')).toMatchObject({ action_id: 'call_ask', prompt: 'Which colour?' });
     expect(events.find((event) => event.type === 'HUMAN_INPUT_RECEIVED')).toMatchObject({ action_id: 'call_ask', response: 'blue' });
-    expect(events.find((event) => event.type === 'ACTION_RESULT')).toMatchObject({ tool_name: 'ask_human', observation_content: 'blue', exit_code: 0 });
+    expect(events.find((event) => event.type === 'ACTION_RESULT')).toMatchObject({
+      tool_name: 'ask_human',
+      observation_content: 'blue',
+      exit_code: 0,
+    });
     expect(metadataOf(work)).toMatchObject({ status: 'COMPLETED' });
   });
 
@@ -106,7 +110,10 @@ describe('ask_human', () => {
     const events = journalOf(work);
     expectConsistentJournal(events);
     expect(events.filter((event) => event.type === 'USER_MESSAGE')).toHaveLength(1);
-    expect(events.find((event) => event.type === 'ACTION_RESULT')).toMatchObject({ tool_name: 'ask_human', observation_content: 'yes, proceed' });
+    expect(events.find((event) => event.type === 'ACTION_RESULT')).toMatchObject({
+      tool_name: 'ask_human',
+      observation_content: 'yes, proceed',
+    });
   });
 
   it('asks at the terminal with -i (answers piped on stdin), also for a sensitive question, and stays RUNNING', async () => {
@@ -114,7 +121,9 @@ describe('ask_human', () => {
       const assistants = messagesOf(request).filter((message) => message.role === 'assistant').length;
       if (assistants === 0) return { tool_calls: [{ id: 'call_name', name: 'ask_human', arguments: { prompt: 'Your name?' } }] };
       if (assistants === 1) {
-        return { tool_calls: [{ id: 'call_key', name: 'ask_human', arguments: { prompt: 'API key?', input_type: 'password', sensitive: true } }] };
+        return {
+          tool_calls: [{ id: 'call_key', name: 'ask_human', arguments: { prompt: 'API key?', input_type: 'password', sensitive: true } }],
+        };
       }
       const tools = messagesOf(request).filter((message) => message.role === 'tool');
       return { content: tools.map((message) => String(message.content)).join(' + ') };
@@ -129,8 +138,15 @@ describe('ask_human', () => {
     const events = journalOf(work);
     expectConsistentJournal(events);
     expect(events.filter((event) => event.type === 'ENGINE_END')).toHaveLength(1);
-    expect(events.find((event) => event.type === 'HUMAN_INPUT_REQUEST' && event.action_id === 'call_key')).toMatchObject({ sensitive: true, input_type: 'password' });
-    expect(events.filter((event) => event.type === 'HUMAN_INPUT_RECEIVED').map((event) => event.type === 'HUMAN_INPUT_RECEIVED' && event.response)).toEqual(['Ada', 'sk-secret']);
+    expect(events.find((event) => event.type === 'HUMAN_INPUT_REQUEST' && event.action_id === 'call_key')).toMatchObject({
+      sensitive: true,
+      input_type: 'password',
+    });
+    expect(
+      events
+        .filter((event) => event.type === 'HUMAN_INPUT_RECEIVED')
+        .map((event) => event.type === 'HUMAN_INPUT_RECEIVED' && event.response),
+    ).toEqual(['Ada', 'sk-secret']);
     expect(metadataOf(work)).toMatchObject({ status: 'COMPLETED' });
   });
 });
@@ -139,7 +155,9 @@ describe('signals', () => {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     it(`${signal} during a tool stops its process group, records INTERRUPTED and exits 130; delta continue resumes`, async () => {
       const { agent, work, env } = await setup((request) =>
-        messagesOf(request).some((message) => message.role === 'tool') ? { content: 'resumed and done' } : { tool_calls: [{ id: 'call_slow', name: 'slow', arguments: {} }] },
+        messagesOf(request).some((message) => message.role === 'tool')
+          ? { content: 'resumed and done' }
+          : { tool_calls: [{ id: 'call_slow', name: 'slow', arguments: {} }] },
       );
       const running = startDelta(['run', '--agent', agent, '-m', 'Be slow', '-w', work], env);
       await waitForJournal(work, (line) => line.includes('"ACTION_REQUEST"'));
@@ -184,7 +202,10 @@ describe('delta continue, row by row (spec 2.6.2)', () => {
       return { content: `last user message: ${String(users.at(-1)!.content)}` };
     });
     // -i answers from stdin; --max-iterations 1 stops it INTERRUPTED (exit 3) after the first step.
-    const budget = await runDelta(['run', '-i', '--agent', agent, '-m', 'first', '-w', work, '--max-iterations', '1'], { env, input: 'a\n' });
+    const budget = await runDelta(['run', '-i', '--agent', agent, '-m', 'first', '-w', work, '--max-iterations', '1'], {
+      env,
+      input: 'a\n',
+    });
     expect(budget.exitCode).toBe(3);
     expect(metadataOf(work)).toMatchObject({ status: 'INTERRUPTED' });
     const plain = await runDelta(['continue', '-i', '-w', work, '--max-iterations', '1'], { env, input: 'b\n' });
@@ -194,7 +215,10 @@ describe('delta continue, row by row (spec 2.6.2)', () => {
     expect(withMessage.stdout).toBe('last user message: skip validation\n');
     const events = journalOf(work);
     expectConsistentJournal(events);
-    expect(events.filter((event) => event.type === 'USER_MESSAGE').map((event) => event.type === 'USER_MESSAGE' && event.content)).toEqual(['first', 'skip validation']);
+    expect(events.filter((event) => event.type === 'USER_MESSAGE').map((event) => event.type === 'USER_MESSAGE' && event.content)).toEqual([
+      'first',
+      'skip validation',
+    ]);
   });
 
   it('COMPLETED needs -m (the exact error), then extends the conversation', async () => {
@@ -236,7 +260,9 @@ describe('delta continue, row by row (spec 2.6.2)', () => {
 
   it('RUNNING under a live engine is refused with its pid; no run says so', async () => {
     const { agent, work, env } = await setup((request) =>
-      messagesOf(request).some((message) => message.role === 'tool') ? { content: 'done' } : { tool_calls: [{ id: 'call_slow', name: 'slow', arguments: {} }] },
+      messagesOf(request).some((message) => message.role === 'tool')
+        ? { content: 'done' }
+        : { tool_calls: [{ id: 'call_slow', name: 'slow', arguments: {} }] },
     );
     const running = startDelta(['run', '--agent', agent, '-m', 'Be slow', '-w', work], env);
     await waitForJournal(work, (line) => line.includes('"ACTION_REQUEST"'));

@@ -21,7 +21,10 @@ function script(request: { body: { messages?: Array<{ role: string; content?: un
   const assistants = messages.filter((message) => message.role === 'assistant').length;
   const slow = messages.some((message) => message.role === 'user' && message.content === 'go slowly');
   if (assistants >= 3) return { content: 'finished', delay_ms: 150 };
-  return { delay_ms: 150, tool_calls: [{ id: `call_${assistants + 1}`, name: 'pause', arguments: { seconds: slow && assistants === 0 ? '5' : '0.05' } }] };
+  return {
+    delay_ms: 150,
+    tool_calls: [{ id: `call_${assistants + 1}`, name: 'pause', arguments: { seconds: slow && assistants === 0 ? '5' : '0.05' } }],
+  };
 }
 
 let server: FakeLlm;
@@ -82,7 +85,9 @@ describe('two resumers on one run', () => {
       expect(readMetadata(join(runDir, 'metadata.json'))).toMatchObject({ status: 'COMPLETED' });
     }
     // Most of the time the two really overlap and the lock decides.
-    process.stderr.write(`resume race: ${TRIALS} trials, the loser refused by the lock ${refusedByLock} times, found the run completed ${TRIALS - refusedByLock} times\n`);
+    process.stderr.write(
+      `resume race: ${TRIALS} trials, the loser refused by the lock ${refusedByLock} times, found the run completed ${TRIALS - refusedByLock} times\n`,
+    );
     expect(refusedByLock).toBeGreaterThanOrEqual(TRIALS / 2);
     expect(server.requests.filter((request) => request.status !== 200)).toEqual([]);
   });

@@ -31,7 +31,10 @@ const RESUMABLE = new Set(['INTERRUPTED', 'WAITING_FOR_INPUT', 'RUNNING']);
 /** `delta run`: load the agent, pick the workspace, start (or auto-resume) the run, print the answer. */
 export async function runCommand(flags: RunFlags): Promise<number> {
   if (flags.message === undefined || String(flags.message).trim() === '') {
-    throw usageError('delta run needs a task: -m/--message is missing.', 'For example: delta run --agent ./my-agent -m "Summarise README.md"');
+    throw usageError(
+      'delta run needs a task: -m/--message is missing.',
+      'For example: delta run --agent ./my-agent -m "Summarise README.md"',
+    );
   }
   const maxIterations = parseMaxIterations(flags.maxIterations);
   const engine = await import('@delta/engine');
@@ -47,28 +50,33 @@ export async function runCommand(flags: RunFlags): Promise<number> {
 
   // Smart resume (spec 2.6.1): the workspace's latest run is interrupted, paused or crashed.
   const latest = readLatestRunId(workDir);
-  const latestMetadata = latest && existsSync(runPaths(workDir, latest).metadata) ? readMetadata(runPaths(workDir, latest).metadata) : undefined;
+  const latestMetadata =
+    latest && existsSync(runPaths(workDir, latest).metadata) ? readMetadata(runPaths(workDir, latest).metadata) : undefined;
   const resume = latestMetadata !== undefined && RESUMABLE.has(latestMetadata.status);
 
-  return withEngineSession(flags.interactive === true, async (session) => {
-    const common = { ...session, ...(maxIterations === undefined ? {} : { maxIterations }) };
-    let result;
-    if (resume) {
-      const waiting = latestMetadata.status === 'WAITING_FOR_INPUT';
-      const responseFile = join(runPaths(workDir, latest!).interactionDir, 'response.txt');
-      const answerFromFile = waiting && existsSync(responseFile);
-      process.stderr.write(
-        `Resuming run ${latest} (${latestMetadata.status}) in ${workDir}: ` +
-          (waiting
-            ? answerFromFile
-              ? 'its answer is taken from interaction/response.txt; your -m message is not used (send it afterwards with delta continue -m).\n'
-              : 'your -m message is the answer to its question.\n'
-            : 'your -m message is added to it.\n'),
-      );
-      result = await engine.continueRun({ ...common, agent, workDir, runId: latest!, ...(answerFromFile ? {} : { message }) });
-    } else {
-      result = await engine.startRun({ ...common, agent, message, workDir });
-    }
-    return reportOutcome(result, flags.verbose === true, flags);
-  }, flags);
+  return withEngineSession(
+    flags.interactive === true,
+    async (session) => {
+      const common = { ...session, ...(maxIterations === undefined ? {} : { maxIterations }) };
+      let result;
+      if (resume) {
+        const waiting = latestMetadata.status === 'WAITING_FOR_INPUT';
+        const responseFile = join(runPaths(workDir, latest!).interactionDir, 'response.txt');
+        const answerFromFile = waiting && existsSync(responseFile);
+        process.stderr.write(
+          `Resuming run ${latest} (${latestMetadata.status}) in ${workDir}: ` +
+            (waiting
+              ? answerFromFile
+                ? 'its answer is taken from interaction/response.txt; your -m message is not used (send it afterwards with delta continue -m).\n'
+                : 'your -m message is the answer to its question.\n'
+              : 'your -m message is added to it.\n'),
+        );
+        result = await engine.continueRun({ ...common, agent, workDir, runId: latest!, ...(answerFromFile ? {} : { message }) });
+      } else {
+        result = await engine.startRun({ ...common, agent, message, workDir });
+      }
+      return reportOutcome(result, flags.verbose === true, flags);
+    },
+    flags,
+  );
 }

@@ -33,7 +33,11 @@ function runInTerminal(args: string[], env: Record<string, string>): Promise<{ e
 }
 
 const slowScript: ScriptStep[] = [
-  { content: 'Taking a nap first.', tool_calls: [{ id: 'call_slow', name: 'slow', arguments: { seconds: '1' } }], usage: { prompt_tokens: 400, completion_tokens: 100 } },
+  {
+    content: 'Taking a nap first.',
+    tool_calls: [{ id: 'call_slow', name: 'slow', arguments: { seconds: '1' } }],
+    usage: { prompt_tokens: 400, completion_tokens: 100 },
+  },
   { content: 'Rested and done.', usage: { prompt_tokens: 600, completion_tokens: 20 } },
 ];
 
@@ -95,7 +99,9 @@ describe('progress when stdout is not a terminal', () => {
     const { result, workDir } = await recordRun(threeIterations, { args: ['--json', '-q'] });
     expect(result.exitCode).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
-    const journal = readFileSync(runPaths(workDir, readLatestRunId(workDir)!).journal, 'utf8').trimEnd().split('\n');
+    const journal = readFileSync(runPaths(workDir, readLatestRunId(workDir)!).journal, 'utf8')
+      .trimEnd()
+      .split('\n');
     expect(lines.slice(0, -1)).toEqual(journal);
     expect(JSON.parse(lines.at(-1)!)).toEqual({
       type: 'OUTCOME',
@@ -116,7 +122,9 @@ describe('progress when stdout is not a terminal', () => {
     });
     expect(result.exitCode).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
-    const journal = readFileSync(runPaths(workDir, readLatestRunId(workDir)!).journal, 'utf8').trimEnd().split('\n');
+    const journal = readFileSync(runPaths(workDir, readLatestRunId(workDir)!).journal, 'utf8')
+      .trimEnd()
+      .split('\n');
     expect(lines.slice(0, -1)).toEqual(journal.slice(journal.length - lines.length + 1));
     expect(JSON.parse(lines[0]!)).toMatchObject({ type: 'ENGINE_START', seq: 5 });
     expect(JSON.parse(lines.at(-1)!)).toMatchObject({ type: 'OUTCOME', status: 'COMPLETED', final_answer: 'Second answer.' });

@@ -38,7 +38,9 @@ function resolveInvocation(paths: RunPaths, key: string): string {
   if (Number.isInteger(number) && number >= 1 && number <= ids.length) return ids[number - 1]!;
   throw usageError(
     `The run ${paths.runId} has no invocation "${key}".`,
-    ids.length === 0 ? 'The run made no model calls.' : `Give a number from 1 to ${ids.length}, or an id: ${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', ...' : ''}.`,
+    ids.length === 0
+      ? 'The run made no model calls.'
+      : `Give a number from 1 to ${ids.length}, or an id: ${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', ...' : ''}.`,
   );
 }
 
@@ -79,7 +81,8 @@ function resolveAction(paths: RunPaths, key: string): { ref: string; result?: Ac
   if (byId.length > 0) return { ref: byId.at(-1)!.execution_ref!, result: byId.at(-1)! };
   const executed = results.filter((event) => event.execution_ref);
   const number = Number(key);
-  if (Number.isInteger(number) && number >= 1 && number <= executed.length) return { ref: executed[number - 1]!.execution_ref!, result: executed[number - 1]! };
+  if (Number.isInteger(number) && number >= 1 && number <= executed.length)
+    return { ref: executed[number - 1]!.execution_ref!, result: executed[number - 1]! };
   if (toolExecutionFiles(paths, key)) return { ref: key };
   throw usageError(
     `The run ${paths.runId} has no tool execution "${key}".`,
@@ -121,10 +124,16 @@ async function showAction(paths: RunPaths, key: string, flags: ShowFlags): Promi
 /** `delta show invocation N|ID` and `delta show action ID|N`: the exact records of one step. */
 export async function showCommand(kind: string, key: string | undefined, flags: ShowFlags): Promise<number> {
   if (kind !== 'invocation' && kind !== 'action') {
-    throw usageError(`delta show knows "invocation" and "action", not "${kind}".`, 'For example: delta show invocation 1, or delta show action call_abc.');
+    throw usageError(
+      `delta show knows "invocation" and "action", not "${kind}".`,
+      'For example: delta show invocation 1, or delta show action call_abc.',
+    );
   }
   if (key === undefined) {
-    throw usageError(`delta show ${kind} needs ${kind === 'invocation' ? 'a number or an invocation id' : 'an action id or a number'}.`, `For example: delta show ${kind} 1`);
+    throw usageError(
+      `delta show ${kind} needs ${kind === 'invocation' ? 'a number or an invocation id' : 'an action id or a number'}.`,
+      `For example: delta show ${kind} 1`,
+    );
   }
   const paths = locateRun(flags);
   return kind === 'invocation' ? showInvocation(paths, String(key), flags) : showAction(paths, String(key), flags);

@@ -26,7 +26,14 @@ export interface RunningDelta {
 /** Starts `delta` as a real process, to signal or kill it while it runs. Model credentials come only from `env`. */
 export function startDelta(args: string[], env: Record<string, string>): RunningDelta {
   const child = spawn(process.execPath, [DELTA_BIN, ...args], {
-    env: { ...process.env, DELTA_API_KEY: undefined, OPENAI_API_KEY: undefined, DELTA_BASE_URL: undefined, OPENAI_BASE_URL: undefined, ...env },
+    env: {
+      ...process.env,
+      DELTA_API_KEY: undefined,
+      OPENAI_API_KEY: undefined,
+      DELTA_BASE_URL: undefined,
+      OPENAI_BASE_URL: undefined,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -46,7 +53,14 @@ export async function waitForJournal(work: string, test: (line: string) => boole
   while (Date.now() < until) {
     const dir = latestRunDir(work);
     const journal = dir && join(dir, 'journal.jsonl');
-    if (journal && existsSync(journal) && readFileSync(journal, 'utf8').split('\n').some((line) => line.endsWith('}') && test(line))) return;
+    if (
+      journal &&
+      existsSync(journal) &&
+      readFileSync(journal, 'utf8')
+        .split('\n')
+        .some((line) => line.endsWith('}') && test(line))
+    )
+      return;
     await sleep(5);
   }
   throw new Error(`the journal in ${work} never got the awaited line within ${timeoutMs} ms`);

@@ -162,7 +162,11 @@ describe('delta tool expand', () => {
     const agent = await createTempAgent({ agentYaml: AGENT_YAML });
     const result = await runDelta(['tool', 'expand', agent, '--json']);
     const { tools } = JSON.parse(result.stdout) as { tools: Array<Record<string, unknown>> };
-    expect(tools[1]).toMatchObject({ name: 'run_docker', command: ['sh', '-c', 'docker run $2 "$3" | tee "$1"/docker.log', '--', '${CWD}'], timeout_ms: 600000 });
+    expect(tools[1]).toMatchObject({
+      name: 'run_docker',
+      command: ['sh', '-c', 'docker run $2 "$3" | tee "$1"/docker.log', '--', '${CWD}'],
+      timeout_ms: 600000,
+    });
     expect(tools[4]).toMatchObject({ name: 'sub_agent', pass_model_credentials: true });
   });
 
@@ -184,20 +188,27 @@ describe('delta tool expand', () => {
     const result = await runDelta(['tool', 'expand', agent]);
     expect(result.exitCode).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toContain(`Error: ${join(agent, 'agent.yaml')}:8:11 tools[1].exec: Shell metacharacter '|' not allowed in exec: mode.`);
+    expect(result.stderr).toContain(
+      `Error: ${join(agent, 'agent.yaml')}:8:11 tools[1].exec: Shell metacharacter '|' not allowed in exec: mode.`,
+    );
     expect(result.stderr).toContain('Hint: Use shell: mode instead');
     expect(result.stderr).not.toMatch(STACK_FRAME);
   });
 
   it('reports a bad timeout_ms or pass_model_credentials the same way', async () => {
     const agent = await createTempAgent({
-      agentYaml: 'name: bad\nllm:\n  model: m\ntools:\n  - name: slow\n    exec: "sleep 1"\n    timeout_ms: soon\n    pass_model_credentials: yes please\n',
+      agentYaml:
+        'name: bad\nllm:\n  model: m\ntools:\n  - name: slow\n    exec: "sleep 1"\n    timeout_ms: soon\n    pass_model_credentials: yes please\n',
     });
     const result = await runDelta(['tool', 'expand', agent]);
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain(`${join(agent, 'agent.yaml')}:5:5 tool 'slow' has 2 problems:`);
-    expect(result.stderr).toContain(`tools[0].timeout_ms: 'timeout_ms' has the wrong type. Expected a whole number of milliseconds from 1 to 2147483647`);
-    expect(result.stderr).toContain(`tools[0].pass_model_credentials: 'pass_model_credentials' has the wrong type. Expected true or false, found "yes please".`);
+    expect(result.stderr).toContain(
+      `tools[0].timeout_ms: 'timeout_ms' has the wrong type. Expected a whole number of milliseconds from 1 to 2147483647`,
+    );
+    expect(result.stderr).toContain(
+      `tools[0].pass_model_credentials: 'pass_model_credentials' has the wrong type. Expected true or false, found "yes please".`,
+    );
     expect(result.stderr).not.toMatch(STACK_FRAME);
   });
 });

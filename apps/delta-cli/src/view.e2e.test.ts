@@ -20,7 +20,7 @@ if (!chromium && unavailable) {
 }
 
 /** Headless Chromium with a fresh profile and no background network (see the machine notes). */
-export function runChromium(args: string[]): string {
+function runChromium(args: string[]): string {
   const profile = mkdtempSync(join(tmpdir(), 'delta-chromium-'));
   try {
     return execFileSync(
@@ -69,7 +69,9 @@ describe('delta view', () => {
 
   it('escapes tool output: a <script> in it stays text', () => {
     expect(html).not.toContain(HOSTILE_OUTPUT);
-    expect(html).toContain('&lt;script&gt;document.body.setAttribute(&#39;data-pwned&#39;,&#39;1&#39;)&lt;/script&gt;&lt;img src=x onerror=&quot;');
+    expect(html).toContain(
+      '&lt;script&gt;document.body.setAttribute(&#39;data-pwned&#39;,&#39;1&#39;)&lt;/script&gt;&lt;img src=x onerror=&quot;',
+    );
   });
 
   it('writes next to the run by default, and to stdout with --stdout', async () => {
@@ -81,24 +83,34 @@ describe('delta view', () => {
     expect(toStdout.stdout).toMatch(/^<!doctype html>/);
   });
 
-  it.skipIf(!chromium && unavailable)('shows every iteration in headless Chromium, with its tool calls, and runs no injected script', () => {
-    const dom = runChromium(['--virtual-time-budget=5000', '--dump-dom', `file://${page}`]);
-    // Set by the page's own script: it ran, and counted the iterations.
-    expect(dom).toMatch(/<body[^>]*data-rendered-iterations="3"/);
-    expect(dom).toContain('3 iterations shown');
-    expect(dom).not.toMatch(/<body[^>]*data-pwned/);
-    for (const iteration of [1, 2, 3]) expect(dom).toContain(`id="iteration-${iteration}"`);
-    for (const text of ['Writing a file and printing HTML.', 'Now a failure.', 'All done: a.txt says alpha.', 'write_file', 'print_html', 'bad luck']) {
-      expect(dom).toContain(text);
-    }
-    expect(dom).toContain('&lt;script&gt;document.body.setAttribute');
-    expect(dom).toContain('6,170 (6,000 in, 170 out)');
-    expect(dom).toContain('0.0167 USD');
+  it.skipIf(!chromium && unavailable)(
+    'shows every iteration in headless Chromium, with its tool calls, and runs no injected script',
+    () => {
+      const dom = runChromium(['--virtual-time-budget=5000', '--dump-dom', `file://${page}`]);
+      // Set by the page's own script: it ran, and counted the iterations.
+      expect(dom).toMatch(/<body[^>]*data-rendered-iterations="3"/);
+      expect(dom).toContain('3 iterations shown');
+      expect(dom).not.toMatch(/<body[^>]*data-pwned/);
+      for (const iteration of [1, 2, 3]) expect(dom).toContain(`id="iteration-${iteration}"`);
+      for (const text of [
+        'Writing a file and printing HTML.',
+        'Now a failure.',
+        'All done: a.txt says alpha.',
+        'write_file',
+        'print_html',
+        'bad luck',
+      ]) {
+        expect(dom).toContain(text);
+      }
+      expect(dom).toContain('&lt;script&gt;document.body.setAttribute');
+      expect(dom).toContain('6,170 (6,000 in, 170 out)');
+      expect(dom).toContain('0.0167 USD');
 
-    const screenshot = join(run.workDir, 'view.png');
-    runChromium(['--window-size=1280,1600', '--hide-scrollbars', `--screenshot=${screenshot}`, `file://${page}`]);
-    const png = readFileSync(screenshot);
-    expect(png.subarray(1, 4).toString()).toBe('PNG');
-    expect(png.length).toBeGreaterThan(10_000);
-  });
+      const screenshot = join(run.workDir, 'view.png');
+      runChromium(['--window-size=1280,1600', '--hide-scrollbars', `--screenshot=${screenshot}`, `file://${page}`]);
+      const png = readFileSync(screenshot);
+      expect(png.subarray(1, 4).toString()).toBe('PNG');
+      expect(png.length).toBeGreaterThan(10_000);
+    },
+  );
 });

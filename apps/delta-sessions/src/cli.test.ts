@@ -177,7 +177,9 @@ describe('delta-sessions', () => {
     const id = await start();
     const capped = await run(['exec', id, 'head -c 10000000 /dev/zero | tr "\\0" a']);
     expect(capped.json.exit_code).toBe(0);
-    expect(capped.json.stdout).toMatch(/\[delta-sessions: output truncated, 8951424 of 10000000 bytes dropped from the middle; the limit is 1048576 bytes per stream/);
+    expect(capped.json.stdout).toMatch(
+      /\[delta-sessions: output truncated, 8951424 of 10000000 bytes dropped from the middle; the limit is 1048576 bytes per stream/,
+    );
     expect(capped.json.stdout.length).toBeLessThan(1048576 + 300);
 
     // The peak memory of the CLI and everything under it, for 10 MB and for 200 MB of output.
@@ -217,7 +219,9 @@ describe('delta-sessions', () => {
     await run(['exec', python, 'import os; k = os.environ["OPENAI_API_KEY"]'], { env });
 
     const files = await readdir(join(cwd, '.sessions'), { recursive: true, withFileTypes: true });
-    const contents = await Promise.all(files.filter((file) => file.isFile()).map((file) => readFile(join(file.parentPath, file.name), 'utf8')));
+    const contents = await Promise.all(
+      files.filter((file) => file.isFile()).map((file) => readFile(join(file.parentPath, file.name), 'utf8')),
+    );
     expect(contents.length).toBeGreaterThan(4);
     for (const content of contents) expect(content).not.toContain(key);
   });

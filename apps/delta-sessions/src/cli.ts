@@ -39,7 +39,10 @@ cli
 cli
   .command('exec <id> [...command]', 'Run a command in a session; without one, it is read from stdin (pipes, heredocs)')
   .option('--timeout-ms <ms>', `Stop the command after this long (default: $DELTA_SESSIONS_TIMEOUT_MS, else ${DEFAULT_TIMEOUT_MS})`)
-  .option('--max-output-bytes <bytes>', `Cap on each of stdout and stderr (default: $DELTA_SESSIONS_MAX_OUTPUT_BYTES, else ${DEFAULT_MAX_OUTPUT_BYTES})`)
+  .option(
+    '--max-output-bytes <bytes>',
+    `Cap on each of stdout and stderr (default: $DELTA_SESSIONS_MAX_OUTPUT_BYTES, else ${DEFAULT_MAX_OUTPUT_BYTES})`,
+  )
   .example('delta-sessions exec sess_3f9a1c0b2d4e "ls -la"')
   .example("delta-sessions exec sess_3f9a1c0b2d4e <<'EOF'")
   .action(async (id: string, command: string[], options: ExecCommandOptions) => {
@@ -71,9 +74,12 @@ function sessionsDir(options: GlobalOptions): { sessionsDir?: string } {
 
 async function commandFromStdin(): Promise<string> {
   if (process.stdin.isTTY) {
-    throw new SessionError('No command to run: give it as an argument (exec <id> "ls -la") or on stdin (echo "ls -la" | delta-sessions exec <id>).', {
-      code: 'INVALID_ARGUMENT',
-    });
+    throw new SessionError(
+      'No command to run: give it as an argument (exec <id> "ls -la") or on stdin (echo "ls -la" | delta-sessions exec <id>).',
+      {
+        code: 'INVALID_ARGUMENT',
+      },
+    );
   }
   return readStdin();
 }

@@ -58,7 +58,12 @@ describe('CommandLauncher', () => {
     try {
       const result = await runCommand({
         file: 'sh',
-        args: ['-c', 'cat; echo "[$1]"; echo "pgid $(cut -d \' \' -f 5 /proc/$$/stat)"; env; echo err >&2; exit 3', '--', '$(touch pwned) ; x'],
+        args: [
+          '-c',
+          'cat; echo "[$1]"; echo "pgid $(cut -d \' \' -f 5 /proc/$$/stat)"; env; echo err >&2; exit 3',
+          '--',
+          '$(touch pwned) ; x',
+        ],
         cwd: dir,
         env: { ...env, ONLY: 'me' },
         stdin: 'from stdin\n',
@@ -141,7 +146,15 @@ describe('CommandLauncher', () => {
     const controller = new AbortController();
     controller.abort();
     // Aborted before the pid is even known: stopped as soon as it is.
-    const aborted = await runCommand({ file: 'sleep', args: ['10'], cwd: dir, env, signal: controller.signal, ...files(dir), launcher: through });
+    const aborted = await runCommand({
+      file: 'sleep',
+      args: ['10'],
+      cwd: dir,
+      env,
+      signal: controller.signal,
+      ...files(dir),
+      launcher: through,
+    });
     expect(aborted.aborted).toBe(true);
     expect(aborted.signal).toBe('SIGTERM');
     await sleep(1500);

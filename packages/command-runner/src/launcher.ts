@@ -16,9 +16,7 @@ export interface LaunchRequest {
 }
 
 /** How a launched command ended: its exit, or why it could not start (`error`, with the errno code). */
-export type LaunchOutcome =
-  | { exitCode: number | null; signal: NodeJS.Signals | null }
-  | { error: { code?: string; message: string } };
+export type LaunchOutcome = { exitCode: number | null; signal: NodeJS.Signals | null } | { error: { code?: string; message: string } };
 
 export interface LaunchedCommand {
   /** Resolves with the pid (also its process group id) once started, or undefined when it did not start. */

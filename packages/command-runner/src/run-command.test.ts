@@ -68,7 +68,9 @@ describe('runCommand', () => {
     expect(result.stdout.tail).toHaveLength(1000);
     expect(result.stdout.omittedBytes).toBe(5_000_004 - 2000);
     expect(readFileSync(join(dir, 'out.log')).length).toBe(5_000_004);
-    expect(formatCapturedOutput(result.stdout, 'out.log')).toContain('[... 4998004 bytes omitted of 5000004; the full output is in out.log ...]');
+    expect(formatCapturedOutput(result.stdout, 'out.log')).toContain(
+      '[... 4998004 bytes omitted of 5000004; the full output is in out.log ...]',
+    );
   });
 
   it('hands output files to the command: a background child that keeps writing does not hold the result', async () => {
@@ -91,7 +93,14 @@ describe('runCommand', () => {
 
   it('survives a command that exits without reading a large stdin, and names one that cannot run', async () => {
     const dir = temp();
-    const result = await runCommand({ file: 'true', args: [], cwd: dir, env, stdin: 'x'.repeat(4_000_000), stdoutFile: join(dir, 'out.log') });
+    const result = await runCommand({
+      file: 'true',
+      args: [],
+      cwd: dir,
+      env,
+      stdin: 'x'.repeat(4_000_000),
+      stdoutFile: join(dir, 'out.log'),
+    });
     expect(result.exitCode).toBe(0);
     writeFileSync(join(dir, 'not-executable'), '#!/bin/sh\n');
     const refused = await runCommand({ file: join(dir, 'not-executable'), args: [], cwd: dir, env, stdoutFile: join(dir, 'out.log') });

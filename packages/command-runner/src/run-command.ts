@@ -215,7 +215,12 @@ async function runDirect(options: RunCommandOptions): Promise<CommandResult> {
 }
 
 /** Starts the command through the launcher process; the result is the same as runDirect's. */
-async function runLaunched(options: RunCommandOptions, launcher: CommandLauncher, stdoutFile: string, stderrFile: string): Promise<CommandResult> {
+async function runLaunched(
+  options: RunCommandOptions,
+  launcher: CommandLauncher,
+  stdoutFile: string,
+  stderrFile: string,
+): Promise<CommandResult> {
   const captureBytes = options.captureBytes ?? 64 * 1024;
   const started = performance.now();
   const launched = launcher.launch({

@@ -92,7 +92,14 @@ function fittedBlock(
       },
     );
   }
-  const cut = fitBlock({ header, text: text.text, path: text.path, limit: limit.tokens, limitName: limit.describe, countTokens: context.countTokens });
+  const cut = fitBlock({
+    header,
+    text: text.text,
+    path: text.path,
+    limit: limit.tokens,
+    limitName: limit.describe,
+    countTokens: context.countTokens,
+  });
   if (cut) return cut;
   throw new ConfigurationError(
     `context source "${id}" (${source.type}): ${limit.describe}, too few to hold even its header and the cut marker`,

@@ -85,7 +85,9 @@ describe('journalToMessages', () => {
 describe('loadContextManifest', () => {
   it('explains how to create a missing context.yaml', () => {
     const agent = temp();
-    expect(() => loadContextManifest(agent)).toThrow(/context\.yaml not found in .*Quick fix - create .*context\.yaml with the default content/s);
+    expect(() => loadContextManifest(agent)).toThrow(
+      /context\.yaml not found in .*Quick fix - create .*context\.yaml with the default content/s,
+    );
   });
 
   it('names the field of a bad source and warns about unknown keys', () => {
@@ -157,7 +159,16 @@ describe('buildContextMessages', () => {
     writeFileSync(join(agent, 'context.yaml'), "sources:\n  - type: file\n    path: '${AGENT_HOME}/nope.md'\n");
     const loaded = loadContextManifest(agent);
     await expect(
-      buildContextMessages({ manifest: loaded.manifest, manifestFile: loaded.file, agentHome: agent, cwd: agent, runId: 'R', journalPath: 'j', events: [], env: {} }),
+      buildContextMessages({
+        manifest: loaded.manifest,
+        manifestFile: loaded.file,
+        agentHome: agent,
+        cwd: agent,
+        runId: 'R',
+        journalPath: 'j',
+        events: [],
+        env: {},
+      }),
     ).rejects.toThrow(/context source "file_0" \(file\): .*nope\.md does not exist/);
   });
 });

@@ -12,7 +12,15 @@ describe('journalToMessages: the conversation', () => {
     const events: JournalEvent[] = [
       user('deploy?'),
       thought(1, 'I need to ask.', ['h1'], 'ask_human'),
-      { seq: seq + 1, timestamp: 'T', type: 'ACTION_REQUEST', iteration: 1, action_id: 'h1', tool_name: 'ask_human', tool_args: { prompt: 'OK?' } },
+      {
+        seq: seq + 1,
+        timestamp: 'T',
+        type: 'ACTION_REQUEST',
+        iteration: 1,
+        action_id: 'h1',
+        tool_name: 'ask_human',
+        tool_args: { prompt: 'OK?' },
+      },
       { seq: seq + 2, timestamp: 'T', type: 'HUMAN_INPUT_REQUEST', iteration: 1, action_id: 'h1', prompt: 'OK?' },
       { seq: seq + 3, timestamp: 'T', type: 'HUMAN_INPUT_RECEIVED', iteration: 1, action_id: 'h1', response: 'yes' },
       result(1, 'h1', 'yes', 'ask_human'),
@@ -46,8 +54,20 @@ describe('journalToMessages: the conversation', () => {
     expect(journalToConversation(events)).toEqual({
       task: { role: 'user', content: 'task' },
       turns: [
-        { iteration: 1, messages: [{ role: 'assistant', content: 'one', tool_calls: [call('a')] }, { role: 'tool', tool_call_id: 'a', content: 'A' }] },
-        { iteration: 2, messages: [{ role: 'user', content: 'more' }, { role: 'assistant', content: 'two' }] },
+        {
+          iteration: 1,
+          messages: [
+            { role: 'assistant', content: 'one', tool_calls: [call('a')] },
+            { role: 'tool', tool_call_id: 'a', content: 'A' },
+          ],
+        },
+        {
+          iteration: 2,
+          messages: [
+            { role: 'user', content: 'more' },
+            { role: 'assistant', content: 'two' },
+          ],
+        },
         { iteration: undefined, messages: [{ role: 'user', content: 'again' }] },
       ],
     });

@@ -7,8 +7,7 @@ export interface JournalMessagesOptions {
 }
 
 /** Said in place of a tool result that was never recorded, so the conversation stays valid. */
-export const MISSING_RESULT =
-  '[no result was recorded for this tool call: the run stopped before it finished]';
+export const MISSING_RESULT = '[no result was recorded for this tool call: the run stopped before it finished]';
 
 interface Block {
   /** The iteration of the THOUGHT this block holds, or undefined for user messages. */
@@ -91,7 +90,7 @@ function readEvent(state: BlockState, event: JournalEvent): void {
     case 'ACTION_RESULT': {
       // A human's answer to ask_human arrives here too, as the result of the ask_human call.
       const open = state.open;
-      if (open && open.thought.tool_calls.some((call) => call.id === event.action_id)) {
+      if (open?.thought.tool_calls.some((call) => call.id === event.action_id)) {
         open.results.set(event.action_id, event.observation_content);
         if (open.results.size === open.thought.tool_calls.length) closeOpen(state);
       }
@@ -135,7 +134,9 @@ function rebuildBlocks(events: readonly JournalEvent[]): Block[] {
     iteration: open.block.iteration,
     messages: [
       ...open.block.messages,
-      ...open.thought.tool_calls.map((call): ChatMessage => ({ role: 'tool', tool_call_id: call.id, content: open.results.get(call.id) ?? MISSING_RESULT })),
+      ...open.thought.tool_calls.map(
+        (call): ChatMessage => ({ role: 'tool', tool_call_id: call.id, content: open.results.get(call.id) ?? MISSING_RESULT }),
+      ),
     ],
   };
   const blocks = [...state.blocks.slice(0, -1), completed];
@@ -203,7 +204,9 @@ function allMessages(events: readonly JournalEvent[]): ChatMessage[] {
   return [
     ...state.flat,
     ...open.block.messages,
-    ...open.thought.tool_calls.map((call): ChatMessage => ({ role: 'tool', tool_call_id: call.id, content: open.results.get(call.id) ?? MISSING_RESULT })),
+    ...open.thought.tool_calls.map(
+      (call): ChatMessage => ({ role: 'tool', tool_call_id: call.id, content: open.results.get(call.id) ?? MISSING_RESULT }),
+    ),
     ...state.deferred,
   ];
 }

@@ -107,9 +107,8 @@ export function loadContextManifest(agentHome: string): LoadedContextManifest {
     if (source.type === 'file') checkVariables(source.path, file, `sources[${index}].path`);
     if (source.type === 'computed_file') {
       checkVariables(source.output_path, file, `sources[${index}].output_path`);
-      source.generator.command.forEach((part, position) =>
-        checkVariables(part, file, `sources[${index}].generator.command[${position}]`),
-      );
+      for (const [position, part] of source.generator.command.entries())
+        checkVariables(part, file, `sources[${index}].generator.command[${position}]`);
     }
   });
   warnings.push(...budgetWarnings(data, file, locate));

@@ -15,16 +15,23 @@ describe('estimateTokens', () => {
     expect(estimateTokens('😀')).toBe(1);
     expect(messageTokens({ role: 'user', content: 'abcd' })).toBe(5);
     expect(
-      messageTokens({ role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'ls', arguments: '{}' } }] }),
+      messageTokens({
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'ls', arguments: '{}' } }],
+      }),
     ).toBe(4 + 4 + 1 + 1 + 1);
   });
 });
 
 describe('max_tokens on file and computed_file sources', () => {
   it('cuts a block over its max_tokens, ending it with a marker that says where the whole text is', async () => {
-    const { agent, run } = await build("sources:\n  - type: file\n    id: guide\n    path: '${AGENT_HOME}/guide.md'\n    max_tokens: 100\n", {
-      files: { 'guide.md': 'a'.repeat(1000) },
-    });
+    const { agent, run } = await build(
+      "sources:\n  - type: file\n    id: guide\n    path: '${AGENT_HOME}/guide.md'\n    max_tokens: 100\n",
+      {
+        files: { 'guide.md': 'a'.repeat(1000) },
+      },
+    );
     const marker = `\n\n[... cut to fit the token budget: this block is about 260 tokens and its limit is 100 (max_tokens 100). The whole text is in ${join(agent, 'guide.md')}]`;
     // 4 per message, then (24 header + n + marker) / 4 <= 96.
     const messages = await run();
@@ -33,21 +40,27 @@ describe('max_tokens on file and computed_file sources', () => {
   });
 
   it('leaves a block within its max_tokens untouched', async () => {
-    const { run } = await build("sources:\n  - type: file\n    id: p\n    path: '${AGENT_HOME}/p.md'\n    max_tokens: 100\n", { files: { 'p.md': 'short' } });
+    const { run } = await build("sources:\n  - type: file\n    id: p\n    path: '${AGENT_HOME}/p.md'\n    max_tokens: 100\n", {
+      files: { 'p.md': 'short' },
+    });
     expect(await run()).toEqual([{ role: 'system', content: '# Context Block: p\n\nshort' }]);
   });
 
   it('cuts a computed_file block the same way', async () => {
     const { run } = await build(
-      "sources:\n  - type: computed_file\n    id: s\n    generator:\n      command: [python3, -c, 'open(\"s.md\",\"w\").write(\"x\"*4000)']\n    output_path: '${CWD}/s.md'\n    max_tokens: 50\n",
+      'sources:\n  - type: computed_file\n    id: s\n    generator:\n      command: [python3, -c, \'open("s.md","w").write("x"*4000)\']\n    output_path: \'${CWD}/s.md\'\n    max_tokens: 50\n',
     );
     const [block] = await run();
-    expect(block!.content).toMatch(/^# Context Block: s\n\nx+\n\n\[\.\.\. cut to fit the token budget: this block is about \d+ tokens and its limit is 50 \(max_tokens 50\)\. The whole text is in .*s\.md\]$/);
+    expect(block!.content).toMatch(
+      /^# Context Block: s\n\nx+\n\n\[\.\.\. cut to fit the token budget: this block is about \d+ tokens and its limit is 50 \(max_tokens 50\)\. The whole text is in .*s\.md\]$/,
+    );
     expect(messageTokens(block!)).toBeLessThanOrEqual(50);
   });
 
   it('refuses a max_tokens too small for the header and the marker', async () => {
-    const { run } = await build("sources:\n  - type: file\n    id: p\n    path: '${AGENT_HOME}/p.md'\n    max_tokens: 5\n", { files: { 'p.md': 'x'.repeat(100) } });
+    const { run } = await build("sources:\n  - type: file\n    id: p\n    path: '${AGENT_HOME}/p.md'\n    max_tokens: 5\n", {
+      files: { 'p.md': 'x'.repeat(100) },
+    });
     await expect(run()).rejects.toMatchObject({
       kind: 'configuration',
       code: 'CONTEXT_BUDGET_EXCEEDED',
@@ -144,13 +157,21 @@ describe('total_max_tokens', () => {
   });
 
   it('takes reservedTokens (the tool definitions) from the total first', async () => {
-    const { run } = await build(yaml(120), { files: { 'system_prompt.md': prompt }, events: [user('task')], extra: { reservedTokens: 30 } });
+    const { run } = await build(yaml(120), {
+      files: { 'system_prompt.md': prompt },
+      events: [user('task')],
+      extra: { reservedTokens: 30 },
+    });
     await expect(run()).rejects.toThrow('but total_max_tokens 120 leaves 90 tokens for it');
   });
 
   it('accepts another token counter', async () => {
     const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
-    const { run } = await build(yaml(100), { files: { 'system_prompt.md': 'one two three' }, events: iterations(10), extra: { countTokens: words } });
+    const { run } = await build(yaml(100), {
+      files: { 'system_prompt.md': 'one two three' },
+      events: iterations(10),
+      extra: { countTokens: words },
+    });
     const messages = await run();
     expect(messagesTokens(messages, words)).toBeLessThanOrEqual(100);
     expect(messagesTokens(messages, words)).toBeGreaterThan(80);
@@ -184,7 +205,9 @@ describe('max_tokens on the journal source', () => {
     await expect(run()).rejects.toMatchObject({
       code: 'CONTEXT_BUDGET_EXCEEDED',
       field: 'sources[0].max_tokens',
-      message: expect.stringMatching(/^context source "journal_0" \(journal\): max_tokens 5, which cannot hold even the initial task and the latest iteration/),
+      message: expect.stringMatching(
+        /^context source "journal_0" \(journal\): max_tokens 5, which cannot hold even the initial task and the latest iteration/,
+      ),
     });
   });
 });

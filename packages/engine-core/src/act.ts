@@ -81,7 +81,10 @@ async function gate(
   if (!decision.args) return { invocation };
   const rewritten = prepareToolCall({ ...call, arguments: JSON.stringify(decision.args) }, toolContext);
   if (rewritten.kind === 'rejected') {
-    return { blocked: `Blocked: the arguments written by the pre_tool_execution hook do not fit the tool. ${rewritten.observation}`, by: hook.ioPathRef };
+    return {
+      blocked: `Blocked: the arguments written by the pre_tool_execution hook do not fit the tool. ${rewritten.observation}`,
+      by: hook.ioPathRef,
+    };
   }
   record(context, {
     type: 'SYSTEM_MESSAGE',
@@ -152,7 +155,12 @@ export async function act(context: RunContext, pending: readonly PendingCall[]):
       toolResult: outcome.observation,
       inputs: {
         tool_call: { name: call.name, arguments: prepared.args, action_id: call.id },
-        tool_result: { status: outcome.status, exit_code: outcome.exitCode, observation: outcome.observation, execution_ref: outcome.executionRef },
+        tool_result: {
+          status: outcome.status,
+          exit_code: outcome.exitCode,
+          observation: outcome.observation,
+          execution_ref: outcome.executionRef,
+        },
       },
     });
     const override = post ? observationOverride(post) : undefined;

@@ -7,7 +7,10 @@ import { z } from 'zod';
 export const LlmPricing = z.strictObject({
   input_per_million: z.number().nonnegative(),
   output_per_million: z.number().nonnegative(),
-  currency: z.string().regex(/^[A-Z]{3}$/, 'a three-letter currency code such as USD').default('USD'),
+  currency: z
+    .string()
+    .regex(/^[A-Z]{3}$/, 'a three-letter currency code such as USD')
+    .default('USD'),
 });
 export type LlmPricing = z.infer<typeof LlmPricing>;
 

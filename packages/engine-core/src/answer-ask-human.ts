@@ -82,7 +82,13 @@ export async function answerAskHuman(context: RunContext, item: PendingCall): Pr
   const parsed = parseToolArguments(call.arguments);
   const fields = 'args' in parsed ? parseAskHumanArguments(parsed.args) : `Error: ${parsed.error}`;
   if (!item.started) {
-    record(context, { type: 'ACTION_REQUEST', iteration, action_id: call.id, tool_name: call.name, tool_args: 'args' in parsed ? parsed.args : null });
+    record(context, {
+      type: 'ACTION_REQUEST',
+      iteration,
+      action_id: call.id,
+      tool_name: call.name,
+      tool_args: 'args' in parsed ? parsed.args : null,
+    });
   }
   if (typeof fields === 'string') {
     record(context, {

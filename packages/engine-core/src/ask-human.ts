@@ -15,7 +15,11 @@ export const ASK_HUMAN_TOOL = {
       type: 'object',
       properties: {
         prompt: { type: 'string', description: 'Question or instruction to display to the user' },
-        input_type: { type: 'string', enum: ['text', 'password', 'confirmation'], description: 'Input type: text | password | confirmation' },
+        input_type: {
+          type: 'string',
+          enum: ['text', 'password', 'confirmation'],
+          description: 'Input type: text | password | confirmation',
+        },
         sensitive: { type: 'boolean', description: 'Whether the input is sensitive (typed characters are hidden)' },
       },
       required: ['prompt'],
@@ -45,11 +49,15 @@ export function parseAskHumanArguments(args: Record<string, unknown>): { prompt:
     return `ask_human "input_type" must be text, password or confirmation, got ${JSON.stringify(inputType)}.`;
   }
   if (typeof sensitive !== 'boolean') return `ask_human "sensitive" must be true or false, got ${JSON.stringify(sensitive)}.`;
-  if (unknown.length > 0) return `ask_human has no parameter ${unknown.map((name) => `"${name}"`).join(', ')}; its parameters are prompt, input_type, sensitive.`;
+  if (unknown.length > 0)
+    return `ask_human has no parameter ${unknown.map((name) => `"${name}"`).join(', ')}; its parameters are prompt, input_type, sensitive.`;
   return { prompt, input_type: String(inputType), sensitive: sensitive || inputType === 'password' };
 }
 
-export function createHumanInputRequest(actionId: string, fields: { prompt: string; input_type: string; sensitive: boolean }): HumanInputRequest {
+export function createHumanInputRequest(
+  actionId: string,
+  fields: { prompt: string; input_type: string; sensitive: boolean },
+): HumanInputRequest {
   return { request_id: randomUUID(), action_id: actionId, timestamp: new Date().toISOString(), ...fields };
 }
 

@@ -63,9 +63,45 @@ on_run_end:
 };
 const MUTABLE = Object.keys(VALID_FILES);
 
-
-const WRONG_VALUES = ['42', '-1', '3.5', 'true', 'null', '~', '[]', '[1, 2]', '{}', '{a: 1}', '""', "'x'", 'yes', '0x1F', '.inf', '!!binary aGk=', '*undefined_alias', '&anchor 1'];
-const JUNK = [': : :', '- - -', '{{{', ']]', '"unterminated', "'", '\t', '&a [*a]', '? complex key', '|', '>-', '%YAML 1.2', '---', '...', '@', '`', '!!python/object:os.system ls'];
+const WRONG_VALUES = [
+  '42',
+  '-1',
+  '3.5',
+  'true',
+  'null',
+  '~',
+  '[]',
+  '[1, 2]',
+  '{}',
+  '{a: 1}',
+  '""',
+  "'x'",
+  'yes',
+  '0x1F',
+  '.inf',
+  '!!binary aGk=',
+  '*undefined_alias',
+  '&anchor 1',
+];
+const JUNK = [
+  ': : :',
+  '- - -',
+  '{{{',
+  ']]',
+  '"unterminated',
+  "'",
+  '\t',
+  '&a [*a]',
+  '? complex key',
+  '|',
+  '>-',
+  '%YAML 1.2',
+  '---',
+  '...',
+  '@',
+  '`',
+  '!!python/object:os.system ls',
+];
 
 type Mutation = (lines: string[], random: () => number) => string[] | Buffer;
 
@@ -97,7 +133,11 @@ const MUTATIONS: Record<string, Mutation> = {
   unknownKey: (lines, random) => {
     const index = Math.floor(random() * (lines.length + 1));
     const indent = (lines[index] ?? '').match(/^\s*(- )?/)?.[0].replace('- ', '  ') ?? '';
-    return [...lines.slice(0, index), `${indent}${pick(['colour', 'modle', 'tols', 'imprts', 'x_y', 'on_missing'], random)}: ${pick(WRONG_VALUES, random)}`, ...lines.slice(index)];
+    return [
+      ...lines.slice(0, index),
+      `${indent}${pick(['colour', 'modle', 'tols', 'imprts', 'x_y', 'on_missing'], random)}: ${pick(WRONG_VALUES, random)}`,
+      ...lines.slice(index),
+    ];
   },
   junkLine: (lines, random) => {
     const index = Math.floor(random() * (lines.length + 1));
@@ -163,7 +203,7 @@ describe(`configuration fuzz (${CASES} seeded cases)`, () => {
     const seen = new Set<string>();
     for (let index = 0; index < CASES; index += 1) {
       const fuzzCase = makeCase(index);
-      fuzzCase.mutations.forEach((name) => seen.add(name));
+      for (const name of fuzzCase.mutations) seen.add(name);
       const home = writeAgent(index, fuzzCase);
       const label = `case ${index} (${fuzzCase.file}: ${fuzzCase.mutations.join(', ')})`;
       try {

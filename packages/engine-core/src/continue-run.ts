@@ -1,7 +1,17 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigurationError, DeltaError } from '@delta/errors';
-import { acquireRunLock, isRunId, readJournal, readLatestRunId, readMetadata, runPaths, updateMetadata, type JournalEvent, type RunStatus } from '@delta/journal';
+import {
+  acquireRunLock,
+  isRunId,
+  readJournal,
+  readLatestRunId,
+  readMetadata,
+  runPaths,
+  updateMetadata,
+  type JournalEvent,
+  type RunStatus,
+} from '@delta/journal';
 import { interactionFiles } from './ask-human.js';
 import { driveRun } from './drive-run.js';
 import { ENGINE_VERSION } from './engine-version.js';
@@ -135,7 +145,8 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
       record(context, {
         type: 'SYSTEM_MESSAGE',
         level: 'WARN',
-        content: 'The engine process that was running this run stopped without finishing (a crash or kill -9); the run is resumed from its journal.',
+        content:
+          'The engine process that was running this run stopped without finishing (a crash or kill -9); the run is resumed from its journal.',
       });
     }
     if (!events.some((event) => event.type === 'USER_MESSAGE')) {

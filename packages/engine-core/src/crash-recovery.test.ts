@@ -19,7 +19,14 @@ async function finishedRun(script: ScriptStep[]) {
   server = await startFakeLlm({ script });
   const agent = loadAgent(await createTempAgent({ agentYaml: { name: 'recover', llm: { model: 'm', max_retries: 0 } } }));
   const workDir = join(await createTempDir('recover-'), 'w');
-  const result = await startRun({ agent, workDir, message: 'task', apiKey: 'k', baseUrl: server.baseUrl, askHuman: async () => 'forty-two' });
+  const result = await startRun({
+    agent,
+    workDir,
+    message: 'task',
+    apiKey: 'k',
+    baseUrl: server.baseUrl,
+    askHuman: async () => 'forty-two',
+  });
   expect(result.status).toBe('COMPLETED');
   return { agent, workDir, paths: result.paths };
 }
@@ -39,13 +46,19 @@ const refuseToAsk = async (): Promise<string> => {
 
 describe('recovery after kill -9', () => {
   it('takes the answer already journaled (HUMAN_INPUT_RECEIVED) instead of asking the human again', async () => {
-    const { agent, workDir, paths } = await finishedRun([{ tool_calls: [{ id: 'call_ask', name: 'ask_human', arguments: { prompt: 'Number?' } }] }, { content: 'ok' }, { content: 'ok again' }]);
+    const { agent, workDir, paths } = await finishedRun([
+      { tool_calls: [{ id: 'call_ask', name: 'ask_human', arguments: { prompt: 'Number?' } }] },
+      { content: 'ok' },
+      { content: 'ok again' },
+    ]);
     crashAfter(paths, (event) => event.type === 'HUMAN_INPUT_RECEIVED');
     const result = await continueRun({ workDir, agent, apiKey: 'k', baseUrl: server!.baseUrl, askHuman: refuseToAsk });
     expect(result).toMatchObject({ status: 'COMPLETED', finalAnswer: 'ok again' });
     const events = readJournal(paths.journal);
     expect(events.filter((event) => event.type === 'HUMAN_INPUT_REQUEST')).toHaveLength(1);
-    expect(events.filter((event) => event.type === 'ACTION_RESULT')).toMatchObject([{ action_id: 'call_ask', observation_content: 'forty-two' }]);
+    expect(events.filter((event) => event.type === 'ACTION_RESULT')).toMatchObject([
+      { action_id: 'call_ask', observation_content: 'forty-two' },
+    ]);
     expect(server!.requests.at(-1)!.body.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_ask', content: 'forty-two' });
   });
 
@@ -69,7 +82,11 @@ describe('recovery after kill -9', () => {
   });
 
   it('repairs a torn last line, keeps the torn bytes and records the repair', async () => {
-    const { agent, workDir, paths } = await finishedRun([{ tool_calls: [{ id: 'call_ask', name: 'ask_human', arguments: { prompt: 'Number?' } }] }, { content: 'ok' }, { content: 'resumed' }]);
+    const { agent, workDir, paths } = await finishedRun([
+      { tool_calls: [{ id: 'call_ask', name: 'ask_human', arguments: { prompt: 'Number?' } }] },
+      { content: 'ok' },
+      { content: 'resumed' },
+    ]);
     crashAfter(paths, (event) => event.type === 'ACTION_REQUEST');
     writeFileSync(paths.journal, `${readFileSync(paths.journal, 'utf8')}{"seq":5,"type":"HUMAN_INP`);
     const result = await continueRun({ workDir, agent, apiKey: 'k', baseUrl: server!.baseUrl, askHuman: async () => 'seven' });
@@ -80,7 +97,9 @@ describe('recovery after kill -9', () => {
     expect(repair).toBeDefined();
     const savedTo = /kept in (\S+)\.$/.exec(repair!.type === 'SYSTEM_MESSAGE' ? repair!.content : '')![1]!;
     expect(readFileSync(savedTo, 'utf8')).toBe('{"seq":5,"type":"HUMAN_INP');
-    expect(events.filter((event) => event.type === 'ACTION_RESULT')).toMatchObject([{ action_id: 'call_ask', observation_content: 'seven' }]);
+    expect(events.filter((event) => event.type === 'ACTION_RESULT')).toMatchObject([
+      { action_id: 'call_ask', observation_content: 'seven' },
+    ]);
   });
 });
 
@@ -91,6 +110,8 @@ describe('continueRun arguments', () => {
     await expect(continueRun({ workDir: join(work, 'w', 'x'), runId: '../../..' })).rejects.toThrow(/No existing run found/);
     // `..` would make .delta/.. (the workspace itself, with its metadata.json) the run directory.
     await expect(continueRun({ workDir: work, runId: '..' })).rejects.toThrow('".." is not a run id.');
-    await expect(continueRun({ workDir: work, runId: '20260101_000000_abcdef' })).rejects.toThrow(/No existing run found .* with id 20260101_000000_abcdef/);
+    await expect(continueRun({ workDir: work, runId: '20260101_000000_abcdef' })).rejects.toThrow(
+      /No existing run found .* with id 20260101_000000_abcdef/,
+    );
   });
 });

@@ -8,7 +8,7 @@ describe('parseDotenv', () => {
       '',
       'PLAIN=value # trailing comment',
       'export EXPORTED=yes',
-      'SINGLE=\'a # not a comment\'',
+      "SINGLE='a # not a comment'",
       'DOUBLE="line\\nbreak \\"quoted\\""',
       '  SPACED = spaced  ',
       'not a line',

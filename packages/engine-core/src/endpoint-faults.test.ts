@@ -59,7 +59,11 @@ async function rawEndpoint(answers: Array<{ status: number; headers?: Record<str
 
 describe('endpoint faults', () => {
   it('retries a 429 after the time its Retry-After header asks for', async () => {
-    const rateLimited = { status: 429, headers: { 'retry-after': '1.2' }, body: JSON.stringify({ error: { message: 'slow down', type: 'rate_limit' } }) };
+    const rateLimited = {
+      status: 429,
+      headers: { 'retry-after': '1.2' },
+      body: JSON.stringify({ error: { message: 'slow down', type: 'rate_limit' } }),
+    };
     const endpoint = await rawEndpoint([rateLimited, { status: 200, body: completion('after the wait') }]);
     const { result } = await start({ max_retries: 2 }, endpoint.baseUrl);
     expect(result).toMatchObject({ status: 'COMPLETED', finalAnswer: 'after the wait' });
@@ -75,7 +79,13 @@ describe('endpoint faults', () => {
   });
 
   it('gives a hanging endpoint llm.timeout_ms per attempt, then fails the run', async () => {
-    const { result, seconds } = await start({ max_retries: 1, timeout_ms: 300 }, await fake([{ content: 'too late', delay_ms: 30_000 }, { content: 'too late', delay_ms: 30_000 }]));
+    const { result, seconds } = await start(
+      { max_retries: 1, timeout_ms: 300 },
+      await fake([
+        { content: 'too late', delay_ms: 30_000 },
+        { content: 'too late', delay_ms: 30_000 },
+      ]),
+    );
     expect(result).toMatchObject({ status: 'FAILED', exitCode: ExitCode.FAILED });
     expect(result.reason).toMatch(/^The model endpoint http:\/\/127\.0\.0\.1:\d+\/v1 did not answer in time \(2 attempts\)\.$/);
     expect(server!.requests).toHaveLength(2);
@@ -107,7 +117,9 @@ describe('endpoint faults', () => {
   });
 
   it('does not obey a Retry-After longer than a minute', async () => {
-    const endpoint = await rawEndpoint([{ status: 429, headers: { 'retry-after': '3600' }, body: '{"error":{"message":"come back in an hour"}}' }]);
+    const endpoint = await rawEndpoint([
+      { status: 429, headers: { 'retry-after': '3600' }, body: '{"error":{"message":"come back in an hour"}}' },
+    ]);
     const { result, seconds } = await start({ max_retries: 2 }, endpoint.baseUrl);
     expect(result).toMatchObject({ status: 'FAILED' });
     expect(result.reason).toContain('answered HTTP 429');

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm, type ScriptStep } from '@delta/testkit';
@@ -107,7 +107,13 @@ describe('lifecycle hooks in a run', () => {
     );
     const firstHook = join(result.paths.hooksDir, '001_on_iteration_start');
     expect(readdirSync(firstHook).sort()).toEqual(['execution_meta', 'input', 'output']);
-    expect(readdirSync(join(firstHook, 'execution_meta')).sort()).toEqual(['command.txt', 'duration_ms.txt', 'exit_code.txt', 'stderr.log', 'stdout.log']);
+    expect(readdirSync(join(firstHook, 'execution_meta')).sort()).toEqual([
+      'command.txt',
+      'duration_ms.txt',
+      'exit_code.txt',
+      'stderr.log',
+      'stdout.log',
+    ]);
     const proposed = JSON.parse(readFileSync(join(result.paths.hooksDir, '002_pre_llm_request', 'input', 'proposed_payload.json'), 'utf8'));
     expect(proposed).toEqual(server!.requests[0]!.body);
   });
@@ -150,7 +156,7 @@ PY
     expect(result.status).toBe('COMPLETED');
     const invocations = readdirSync(result.paths.invocationsDir).sort();
     expect(invocations).toHaveLength(4);
-    invocations.forEach((id, index) => expect(readInvocationRequest(result.paths, id)).toBe(server!.requests[index]!.rawBody));
+    for (const [index, id] of invocations.entries()) expect(readInvocationRequest(result.paths, id)).toBe(server!.requests[index]!.rawBody);
     expect(server!.requests[1]!.rawBody).toContain('REWRITTEN BY HOOK');
     expect(server!.requests[2]!.rawBody).not.toContain('REWRITTEN BY HOOK');
     // The rewritten request shares less than half with the one before, so it is copied whole; later ones are deltas again.
@@ -166,18 +172,28 @@ PY
     expect((server!.requests[0]!.body as { messages: Array<{ role: string }> }).messages[1]).toMatchObject({ role: 'user' });
     const warning = journal.find((event) => event.type === 'SYSTEM_MESSAGE');
     expect(warning).toMatchObject({ level: 'WARN' });
-    expect(warning?.type === 'SYSTEM_MESSAGE' && warning.content).toMatch(/^pre_llm_request: .*final_payload\.json.*the unmodified payload is sent/);
+    expect(warning?.type === 'SYSTEM_MESSAGE' && warning.content).toMatch(
+      /^pre_llm_request: .*final_payload\.json.*the unmodified payload is sent/,
+    );
   });
 
   it('blocks a tool with the pre_tool_execution gate: not run, marker absent, the model told why', async () => {
     const gate = `#!/bin/sh\necho '{"skip": true, "reason": "touching files is not allowed today"}' > "$DELTA_HOOK_IO_PATH/output/control.json"\n`;
     const agent = await agentWith(`pre_tool_execution:\n  command: ['\${AGENT_HOME}/gate.sh']\n`, { 'gate.sh': gate });
-    const { result, workDir, journal } = await run(agent, [{ tool_calls: [{ name: 'touch', arguments: { path: 'marker' } }] }, { content: 'ok' }]);
+    const { result, workDir, journal } = await run(agent, [
+      { tool_calls: [{ name: 'touch', arguments: { path: 'marker' } }] },
+      { content: 'ok' },
+    ]);
     expect(result.status).toBe('COMPLETED');
     expect(existsSync(join(workDir, 'marker'))).toBe(false);
-    const toolMessage = (server!.requests[1]!.body as { messages: Array<{ role: string; content: string }> }).messages.find((message) => message.role === 'tool');
+    const toolMessage = (server!.requests[1]!.body as { messages: Array<{ role: string; content: string }> }).messages.find(
+      (message) => message.role === 'tool',
+    );
     expect(toolMessage?.content).toBe('Blocked by the pre_tool_execution hook: touching files is not allowed today');
-    expect(journal.find((event) => event.type === 'ACTION_RESULT')).toMatchObject({ status: 'ERROR', blocked_by: 'io/hooks/001_pre_tool_execution/' });
+    expect(journal.find((event) => event.type === 'ACTION_RESULT')).toMatchObject({
+      status: 'ERROR',
+      blocked_by: 'io/hooks/001_pre_tool_execution/',
+    });
     expect(readdirSync(result.paths.toolExecutionsDir)).toEqual([]);
   });
 
@@ -189,12 +205,17 @@ PY
       { 'crash.sh': crash, 'hang.sh': hang },
     );
     const started = Date.now();
-    const { result, workDir, journal } = await run(agent, [{ tool_calls: [{ name: 'touch', arguments: { path: 'marker' } }] }, { content: 'ok' }]);
+    const { result, workDir, journal } = await run(agent, [
+      { tool_calls: [{ name: 'touch', arguments: { path: 'marker' } }] },
+      { content: 'ok' },
+    ]);
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(result.status).toBe('COMPLETED');
     expect(existsSync(join(workDir, 'marker'))).toBe(false);
     const blocked = journal.find((event) => event.type === 'ACTION_RESULT');
-    expect(blocked?.type === 'ACTION_RESULT' && blocked.observation_content).toMatch(/^Blocked by the pre_tool_execution hook: .*3.*gate exploded/);
+    expect(blocked?.type === 'ACTION_RESULT' && blocked.observation_content).toMatch(
+      /^Blocked by the pre_tool_execution hook: .*3.*gate exploded/,
+    );
     const audits = journal.filter((event) => event.type === 'HOOK_EXECUTION_AUDIT');
     expect(audits.map((event) => event.type === 'HOOK_EXECUTION_AUDIT' && [event.hook_name, event.status])).toEqual([
       ['pre_tool_execution', 'FAILED'],
@@ -206,7 +227,10 @@ PY
   it('runs a tool with the arguments the gate rewrote, and says so in the journal', async () => {
     const rewrite = `#!/bin/sh\necho '{"path": "safe-name"}' > "$DELTA_HOOK_IO_PATH/output/tool_args.json"\n`;
     const agent = await agentWith(`pre_tool_execution:\n  command: ['\${AGENT_HOME}/rewrite.sh']\n`, { 'rewrite.sh': rewrite });
-    const { workDir, journal } = await run(agent, [{ tool_calls: [{ name: 'touch', arguments: { path: '../escape' } }] }, { content: 'ok' }]);
+    const { workDir, journal } = await run(agent, [
+      { tool_calls: [{ name: 'touch', arguments: { path: '../escape' } }] },
+      { content: 'ok' },
+    ]);
     expect(existsSync(join(workDir, 'safe-name'))).toBe(true);
     expect(existsSync(join(workDir, '..', 'escape'))).toBe(false);
     const note = journal.find((event) => event.type === 'SYSTEM_MESSAGE');
@@ -216,8 +240,13 @@ PY
   it('lets post_tool_execution replace what the model sees, never the logs', async () => {
     const redact = `#!/bin/sh\nprintf 'REDACTED (%s bytes)' "$(printf %s "$TOOL_RESULT" | wc -c | tr -d ' ')" > "$DELTA_HOOK_IO_PATH/output/observation.txt"\n`;
     const agent = await agentWith(`post_tool_execution:\n  command: ['\${AGENT_HOME}/redact.sh']\n`, { 'redact.sh': redact });
-    const { result, journal } = await run(agent, [{ tool_calls: [{ name: 'say', arguments: { text: 'password123' } }] }, { content: 'ok' }]);
-    const toolMessage = (server!.requests[1]!.body as { messages: Array<{ role: string; content: string }> }).messages.find((message) => message.role === 'tool');
+    const { result, journal } = await run(agent, [
+      { tool_calls: [{ name: 'say', arguments: { text: 'password123' } }] },
+      { content: 'ok' },
+    ]);
+    const toolMessage = (server!.requests[1]!.body as { messages: Array<{ role: string; content: string }> }).messages.find(
+      (message) => message.role === 'tool',
+    );
     expect(toolMessage?.content).toBe('REDACTED (11 bytes)');
     expect(readFileSync(join(result.paths.toolExecutionsDir, 'call_1_1', 'stdout.log'), 'utf8')).toBe('password123\n');
     expect(journal.find((event) => event.type === 'ACTION_RESULT')).toMatchObject({
@@ -227,14 +256,17 @@ PY
   });
 
   it('accepts the legacy short hook names with a deprecation warning', async () => {
-    const agent = await agentWith(`pre_tool_exec:\n  command: ['\${AGENT_HOME}/log.sh']\npost_tool_exec:\n  command: ['\${AGENT_HOME}/log.sh']\n`, { 'log.sh': LOGGER });
+    const agent = await agentWith(
+      `pre_tool_exec:\n  command: ['\${AGENT_HOME}/log.sh']\npost_tool_exec:\n  command: ['\${AGENT_HOME}/log.sh']\n`,
+      { 'log.sh': LOGGER },
+    );
     const loaded = loadAgent(agent);
     expect(loaded.warnings.map((warning) => warning.message).join('\n')).toMatch(/DEPRECATION WARNING.*pre_tool_exec.*pre_tool_execution/);
     const { workDir } = await run(agent, [{ tool_calls: [{ name: 'say', arguments: { text: 'x' } }] }, { content: 'ok' }]);
-    expect(readFileSync(join(workDir, 'hooks.log'), 'utf8').split('\n').map((line) => line.split(' ')[0])).toEqual([
-      'pre_tool_execution',
-      'post_tool_execution',
-      '',
-    ]);
+    expect(
+      readFileSync(join(workDir, 'hooks.log'), 'utf8')
+        .split('\n')
+        .map((line) => line.split(' ')[0]),
+    ).toEqual(['pre_tool_execution', 'post_tool_execution', '']);
   });
 });

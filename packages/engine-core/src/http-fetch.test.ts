@@ -25,7 +25,13 @@ async function serve(answer: (request: Seen, response: http.ServerResponse) => v
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const entry = { method: request.method!, url: request.url!, headers: request.headers, body: Buffer.concat(chunks), port: request.socket.remotePort! };
+      const entry = {
+        method: request.method!,
+        url: request.url!,
+        headers: request.headers,
+        body: Buffer.concat(chunks),
+        port: request.socket.remotePort!,
+      };
       seen.push(entry);
       answer(entry, response);
     });
@@ -42,20 +48,32 @@ describe('httpFetch', () => {
       response.end('{"ok":true,"text":"é🙂"}');
     });
     const bytes = Buffer.from('{"messages":["ünï 🙂"]}', 'utf8');
-    const first = await httpFetch(`${base}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer k' }, body: bytes });
+    const first = await httpFetch(`${base}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer k' },
+      body: bytes,
+    });
     expect(first.status).toBe(201);
     expect(first.statusText).toBe('Made');
     expect(first.headers.get('x-request-id')).toBe('r1');
     expect(first.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
     expect(await first.json()).toEqual({ ok: true, text: 'é🙂' });
-    const second = await httpFetch(new URL(`${base}/again`), { method: 'POST', headers: new Headers({ 'x-one': '1' }), body: 'plain text é' });
+    const second = await httpFetch(new URL(`${base}/again`), {
+      method: 'POST',
+      headers: new Headers({ 'x-one': '1' }),
+      body: 'plain text é',
+    });
     await second.text();
     expect(seen.map((request) => [request.method, request.url])).toEqual([
       ['POST', '/v1/chat/completions'],
       ['POST', '/again'],
     ]);
     expect(seen[0]!.body.equals(bytes)).toBe(true);
-    expect(seen[0]!.headers).toMatchObject({ 'content-type': 'application/json', authorization: 'Bearer k', 'content-length': String(bytes.length) });
+    expect(seen[0]!.headers).toMatchObject({
+      'content-type': 'application/json',
+      authorization: 'Bearer k',
+      'content-length': String(bytes.length),
+    });
     expect(seen[1]!.body.toString('utf8')).toBe('plain text é');
     expect(seen[1]!.headers['x-one']).toBe('1');
     // The same client port both times: the connection was kept alive.
@@ -87,7 +105,9 @@ describe('httpFetch', () => {
     });
     const before = new AbortController();
     before.abort();
-    await expect(httpFetch(`${base}/x`, { method: 'POST', body: 'x', signal: before.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(httpFetch(`${base}/x`, { method: 'POST', body: 'x', signal: before.signal })).rejects.toMatchObject({
+      name: 'AbortError',
+    });
     const during = new AbortController();
     const pending = httpFetch(`${base}/x`, { method: 'POST', body: 'x', signal: during.signal });
     setTimeout(() => during.abort(new Error('stopped by the test')), 100);

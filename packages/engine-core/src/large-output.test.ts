@@ -57,7 +57,9 @@ describe('a 200 MiB tool output', () => {
       expect(Buffer.byteLength(observation)).toBeLessThan(200 * 1024);
       expect(observation.startsWith('xxxx')).toBe(true);
       expect(observation.endsWith('xxxxEND')).toBe(true);
-      expect(observation).toContain(`bytes omitted of ${SIZE + 4}; the full output is in .delta/${result.runId}/io/tool_executions/${execution}/stdout.log`);
+      expect(observation).toContain(
+        `bytes omitted of ${SIZE + 4}; the full output is in .delta/${result.runId}/io/tool_executions/${execution}/stdout.log`,
+      );
 
       expect((peak - baseline) / MEBIBYTE).toBeLessThan(100);
     } finally {

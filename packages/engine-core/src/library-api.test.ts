@@ -36,13 +36,24 @@ describe('the library API', () => {
   it('aborting the signal ends the run INTERRUPTED, stops the tool process and still runs on_run_end', async () => {
     server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'slow', arguments: {} }] }, { content: 'never asked' }] });
     const home = await createTempAgent({
-      agentYaml: { name: 'slow', llm: { model: 'm', max_retries: 0 }, tools: [{ name: 'slow', description: 'Sleeps', exec: '${AGENT_HOME}/slow.sh ${CWD}/tool.pid' }] },
+      agentYaml: {
+        name: 'slow',
+        llm: { model: 'm', max_retries: 0 },
+        tools: [{ name: 'slow', description: 'Sleeps', exec: '${AGENT_HOME}/slow.sh ${CWD}/tool.pid' }],
+      },
       hooksYaml: 'on_run_end:\n  command: ["sh", "-c", "echo ended > run-end.txt"]\n',
       files: { 'slow.sh': { content: SLOW_TOOL, mode: 0o755 } },
     });
     const workDir = join(await createTempDir('work-'), 'w');
     const controller = new AbortController();
-    const run = runAgent({ agent: loadAgent(home), message: 'sleep', workDir, apiKey: 'k', baseUrl: server.baseUrl, signal: controller.signal });
+    const run = runAgent({
+      agent: loadAgent(home),
+      message: 'sleep',
+      workDir,
+      apiKey: 'k',
+      baseUrl: server.baseUrl,
+      signal: controller.signal,
+    });
 
     const pidFile = join(workDir, 'tool.pid');
     await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '');
@@ -67,9 +78,19 @@ describe('the library API', () => {
   });
 
   it('starts tools through its launcher process, which is gone once the run has ended', async () => {
-    server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'parent', arguments: {} }] }, { tool_calls: [{ name: 'parent', arguments: {} }] }, { content: 'done' }] });
+    server = await startFakeLlm({
+      script: [
+        { tool_calls: [{ name: 'parent', arguments: {} }] },
+        { tool_calls: [{ name: 'parent', arguments: {} }] },
+        { content: 'done' },
+      ],
+    });
     const home = await createTempAgent({
-      agentYaml: { name: 'launched', llm: { model: 'm', max_retries: 0 }, tools: [{ name: 'parent', description: 'Says who started it', shell: 'echo $PPID >> parents.txt' }] },
+      agentYaml: {
+        name: 'launched',
+        llm: { model: 'm', max_retries: 0 },
+        tools: [{ name: 'parent', description: 'Says who started it', shell: 'echo $PPID >> parents.txt' }],
+      },
     });
     const workDir = join(await createTempDir('work-'), 'w');
     const result = await startRun({ agent: loadAgent(home), message: 'go', workDir, apiKey: 'k', baseUrl: server.baseUrl });
@@ -86,9 +107,20 @@ describe('the library API', () => {
     server = await startFakeLlm({ script: [{ content: 'hello from the injected client' }], apiKey: 'secret-key' });
     const home = await createTempAgent({ agentYaml: { name: 'injected', llm: { model: 'm', max_retries: 0 } } });
     const workDir = join(await createTempDir('work-'), 'w');
-    const client = new OpenAI({ apiKey: 'secret-key', baseURL: server.baseUrl, maxRetries: 0, defaultHeaders: { 'x-caller': 'library-test' } });
+    const client = new OpenAI({
+      apiKey: 'secret-key',
+      baseURL: server.baseUrl,
+      maxRetries: 0,
+      defaultHeaders: { 'x-caller': 'library-test' },
+    });
     // No apiKey, baseUrl or environment: the engine must use the client, not look for settings.
-    const result = await startRun({ agent: loadAgent(home), message: 'hi', workDir, model: modelClientFromOpenAI(client), environment: {} });
+    const result = await startRun({
+      agent: loadAgent(home),
+      message: 'hi',
+      workDir,
+      model: modelClientFromOpenAI(client),
+      environment: {},
+    });
     expect(result.status).toBe('COMPLETED');
     expect(result.finalAnswer).toBe('hello from the injected client');
     expect(server.requests).toHaveLength(1);
@@ -103,7 +135,14 @@ describe('the library API', () => {
     const home = await createTempAgent({ agentYaml: { name: 'stream', llm: { model: 'm', max_retries: 0 } } });
     const workDir = join(await createTempDir('work-'), 'w');
     const seen: string[] = [];
-    const first = runAgent({ agent: loadAgent(home), message: 'one', workDir, apiKey: 'k', baseUrl: server.baseUrl, onEvent: (event) => seen.push(event.type) });
+    const first = runAgent({
+      agent: loadAgent(home),
+      message: 'one',
+      workDir,
+      apiKey: 'k',
+      baseUrl: server.baseUrl,
+      onEvent: (event) => seen.push(event.type),
+    });
     const types: string[] = [];
     for await (const event of first.events) types.push(event.type);
     expect((await first.result).finalAnswer).toBe('first');

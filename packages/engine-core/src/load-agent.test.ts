@@ -43,18 +43,33 @@ describe('agent.yaml', () => {
   });
 
   it('warns about unknown keys by name, with line and column, and still loads', async () => {
-    const home = await createTempAgent({ agentYaml: 'name: a\nllm:\n  model: m\nmodle: typo\ntools:\n  - name: t\n    exec: echo hi\n    colour: red\n' });
+    const home = await createTempAgent({
+      agentYaml: 'name: a\nllm:\n  model: m\nmodle: typo\ntools:\n  - name: t\n    exec: echo hi\n    colour: red\n',
+    });
     const agent = loadAgent(home);
     expect(agent.warnings).toEqual([
-      expect.objectContaining({ file: join(home, 'agent.yaml'), line: 4, column: 1, field: 'modle', message: expect.stringContaining('"modle"') }),
-      expect.objectContaining({ file: join(home, 'agent.yaml'), line: 8, field: 'tools[0].colour', message: expect.stringContaining("'colour'") }),
+      expect.objectContaining({
+        file: join(home, 'agent.yaml'),
+        line: 4,
+        column: 1,
+        field: 'modle',
+        message: expect.stringContaining('"modle"'),
+      }),
+      expect.objectContaining({
+        file: join(home, 'agent.yaml'),
+        line: 8,
+        field: 'tools[0].colour',
+        message: expect.stringContaining("'colour'"),
+      }),
     ]);
   });
 
   it('names the file, line, column, field, what was expected and found, and a fix', async () => {
     const home = await createTempAgent({ agentYaml: 'name: a\nllm:\n  model: m\n  temperature: hot\n' });
     const error = configurationError(home);
-    expect(error.message).toContain(`${join(home, 'agent.yaml')}:4:16 llm.temperature: expected number, received string; found the string "hot"`);
+    expect(error.message).toContain(
+      `${join(home, 'agent.yaml')}:4:16 llm.temperature: expected number, received string; found the string "hot"`,
+    );
     expect(error.hint).toMatch(/temperature: 0.7/);
   });
 
@@ -76,7 +91,11 @@ describe('agent.yaml', () => {
     expect(both.warnings[0]!.message).toMatch(/^\[DEPRECATION WARNING\] both agent\.yaml and config\.yaml exist/);
 
     const only = await createTempDir();
-    await writeFiles(only, { 'config.yaml': 'name: legacy\nllm: {model: m}\n', 'system_prompt.md': 'x', 'context.yaml': defaultContextYaml });
+    await writeFiles(only, {
+      'config.yaml': 'name: legacy\nllm: {model: m}\n',
+      'system_prompt.md': 'x',
+      'context.yaml': defaultContextYaml,
+    });
     const loaded = loadAgent(only);
     expect(loaded.config.name).toBe('legacy');
     expect(loaded.configFile).toBe(join(only, 'config.yaml'));
@@ -98,7 +117,10 @@ describe('agent.yaml', () => {
 
 describe('hostile input', () => {
   it('turns an alias bomb into a configuration error, not a raw exception', async () => {
-    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...'bcdefg'.split('').map((key, index) => `${key}: &${key} [${Array(10).fill(`*${'abcdefg'[index]}`).join(', ')}]`)];
+    const bomb = [
+      'a: &a [x, x, x, x, x, x, x, x, x, x]',
+      ...'bcdefg'.split('').map((key, index) => `${key}: &${key} [${Array(10).fill(`*${'abcdefg'[index]}`).join(', ')}]`),
+    ];
     const home = await createTempAgent({ agentYaml: `name: a\nllm: {model: m}\n${bomb.join('\n')}\n` });
     expect(configurationError(home).message).toMatch(/agent\.yaml could not be read as YAML: /);
   });
@@ -128,10 +150,14 @@ describe('context.yaml and hooks.yaml', () => {
   });
 
   it('takes legacy lifecycle_hooks from agent.yaml with a warning when hooks.yaml is absent', async () => {
-    const home = await createTempAgent({ agentYaml: 'name: a\nllm: {model: m}\nlifecycle_hooks:\n  on_run_end:\n    command: [echo, legacy]\n' });
+    const home = await createTempAgent({
+      agentYaml: 'name: a\nllm: {model: m}\nlifecycle_hooks:\n  on_run_end:\n    command: [echo, legacy]\n',
+    });
     const agent = loadAgent(home);
     expect(agent.hooks.on_run_end?.command).toEqual(['echo', 'legacy']);
-    expect(agent.warnings.map((warning) => warning.message)).toContainEqual(expect.stringMatching(/^\[DEPRECATION WARNING\] lifecycle_hooks/));
+    expect(agent.warnings.map((warning) => warning.message)).toContainEqual(
+      expect.stringMatching(/^\[DEPRECATION WARNING\] lifecycle_hooks/),
+    );
   });
 
   it('reports a wrong hooks.yaml as a configuration error', async () => {
@@ -146,7 +172,8 @@ describe('imports', () => {
       agentYaml: agentWithImports(['./tools/a.yaml', './tools/b.yaml'], [{ name: 'greet', exec: 'echo Bonjour' }]),
       files: {
         'tools/a.yaml': 'imports: [./base.yaml]\ntools:\n  - name: shared\n    exec: echo from-a\n',
-        'tools/base.yaml': 'tools:\n  - name: greet\n    exec: echo Hello\n  - name: shared\n    exec: echo from-base\n  - name: only_base\n    exec: echo base\n',
+        'tools/base.yaml':
+          'tools:\n  - name: greet\n    exec: echo Hello\n  - name: shared\n    exec: echo from-base\n  - name: only_base\n    exec: echo base\n',
         'tools/b.yaml': 'tools:\n  - name: shared\n    exec: echo from-b\n',
       },
     });
@@ -186,7 +213,10 @@ describe('imports', () => {
   });
 
   it('refuses a file that imports agent.yaml back', async () => {
-    const home = await createTempAgent({ agentYaml: agentWithImports(['./loop.yaml']), files: { 'loop.yaml': 'imports: [./agent.yaml]\n' } });
+    const home = await createTempAgent({
+      agentYaml: agentWithImports(['./loop.yaml']),
+      files: { 'loop.yaml': 'imports: [./agent.yaml]\n' },
+    });
     expect(configurationError(home).message).toMatch(/import cycle: agent\.yaml -> loop\.yaml -> agent\.yaml$/);
   });
 
@@ -199,7 +229,9 @@ describe('imports', () => {
     });
     const error = configurationError(join(outer, 'agent'));
     expect(error.code).toBe('IMPORT_OUTSIDE_BOUNDARY');
-    expect(error.message).toContain(`${join(outer, 'agent/agent.yaml')}:4:5 imports[0]: "../shared.yaml" resolves to ${join(outer, 'shared.yaml')}`);
+    expect(error.message).toContain(
+      `${join(outer, 'agent/agent.yaml')}:4:5 imports[0]: "../shared.yaml" resolves to ${join(outer, 'shared.yaml')}`,
+    );
     expect(error.message).toContain('outside the agent directory');
     expect(error.hint).toMatch(/git repository/);
   });
@@ -232,7 +264,10 @@ describe('imports', () => {
     const outside = await createTempDir();
     writeFileSync(join(outside, 'tools.yaml'), 'tools: []\n');
     symlinkSync(join(outside, 'tools.yaml'), join(repository, 'shared-tools/linked.yaml'));
-    writeFileSync(join(repository, 'agents/agent-a/agent.yaml'), 'name: a\nllm: {model: m}\nimports:\n  - ../../shared-tools/linked.yaml\n');
+    writeFileSync(
+      join(repository, 'agents/agent-a/agent.yaml'),
+      'name: a\nllm: {model: m}\nimports:\n  - ../../shared-tools/linked.yaml\n',
+    );
     const error = configurationError(join(repository, 'agents/agent-a'));
     expect(error.message).toContain(`outside the git repository ${repository} that holds the agent`);
   });
@@ -241,7 +276,9 @@ describe('imports', () => {
     const home = await createTempAgent({ agentYaml: agentWithImports(['./tools/nope.yaml']) });
     const error = configurationError(home);
     expect(error.code).toBe('IMPORT_NOT_FOUND');
-    expect(error.message).toBe(`${join(home, 'agent.yaml')}:5:5 imports[0]: "./tools/nope.yaml" does not exist (looked for ${join(home, 'tools/nope.yaml')})`);
+    expect(error.message).toBe(
+      `${join(home, 'agent.yaml')}:5:5 imports[0]: "./tools/nope.yaml" does not exist (looked for ${join(home, 'tools/nope.yaml')})`,
+    );
     expect(error.hint).toMatch(/relative to the file that lists them/);
   });
 
@@ -264,8 +301,16 @@ describe('imports', () => {
 
   it('refuses the same tool name twice in one file', async () => {
     const twice = await createTempAgent({
-      agentYaml: agentWithImports([], [{ name: 't', exec: 'echo 1' }, { name: 't', exec: 'echo 2' }]),
+      agentYaml: agentWithImports(
+        [],
+        [
+          { name: 't', exec: 'echo 1' },
+          { name: 't', exec: 'echo 2' },
+        ],
+      ),
     });
-    expect(configurationError(twice).message).toMatch(/agent\.yaml:\d+:\d+ tools\[1\]\.name: "t" is already defined at tools\[0\] of the same file/);
+    expect(configurationError(twice).message).toMatch(
+      /agent\.yaml:\d+:\d+ tools\[1\]\.name: "t" is already defined at tools\[0\] of the same file/,
+    );
   });
 });

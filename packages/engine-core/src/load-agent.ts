@@ -57,7 +57,8 @@ function locateConfigFile(home: string, warnings: ConfigProblem[]): string {
       warnings.push({
         file: legacyFile,
         field: '(file)',
-        message: '[DEPRECATION WARNING] both agent.yaml and config.yaml exist; agent.yaml is used and config.yaml is ignored (delete or merge config.yaml)',
+        message:
+          '[DEPRECATION WARNING] both agent.yaml and config.yaml exist; agent.yaml is used and config.yaml is ignored (delete or merge config.yaml)',
       });
     }
     return agentFile;
@@ -108,9 +109,11 @@ function hintForAgentField(field: string): string | undefined {
   if (field.startsWith('llm')) return 'llm needs at least `model: <model name>`, e.g.\nllm:\n  model: gpt-4o\n  temperature: 0.7  # 0 to 2';
   if (field === 'name') return 'Give the agent a name: `name: my-agent`.';
   if (field.startsWith('max_iterations')) return 'max_iterations is a whole number of at least 1, e.g. `max_iterations: 30`.';
-  if (field.startsWith('imports')) return 'imports is a list of paths to YAML files holding tools, e.g.\nimports:\n  - ./tools/file-ops.yaml';
+  if (field.startsWith('imports'))
+    return 'imports is a list of paths to YAML files holding tools, e.g.\nimports:\n  - ./tools/file-ops.yaml';
   if (field.startsWith('tools')) return 'tools is a list of tool definitions, e.g.\ntools:\n  - name: greet\n    exec: "echo ${text}"';
-  if (field === 'system_prompt') return 'system_prompt is the path of the prompt file, relative to the agent directory: `system_prompt: system_prompt.md`.';
+  if (field === 'system_prompt')
+    return 'system_prompt is the path of the prompt file, relative to the agent directory: `system_prompt: system_prompt.md`.';
   if (field === 'version' || field === 'description') return `Write ${field} as text; quote it if it looks like a number: ${field}: "1.0".`;
   if (field === '') return 'agent.yaml is a mapping of keys (name, llm, tools, ...), not a list or a single value.';
   return undefined;
@@ -138,7 +141,12 @@ export function loadAgent(agentDir: string): LoadedAgent {
       const position = parsed.locate(['system_prompt']);
       throw new ConfigurationError(
         `${configFile}${position ? `:${position.line}:${position.column}` : ''} system_prompt: ${prompt} ${existsSync(prompt) ? 'is a directory, not a file' : 'does not exist'}`,
-        { code: 'CONFIG_INVALID', file: configFile, field: 'system_prompt', hint: 'Create the file, or fix the path (it is relative to the agent directory).' },
+        {
+          code: 'CONFIG_INVALID',
+          file: configFile,
+          field: 'system_prompt',
+          hint: 'Create the file, or fix the path (it is relative to the agent directory).',
+        },
       );
     }
   }

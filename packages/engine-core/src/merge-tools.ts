@@ -27,7 +27,12 @@ function expandAt(source: ToolSource, index: number, warnings: ConfigProblem[]):
   const result = safeExpandTool(source.definitions[index], { path: field });
   for (const warning of result.warnings) {
     const at = source.locate(fieldSegments(warning.field)) ?? position;
-    warnings.push({ file: source.file, ...(at ? { line: at.line, column: at.column } : {}), field: warning.field, message: warning.message });
+    warnings.push({
+      file: source.file,
+      ...(at ? { line: at.line, column: at.column } : {}),
+      field: warning.field,
+      message: warning.message,
+    });
   }
   if (!result.success) {
     const error = result.error;

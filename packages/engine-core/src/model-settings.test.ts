@@ -34,10 +34,18 @@ describe('resolveModelSettings (.env priority: workspace, agent, project root, p
   it('reads the project root .env (the nearest directory with .git) below the agent and workspace files', async () => {
     const repository = await createTempDir('delta-repo-');
     execFileSync('git', ['init', '-q', repository]);
-    await writeFiles(repository, { '.env': 'OPENAI_API_KEY=sk-root\nOPENAI_API_URL=http://root.test/v1\n', 'agents/a/agent.yaml': 'name: a\n' });
+    await writeFiles(repository, {
+      '.env': 'OPENAI_API_KEY=sk-root\nOPENAI_API_URL=http://root.test/v1\n',
+      'agents/a/agent.yaml': 'name: a\n',
+    });
     const workspace = await createTempWorkspace();
     const fromRoot = resolveModelSettings(workspace, join(repository, 'agents/a'), { DELTA_API_KEY: 'sk-process' });
-    expect(fromRoot).toMatchObject({ apiKey: 'sk-root', apiKeyName: 'OPENAI_API_KEY', apiKeySource: join(repository, '.env'), baseUrl: 'http://root.test/v1' });
+    expect(fromRoot).toMatchObject({
+      apiKey: 'sk-root',
+      apiKeyName: 'OPENAI_API_KEY',
+      apiKeySource: join(repository, '.env'),
+      baseUrl: 'http://root.test/v1',
+    });
 
     await writeFiles(repository, { 'agents/a/.env': 'DELTA_API_KEY=sk-agent\n' });
     expect(resolveModelSettings(workspace, join(repository, 'agents/a'), {}).apiKey).toBe('sk-agent');

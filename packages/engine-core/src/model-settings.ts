@@ -19,12 +19,15 @@ const KEY_NAMES = ['DELTA_API_KEY', 'OPENAI_API_KEY'];
 const BASE_URL_NAMES = ['DELTA_BASE_URL', 'OPENAI_BASE_URL', 'OPENAI_API_URL'];
 export const CREDENTIAL_NAMES: readonly string[] = KEY_NAMES;
 
-
 /**
  * The `.env` files in priority order (spec README resolution 9): the workspace, the agent, the project
  * root (the nearest directory above the agent holding `.git`), then the process environment.
  */
-export function settingLayers(workDir: string, agentHome: string, environment: NodeJS.ProcessEnv): Array<{ source: string; values: Record<string, string | undefined> }> {
+export function settingLayers(
+  workDir: string,
+  agentHome: string,
+  environment: NodeJS.ProcessEnv,
+): Array<{ source: string; values: Record<string, string | undefined> }> {
   const layers: Array<{ source: string; values: Record<string, string | undefined> }> = [];
   const files = [join(workDir, '.env'), join(agentHome, '.env')];
   const root = findProjectRoot(agentHome);

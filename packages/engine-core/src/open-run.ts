@@ -11,7 +11,11 @@ import type { EngineOptions } from './run-options.js';
 import { modelCredentials, toolEnvironment } from './tool-environment.js';
 
 /** The model client: the caller's own, or one built from explicit settings or the `.env` layers. */
-export async function resolveModel(options: EngineOptions, agent: LoadedAgent, workDir: string): Promise<{ model: ModelClient; apiKey: string | undefined }> {
+export async function resolveModel(
+  options: EngineOptions,
+  agent: LoadedAgent,
+  workDir: string,
+): Promise<{ model: ModelClient; apiKey: string | undefined }> {
   if (options.model) return { model: options.model, apiKey: options.apiKey };
   const settings = options.apiKey === undefined ? resolveModelSettings(workDir, agent.home, options.environment ?? process.env) : undefined;
   const apiKey = options.apiKey ?? settings!.apiKey;

@@ -27,7 +27,12 @@ export function readConfigFile<S extends z.ZodType>(
     text = readFileSync(file, 'utf8');
   } catch (error) {
     if (DeltaError.isInstance(error)) throw error;
-    throw new ConfigurationError(`${file} ${describeReadFailure(error)}`, { code: 'CONFIG_MISSING', file, hint: options.missingHint, cause: error });
+    throw new ConfigurationError(`${file} ${describeReadFailure(error)}`, {
+      code: 'CONFIG_MISSING',
+      file,
+      hint: options.missingHint,
+      cause: error,
+    });
   }
   try {
     return parseYamlConfig(text, file, schema, options);

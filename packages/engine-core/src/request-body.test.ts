@@ -5,10 +5,16 @@ const text = (bytes: Uint8Array) => Buffer.from(bytes).toString('utf8');
 const json = (payload: object) => Buffer.from(JSON.stringify(payload), 'utf8');
 
 describe('RequestBodyBuilder', () => {
-  const tools = [{ type: 'function', function: { name: 'step', description: 'One "step"', parameters: { type: 'object', properties: {} } } }];
+  const tools = [
+    { type: 'function', function: { name: 'step', description: 'One "step"', parameters: { type: 'object', properties: {} } } },
+  ];
   const system = { role: 'system', content: 'You are\nhelpful \u2028 "quoted" \u00e9\u{1F600}' };
   const user = { role: 'user', content: 'go' };
-  const call = (n: number) => ({ role: 'assistant', content: null, tool_calls: [{ id: `call_${n}`, type: 'function', function: { name: 'step', arguments: '{}' } }] });
+  const call = (n: number) => ({
+    role: 'assistant',
+    content: null,
+    tool_calls: [{ id: `call_${n}`, type: 'function', function: { name: 'step', arguments: '{}' } }],
+  });
   const result = (n: number) => ({ role: 'tool', tool_call_id: `call_${n}`, content: `ok ${n} \u00fc\n`, skipped: undefined });
 
   it('gives exactly the UTF-8 of JSON.stringify(payload) as a conversation grows, is cut back, and changes', () => {

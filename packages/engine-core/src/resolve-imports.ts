@@ -34,7 +34,12 @@ function at(file: string, locate: Locate, path: readonly PropertyKey[]): string 
 
 function importError(from: ImportingFile, index: number, problem: string, hint: string, code = 'IMPORT_INVALID'): ConfigurationError {
   const field = `imports[${index}]`;
-  return new ConfigurationError(`${at(from.file, from.locate, ['imports', index])} ${field}: ${problem}`, { code, file: from.file, field, hint });
+  return new ConfigurationError(`${at(from.file, from.locate, ['imports', index])} ${field}: ${problem}`, {
+    code,
+    file: from.file,
+    field,
+    hint,
+  });
 }
 
 /** Resolves one entry of `imports:` to a real path inside the boundary, or says exactly what is wrong. */
@@ -44,7 +49,15 @@ function resolveImportPath(from: ImportingFile, index: number, boundary: ImportB
   const target = resolve(base, written);
   const relativeHint = `Paths in imports are relative to the file that lists them (${base}).`;
   if (!existsSync(target)) {
-    return fail(importError(from, index, `"${written}" does not exist (looked for ${target})`, `Create the file or fix the path. ${relativeHint}`, 'IMPORT_NOT_FOUND'));
+    return fail(
+      importError(
+        from,
+        index,
+        `"${written}" does not exist (looked for ${target})`,
+        `Create the file or fix the path. ${relativeHint}`,
+        'IMPORT_NOT_FOUND',
+      ),
+    );
   }
   const real = realpathSync(target);
   if (!isInsideBoundary(real, boundary)) {
@@ -60,7 +73,14 @@ function resolveImportPath(from: ImportingFile, index: number, boundary: ImportB
     );
   }
   if (!statSync(real).isFile()) {
-    return fail(importError(from, index, `"${written}" is a directory, not a YAML file (${real})`, `Import a file that holds a tools: list. ${relativeHint}`));
+    return fail(
+      importError(
+        from,
+        index,
+        `"${written}" is a directory, not a YAML file (${real})`,
+        `Import a file that holds a tools: list. ${relativeHint}`,
+      ),
+    );
   }
   return real;
 }
@@ -102,7 +122,10 @@ export function resolveImports(main: ImportingFile, boundary: ImportBoundary): R
       if (done.has(target)) return;
       const parsed = readConfigFile(target, ImportedToolsFile, {
         missingHint: 'An imported file holds a tools: list (and may import other files).',
-        hintFor: (field) => (field.startsWith('tools') || field.startsWith('imports') ? 'An imported file looks like:\ntools:\n  - name: greet\n    exec: "echo ${text}"' : undefined),
+        hintFor: (field) =>
+          field.startsWith('tools') || field.startsWith('imports')
+            ? 'An imported file looks like:\ntools:\n  - name: greet\n    exec: "echo ${text}"'
+            : undefined,
       });
       warnings.push(...parsed.warnings);
       if (parsed.data.tools === undefined && parsed.data.imports === undefined) {

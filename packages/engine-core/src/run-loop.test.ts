@@ -108,7 +108,13 @@ describe('the run loop', () => {
   it('rebuilds every request from the journal alone: each one is the previous plus what the journal gained', async () => {
     const { result } = await run([
       { content: 'one', tool_calls: [{ name: 'echo', arguments: { text: 'a' } }] },
-      { content: 'two', tool_calls: [{ name: 'echo', arguments: { text: 'b' } }, { name: 'echo', arguments: { text: 'c' } }] },
+      {
+        content: 'two',
+        tool_calls: [
+          { name: 'echo', arguments: { text: 'b' } },
+          { name: 'echo', arguments: { text: 'c' } },
+        ],
+      },
       { content: 'done' },
     ]);
     expect(result.status).toBe('COMPLETED');
@@ -147,7 +153,15 @@ describe('the run loop', () => {
       ],
     };
     server = await startFakeLlm({
-      script: [{ tool_calls: [{ name: 'plain_env', arguments: {} }, { name: 'sub_agent_env', arguments: {} }] }, { content: 'ok' }],
+      script: [
+        {
+          tool_calls: [
+            { name: 'plain_env', arguments: {} },
+            { name: 'sub_agent_env', arguments: {} },
+          ],
+        },
+        { content: 'ok' },
+      ],
     });
     const agent = loadAgent(await createTempAgent({ agentYaml: yaml }));
     const result = await startRun({

@@ -52,25 +52,41 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
       onRequestBody: (body) => writeInvocationRequest(context.paths, invocationId, body),
     });
   } catch (error) {
-    writeInvocationResult(context.paths, invocationId, undefined, {
-      ...base,
-      duration_ms: Math.round(performance.now() - started),
-      status: 'FAILED',
-      error: error instanceof Error ? error.message : String(error),
-    }, recordWriter(context));
+    writeInvocationResult(
+      context.paths,
+      invocationId,
+      undefined,
+      {
+        ...base,
+        duration_ms: Math.round(performance.now() - started),
+        status: 'FAILED',
+        error: error instanceof Error ? error.message : String(error),
+      },
+      recordWriter(context),
+    );
     throw error;
   } finally {
     context.signal.removeEventListener('abort', abort);
   }
   const usage = response.usage
-    ? { prompt_tokens: response.usage.prompt_tokens, completion_tokens: response.usage.completion_tokens, total_tokens: response.usage.total_tokens }
+    ? {
+        prompt_tokens: response.usage.prompt_tokens,
+        completion_tokens: response.usage.completion_tokens,
+        total_tokens: response.usage.total_tokens,
+      }
     : undefined;
-  writeInvocationResult(context.paths, invocationId, response, {
-    ...base,
-    duration_ms: Math.round(performance.now() - started),
-    status: 'SUCCESS',
-    ...(usage ? { token_usage: usage } : {}),
-  }, recordWriter(context));
+  writeInvocationResult(
+    context.paths,
+    invocationId,
+    response,
+    {
+      ...base,
+      duration_ms: Math.round(performance.now() - started),
+      status: 'SUCCESS',
+      ...(usage ? { token_usage: usage } : {}),
+    },
+    recordWriter(context),
+  );
   return { invocationId, response, usage };
 }
 

@@ -92,11 +92,7 @@ export function prepareToolCall(call: RecordedToolCall, context: ToolCallContext
  * Runs a prepared call in the workspace, recording it under io/tool_executions/. The tool's own
  * `timeout_ms` stops its whole process group; only a tool that opts in gets the model credentials.
  */
-export async function executeToolCall(
-  call: RecordedToolCall,
-  invocation: Invocation,
-  context: ToolCallContext,
-): Promise<ToolCallOutcome> {
+export async function executeToolCall(call: RecordedToolCall, invocation: Invocation, context: ToolCallContext): Promise<ToolCallOutcome> {
   const tool = context.tools.find((candidate) => candidate.name === call.name);
   const timeoutMs = Math.min(tool?.timeout_ms ?? DEFAULT_TOOL_TIMEOUT_MS, context.timeoutMs ?? Number.POSITIVE_INFINITY);
   const record = createToolExecutionRecord(context.paths, call.id, invocation.commandLine);

@@ -3,7 +3,16 @@ import type { JournalEvent } from '@delta/journal';
 import { countIterations } from './stop-conditions.js';
 
 let seq = 0;
-const thought = (iteration: number): JournalEvent => ({ seq: ++seq, timestamp: 'T', type: 'THOUGHT', iteration, content: null, tool_calls: [], llm_invocation_ref: 'x', finish_reason: 'stop' });
+const thought = (iteration: number): JournalEvent => ({
+  seq: ++seq,
+  timestamp: 'T',
+  type: 'THOUGHT',
+  iteration,
+  content: null,
+  tool_calls: [],
+  llm_invocation_ref: 'x',
+  finish_reason: 'stop',
+});
 const user = (content: string): JournalEvent => ({ seq: ++seq, timestamp: 'T', type: 'USER_MESSAGE', content });
 const fresh = (events: readonly JournalEvent[]) => [...events].filter((event) => event.type === 'THOUGHT').length;
 

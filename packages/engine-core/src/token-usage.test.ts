@@ -12,16 +12,28 @@ afterEach(async () => {
 });
 
 const script = [
-  { content: 'Looking.', tool_calls: [{ name: 'echo', arguments: { text: 'hi' } }], usage: { prompt_tokens: 1000, completion_tokens: 200 } },
+  {
+    content: 'Looking.',
+    tool_calls: [{ name: 'echo', arguments: { text: 'hi' } }],
+    usage: { prompt_tokens: 1000, completion_tokens: 200 },
+  },
   { content: 'Done.', usage: { prompt_tokens: 3000, completion_tokens: 100 } },
 ];
 
 async function run(llm: Record<string, unknown>) {
   server = await startFakeLlm({ script });
   const agent = loadAgent(
-    await createTempAgent({ agentYaml: { name: 'usage', llm: { model: 'm', ...llm }, tools: [{ name: 'echo', description: 'Echo', exec: 'echo ${text}' }] } }),
+    await createTempAgent({
+      agentYaml: { name: 'usage', llm: { model: 'm', ...llm }, tools: [{ name: 'echo', description: 'Echo', exec: 'echo ${text}' }] },
+    }),
   );
-  const result = await startRun({ agent, message: 'task', workDir: join(await createTempDir('work-'), 'w'), apiKey: 'k', baseUrl: server.baseUrl });
+  const result = await startRun({
+    agent,
+    message: 'task',
+    workDir: join(await createTempDir('work-'), 'w'),
+    apiKey: 'k',
+    baseUrl: server.baseUrl,
+  });
   return readMetadata(result.paths.metadata);
 }
 
@@ -40,7 +52,9 @@ describe('token usage and estimated cost in metadata.json', () => {
   });
 
   it('refuses a negative price and names the field', async () => {
-    const home = await createTempAgent({ agentYaml: { name: 'bad', llm: { model: 'm', pricing: { input_per_million: -1, output_per_million: 1 } } } });
+    const home = await createTempAgent({
+      agentYaml: { name: 'bad', llm: { model: 'm', pricing: { input_per_million: -1, output_per_million: 1 } } },
+    });
     expect(() => loadAgent(home)).toThrow(/llm\.pricing\.input_per_million/);
   });
 });

@@ -18,7 +18,12 @@ export async function toolCallContext(definitions: unknown[], extra: Partial<Too
 }
 
 /** Prepares and runs one call exactly as the run loop does. */
-export async function callTool(context: ToolCallContext, name: string, args: Record<string, unknown> = {}, id = `call_${name}`): Promise<ToolCallOutcome> {
+export async function callTool(
+  context: ToolCallContext,
+  name: string,
+  args: Record<string, unknown> = {},
+  id = `call_${name}`,
+): Promise<ToolCallOutcome> {
   const call: RecordedToolCall = { id, name, arguments: JSON.stringify(args) };
   const prepared = prepareToolCall(call, context);
   if (prepared.kind !== 'ready') throw new Error(`the call was rejected: ${prepared.observation}`);

@@ -12,7 +12,12 @@ const KEY = 'sk-test-credential-1234567890';
 const credentials = modelCredentials(KEY, 'http://127.0.0.1:9/v1');
 
 function variables(output: string): Record<string, string> {
-  return Object.fromEntries(output.trim().split('\n').map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+  return Object.fromEntries(
+    output
+      .trim()
+      .split('\n')
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
 }
 
 describe('pass_model_credentials', () => {
@@ -62,7 +67,9 @@ describe('pass_model_credentials', () => {
 
 describe('the environments it is built from', () => {
   it('toolEnvironment drops the key by name and by value; modelCredentials names only what is known', () => {
-    const shared = toolEnvironment({ PATH: '/bin', DELTA_API_KEY: KEY, OPENAI_API_KEY: 'other', COPY: `x${KEY}x` }, KEY, { DELTA_RUN_ID: 'r' });
+    const shared = toolEnvironment({ PATH: '/bin', DELTA_API_KEY: KEY, OPENAI_API_KEY: 'other', COPY: `x${KEY}x` }, KEY, {
+      DELTA_RUN_ID: 'r',
+    });
     expect(shared).toEqual({ PATH: '/bin', DELTA_RUN_ID: 'r' });
     expect(modelCredentials(KEY, undefined)).toEqual({ DELTA_API_KEY: KEY });
     expect(modelCredentials(undefined, undefined)).toEqual({});

@@ -8,7 +8,7 @@ import { callTool, toolCallContext } from './tool-call.test-support.js';
 afterEach(() => cleanupTempDirs());
 
 describe('timeout_ms', () => {
-  it('stops the whole process group at the tool\'s own limit, and says which limit', async () => {
+  it("stops the whole process group at the tool's own limit, and says which limit", async () => {
     const context = await toolCallContext([
       { name: 'slow', shell: 'echo started; (sleep 1; touch late-child) & sleep 5', timeout_ms: 300 },
     ]);
@@ -24,7 +24,7 @@ describe('timeout_ms', () => {
     expect(existsSync(join(context.paths.workDir, 'late-child'))).toBe(false);
   });
 
-  it('applies each tool\'s limit separately: a tool with a longer limit finishes', async () => {
+  it("applies each tool's limit separately: a tool with a longer limit finishes", async () => {
     const context = await toolCallContext([
       { name: 'quick_limit', exec: 'sleep 0.5', timeout_ms: 100 },
       { name: 'long_limit', exec: 'sleep 0.5', timeout_ms: 5000 },

@@ -19,7 +19,9 @@ async function preLlm(body: string) {
 }
 
 async function gate(body: string) {
-  const result = await runHook(run.options('pre_tool_execution', run.script('gate.sh', body), { toolName: 'delete_file', inputs: { tool_call: toolCall } }));
+  const result = await runHook(
+    run.options('pre_tool_execution', run.script('gate.sh', body), { toolName: 'delete_file', inputs: { tool_call: toolCall } }),
+  );
   return { result, decision: gateDecision(result) };
 }
 
@@ -104,14 +106,19 @@ describe('gateDecision (pre_tool_execution)', () => {
     const options = run.options('pre_tool_execution', run.script('slow.sh', 'sleep 30'), { inputs: { tool_call: toolCall } });
     options.definition.timeout_ms = 200;
     const decision = gateDecision(await runHook(options));
-    expect(decision).toEqual({ run: false, reason: 'Blocked by the pre_tool_execution hook: pre_tool_execution hook timed out after 200 ms and was stopped' });
+    expect(decision).toEqual({
+      run: false,
+      reason: 'Blocked by the pre_tool_execution hook: pre_tool_execution hook timed out after 200 ms and was stopped',
+    });
   });
 });
 
 describe('observationOverride (post_tool_execution)', () => {
   async function post(body: string) {
     const command = run.script('post.sh', body);
-    return runHook(run.options('post_tool_execution', command, { toolName: 'ls', toolResult: 'a.txt\nb.txt\n', inputs: { tool_call: toolCall } }));
+    return runHook(
+      run.options('post_tool_execution', command, { toolName: 'ls', toolResult: 'a.txt\nb.txt\n', inputs: { tool_call: toolCall } }),
+    );
   }
 
   it('replaces the observation from observation.txt and leaves the logs alone', async () => {

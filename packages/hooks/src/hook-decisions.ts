@@ -18,7 +18,10 @@ const STDERR_IN_REASON = 500;
 export function gateDecision(result: HookResult): GateDecision {
   if (result.status === 'FAILED') {
     const said = (result.stderr.head + result.stderr.tail).trim().slice(0, STDERR_IN_REASON);
-    return { run: false, reason: `Blocked by the pre_tool_execution hook: ${result.failure ?? 'it failed'}${said === '' ? '' : `: ${said}`}` };
+    return {
+      run: false,
+      reason: `Blocked by the pre_tool_execution hook: ${result.failure ?? 'it failed'}${said === '' ? '' : `: ${said}`}`,
+    };
   }
   if (result.gateProblem !== undefined) {
     return { run: false, reason: `Blocked by the pre_tool_execution hook: ${result.gateProblem}` };

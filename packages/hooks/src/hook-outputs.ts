@@ -43,8 +43,10 @@ export function readHookOutputs(name: HookName, outputDir: string): ReadHookOutp
   if (control.found) {
     if ('problem' in control) fail(control.problem);
     else if (!isPlainObject(control.value)) fail('output/control.json must be a JSON object such as {"skip": true, "reason": "..."}');
-    else if (control.value.skip !== undefined && typeof control.value.skip !== 'boolean') fail('output/control.json: "skip" must be true or false');
-    else if (control.value.reason !== undefined && typeof control.value.reason !== 'string') fail('output/control.json: "reason" must be a string');
+    else if (control.value.skip !== undefined && typeof control.value.skip !== 'boolean')
+      fail('output/control.json: "skip" must be true or false');
+    else if (control.value.reason !== undefined && typeof control.value.reason !== 'string')
+      fail('output/control.json: "reason" must be a string');
     else outputs.control = control.value as HookControl;
   }
 
@@ -64,7 +66,7 @@ export function readHookOutputs(name: HookName, outputDir: string): ReadHookOutp
     const args = readOutputJson(join(outputDir, 'tool_args.json'));
     if (args.found) {
       if ('problem' in args) fail(args.problem);
-      else if (!isPlainObject(args.value)) fail('output/tool_args.json must be a JSON object of the tool\'s arguments');
+      else if (!isPlainObject(args.value)) fail("output/tool_args.json must be a JSON object of the tool's arguments");
       else outputs.toolArgs = args.value;
     }
   }

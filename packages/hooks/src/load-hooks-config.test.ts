@@ -176,7 +176,9 @@ describe('loadHooksConfig with a legacy lifecycle_hooks block', () => {
   it('validates a legacy value given without its file (config.yaml read elsewhere), naming the field without lines', () => {
     const legacyFile = join(agentHome, 'config.yaml');
     const error = errorOf(() => loadHooksConfig({ agentHome, legacyFile, legacyLifecycleHooks: { on_error: { command: [1] } } }));
-    expect(formatProblem(error.problems[0]!)).toBe(`${legacyFile} lifecycle_hooks.on_error.command[0]: expected string, received number; found number 1`);
+    expect(formatProblem(error.problems[0]!)).toBe(
+      `${legacyFile} lifecycle_hooks.on_error.command[0]: expected string, received number; found number 1`,
+    );
   });
 
   it('prefers hooks.yaml and warns that the legacy block is ignored', () => {
@@ -184,7 +186,9 @@ describe('loadHooksConfig with a legacy lifecycle_hooks block', () => {
     const loaded = loadHooksConfig({ agentHome, legacyLifecycleHooks: { on_error: { command: ['old'] } } });
     expect(loaded.hooks).toEqual({ on_error: { command: ['new'] } });
     expect(loaded.warnings).toHaveLength(1);
-    expect(loaded.warnings[0]!.message).toMatch(/\[DEPRECATION WARNING\] lifecycle_hooks in .*agent\.yaml is ignored because .*hooks\.yaml exists/);
+    expect(loaded.warnings[0]!.message).toMatch(
+      /\[DEPRECATION WARNING\] lifecycle_hooks in .*agent\.yaml is ignored because .*hooks\.yaml exists/,
+    );
   });
 });
 

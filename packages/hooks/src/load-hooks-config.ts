@@ -30,8 +30,7 @@ export interface ParseHooksConfigOptions {
 }
 
 const LEGACY_FIELD = 'lifecycle_hooks';
-const HINT =
-  `Each hook is \`<name>: {command: ["program", "arg", ...], timeout_ms: 30000}\`; the hooks are ${HOOK_NAMES.join(', ')}.`;
+const HINT = `Each hook is \`<name>: {command: ["program", "arg", ...], timeout_ms: 30000}\`; the hooks are ${HOOK_NAMES.join(', ')}.`;
 
 /**
  * Loads the agent's hooks: `<agentHome>/hooks.yaml` when it exists, otherwise the deprecated

@@ -11,7 +11,10 @@ export function readOutputText(file: string): OutputFile<string> {
   if (!existsSync(file)) return { found: false };
   const size = statSync(file).size;
   if (size > OUTPUT_FILE_LIMIT) {
-    return { found: true, problem: `output/${basename(file)} is ${size} bytes, more than the ${OUTPUT_FILE_LIMIT} bytes a hook output may have` };
+    return {
+      found: true,
+      problem: `output/${basename(file)} is ${size} bytes, more than the ${OUTPUT_FILE_LIMIT} bytes a hook output may have`,
+    };
   }
   return { found: true, value: readFileSync(file, 'utf8') };
 }

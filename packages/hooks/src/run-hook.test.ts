@@ -15,7 +15,9 @@ const toolCall = { name: 'write_file', arguments: { path: 'a.txt', content: 'hi'
 describe('runHook: the I/O directory', () => {
   it('names the directory {step padded to 3}_{hook}, gives absolute and run-relative paths, and fills input/ and execution_meta/', async () => {
     const command = run.script('pre.sh', 'echo to-stdout; echo to-stderr >&2; pwd > "$DELTA_HOOK_IO_PATH/output/pwd.txt"');
-    const result = await runHook(run.options('pre_llm_request', command, { step: 5, inputs: { proposed_payload: { model: 'm', messages: [] } } }));
+    const result = await runHook(
+      run.options('pre_llm_request', command, { step: 5, inputs: { proposed_payload: { model: 'm', messages: [] } } }),
+    );
     const dir = join(run.hooksDir, '005_pre_llm_request');
     expect(result.status).toBe('SUCCESS');
     expect(result.ioPath).toBe(`${dir}/`);
@@ -23,7 +25,12 @@ describe('runHook: the I/O directory', () => {
     expect(readdirSync(dir).sort()).toEqual(['execution_meta', 'input', 'output']);
     expect(readdirSync(join(dir, 'input')).sort()).toEqual(['context.json', 'proposed_payload.json']);
     expect(run.json(join(dir, 'input', 'proposed_payload.json'))).toEqual({ model: 'm', messages: [] });
-    expect(run.json(join(dir, 'input', 'context.json'))).toMatchObject({ hook_name: 'pre_llm_request', step: 5, run_id: 'run-1', iteration: 3 });
+    expect(run.json(join(dir, 'input', 'context.json'))).toMatchObject({
+      hook_name: 'pre_llm_request',
+      step: 5,
+      run_id: 'run-1',
+      iteration: 3,
+    });
     const meta = join(dir, 'execution_meta');
     expect(run.read(join(meta, 'command.txt'))).toBe(`${run.agentHome}/hooks/pre.sh\n`);
     expect(run.read(join(meta, 'stdout.log'))).toBe('to-stdout\n');
@@ -43,7 +50,9 @@ describe('runHook: the I/O directory', () => {
   });
 
   it('never reuses a directory: a step taken again gets a suffix, so stale outputs are not read', async () => {
-    const first = await runHook(run.options('post_tool_execution', run.script('a.sh', `printf old > "$DELTA_HOOK_IO_PATH/output/observation.txt"`), { step: 9 }));
+    const first = await runHook(
+      run.options('post_tool_execution', run.script('a.sh', `printf old > "$DELTA_HOOK_IO_PATH/output/observation.txt"`), { step: 9 }),
+    );
     const second = await runHook(run.options('post_tool_execution', run.script('b.sh', 'true'), { step: 9 }));
     expect(first.ioPathRef).toBe('io/hooks/009_post_tool_execution/');
     expect(second.ioPathRef).toBe('io/hooks/009_post_tool_execution-2/');
@@ -66,7 +75,7 @@ describe('runHook: each hook kind gets its inputs and environment', () => {
     const env = run.json(join(result.ioPath, 'output', 'env.json')) as Record<string, string>;
     expect(env).toMatchObject({
       DELTA_RUN_ID: 'run-1',
-      DELTA_HOOK_IO_PATH: join(run.hooksDir, '007_on_iteration_start') + '/',
+      DELTA_HOOK_IO_PATH: `${join(run.hooksDir, '007_on_iteration_start')}/`,
       DELTA_HOOK_NAME: 'on_iteration_start',
       RUN_DIR: run.runDir,
       JOURNAL_PATH: run.journalPath,
@@ -89,7 +98,11 @@ describe('runHook: each hook kind gets its inputs and environment', () => {
     const command = run.script('post.sh', DUMP_ENV);
     const toolResult = { observation: 'written', exit_code: 0 };
     const result = await runHook(
-      run.options('post_tool_execution', command, { toolName: 'write_file', toolResult: 'written', inputs: { tool_call: toolCall, tool_result: toolResult } }),
+      run.options('post_tool_execution', command, {
+        toolName: 'write_file',
+        toolResult: 'written',
+        inputs: { tool_call: toolCall, tool_result: toolResult },
+      }),
     );
     expect(run.json(join(result.ioPath, 'input', 'tool_result.json'))).toEqual(toolResult);
     expect(run.json(join(result.ioPath, 'input', 'tool_call.json'))).toEqual(toolCall);
@@ -101,7 +114,11 @@ describe('runHook: each hook kind gets its inputs and environment', () => {
     const command = run.script('post.sh', DUMP_ENV);
     const big = `${'x'.repeat(TOOL_RESULT_ENV_LIMIT - 1)}é${'y'.repeat(100_000)}`;
     const result = await runHook(
-      run.options('post_tool_execution', command, { toolName: 't', toolResult: big, inputs: { tool_call: toolCall, tool_result: { observation: big } } }),
+      run.options('post_tool_execution', command, {
+        toolName: 't',
+        toolResult: big,
+        inputs: { tool_call: toolCall, tool_result: { observation: big } },
+      }),
     );
     expect(result.status).toBe('SUCCESS');
     const env = run.json(join(result.ioPath, 'output', 'env.json')) as Record<string, string>;
@@ -120,14 +137,17 @@ describe('runHook: each hook kind gets its inputs and environment', () => {
   it('on_error gets input/error.json and ERROR_MESSAGE', async () => {
     const command = run.script('err.sh', DUMP_ENV);
     const result = await runHook(
-      run.options('on_error', command, { errorMessage: 'model call failed: 500', inputs: { error: { message: 'model call failed: 500', code: 'LLM' } } }),
+      run.options('on_error', command, {
+        errorMessage: 'model call failed: 500',
+        inputs: { error: { message: 'model call failed: 500', code: 'LLM' } },
+      }),
     );
     expect(run.json(join(result.ioPath, 'input', 'error.json'))).toEqual({ message: 'model call failed: 500', code: 'LLM' });
     expect((run.json(join(result.ioPath, 'output', 'env.json')) as Record<string, string>).ERROR_MESSAGE).toBe('model call failed: 500');
     expect(run.json(join(result.ioPath, 'input', 'context.json'))).toMatchObject({ error_message: 'model call failed: 500' });
   });
 
-  it('on_run_end, on_iteration_start and on_iteration_end get context.json with the caller\'s facts', async () => {
+  it("on_run_end, on_iteration_start and on_iteration_end get context.json with the caller's facts", async () => {
     const command = run.script('ctx.sh', 'cp "$DELTA_HOOK_IO_PATH/input/context.json" "$DELTA_HOOK_IO_PATH/output/ctx.json"');
     for (const [step, name] of (['on_iteration_start', 'on_iteration_end', 'on_run_end'] as const).entries()) {
       const result = await runHook(run.options(name, command, { step: step + 1, context: { status: 'COMPLETED' } }));
@@ -139,14 +159,26 @@ describe('runHook: each hook kind gets its inputs and environment', () => {
   it('gives the hook exactly the environment the caller passes plus the protocol variables: no API key leaks in', async () => {
     process.env.DELTA_API_KEY = 'sk-test-secret-123';
     try {
-      const command = [process.execPath, '-e', 'require("fs").writeFileSync(process.env.DELTA_HOOK_IO_PATH + "output/env.json", JSON.stringify(process.env))'];
+      const command = [
+        process.execPath,
+        '-e',
+        'require("fs").writeFileSync(process.env.DELTA_HOOK_IO_PATH + "output/env.json", JSON.stringify(process.env))',
+      ];
       const base = { PATH: run.env.PATH, LANG: 'C.UTF-8', DELTA_BASE_URL: 'http://localhost:1' };
       const result = await runHook(run.options('pre_llm_request', command, { env: base }));
       expect(result.status).toBe('SUCCESS');
       const seen = run.read(join(result.ioPath, 'output', 'env.json'));
       expect(seen).not.toContain('sk-test-secret-123');
       expect(Object.keys(JSON.parse(seen) as object).sort()).toEqual(
-        [...Object.keys(base), 'DELTA_RUN_ID', 'DELTA_HOOK_IO_PATH', 'DELTA_HOOK_NAME', 'RUN_DIR', 'JOURNAL_PATH', 'ITERATION_COUNT'].sort(),
+        [
+          ...Object.keys(base),
+          'DELTA_RUN_ID',
+          'DELTA_HOOK_IO_PATH',
+          'DELTA_HOOK_NAME',
+          'RUN_DIR',
+          'JOURNAL_PATH',
+          'ITERATION_COUNT',
+        ].sort(),
       );
     } finally {
       delete process.env.DELTA_API_KEY;
@@ -192,7 +224,12 @@ describe('runHook: failing and hanging hooks', () => {
     const started = Date.now();
     const result = await runHook(options);
     expect(Date.now() - started).toBeLessThan(3000);
-    expect(result).toMatchObject({ status: 'FAILED', timedOut: true, exitCode: null, failure: 'on_iteration_start hook timed out after 300 ms and was stopped' });
+    expect(result).toMatchObject({
+      status: 'FAILED',
+      timedOut: true,
+      exitCode: null,
+      failure: 'on_iteration_start hook timed out after 300 ms and was stopped',
+    });
     expect(run.read(join(result.ioPath, 'execution_meta', 'exit_code.txt'))).toBe('\n');
     const child = Number(run.read(join(result.ioPath, 'output', 'child.pid')));
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -35,9 +35,16 @@ function body(messages: unknown[], extra: Record<string, unknown> = {}): string 
 }
 
 function conversation(turns: number, text = 'observation'): unknown[] {
-  const messages: unknown[] = [{ role: 'system', content: 'You are a test agent.' }, { role: 'user', content: 'Go.' }];
+  const messages: unknown[] = [
+    { role: 'system', content: 'You are a test agent.' },
+    { role: 'user', content: 'Go.' },
+  ];
   for (let turn = 1; turn <= turns; turn += 1) {
-    messages.push({ role: 'assistant', content: null, tool_calls: [{ id: `call_${turn}`, type: 'function', function: { name: 'step', arguments: '{}' } }] });
+    messages.push({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ id: `call_${turn}`, type: 'function', function: { name: 'step', arguments: '{}' } }],
+    });
     messages.push({ role: 'tool', tool_call_id: `call_${turn}`, content: `${text} ${turn}` });
   }
   return messages;
@@ -58,7 +65,8 @@ describe('invocation request records', () => {
       writeInvocationRequest(paths, id, request);
       expect(recordKind(paths, id)).toEqual([turn === 0 ? REQUEST_FILE : REQUEST_DELTA_FILE]);
     }
-    sent.forEach((request, turn) => expect(readInvocationRequest(paths, `${String(turn + 1).padStart(4, '0')}_aaaaaa`)).toBe(request));
+    for (const [turn, request] of sent.entries())
+      expect(readInvocationRequest(paths, `${String(turn + 1).padStart(4, '0')}_aaaaaa`)).toBe(request);
     // Each delta holds only the new turn: the records grow linearly, not quadratically.
     const last = JSON.parse(readFileSync(join(paths.invocationsDir, '0030_aaaaaa', REQUEST_DELTA_FILE), 'utf8'));
     expect(last).toMatchObject({ format: 'delta-engine/request-delta@1', base: '0029_aaaaaa', bytes: Buffer.byteLength(sent[29]!) });
@@ -78,7 +86,7 @@ describe('invocation request records', () => {
       expect(recordKind(paths, `000${turn + 1}_iiiiii`)).toEqual([turn === 0 ? REQUEST_FILE : REQUEST_DELTA_FILE]);
     }
     reused.fill(0);
-    sent.forEach((request, turn) => expect(readInvocationRequest(paths, `000${turn + 1}_iiiiii`)).toBe(request));
+    for (const [turn, request] of sent.entries()) expect(readInvocationRequest(paths, `000${turn + 1}_iiiiii`)).toBe(request);
   });
 
   it('keeps multi-byte characters exact when the shared start ends next to them', () => {
@@ -111,7 +119,11 @@ describe('invocation request records', () => {
     // The run goes back to the unmodified payload: a delta again, against the whole copy.
     const third = body(conversation(7));
     writeInvocationRequest(paths, '0003_cccccc', third);
-    expect([first, second, third].map((_, index) => readInvocationRequest(paths, `000${index + 1}_cccccc`))).toEqual([first, second, third]);
+    expect([first, second, third].map((_, index) => readInvocationRequest(paths, `000${index + 1}_cccccc`))).toEqual([
+      first,
+      second,
+      third,
+    ]);
   });
 
   it('copies the request whole when the previous record changed on disk, or in a new process', () => {
@@ -127,7 +139,7 @@ describe('invocation request records', () => {
   it('starts a new whole copy after MAX_DELTA_CHAIN deltas, so a reader never walks far', () => {
     const paths = run();
     const ids = Array.from({ length: MAX_DELTA_CHAIN + 3 }, (_, index) => `${String(index + 1).padStart(4, '0')}_eeeeee`);
-    ids.forEach((id, index) => writeInvocationRequest(paths, id, body(conversation(index))));
+    for (const [index, id] of ids.entries()) writeInvocationRequest(paths, id, body(conversation(index)));
     const whole = ids.filter((id) => existsSync(join(paths.invocationsDir, id, REQUEST_FILE)));
     expect(whole).toEqual([ids[0], ids[MAX_DELTA_CHAIN + 1]]);
     expect(readInvocationRequest(paths, ids.at(-1)!)).toBe(body(conversation(ids.length - 1)));
@@ -168,7 +180,9 @@ describe('invocation request records', () => {
     const deltaFile = join(paths.invocationsDir, '0002_hhhhhh', REQUEST_DELTA_FILE);
     const delta = JSON.parse(readFileSync(deltaFile, 'utf8'));
     writeFileSync(deltaFile, JSON.stringify({ ...delta, prefix_bytes: delta.prefix_bytes + 1 }));
-    expect(() => readInvocationRequest(paths, '0002_hhhhhh')).toThrow(/request\.delta\.json: the rebuilt request is \d+ bytes, but the record says/);
+    expect(() => readInvocationRequest(paths, '0002_hhhhhh')).toThrow(
+      /request\.delta\.json: the rebuilt request is \d+ bytes, but the record says/,
+    );
     writeFileSync(deltaFile, JSON.stringify({ ...delta, base: '0007_hhhhhh' }));
     expect(() => readInvocationRequest(paths, '0002_hhhhhh')).toThrow(/its base invocation 0007_hhhhhh has no request record/);
     writeFileSync(deltaFile, JSON.stringify({ ...delta, base: '0002_hhhhhh' }));

@@ -50,7 +50,8 @@ const MAX_CACHED_RUNS = 8;
 function remember(invocationsDir: string, entry: Omit<LastRequest, 'body' | 'store'>, body: Uint8Array): void {
   let store = lastRequests.get(invocationsDir)?.store;
   lastRequests.delete(invocationsDir);
-  if (!store || store.length < body.length) store = Buffer.allocUnsafeSlow(Math.max(body.length, Math.ceil((store?.length ?? 0) * 1.5), 4096));
+  if (!store || store.length < body.length)
+    store = Buffer.allocUnsafeSlow(Math.max(body.length, Math.ceil((store?.length ?? 0) * 1.5), 4096));
   store.set(body);
   lastRequests.set(invocationsDir, { ...entry, store, body: store.subarray(0, body.length) });
   if (lastRequests.size > MAX_CACHED_RUNS) lastRequests.delete(lastRequests.keys().next().value!);
@@ -87,7 +88,12 @@ export function commonPrefixBytes(a: Uint8Array, b: Uint8Array): number {
   return length;
 }
 
-function writeRecord(dir: string, name: string, content: string | Uint8Array, newDirectory: boolean): { file: string; ino: number; size: number; mtimeMs: number } {
+function writeRecord(
+  dir: string,
+  name: string,
+  content: string | Uint8Array,
+  newDirectory: boolean,
+): { file: string; ino: number; size: number; mtimeMs: number } {
   const file = join(dir, name);
   writeFileSync(file, content);
   // A directory holds exactly one of the two forms (a retried call rewrites its record).
@@ -144,7 +150,8 @@ function readDelta(file: string): RequestDelta {
   if (typeof value.base !== 'string' || value.base === '' || value.base.includes('/') || value.base.startsWith('.')) {
     throw invalid(file, 'field "base" must name an earlier invocation of the same run');
   }
-  if (!Number.isSafeInteger(value.prefix_bytes) || value.prefix_bytes! < 0) throw invalid(file, 'field "prefix_bytes" must be a whole number');
+  if (!Number.isSafeInteger(value.prefix_bytes) || value.prefix_bytes! < 0)
+    throw invalid(file, 'field "prefix_bytes" must be a whole number');
   if (typeof value.suffix !== 'string') throw invalid(file, 'field "suffix" must be a string');
   if (!Number.isSafeInteger(value.bytes)) throw invalid(file, 'field "bytes" must be a whole number');
   return value as RequestDelta;
@@ -171,7 +178,9 @@ export function readInvocationRequestBytes(paths: RunPaths, invocationId: string
     } else {
       const referrer = chain.at(-1);
       throw new SystemError(
-        referrer ? `${referrer.file}: its base invocation ${id} has no request record in ${dir}` : `invocation ${id} has no request record in ${dir}`,
+        referrer
+          ? `${referrer.file}: its base invocation ${id} has no request record in ${dir}`
+          : `invocation ${id} has no request record in ${dir}`,
         {
           code: 'INVOCATION_REQUEST_MISSING',
           file: referrer?.file ?? dir,
@@ -187,7 +196,8 @@ export function readInvocationRequestBytes(paths: RunPaths, invocationId: string
       throw invalid(file, `prefix_bytes ${delta.prefix_bytes} is longer than its base's request (${bytes.length} bytes)`);
     }
     bytes = Buffer.concat([bytes.subarray(0, delta.prefix_bytes), Buffer.from(delta.suffix, 'utf8')]);
-    if (bytes.length !== delta.bytes) throw invalid(file, `the rebuilt request is ${bytes.length} bytes, but the record says ${delta.bytes}`);
+    if (bytes.length !== delta.bytes)
+      throw invalid(file, `the rebuilt request is ${bytes.length} bytes, but the record says ${delta.bytes}`);
   }
   return bytes;
 }

@@ -157,7 +157,13 @@ describe('journal reader cache', () => {
     const writer = JournalWriter.open(file);
     const written = [
       writer.append({ type: 'USER_MESSAGE', content: 'task ü 🙂' }),
-      writer.append({ type: 'THOUGHT', iteration: 1, content: null, tool_calls: [{ id: 'c1', name: 'step', arguments: '{}' }], llm_invocation_ref: 'i1' }),
+      writer.append({
+        type: 'THOUGHT',
+        iteration: 1,
+        content: null,
+        tool_calls: [{ id: 'c1', name: 'step', arguments: '{}' }],
+        llm_invocation_ref: 'i1',
+      }),
     ];
     const reader = new JournalReader(file);
     const read = reader.read();
@@ -239,7 +245,9 @@ describe('journal reader cache', () => {
         torn = false;
       } else if (action < 0.87) {
         // Replaced by a journal that shares its start, as a restored backup would.
-        const events = readFileSync(file, 'utf8').split('\n').filter((value) => value.startsWith('{') && value.endsWith('}'));
+        const events = readFileSync(file, 'utf8')
+          .split('\n')
+          .filter((value) => value.startsWith('{') && value.endsWith('}'));
         const kept = events.slice(0, Math.floor(random() * (events.length + 1)));
         const replacement = join(dir, `replacement-${step}.jsonl`);
         writeFileSync(replacement, kept.map((value) => `${value}\n`).join('') + line(kept.length + 1, `replaced ${step}`));
@@ -251,13 +259,22 @@ describe('journal reader cache', () => {
         const events = fresh(file);
         if (events.length > 0) {
           const changed = Math.floor(random() * events.length);
-          writeFileSync(file, events.map((event, index) => line(event.seq, index === changed ? `rewritten ${step}` : String(event.content ?? ''))).join(''));
+          writeFileSync(
+            file,
+            events.map((event, index) => line(event.seq, index === changed ? `rewritten ${step}` : String(event.content ?? ''))).join(''),
+          );
           writer = JournalWriter.open(file);
           torn = false;
         }
       } else {
         const events = fresh(file);
-        writeFileSync(file, events.slice(0, Math.floor(events.length / 2)).map((event) => line(event.seq, String(event.content ?? ''))).join(''));
+        writeFileSync(
+          file,
+          events
+            .slice(0, Math.floor(events.length / 2))
+            .map((event) => line(event.seq, String(event.content ?? '')))
+            .join(''),
+        );
         writer = JournalWriter.open(file);
         torn = false;
       }

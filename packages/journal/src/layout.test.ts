@@ -92,8 +92,20 @@ describe('metadata', () => {
 
 /** A running run's metadata.json, for the MetadataFile tests. */
 const RUNNING: RunMetadata = {
-  schema_version: '1.3', run_id: 'r', workspace_id: null, agent_name: 'a', status: 'RUNNING', created_at: 't', updated_at: 't',
-  end_time: null, initial_message: 'm', iterations: 0, max_iterations: 30, error: null, agent_home: '/a', work_dir: '/w',
+  schema_version: '1.3',
+  run_id: 'r',
+  workspace_id: null,
+  agent_name: 'a',
+  status: 'RUNNING',
+  created_at: 't',
+  updated_at: 't',
+  end_time: null,
+  initial_message: 'm',
+  iterations: 0,
+  max_iterations: 30,
+  error: null,
+  agent_home: '/a',
+  work_dir: '/w',
 };
 
 describe('MetadataFile', () => {
@@ -122,7 +134,10 @@ describe('MetadataFile', () => {
     metadata.update({ iterations: 1 });
     const inode = statSync(file).ino;
     for (let iteration = 2; iteration <= 300; iteration += 1) {
-      metadata.updateSoon({ iterations: iteration, usage: { prompt_tokens: iteration * 1000, completion_tokens: 5, total_tokens: iteration * 1000 + 5 } });
+      metadata.updateSoon({
+        iterations: iteration,
+        usage: { prompt_tokens: iteration * 1000, completion_tokens: 5, total_tokens: iteration * 1000 + 5 },
+      });
       metadata.flush();
     }
     expect(statSync(file).ino).toBe(inode);
@@ -147,7 +162,11 @@ describe('MetadataFile', () => {
     write(file, base);
     // The writer does what MetadataFile does for running totals: one write at the start, a shorter text
     // padded with spaces to the file's length.
-    const writer = spawn(process.execPath, ['-e', `
+    const writer = spawn(
+      process.execPath,
+      [
+        '-e',
+        `
       const fs = require('node:fs');
       const base = ${JSON.stringify(base)};
       const fd = fs.openSync(${JSON.stringify(file)}, 'r+');
@@ -159,7 +178,10 @@ describe('MetadataFile', () => {
         if (text.length < size) text = Buffer.concat([text.subarray(0, text.length - 1), Buffer.alloc(size - text.length, ' '), Buffer.from('\\n')]);
         fs.writeSync(fd, text, 0, text.length, 0);
       }
-    `], { stdio: 'inherit' });
+    `,
+      ],
+      { stdio: 'inherit' },
+    );
     const exited = new Promise((resolve) => writer.once('exit', resolve));
     let reads = 0;
     while (writer.exitCode === null) {

@@ -59,7 +59,12 @@ function tryCreate(file: string): boolean {
     const ticks = startTicks(process.pid);
     writeSync(
       descriptor,
-      JSON.stringify({ pid: process.pid, host: hostname(), since: new Date().toISOString(), ...(ticks === undefined ? {} : { start_ticks: ticks }) }),
+      JSON.stringify({
+        pid: process.pid,
+        host: hostname(),
+        since: new Date().toISOString(),
+        ...(ticks === undefined ? {} : { start_ticks: ticks }),
+      }),
     );
     closeSync(descriptor);
     return true;

@@ -21,7 +21,10 @@ beforeAll(async () => {
   const tarballs = await createTempDir('delta-tarballs-');
   await Promise.all(packages.map((entry) => mustRun('pnpm', ['pack', '--pack-destination', tarballs], { cwd: entry.directory })));
   project = await createTempDir('delta-install-');
-  writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'delta-release-check', private: true, type: 'module' }, null, 2)}\n`);
+  writeFileSync(
+    join(project, 'package.json'),
+    `${JSON.stringify({ name: 'delta-release-check', private: true, type: 'module' }, null, 2)}\n`,
+  );
   const files = readdirSync(tarballs).map((name) => join(tarballs, name));
   // One command for all tarballs: the packages depend on each other by version, and npm satisfies those
   // with the tarballs given here rather than the registry.
@@ -33,12 +36,20 @@ afterAll(async () => {
   await cleanupTempDirs();
 });
 
-const modelEnvironment = () => ({ DELTA_BASE_URL: server!.baseUrl, DELTA_API_KEY: 'release-check-key', OPENAI_API_KEY: '', OPENAI_BASE_URL: '' });
+const modelEnvironment = () => ({
+  DELTA_BASE_URL: server!.baseUrl,
+  DELTA_API_KEY: 'release-check-key',
+  OPENAI_API_KEY: '',
+  OPENAI_BASE_URL: '',
+});
 
 describe('the packed packages, installed outside the monorepo', () => {
   it('installs every public package from its tarball, with no workspace links', () => {
     for (const entry of packages) {
-      const installed = JSON.parse(readFileSync(join(project, 'node_modules', entry.name, 'package.json'), 'utf8')) as { version: string; dependencies?: Record<string, string> };
+      const installed = JSON.parse(readFileSync(join(project, 'node_modules', entry.name, 'package.json'), 'utf8')) as {
+        version: string;
+        dependencies?: Record<string, string>;
+      };
       expect(installed.version).toBe(entry.version);
       for (const range of Object.values(installed.dependencies ?? {})) expect(range).not.toMatch(/^workspace:/);
     }
@@ -56,10 +67,14 @@ describe('the packed packages, installed outside the monorepo', () => {
     server = await startFakeLlm({ script: loadScript(join(LIBRARY_USAGE, 'agent', 'fake-llm.yaml')), apiKey: 'release-check-key' });
     cpSync(join(LIBRARY_USAGE, 'agent'), join(project, 'agent'), { recursive: true });
     const workDir = join(project, 'cli-workspace');
-    const result = await runCommand('npx', ['--no-install', 'delta', 'run', '--agent', 'agent', '-m', 'Write a note', '-w', workDir, '--json'], {
-      cwd: project,
-      env: modelEnvironment(),
-    });
+    const result = await runCommand(
+      'npx',
+      ['--no-install', 'delta', 'run', '--agent', 'agent', '-m', 'Write a note', '-w', workDir, '--json'],
+      {
+        cwd: project,
+        env: modelEnvironment(),
+      },
+    );
     expect(result.stderr).not.toMatch(/Cannot find (module|package)/);
     expect(result.exitCode, result.stderr).toBe(0);
     const events = result.stdout

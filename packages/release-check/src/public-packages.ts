@@ -18,7 +18,8 @@ export function publicPackages(): PublicPackage[] {
       const manifestFile = join(REPOSITORY_ROOT, group, entry.name, 'package.json');
       if (!entry.isDirectory() || !existsSync(manifestFile)) continue;
       const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { name: string; version: string; private?: boolean };
-      if (!manifest.private) found.push({ name: manifest.name, version: manifest.version, directory: join(REPOSITORY_ROOT, group, entry.name) });
+      if (!manifest.private)
+        found.push({ name: manifest.name, version: manifest.version, directory: join(REPOSITORY_ROOT, group, entry.name) });
     }
   }
   return found;

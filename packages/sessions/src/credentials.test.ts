@@ -30,9 +30,16 @@ describe('credentials', () => {
     const env = { ...process.env, ...secrets };
     const bash = await startSession({ cwd, env });
     await execInSession(bash.session_id, 'cd /tmp && export MODE=test', { cwd, env });
-    const copied = await execInSession(bash.session_id, 'export COPY="Bearer $OPENAI_API_KEY"; export OPENAI_API_KEY="$OPENAI_API_KEY"', { cwd, env });
+    const copied = await execInSession(bash.session_id, 'export COPY="Bearer $OPENAI_API_KEY"; export OPENAI_API_KEY="$OPENAI_API_KEY"', {
+      cwd,
+      env,
+    });
     expect(copied.stderr).toContain('COPY was not saved for the next exec: its value contains the inherited credential OPENAI_API_KEY');
-    const inFunction = await execInSession(bash.session_id, `show() { echo "${secrets.DELTA_API_KEY}"; }; alias key="echo $SERVICE_TOKEN"`, { cwd, env });
+    const inFunction = await execInSession(
+      bash.session_id,
+      `show() { echo "${secrets.DELTA_API_KEY}"; }; alias key="echo $SERVICE_TOKEN"`,
+      { cwd, env },
+    );
     expect(inFunction.stderr).toContain('functions and aliases were not saved');
     await execInSession(bash.session_id, 'export MY_OWN_TOKEN=chosen-by-the-session', { cwd, env });
     const after = await execInSession(bash.session_id, 'echo "$MODE $(pwd) ${COPY:-gone} $MY_OWN_TOKEN"', { cwd, env });

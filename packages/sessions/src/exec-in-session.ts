@@ -66,7 +66,9 @@ export async function execInSession(sessionId: string, code: string, options: Ex
 
 function checkUsable(metadata: SessionMetadata, directory: string): void {
   if (metadata.status === 'ended') {
-    throw new SessionError(`Session ${metadata.session_id} has ended; start a new one with \`delta-sessions start\`.`, { code: 'SESSION_ENDED' });
+    throw new SessionError(`Session ${metadata.session_id} has ended; start a new one with \`delta-sessions start\`.`, {
+      code: 'SESSION_ENDED',
+    });
   }
   if (metadata.kind === 'interpreter' && !isSupervisorAlive(metadata.pid, directory)) {
     throw new SessionError(

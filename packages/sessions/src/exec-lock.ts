@@ -39,7 +39,10 @@ async function breakIfStale(lockPath: string): Promise<void> {
   const owner = await readOwner(lockPath);
   if (owner === undefined) {
     // Unreadable: being written right now, or its owner died between creating and writing it.
-    const written = await stat(lockPath).then((stats) => stats.mtimeMs, () => Date.now());
+    const written = await stat(lockPath).then(
+      (stats) => stats.mtimeMs,
+      () => Date.now(),
+    );
     if (Date.now() - written > unreadableLockAgeMs) await rm(lockPath, { force: true });
     return;
   }

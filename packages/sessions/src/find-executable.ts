@@ -5,7 +5,10 @@ import { delimiter, isAbsolute, join, resolve } from 'node:path';
 export function findExecutable(command: string, env: NodeJS.ProcessEnv, cwd: string): string | undefined {
   const candidates = command.includes('/')
     ? [isAbsolute(command) ? command : resolve(cwd, command)]
-    : (env.PATH ?? '').split(delimiter).filter(Boolean).map((directory) => join(directory, command));
+    : (env.PATH ?? '')
+        .split(delimiter)
+        .filter(Boolean)
+        .map((directory) => join(directory, command));
   return candidates.find((candidate) => {
     try {
       accessSync(candidate, constants.X_OK);

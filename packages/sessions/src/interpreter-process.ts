@@ -61,7 +61,10 @@ export async function startSupervisor(
   try {
     const line = await new Promise<string>((resolve, reject) => {
       let stdout = '';
-      const timer = setTimeout(() => reject(new SessionError(`The session did not become ready within ${timeoutMs} ms.`, { code: 'START_FAILED' })), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new SessionError(`The session did not become ready within ${timeoutMs} ms.`, { code: 'START_FAILED' })),
+        timeoutMs,
+      );
       child.stdout.setEncoding('utf8');
       child.stdout.on('data', (data: string) => {
         stdout += data;
@@ -77,10 +80,23 @@ export async function startSupervisor(
       });
       child.once('exit', (code) => {
         clearTimeout(timer);
-        setTimeout(() => reject(new SessionError(`The session supervisor exited with code ${code} before it was ready.${stderr ? `\n${stderr}` : ''}`, { code: 'START_FAILED' })), 20);
+        setTimeout(
+          () =>
+            reject(
+              new SessionError(`The session supervisor exited with code ${code} before it was ready.${stderr ? `\n${stderr}` : ''}`, {
+                code: 'START_FAILED',
+              }),
+            ),
+          20,
+        );
       });
     });
-    const report = JSON.parse(line) as { ready?: boolean; pid?: number; interpreter_pid?: number; error?: { code: SessionErrorCode; message: string } };
+    const report = JSON.parse(line) as {
+      ready?: boolean;
+      pid?: number;
+      interpreter_pid?: number;
+      error?: { code: SessionErrorCode; message: string };
+    };
     if (report.error) throw new SessionError(report.error.message, { code: report.error.code });
     if (!report.ready || report.pid === undefined || report.interpreter_pid === undefined) {
       throw new SessionError(`The session supervisor sent an unexpected report: ${line}`, { code: 'START_FAILED' });

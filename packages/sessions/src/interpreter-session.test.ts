@@ -16,7 +16,6 @@ afterEach(async () => {
   await dispose();
 });
 
-
 async function metadataOf(sessionId: string): Promise<SessionMetadata> {
   return JSON.parse(await readFile(sessionMetadataPath(cwd, sessionId), 'utf8')) as SessionMetadata;
 }
@@ -141,7 +140,10 @@ describe('other interpreters', () => {
   it('drives any other REPL that reads stdin (here `env sh`, a long-lived sh) with echo markers', async () => {
     const { session_id } = await startSession({ cwd, command: ['env', 'sh'] });
     await execInSession(session_id, 'cd /tmp; NOT_EXPORTED=kept', { cwd });
-    expect(await execInSession(session_id, 'echo "$PWD $NOT_EXPORTED"; false', { cwd })).toMatchObject({ stdout: '/tmp kept\n', exit_code: 1 });
+    expect(await execInSession(session_id, 'echo "$PWD $NOT_EXPORTED"; false', { cwd })).toMatchObject({
+      stdout: '/tmp kept\n',
+      exit_code: 1,
+    });
   });
 
   it('refuses an interpreter that exits at once', async () => {

@@ -25,12 +25,7 @@ export function resolveSessionsDir(options: SessionsOptions = {}): string {
 }
 
 /** A positive integer from an option, else from an environment variable, else the default. */
-export function resolvePositiveInteger(
-  value: number | undefined,
-  env: NodeJS.ProcessEnv,
-  variable: string,
-  fallback: number,
-): number {
+export function resolvePositiveInteger(value: number | undefined, env: NodeJS.ProcessEnv, variable: string, fallback: number): number {
   if (value !== undefined) return checkPositiveInteger(value, variable);
   const raw = env[variable];
   if (raw === undefined || raw === '') return fallback;

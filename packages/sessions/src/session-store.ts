@@ -52,9 +52,12 @@ export async function readMetadata(paths: SessionPaths, sessionId: string): Prom
     text = await readFile(paths.metadata, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new SessionError(`No session ${sessionId} in ${dirname(paths.directory)}; start one with \`delta-sessions start\` or check the id with \`delta-sessions list\`.`, {
-        code: 'SESSION_NOT_FOUND',
-      });
+      throw new SessionError(
+        `No session ${sessionId} in ${dirname(paths.directory)}; start one with \`delta-sessions start\` or check the id with \`delta-sessions list\`.`,
+        {
+          code: 'SESSION_NOT_FOUND',
+        },
+      );
     }
     throw error;
   }
@@ -77,7 +80,10 @@ export async function readMetadata(paths: SessionPaths, sessionId: string): Prom
 export async function listSessionIds(sessionsDir: string): Promise<string[]> {
   try {
     const entries = await readdir(sessionsDir, { withFileTypes: true });
-    return entries.filter((entry) => entry.isDirectory() && entry.name.startsWith('sess_')).map((entry) => entry.name).sort();
+    return entries
+      .filter((entry) => entry.isDirectory() && entry.name.startsWith('sess_'))
+      .map((entry) => entry.name)
+      .sort();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;

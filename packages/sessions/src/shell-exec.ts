@@ -46,7 +46,8 @@ export async function execInShell(
     else await removeFiles(paths.functions);
     notes = state.notes.map((note) => `${note}\n`).join('');
   } else if (!run.timedOut) {
-    notes = 'delta-sessions: the shell ended without reporting its state (did the command replace it with `exec`, or set its own EXIT trap?); the working directory and variables were not saved.\n';
+    notes =
+      'delta-sessions: the shell ended without reporting its state (did the command replace it with `exec`, or set its own EXIT trap?); the working directory and variables were not saved.\n';
   }
 
   if (run.timedOut) {
@@ -59,5 +60,8 @@ export async function execInShell(
 }
 
 async function isDirectory(path: string): Promise<boolean> {
-  return stat(path).then((stats) => stats.isDirectory(), () => false);
+  return stat(path).then(
+    (stats) => stats.isDirectory(),
+    () => false,
+  );
 }

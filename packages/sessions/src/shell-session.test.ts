@@ -14,7 +14,6 @@ afterEach(async () => {
   await dispose();
 });
 
-
 describe('bash sessions', () => {
   it('keeps the working directory and exported variables between execs', async () => {
     const session = await startSession({ cwd });
@@ -98,7 +97,10 @@ describe('bash sessions', () => {
       const expected = Array.from({ length: 50 }, (_, line) => `${names[index]} ${line + 1}\n`).join('');
       expect(result.stdout).toBe(expected);
     });
-    const log = (await readFile(join(cwd, 'log.txt'), 'utf8')).trim().split('\n').map((line) => line.split(' ').slice(1).join(' '));
+    const log = (await readFile(join(cwd, 'log.txt'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => line.split(' ').slice(1).join(' '));
     for (let index = 0; index < log.length; index += 2) {
       expect(log[index + 1]).toBe(log[index]?.replace('start', 'end'));
     }

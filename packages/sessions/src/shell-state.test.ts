@@ -8,7 +8,10 @@ describe('shell state', () => {
   it('parses the working directory, the environment (values with = and newlines) and the functions', () => {
     const parsed = parseStateDump(dump('/tmp', ['A=1', 'B=x=y\nz'], 'f () { :; }'));
     expect(parsed?.workDir).toBe('/tmp');
-    expect([...(parsed?.environment ?? [])]).toEqual([['A', '1'], ['B', 'x=y\nz']]);
+    expect([...(parsed?.environment ?? [])]).toEqual([
+      ['A', '1'],
+      ['B', 'x=y\nz'],
+    ]);
     expect(parsed?.functions).toBe('f () { :; }');
   });
 
@@ -33,7 +36,9 @@ describe('shell state', () => {
   it("never saves an inherited credential's value under another name, but saves the session's own credentials", () => {
     const inherited = { DELTA_API_KEY: 'dk-123456789' };
     const state = sessionChanges(
-      parseStateDump(dump('/', ['DELTA_API_KEY=dk-123456789', 'COPY=Bearer dk-123456789', 'MY_TOKEN=own-token-value'], 'f () { echo dk-123456789; }'))!,
+      parseStateDump(
+        dump('/', ['DELTA_API_KEY=dk-123456789', 'COPY=Bearer dk-123456789', 'MY_TOKEN=own-token-value'], 'f () { echo dk-123456789; }'),
+      )!,
       inherited,
     );
     expect(state.exports).toEqual([['MY_TOKEN', 'own-token-value']]);
@@ -41,7 +46,7 @@ describe('shell state', () => {
     expect(state.notes.join('\n')).toContain('COPY was not saved');
   });
 
-  it("quotes values so that sourcing env.sh gives them back exactly", () => {
+  it('quotes values so that sourcing env.sh gives them back exactly', () => {
     const state = sessionChanges(parseStateDump(dump('/', ["Q=it's $HOME `x`"]))!, {});
     expect(renderEnvironmentFile(state)).toContain(`export Q='it'\\''s $HOME \`x\`'`);
   });

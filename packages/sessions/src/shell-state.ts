@@ -65,7 +65,9 @@ export function sessionChanges(dump: ShellStateDump, inherited: NodeJS.ProcessEn
   let functions = dump.functions;
   const inFunctions = containedCredential(functions, credentials);
   if (inFunctions !== undefined) {
-    notes.push(`delta-sessions: shell functions and aliases were not saved for the next exec: they contain the inherited credential ${inFunctions}.`);
+    notes.push(
+      `delta-sessions: shell functions and aliases were not saved for the next exec: they contain the inherited credential ${inFunctions}.`,
+    );
     functions = '';
   }
   return { workDir: dump.workDir, exports: exports.sort(([a], [b]) => a.localeCompare(b)), unsets: unsets.sort(), functions, notes };

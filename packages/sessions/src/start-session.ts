@@ -26,9 +26,16 @@ export async function startSession(options: StartSessionOptions = {}): Promise<S
   const argv = options.command && options.command.length > 0 ? options.command : ['bash'];
   const [command = ''] = argv;
   if (command.trim() === '') {
-    throw new SessionError('The session command is empty; give a shell or interpreter such as bash, sh, python3 or node.', { code: 'INVALID_ARGUMENT' });
+    throw new SessionError('The session command is empty; give a shell or interpreter such as bash, sh, python3 or node.', {
+      code: 'INVALID_ARGUMENT',
+    });
   }
-  if (!(await stat(cwd).then((stats) => stats.isDirectory(), () => false))) {
+  if (
+    !(await stat(cwd).then(
+      (stats) => stats.isDirectory(),
+      () => false,
+    ))
+  ) {
     throw new SessionError(`Cannot start a session in ${cwd}: it is not a directory.`, { code: 'INVALID_ARGUMENT' });
   }
   if (findExecutable(command, env, cwd) === undefined) {

@@ -102,9 +102,15 @@ function runExec(request) {
         const after = death
           ? `did not stop when interrupted, so ${death}; the session is dead, start a new one`
           : 'was interrupted; the session is still usable';
-        resolve({ ok: false, error: { code: 'EXEC_TIMEOUT', message: `The code ran longer than ${request.timeout_ms} ms and ${after}.`, ...output } });
+        resolve({
+          ok: false,
+          error: { code: 'EXEC_TIMEOUT', message: `The code ran longer than ${request.timeout_ms} ms and ${after}.`, ...output },
+        });
       } else if (death) {
-        resolve({ ok: false, error: { code: 'SESSION_DEAD', message: `While running this code ${death}; the session is dead, start a new one.`, ...output } });
+        resolve({
+          ok: false,
+          error: { code: 'SESSION_DEAD', message: `While running this code ${death}; the session is dead, start a new one.`, ...output },
+        });
       } else {
         const exitCode = Number.parseInt(current.stdout.trailer.replace(/^:/, ''), 10);
         resolve({ ok: true, result: { ...output, exit_code: Number.isNaN(exitCode) ? 0 : exitCode, execution_time_ms: elapsed } });
@@ -146,7 +152,10 @@ const server = createServer((socket) => {
     for (let newline = buffered.indexOf('\n'); newline >= 0; newline = buffered.indexOf('\n')) {
       const line = buffered.slice(0, newline);
       buffered = buffered.slice(newline + 1);
-      handle(line).then((response) => socket.write(`${JSON.stringify(response)}\n`));
+      handle(line).then(
+        (response) => socket.write(`${JSON.stringify(response)}\n`),
+        (error) => socket.write(`${JSON.stringify({ ok: false, error: { code: 'INTERNAL', message: String(error) } })}\n`),
+      );
     }
   });
 });
@@ -181,7 +190,9 @@ async function main() {
   const warmUp = await enqueue({ code: '', timeout_ms: startTimeoutMs, max_output_bytes: 64 * 1024 });
   if (!warmUp.ok) {
     const { stderr = '', message } = warmUp.error;
-    report({ error: { code: 'START_FAILED', message: `${file} did not start as an interpreter session: ${message}${stderr ? `\n${stderr}` : ''}` } });
+    report({
+      error: { code: 'START_FAILED', message: `${file} did not start as an interpreter session: ${message}${stderr ? `\n${stderr}` : ''}` },
+    });
     shutdown(1);
     return;
   }

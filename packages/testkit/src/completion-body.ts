@@ -39,11 +39,7 @@ export function splitIntoPieces(text: string, size = 8): string[] {
  * for each tool call a chunk with id and name then argument deltas, a finish chunk, and with
  * `includeUsage` a last chunk with empty choices and the usage (every other chunk then has `usage: null`).
  */
-export function streamChunks(
-  reply: AssistantReply,
-  identity: CompletionIdentity,
-  includeUsage: boolean,
-): Array<Record<string, unknown>> {
+export function streamChunks(reply: AssistantReply, identity: CompletionIdentity, includeUsage: boolean): Array<Record<string, unknown>> {
   const chunk = (delta: Record<string, unknown>, finishReason: string | null = null): Record<string, unknown> => ({
     id: identity.id,
     object: 'chat.completion.chunk',
@@ -56,9 +52,7 @@ export function streamChunks(
   const chunks = [chunk({ role: 'assistant', content: reply.content === null ? null : '', refusal: null })];
   for (const piece of splitIntoPieces(reply.content ?? '')) chunks.push(chunk({ content: piece }));
   reply.toolCalls.forEach((call, index) => {
-    chunks.push(
-      chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }),
-    );
+    chunks.push(chunk({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
     for (const piece of splitIntoPieces(call.arguments)) {
       chunks.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }));
     }

@@ -9,9 +9,13 @@ export interface StreamedMessage {
   usage: Record<string, number> | null;
 }
 
+/** A server's JSON event, as sent: read field by field by tests and the reassembly. */
+// biome-ignore lint/suspicious/noExplicitAny: an event is whatever JSON the server sent
+export type StreamEvent = any;
+
 /** Parses a `text/event-stream` body into its JSON events; `done` says whether `data: [DONE]` ended it. */
-export function parseEventStream(text: string): { events: any[]; done: boolean } {
-  const events: any[] = [];
+export function parseEventStream(text: string): { events: StreamEvent[]; done: boolean } {
+  const events: StreamEvent[] = [];
   for (const block of text.split(/\r?\n\r?\n/)) {
     const data = block
       .split(/\r?\n/)
@@ -26,7 +30,7 @@ export function parseEventStream(text: string): { events: any[]; done: boolean }
 }
 
 /** Folds `chat.completion.chunk` events into one message, as the openai SDK's stream helpers do. */
-export function reassembleStream(events: any[]): StreamedMessage {
+export function reassembleStream(events: StreamEvent[]): StreamedMessage {
   const message: StreamedMessage = {
     id: undefined,
     model: undefined,
@@ -45,7 +49,8 @@ export function reassembleStream(events: any[]): StreamedMessage {
       if (delta.role) message.role = delta.role;
       if (typeof delta.content === 'string') message.content = (message.content ?? '') + delta.content;
       for (const call of delta.tool_calls ?? []) {
-        const target = (message.tool_calls[call.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } });
+        message.tool_calls[call.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } };
+        const target = message.tool_calls[call.index]!;
         if (call.id) target.id = call.id;
         if (call.function?.name) target.function.name += call.function.name;
         if (call.function?.arguments) target.function.arguments += call.function.arguments;

@@ -50,7 +50,12 @@ describe('startFakeLlm', () => {
     await start({
       script: [
         { content: 'x' },
-        { tool_calls: [{ name: 'read_file', arguments: { path: 'a.txt' } }, { id: 'mine', name: 'broken', raw_arguments: '{"path": ' }] },
+        {
+          tool_calls: [
+            { name: 'read_file', arguments: { path: 'a.txt' } },
+            { id: 'mine', name: 'broken', raw_arguments: '{"path": ' },
+          ],
+        },
       ],
     });
     await post(hello);
@@ -71,11 +76,18 @@ describe('startFakeLlm', () => {
   });
 
   it('answers a scripted HTTP error in the OpenAI error shape', async () => {
-    await start({ script: [{ error: { status: 429, message: 'Rate limit reached', code: 'rate_limit_exceeded', should_retry: false } }, { error: { status: 503 } }] });
+    await start({
+      script: [
+        { error: { status: 429, message: 'Rate limit reached', code: 'rate_limit_exceeded', should_retry: false } },
+        { error: { status: 503 } },
+      ],
+    });
     const limited = await post(hello);
     expect(limited.status).toBe(429);
     expect(limited.headers.get('x-should-retry')).toBe('false');
-    expect(limited.json).toEqual({ error: { message: 'Rate limit reached', type: 'rate_limit_exceeded', param: null, code: 'rate_limit_exceeded' } });
+    expect(limited.json).toEqual({
+      error: { message: 'Rate limit reached', type: 'rate_limit_exceeded', param: null, code: 'rate_limit_exceeded' },
+    });
     const unavailable = await post(hello);
     expect(unavailable.status).toBe(503);
     expect(unavailable.json.error).toMatchObject({ type: 'server_error', message: 'delta-fake-llm: scripted error 503 for request 2' });
@@ -93,7 +105,10 @@ describe('startFakeLlm', () => {
   it('streams chunks that reassemble to the same message, with a usage chunk when asked', async () => {
     const step = {
       content: 'Let me read both files for you.',
-      tool_calls: [{ name: 'read_file', arguments: { path: 'a.txt', note: 'a fairly long argument value' } }, { name: 'list', raw_arguments: '{oops' }],
+      tool_calls: [
+        { name: 'read_file', arguments: { path: 'a.txt', note: 'a fairly long argument value' } },
+        { name: 'list', raw_arguments: '{oops' },
+      ],
     };
     await start({ script: [step, step] });
     const plain = (await post(hello)).json.choices[0];
@@ -111,7 +126,12 @@ describe('startFakeLlm', () => {
     const message = reassembleStream(events);
     // The same step answered request 2, so only the default ids differ: call_2_* instead of call_1_*.
     const renumbered = plain.message.tool_calls.map((call: { id: string }) => ({ ...call, id: call.id.replace('call_1_', 'call_2_') }));
-    expect(message).toMatchObject({ role: 'assistant', content: plain.message.content, tool_calls: renumbered, finish_reason: 'tool_calls' });
+    expect(message).toMatchObject({
+      role: 'assistant',
+      content: plain.message.content,
+      tool_calls: renumbered,
+      finish_reason: 'tool_calls',
+    });
     expect(message.tool_calls[1]!.function.arguments).toBe('{oops');
   });
 
@@ -135,7 +155,13 @@ describe('startFakeLlm', () => {
     expect(missing.status).toBe(400);
     expect(missing.json.error).toMatchObject({ type: 'invalid_request_error', param: 'messages[1]', code: null });
     expect(missing.json.error.message).toMatch(/did not have response messages: c1/);
-    const orphan = await post({ model: 'm', messages: [{ role: 'user', content: 'hi' }, { role: 'tool', tool_call_id: 'c9', content: 'x' }] });
+    const orphan = await post({
+      model: 'm',
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'tool', tool_call_id: 'c9', content: 'x' },
+      ],
+    });
     expect(orphan.status).toBe(400);
     expect(orphan.json.error.message).toMatch(/must be a response to a preceding message with 'tool_calls'/);
     const unparsable = await post('{"model":');
@@ -179,7 +205,7 @@ describe('startFakeLlm', () => {
 
   it('rejects an invalid array script at start', async () => {
     await expect(startFakeLlm({ script: [{ content: 'ok' }, { delay_ms: 1 } as never] })).rejects.toThrow(
-      "the script given to startFakeLlm: step 1: a step needs content, tool_calls or error",
+      'the script given to startFakeLlm: step 1: a step needs content, tool_calls or error',
     );
   });
 

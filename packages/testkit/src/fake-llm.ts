@@ -13,9 +13,7 @@ import { ScriptStep } from './script-step.js';
 export type { RecordedRequest } from './recorded-request.js';
 
 /** A list of steps, one per chat-completions request, or a function that picks the step. */
-export type FakeLlmScript =
-  | ScriptStep[]
-  | ((request: RecordedRequest, index: number) => ScriptStep | Promise<ScriptStep>);
+export type FakeLlmScript = ScriptStep[] | ((request: RecordedRequest, index: number) => ScriptStep | Promise<ScriptStep>);
 
 export interface FakeLlmOptions {
   script: FakeLlmScript;
@@ -46,9 +44,7 @@ const modelPaths = new Set(['/v1/models', '/models']);
 
 /** Starts a scripted OpenAI-compatible chat-completions server on a loopback port. */
 export async function startFakeLlm(options: FakeLlmOptions): Promise<FakeLlm> {
-  const script = Array.isArray(options.script)
-    ? parseScript(options.script, 'the script given to startFakeLlm')
-    : options.script;
+  const script = Array.isArray(options.script) ? parseScript(options.script, 'the script given to startFakeLlm') : options.script;
   const model = options.model ?? 'fake-model';
   const requests: RecordedRequest[] = [];
   const readCompletion = createCompletionReader();
@@ -94,7 +90,7 @@ export async function startFakeLlm(options: FakeLlmOptions): Promise<FakeLlm> {
     }
     // A script that read request.body may have changed it, and the reply follows the body as it left it.
     const bodyRead = recording.bodyParsed();
-    const body = bodyRead ? record.body : (accepted.fields as Record<string, any>);
+    const body = bodyRead ? record.body : (accepted.fields as RecordedRequest['body']);
     const reply = buildReply(step, index, bodyRead ? promptLength(body) : accepted.promptLength);
     const identity = { id: `chatcmpl-${index + 1}`, created, model: body.model as string };
     if (body.stream === true) {

@@ -9,12 +9,7 @@ export function readBody(request: IncomingMessage): Promise<Buffer> {
   });
 }
 
-export function sendJson(
-  response: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
+export function sendJson(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (response.destroyed || response.writableEnded) return;
   const text = JSON.stringify(body);
   response.writeHead(status, {

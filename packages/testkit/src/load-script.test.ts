@@ -49,7 +49,10 @@ describe('loadScript', () => {
   });
 
   it('reads JSON with a steps key', async () => {
-    const file = await scriptFile('steps.json', JSON.stringify({ steps: [{ content: 'Hi', usage: { prompt_tokens: 3, completion_tokens: 1 } }] }));
+    const file = await scriptFile(
+      'steps.json',
+      JSON.stringify({ steps: [{ content: 'Hi', usage: { prompt_tokens: 3, completion_tokens: 1 } }] }),
+    );
     expect(loadScript(file)).toEqual([{ content: 'Hi', usage: { prompt_tokens: 3, completion_tokens: 1 } }]);
   });
 
@@ -66,7 +69,9 @@ describe('loadScript', () => {
   });
 
   it('rejects steps that do nothing or do two things at once', () => {
-    expect(failure(() => parseScript([{ delay_ms: 5 }], 's.yaml')).message).toBe('s.yaml: step 0: a step needs content, tool_calls or error');
+    expect(failure(() => parseScript([{ delay_ms: 5 }], 's.yaml')).message).toBe(
+      's.yaml: step 0: a step needs content, tool_calls or error',
+    );
     expect(failure(() => parseScript([{ content: 'x', error: { status: 500 } }], 's.yaml')).message).toMatch(
       /step 0, field 'error': an error step cannot also have content or tool_calls/,
     );

@@ -27,7 +27,11 @@ function conversation(pairs: number, result = (pair: number) => `ok ${pair}`): A
 const body = (messages: unknown[], extra: Record<string, unknown> = {}) => ({ model: 'm', tools, messages, ...extra });
 
 async function post(body: string | Buffer) {
-  const response = await fetch(`${llm!.baseUrl}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const response = await fetch(`${llm!.baseUrl}/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
   return { status: response.status, json: (await response.json()) as any };
 }
 
@@ -37,7 +41,11 @@ function wholeBodyAnswer(text: string) {
   try {
     found = validateRequest(JSON.parse(text));
   } catch {
-    found = { message: 'We could not parse the JSON body of your request. The OpenAI API expects a JSON payload.', param: null, code: null };
+    found = {
+      message: 'We could not parse the JSON body of your request. The OpenAI API expects a JSON payload.',
+      param: null,
+      code: null,
+    };
   }
   return found ? { status: 400, json: { error: { ...found, type: 'invalid_request_error' } } } : { status: 200, json: expect.anything() };
 }
@@ -64,17 +72,29 @@ describe('startFakeLlm with a conversation that grows by a few messages a reques
   it('gives a body that continues an accepted conversation the same answer as any other body', async () => {
     llm = await startFakeLlm({ script: () => ({ content: 'fine' }) });
     const accepted = conversation(200);
-    const unanswered = [{ role: 'assistant', content: null, tool_calls: [call('a'), call('b')] }, { role: 'tool', tool_call_id: 'b', content: 'B' }];
+    const unanswered = [
+      { role: 'assistant', content: null, tool_calls: [call('a'), call('b')] },
+      { role: 'tool', tool_call_id: 'b', content: 'B' },
+    ];
     const continuations: Array<[string, string]> = [
       ['an unanswered call among the new messages', JSON.stringify(body([...accepted, ...unanswered, { role: 'user', content: 'and?' }]))],
-      ['a tool message answering an id no call made', JSON.stringify(body([...accepted, { role: 'tool', tool_call_id: 'call_7', content: 'x' }]))],
-      ['a second answer to the last call', JSON.stringify(body([...accepted, { role: 'tool', tool_call_id: 'call_200', content: 'again' }]))],
+      [
+        'a tool message answering an id no call made',
+        JSON.stringify(body([...accepted, { role: 'tool', tool_call_id: 'call_7', content: 'x' }])),
+      ],
+      [
+        'a second answer to the last call',
+        JSON.stringify(body([...accepted, { role: 'tool', tool_call_id: 'call_200', content: 'again' }])),
+      ],
       ['a new message with an unknown role', JSON.stringify(body([...accepted, { role: 'robot', content: 'x' }]))],
       ['a new message that is not an object', JSON.stringify(body([...accepted, 5]))],
       ['invalid tools', JSON.stringify(body(accepted, { tools: [] }))],
       ['a trailing comma', JSON.stringify(body(accepted)).replace(/\]\}$/, ',]}')],
       ['a later messages key, which JSON.parse keeps', JSON.stringify(body(accepted)).replace(/\}$/, ',"m\\u0065ssages":[]}')],
-      ['whitespace and escaped characters', JSON.stringify(body([...accepted, { role: 'user', content: 'café' }]), null, 2).replace('é', '\\u00e9')],
+      [
+        'whitespace and escaped characters',
+        JSON.stringify(body([...accepted, { role: 'user', content: 'café' }]), null, 2).replace('é', '\\u00e9'),
+      ],
       ['no new messages', JSON.stringify(body(accepted))],
     ];
     for (const [name, text] of continuations) {
@@ -82,7 +102,10 @@ describe('startFakeLlm with a conversation that grows by a few messages a reques
       expect(await post(text), name).toEqual(wholeBodyAnswer(text));
       expect(llm.requests.at(-1)!.rawBody).toBe(text);
     }
-    expect(validateRequest(JSON.parse(continuations[0]![1]))).toMatchObject({ param: 'messages[402]', message: expect.stringMatching(/: a \(assistant message messages\[402\]\)/) });
+    expect(validateRequest(JSON.parse(continuations[0]![1]))).toMatchObject({
+      param: 'messages[402]',
+      message: expect.stringMatching(/: a \(assistant message messages\[402\]\)/),
+    });
   });
 
   it('records a body that is not valid UTF-8 as the same text as any decoder gives', async () => {
@@ -106,7 +129,11 @@ describe('startFakeLlm with a conversation that grows by a few messages a reques
     const sent = body(conversation(50));
     await post(JSON.stringify(body(conversation(49))));
     const { json } = await post(JSON.stringify(sent));
-    expect(json).toMatchObject({ model: 'changed', choices: [{ message: { content: '102 messages' } }], usage: { prompt_tokens: promptTokens(sent) } });
+    expect(json).toMatchObject({
+      model: 'changed',
+      choices: [{ message: { content: '102 messages' } }],
+      usage: { prompt_tokens: promptTokens(sent) },
+    });
     expect(llm.requests.at(-1)!.body.model).toBe('changed');
   });
 });

@@ -46,7 +46,11 @@ describe('the real openai SDK against startFakeLlm', () => {
     });
     const client = new OpenAI({ baseURL: llm.baseUrl, apiKey: 'sk-fake', maxRetries: 0 });
 
-    const first = await client.chat.completions.create({ model: 'gpt-test', messages: [{ role: 'user', content: 'Read notes.txt' }], tools });
+    const first = await client.chat.completions.create({
+      model: 'gpt-test',
+      messages: [{ role: 'user', content: 'Read notes.txt' }],
+      tools,
+    });
     const call = first.choices[0].message.tool_calls[0];
     expect(call).toEqual({ id: 'call_1_1', type: 'function', function: { name: 'read_file', arguments: '{"path":"notes.txt"}' } });
     expect(first.choices[0].finish_reason).toBe('tool_calls');
@@ -56,7 +60,12 @@ describe('the real openai SDK against startFakeLlm', () => {
       first.choices[0].message,
       { role: 'tool', tool_call_id: call.id, content: 'hello' },
     ];
-    const stream = client.chat.completions.stream({ model: 'gpt-test', messages: conversation, tools, stream_options: { include_usage: true } });
+    const stream = client.chat.completions.stream({
+      model: 'gpt-test',
+      messages: conversation,
+      tools,
+      stream_options: { include_usage: true },
+    });
     const streamed = await stream.finalChatCompletion();
     expect(streamed.choices[0].message.content).toBe('The file says hello.');
     expect(streamed.choices[0].message.tool_calls[0].function.arguments).toBe('{"path": "b');
@@ -77,7 +86,11 @@ describe('the real openai SDK against startFakeLlm', () => {
       model: 'gpt-test',
       messages: [
         { role: 'user', content: 'hi' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{}' } }],
+        },
       ],
     });
     await expect(broken).rejects.toMatchObject({ status: 400, type: 'invalid_request_error', param: 'messages[1]' });

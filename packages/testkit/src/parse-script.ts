@@ -45,10 +45,9 @@ export function parseScript(value: unknown, source: string): ScriptStep[] {
   } else if (typeof value === 'object' && value !== null && 'steps' in value && Array.isArray(value.steps)) {
     steps = value.steps;
   } else {
-    throw new ScriptFileError(
-      `${source}: expected a list of steps or an object with a 'steps' list, found ${describeValue(value)}`,
-      { file: source },
-    );
+    throw new ScriptFileError(`${source}: expected a list of steps or an object with a 'steps' list, found ${describeValue(value)}`, {
+      file: source,
+    });
   }
   const list = steps as unknown[];
   if (list.length === 0) {

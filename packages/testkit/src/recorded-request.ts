@@ -5,6 +5,7 @@ export interface RecordedRequest {
   path: string;
   headers: Record<string, string | string[] | undefined>;
   /** The parsed JSON body; undefined when there was none or it was not JSON. */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read any field of the body they sent, as they wrote it
   body: any;
   rawBody: string;
   /** The HTTP status the fake model answered with; 0 while the answer is pending. */

@@ -65,7 +65,9 @@ describe('runCli', () => {
     const file = await script('- content: hi\n- tool_calls: [{ arguments: {} }]\n');
     const io = captureIo();
     expect(await runCli(['--script', file], io)).toBe(2);
-    expect(io.err()).toBe(`delta-fake-llm: invalid script: ${file}: step 1, field 'tool_calls[0].name': Invalid input: expected string, received undefined\n`);
+    expect(io.err()).toBe(
+      `delta-fake-llm: invalid script: ${file}: step 1, field 'tool_calls[0].name': Invalid input: expected string, received undefined\n`,
+    );
     const missing = captureIo();
     expect(await runCli(['--script', '/nonexistent/steps.yaml'], missing)).toBe(2);
     expect(missing.err()).toMatch(/\/nonexistent\/steps.yaml: cannot read the script: the file does not exist/);

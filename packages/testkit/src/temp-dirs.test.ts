@@ -47,7 +47,11 @@ describe('temp agents and workspaces', () => {
   });
 
   it('removes everything it created on cleanup', async () => {
-    const directories = [await createTempDir('delta-cleanup-'), await createTempAgent(), await createTempWorkspace({ files: { 'DELTA.md': '# guide' } })];
+    const directories = [
+      await createTempDir('delta-cleanup-'),
+      await createTempAgent(),
+      await createTempWorkspace({ files: { 'DELTA.md': '# guide' } }),
+    ];
     expect(await readFile(join(directories[2]!, 'DELTA.md'), 'utf8')).toBe('# guide');
     expect(directories.every((directory) => existsSync(directory))).toBe(true);
     await cleanupTempDirs();

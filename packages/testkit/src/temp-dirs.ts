@@ -37,9 +37,7 @@ export async function writeFiles(root: string, files: Record<string, FileContent
 }
 
 /** A temp workspace directory with the given files. */
-export async function createTempWorkspace(
-  options: { files?: Record<string, FileContent>; prefix?: string } = {},
-): Promise<string> {
+export async function createTempWorkspace(options: { files?: Record<string, FileContent>; prefix?: string } = {}): Promise<string> {
   const directory = await createTempDir(options.prefix ?? 'delta-workspace-');
   await writeFiles(directory, options.files ?? {});
   return directory;

@@ -27,10 +27,18 @@ export type MessagesCheck = { problem: RequestProblem } | { problem: null; check
 export function messagesTypeProblem(messages: unknown): RequestProblem | null {
   if (messages === undefined) return problem("Missing required parameter: 'messages'.", 'messages', 'missing_required_parameter');
   if (!Array.isArray(messages)) {
-    return problem(`Invalid type for 'messages': expected an array of objects, but got ${describeType(messages)} instead.`, 'messages', 'invalid_type');
+    return problem(
+      `Invalid type for 'messages': expected an array of objects, but got ${describeType(messages)} instead.`,
+      'messages',
+      'invalid_type',
+    );
   }
   if (messages.length === 0) {
-    return problem("Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.", 'messages', 'empty_array');
+    return problem(
+      "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an empty array instead.",
+      'messages',
+      'empty_array',
+    );
   }
   return null;
 }
@@ -53,7 +61,8 @@ function isContent(value: unknown): boolean {
 }
 
 function validateMessageShape(message: unknown, at: string): RequestProblem | null {
-  if (!isObject(message)) return problem(`Invalid type for '${at}': expected an object, but got ${describeType(message)} instead.`, at, 'invalid_type');
+  if (!isObject(message))
+    return problem(`Invalid type for '${at}': expected an object, but got ${describeType(message)} instead.`, at, 'invalid_type');
   const { role } = message;
   if (role === undefined) return problem(`Missing required parameter: '${at}.role'.`, `${at}.role`, 'missing_required_parameter');
   if (typeof role !== 'string' || !knownRoles.has(role)) {
@@ -84,7 +93,11 @@ function validateAssistant(message: Record<string, unknown>, at: string): Reques
   const { content, tool_calls: toolCalls } = message;
   if (toolCalls !== undefined && toolCalls !== null) {
     if (!Array.isArray(toolCalls) || toolCalls.length === 0) {
-      return problem(`Invalid '${at}.tool_calls': expected a non-empty array, but got ${describeType(toolCalls)}.`, `${at}.tool_calls`, 'invalid_value');
+      return problem(
+        `Invalid '${at}.tool_calls': expected a non-empty array, but got ${describeType(toolCalls)}.`,
+        `${at}.tool_calls`,
+        'invalid_value',
+      );
     }
     for (const [index, call] of toolCalls.entries()) {
       const where = `${at}.tool_calls[${index}]`;
@@ -132,7 +145,12 @@ function continueToolPairing(messages: Array<Record<string, unknown>>, earlier: 
         };
       }
       if (pending.answered.has(id)) {
-        return { problem: problem(`Invalid parameter: messages[${index}] answers tool_call_id '${id}' a second time.`, `messages[${index}].tool_call_id`) };
+        return {
+          problem: problem(
+            `Invalid parameter: messages[${index}] answers tool_call_id '${id}' a second time.`,
+            `messages[${index}].tool_call_id`,
+          ),
+        };
       }
       pending.answered.add(id);
       continue;

@@ -30,12 +30,18 @@ describe('validateConversation', () => {
   });
 
   it('rejects unanswered tool calls at the end of the conversation', () => {
-    const body = request([{ role: 'user', content: 'hi' }, { role: 'assistant', tool_calls: [call('a')] }]);
+    const body = request([
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', tool_calls: [call('a')] },
+    ]);
     expect(validateConversation(body)).toMatch(/did not have response messages: a/);
   });
 
   it('rejects a tool message that answers no preceding call, and one separated from its call', () => {
-    const orphan = request([{ role: 'user', content: 'hi' }, { role: 'tool', tool_call_id: 'x', content: 'X' }]);
+    const orphan = request([
+      { role: 'user', content: 'hi' },
+      { role: 'tool', tool_call_id: 'x', content: 'X' },
+    ]);
     expect(validateRequest(orphan)).toMatchObject({ param: 'messages[1].role' });
     expect(validateConversation(orphan)).toMatch(/must be a response to a preceding message with 'tool_calls'.*'x'/);
     const late = request([
@@ -65,9 +71,15 @@ describe('validateConversation', () => {
     const user = { role: 'user', content: 'go' };
     expect(validateConversation(request([user, ...pairs(0, 5000)]))).toBeNull();
     const unanswered = request([user, ...pairs(0, 2500), { role: 'assistant', tool_calls: [call('lost')] }, user, ...pairs(2500, 5000)]);
-    expect(validateRequest(unanswered)).toMatchObject({ param: 'messages[5001]', message: expect.stringMatching(/: lost \(assistant message messages\[5001\]\)/) });
+    expect(validateRequest(unanswered)).toMatchObject({
+      param: 'messages[5001]',
+      message: expect.stringMatching(/: lost \(assistant message messages\[5001\]\)/),
+    });
     const unknown = request([user, ...pairs(0, 2500), { role: 'tool', tool_call_id: 'c7', content: 'x' }, ...pairs(2500, 5000)]);
-    expect(validateRequest(unknown)).toMatchObject({ param: 'messages[5001].role', message: expect.stringMatching(/messages\[5001\] answers tool_call_id 'c7'/) });
+    expect(validateRequest(unknown)).toMatchObject({
+      param: 'messages[5001].role',
+      message: expect.stringMatching(/messages\[5001\] answers tool_call_id 'c7'/),
+    });
   });
 
   it.each([
@@ -80,8 +92,16 @@ describe('validateConversation', () => {
     ['a system message with null content', request([{ role: 'system', content: null }]), /'messages\[0\].content'.*got null/],
     ['an assistant message with neither', request([{ role: 'assistant', content: null }]), /needs content/],
     ['a tool message without tool_call_id', request([{ role: 'tool', content: 'x' }]), /'messages\[0\].tool_call_id'/],
-    ['a malformed tool call', request([{ role: 'assistant', tool_calls: [{ id: 'a', type: 'function' }] }]), /'messages\[0\].tool_calls\[0\].function'/],
-    ['stream_options without stream', request([{ role: 'user', content: 'x' }], { stream_options: {} }), /only allowed when 'stream' is enabled/],
+    [
+      'a malformed tool call',
+      request([{ role: 'assistant', tool_calls: [{ id: 'a', type: 'function' }] }]),
+      /'messages\[0\].tool_calls\[0\].function'/,
+    ],
+    [
+      'stream_options without stream',
+      request([{ role: 'user', content: 'x' }], { stream_options: {} }),
+      /only allowed when 'stream' is enabled/,
+    ],
   ])('rejects %s', (_name, body, expected) => {
     expect(validateConversation(body)).toMatch(expected);
   });
@@ -98,6 +118,8 @@ describe('validateConversation', () => {
     expect(validateConversation(tool({}))).toMatch(/'tools\[0\].function.name'/);
     expect(validateConversation(tool({ name: 'has space' }))).toMatch(/does not match pattern/);
     expect(validateConversation(tool({ name: 'x', parameters: 'schema' }))).toMatch(/'tools\[0\].function.parameters': expected an object/);
-    expect(validateConversation(tool({ name: 'x', parameters: { type: 'string' } }))).toMatch(/schema must be a JSON Schema of 'type: "object"'/);
+    expect(validateConversation(tool({ name: 'x', parameters: { type: 'string' } }))).toMatch(
+      /schema must be a JSON Schema of 'type: "object"'/,
+    );
   });
 });

@@ -27,7 +27,11 @@ function fieldsProblem(body: unknown): RequestProblem | null {
   if (!isObject(body)) return problem(`The request body must be a JSON object, but got ${describeType(body)}.`);
   if (typeof body.model !== 'string' || body.model === '') return problem('you must provide a model parameter');
   if (body.stream !== undefined && body.stream !== null && typeof body.stream !== 'boolean') {
-    return problem(`Invalid type for 'stream': expected a boolean, but got ${describeType(body.stream)} instead.`, 'stream', 'invalid_type');
+    return problem(
+      `Invalid type for 'stream': expected a boolean, but got ${describeType(body.stream)} instead.`,
+      'stream',
+      'invalid_type',
+    );
   }
   if (body.stream_options !== undefined && body.stream_options !== null && body.stream !== true) {
     return problem("The 'stream_options' parameter is only allowed when 'stream' is enabled.", 'stream_options');

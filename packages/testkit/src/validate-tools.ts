@@ -5,19 +5,33 @@ const functionName = /^[a-zA-Z0-9_-]{1,64}$/;
 /** The `tools` array: each entry `{type: 'function', function: {name, description?, parameters?}}`. */
 export function validateTools(tools: unknown): RequestProblem | null {
   if (!Array.isArray(tools)) {
-    return problem(`Invalid type for 'tools': expected an array of objects, but got ${describeType(tools)} instead.`, 'tools', 'invalid_type');
+    return problem(
+      `Invalid type for 'tools': expected an array of objects, but got ${describeType(tools)} instead.`,
+      'tools',
+      'invalid_type',
+    );
   }
   if (tools.length === 0) {
-    return problem("Invalid 'tools': empty array. Expected an array with minimum length 1, but got an empty array instead.", 'tools', 'empty_array');
+    return problem(
+      "Invalid 'tools': empty array. Expected an array with minimum length 1, but got an empty array instead.",
+      'tools',
+      'empty_array',
+    );
   }
   for (const [index, tool] of tools.entries()) {
     const at = `tools[${index}]`;
-    if (!isObject(tool)) return problem(`Invalid type for '${at}': expected an object, but got ${describeType(tool)} instead.`, at, 'invalid_type');
+    if (!isObject(tool))
+      return problem(`Invalid type for '${at}': expected an object, but got ${describeType(tool)} instead.`, at, 'invalid_type');
     if (tool.type !== 'function') {
-      return problem(`Invalid value for '${at}.type': expected 'function', but got ${JSON.stringify(tool.type) ?? 'nothing'}.`, `${at}.type`, 'invalid_value');
+      return problem(
+        `Invalid value for '${at}.type': expected 'function', but got ${JSON.stringify(tool.type) ?? 'nothing'}.`,
+        `${at}.type`,
+        'invalid_value',
+      );
     }
     const definition = tool.function;
-    if (!isObject(definition)) return problem(`Missing required parameter: '${at}.function'.`, `${at}.function`, 'missing_required_parameter');
+    if (!isObject(definition))
+      return problem(`Missing required parameter: '${at}.function'.`, `${at}.function`, 'missing_required_parameter');
     if (typeof definition.name !== 'string') {
       return problem(`Missing required parameter: '${at}.function.name'.`, `${at}.function.name`, 'missing_required_parameter');
     }
@@ -34,7 +48,11 @@ export function validateTools(tools: unknown): RequestProblem | null {
     const parameters = definition.parameters;
     if (parameters === undefined) continue;
     if (!isObject(parameters)) {
-      return problem(`Invalid type for '${at}.function.parameters': expected an object, but got ${describeType(parameters)} instead.`, `${at}.function.parameters`, 'invalid_type');
+      return problem(
+        `Invalid type for '${at}.function.parameters': expected an object, but got ${describeType(parameters)} instead.`,
+        `${at}.function.parameters`,
+        'invalid_type',
+      );
     }
     if (parameters.type !== undefined && parameters.type !== 'object') {
       return problem(

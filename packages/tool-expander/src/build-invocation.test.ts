@@ -36,7 +36,10 @@ describe('buildInvocation: exec:', () => {
     const tool = expandTool({
       name: 'p',
       exec: 'ls ${dir} --sort=${sort} ${extra} END',
-      parameters: [{ name: 'sort', default: 'name' }, { name: 'extra', required: false }],
+      parameters: [
+        { name: 'sort', default: 'name' },
+        { name: 'extra', required: false },
+      ],
     });
     expect(buildInvocation(tool, { dir: '' }, variables).args).toEqual(['', '--sort=name', 'END']);
     expect(buildInvocation(tool, { dir: 'd', sort: 'size', extra: null }, variables).args).toEqual(['d', '--sort=size', 'END']);
@@ -63,7 +66,7 @@ describe('buildInvocation: shell:', () => {
     expect(buildInvocation(tool, { file: 'data.txt' }, variables)).toEqual({
       file: 'sh',
       args: ['-c', 'grep "$1" "$2" | wc -l', '--', '', 'data.txt'],
-      commandLine: "sh -c 'grep \"$1\" \"$2\" | wc -l' -- '' data.txt",
+      commandLine: 'sh -c \'grep "$1" "$2" | wc -l\' -- \'\' data.txt',
     });
   });
 
@@ -93,7 +96,15 @@ describe('buildInvocation: command:', () => {
     expect(invocation.args).toEqual(['--root', '/work/W001', '--port', '8080', '1', '2']);
     expect(invocation.stdin).toBe('payload');
     expect(buildInvocation(tool, { first: '1', second: '2', host: 'h', third: '3', body: '' }, variables).args).toEqual([
-      '--root', '/work/W001', '--port', '8080', '--host', 'h', '1', '2', '3',
+      '--root',
+      '/work/W001',
+      '--port',
+      '8080',
+      '--host',
+      'h',
+      '1',
+      '2',
+      '3',
     ]);
   });
 
@@ -108,7 +119,9 @@ describe('ToolArgumentError', () => {
 
   it('names a missing required argument and the known ones', () => {
     const error = argumentError(tool, {});
-    expect(error.message).toBe("Invalid arguments for tool 'search': Missing required argument 'pattern'. Known arguments: pattern (required), file (optional).");
+    expect(error.message).toBe(
+      "Invalid arguments for tool 'search': Missing required argument 'pattern'. Known arguments: pattern (required), file (optional).",
+    );
     expect(error.field).toBe('pattern');
     expect(error.kind).toBe('model');
     expect(error.code).toBe('TOOL_ARGUMENTS_INVALID');
@@ -143,13 +156,24 @@ describe('ToolArgumentError', () => {
 
   it('does not treat a parameter named like an Object.prototype member as given', () => {
     const odd = expandTool({ name: 'odd', exec: 'echo ${constructor} ${toString}' });
-    expect(argumentError(odd, {}).problems.slice(0, 2)).toEqual(["Missing required argument 'constructor'.", "Missing required argument 'toString'."]);
+    expect(argumentError(odd, {}).problems.slice(0, 2)).toEqual([
+      "Missing required argument 'constructor'.",
+      "Missing required argument 'toString'.",
+    ]);
   });
 });
 
 describe('a hand-built ExpandedTool', () => {
   it('refuses a placeholder that is not a parameter', () => {
-    const tool: ExpandedTool = { name: 'h', description: '', mode: 'exec', command: ['echo', '${ghost}'], parameters: [], timeout_ms: 1000, pass_model_credentials: false };
+    const tool: ExpandedTool = {
+      name: 'h',
+      description: '',
+      mode: 'exec',
+      command: ['echo', '${ghost}'],
+      parameters: [],
+      timeout_ms: 1000,
+      pass_model_credentials: false,
+    };
     expect(() => buildInvocation(tool, {}, variables)).toThrow(ToolDefinitionError);
   });
 });

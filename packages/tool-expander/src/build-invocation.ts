@@ -72,13 +72,16 @@ function byPosition(parameters: readonly ExpandedParameter[]): ExpandedParameter
 
 /** Only a hand-built ExpandedTool can get here; expandTool never produces one. */
 function unknownReference(tool: ExpandedTool, name: string): ToolDefinitionError {
-  return new ToolDefinitionError([
-    {
-      field: 'command',
-      message: `Tool '${tool.name}' references \${${name}} in command, which is not one of its parameters.`,
-      expected: 'placeholders for declared parameters, AGENT_HOME or CWD',
-      found: JSON.stringify(tool.command),
-      hint: 'Build the ExpandedTool with expandTool().',
-    },
-  ], { tool: tool.name });
+  return new ToolDefinitionError(
+    [
+      {
+        field: 'command',
+        message: `Tool '${tool.name}' references \${${name}} in command, which is not one of its parameters.`,
+        expected: 'placeholders for declared parameters, AGENT_HOME or CWD',
+        found: JSON.stringify(tool.command),
+        hint: 'Build the ExpandedTool with expandTool().',
+      },
+    ],
+    { tool: tool.name },
+  );
 }

@@ -136,7 +136,11 @@ describe('Test Suite 5: stdin handling', () => {
 
   it('5.2 passes a stdin parameter in shell: mode', async () => {
     const { dir } = workspaceWithMarker();
-    const outcome = await run({ name: 'test_stdin_shell', shell: 'grep ${pattern}', stdin: 'content' }, { pattern: 'test', content: 'test1\nfoo\ntest2' }, dir);
+    const outcome = await run(
+      { name: 'test_stdin_shell', shell: 'grep ${pattern}', stdin: 'content' },
+      { pattern: 'test', content: 'test1\nfoo\ntest2' },
+      dir,
+    );
     expect(outcome.stdout).toBe('test1\ntest2\n');
   });
 });
@@ -144,14 +148,22 @@ describe('Test Suite 5: stdin handling', () => {
 describe('Test Suite 6: multi-line scripts (shell: mode)', () => {
   it('6.1 runs a multi-line script with parameters', async () => {
     const { dir } = workspaceWithMarker();
-    const outcome = await run({ name: 'test_multiline', shell: 'echo "Start"\necho ${value}\necho "End"\n' }, { value: 'test ; echo injected' }, dir);
+    const outcome = await run(
+      { name: 'test_multiline', shell: 'echo "Start"\necho ${value}\necho "End"\n' },
+      { value: 'test ; echo injected' },
+      dir,
+    );
     expect(outcome.stdout).toBe('Start\ntest ; echo injected\nEnd\n');
     expect(outcome.stdout.match(/injected/g)).toHaveLength(1);
   });
 
   it('6.2 runs pipes across lines', async () => {
     const { dir } = workspaceWithMarker();
-    const outcome = await run({ name: 'test_multiline_pipes', shell: "echo ${text} |\ntr '[:lower:]' '[:upper:]' |\nwc -c\n" }, { text: 'hello' }, dir);
+    const outcome = await run(
+      { name: 'test_multiline_pipes', shell: "echo ${text} |\ntr '[:lower:]' '[:upper:]' |\nwc -c\n" },
+      { text: 'hello' },
+      dir,
+    );
     expect(outcome.stdout.trim()).toBe('6');
   });
 });
@@ -159,22 +171,42 @@ describe('Test Suite 6: multi-line scripts (shell: mode)', () => {
 describe('Test Suite 7: parameter merging and validation', () => {
   it('7.1 merges a valid override (description and default)', async () => {
     const { dir } = workspaceWithMarker();
-    const definition = { name: 'test_param_merge', exec: 'echo ${msg}', parameters: [{ name: 'msg', description: 'Message to print', default: 'hello' }] };
+    const definition = {
+      name: 'test_param_merge',
+      exec: 'echo ${msg}',
+      parameters: [{ name: 'msg', description: 'Message to print', default: 'hello' }],
+    };
     expect(expandTool(definition).parameters).toEqual([
-      { name: 'msg', type: 'string', description: 'Message to print', default: 'hello', required: false, inject_as: 'argument', position: 0 },
+      {
+        name: 'msg',
+        type: 'string',
+        description: 'Message to print',
+        default: 'hello',
+        required: false,
+        inject_as: 'argument',
+        position: 0,
+      },
     ]);
     expect((await run(definition, {}, dir)).stdout).toBe('hello\n');
     expect((await run(definition, { msg: 'given' }, dir)).stdout).toBe('given\n');
   });
 
   it('7.2 rejects an injection mode conflict', () => {
-    const error = definitionError({ name: 'test_param_conflict', shell: 'grep ${pattern} ${file}', parameters: [{ name: 'pattern', inject_as: 'stdin' }] });
+    const error = definitionError({
+      name: 'test_param_conflict',
+      shell: 'grep ${pattern} ${file}',
+      parameters: [{ name: 'pattern', inject_as: 'stdin' }],
+    });
     expect(error.message).toContain("Cannot override inject_as for parameter 'pattern' (inferred: argument, explicit: stdin)");
     expect(error.field).toBe('parameters[0].inject_as');
   });
 
   it('7.3 rejects an undefined parameter', () => {
-    const error = definitionError({ name: 'test_undefined_param', exec: 'echo ${msg}', parameters: [{ name: 'undefined_param', description: "This param doesn't exist in template" }] });
+    const error = definitionError({
+      name: 'test_undefined_param',
+      exec: 'echo ${msg}',
+      parameters: [{ name: 'undefined_param', description: "This param doesn't exist in template" }],
+    });
     expect(error.message).toContain("Parameter 'undefined_param' not found in template");
     expect(error.field).toBe('parameters[0].name');
   });

@@ -9,11 +9,7 @@ import type { ToolDefinitionIssue } from './tool-definition-error.js';
  * Expands a v1.1 `command:` tool. Arguments are appended after the command in position order:
  * explicit positions take their slot, the others fill the free slots in declaration order.
  */
-export function expandCommandTool(
-  definition: ToolDefinition,
-  issues: ToolDefinitionIssue[],
-  basePath: string | undefined,
-): ExpandedTool {
+export function expandCommandTool(definition: ToolDefinition, issues: ToolDefinitionIssue[], basePath: string | undefined): ExpandedTool {
   const command = definition.command as string[];
   const at = (...segments: PropertyKey[]) => fieldPath(basePath, segments);
   if (command[0] === '') {
@@ -31,7 +27,13 @@ export function expandCommandTool(
   entries.forEach((entry, index) => {
     const here = (key: string) => at('parameters', index, key);
     if (parameters.some((parameter) => parameter.name === entry.name)) {
-      issues.push({ field: here('name'), message: `Parameter '${entry.name}' is declared twice.`, expected: 'each name once', found: `a second entry for '${entry.name}'`, hint: 'Rename or remove one of them.' });
+      issues.push({
+        field: here('name'),
+        message: `Parameter '${entry.name}' is declared twice.`,
+        expected: 'each name once',
+        found: `a second entry for '${entry.name}'`,
+        hint: 'Rename or remove one of them.',
+      });
       return;
     }
     if (isEngineVariable(entry.name)) {
@@ -102,7 +104,13 @@ export function expandCommandTool(
 
   if (definition.stdin !== undefined && !parameters.some((parameter) => parameter.name === definition.stdin)) {
     if (isEngineVariable(definition.stdin)) {
-      issues.push({ field: at('stdin'), message: `'${definition.stdin}' is an engine variable, not a parameter.`, expected: 'a parameter name', found: `'${definition.stdin}'`, hint: 'Choose a parameter name such as content.' });
+      issues.push({
+        field: at('stdin'),
+        message: `'${definition.stdin}' is an engine variable, not a parameter.`,
+        expected: 'a parameter name',
+        found: `'${definition.stdin}'`,
+        hint: 'Choose a parameter name such as content.',
+      });
     } else if (!entries.some((entry) => entry.name === definition.stdin)) {
       parameters.push({ name: definition.stdin, type: 'string', required: true, inject_as: 'stdin' });
     }
@@ -119,7 +127,12 @@ export function expandCommandTool(
     });
   }
 
-  assignPositions(parameters, entries.map((entry) => entry.name), issues, basePath);
+  assignPositions(
+    parameters,
+    entries.map((entry) => entry.name),
+    issues,
+    basePath,
+  );
   return {
     name: definition.name,
     description: definition.description ?? '',
@@ -130,7 +143,12 @@ export function expandCommandTool(
   };
 }
 
-function assignPositions(parameters: ExpandedParameter[], declared: string[], issues: ToolDefinitionIssue[], basePath: string | undefined): void {
+function assignPositions(
+  parameters: ExpandedParameter[],
+  declared: string[],
+  issues: ToolDefinitionIssue[],
+  basePath: string | undefined,
+): void {
   const argumentsInOrder = parameters.filter((parameter) => parameter.inject_as === 'argument');
   const slots: (ExpandedParameter | undefined)[] = new Array(argumentsInOrder.length).fill(undefined);
   for (const parameter of argumentsInOrder) {

@@ -95,7 +95,9 @@ function checkProgram(command: string[]): void {
       hint: 'Write the program first.',
     });
   }
-  const chosenByModel = [...program.matchAll(PLACEHOLDER_REFERENCE)].map((match) => match[1] as string).find((name) => !isEngineVariable(name));
+  const chosenByModel = [...program.matchAll(PLACEHOLDER_REFERENCE)]
+    .map((match) => match[1] as string)
+    .find((name) => !isEngineVariable(name));
   if (chosenByModel !== undefined) {
     throw new TemplateProblem(`The program to run cannot be a parameter (\${${chosenByModel}}).`, {
       expected: 'a fixed program, optionally under ${AGENT_HOME} or ${CWD}',

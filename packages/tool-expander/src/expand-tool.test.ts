@@ -17,7 +17,10 @@ describe('exec: expansion', () => {
   it('tokenizes quotes and escapes like a POSIX shell', () => {
     const tool = expandTool({ name: 't', exec: `grep "fixed \\"pattern\\"" 'it''s' a\\ b "\${x}-\${y}" \\$5 "" x\\\ny z\\\n  w` });
     expect(tool.command).toEqual(['grep', 'fixed "pattern"', 'its', 'a b', '${x}-${y}', '$5', '', 'xy', 'z', 'w']);
-    expect(tool.parameters.map((parameter) => [parameter.name, parameter.position])).toEqual([['x', 0], ['y', 1]]);
+    expect(tool.parameters.map((parameter) => [parameter.name, parameter.position])).toEqual([
+      ['x', 0],
+      ['y', 1],
+    ]);
   });
 
   it('lists a repeated placeholder once', () => {
@@ -121,7 +124,10 @@ describe('exec: tokenization agrees with a real POSIX shell', () => {
     `tab\there  "new\nline" end`,
   ])('splits %j exactly as sh does', async (template) => {
     const { dir } = workspaceWithMarker();
-    const viaShell = await runInvocation({ file: 'sh', args: ['-c', `node ${ECHO_ARGV.replace(/ /g, '\\ ')} ${template}`], commandLine: '' }, dir);
+    const viaShell = await runInvocation(
+      { file: 'sh', args: ['-c', `node ${ECHO_ARGV.replace(/ /g, '\\ ')} ${template}`], commandLine: '' },
+      dir,
+    );
     const tool = expandTool({ name: 't', exec: `node ${ECHO_ARGV.replace(/ /g, '\\ ')} ${template}` });
     const direct = await runInvocation(buildInvocation(tool, {}, { AGENT_HOME: dir, CWD: dir }), dir);
     expect(direct.stdout).toBe(viaShell.stdout);
@@ -159,7 +165,7 @@ describe('shell: expansion', () => {
 
   it('leaves single-quoted text, comments and shell variables alone', () => {
     const tool = expandTool({ name: 't', shell: "awk '{print $1}' ${file} # uses ${nothing}\necho $HOME \\$1 $$" });
-    expect(tool.command[2]).toBe("awk '{print $1}' \"$1\" # uses ${nothing}\necho $HOME \\$1 $$");
+    expect(tool.command[2]).toBe('awk \'{print $1}\' "$1" # uses ${nothing}\necho $HOME \\$1 $$');
     expect(tool.parameters.map((parameter) => parameter.name)).toEqual(['file']);
   });
 
@@ -207,29 +213,112 @@ describe('parameter merging (001 section 3.7.1)', () => {
       ],
     });
     expect(tool.parameters).toEqual([
-      { name: 'pattern', type: 'string', description: 'Search pattern (regex supported)', required: true, inject_as: 'argument', position: 0 },
-      { name: 'file', type: 'string', description: 'File to search in', default: './data.txt', required: false, inject_as: 'argument', position: 1 },
+      {
+        name: 'pattern',
+        type: 'string',
+        description: 'Search pattern (regex supported)',
+        required: true,
+        inject_as: 'argument',
+        position: 0,
+      },
+      {
+        name: 'file',
+        type: 'string',
+        description: 'File to search in',
+        default: './data.txt',
+        required: false,
+        inject_as: 'argument',
+        position: 1,
+      },
     ]);
-    expect(expandTool({ name: 't', exec: 'ls ${dir}', parameters: [{ name: 'dir', required: false }] }).parameters[0]?.required).toBe(false);
+    expect(expandTool({ name: 't', exec: 'ls ${dir}', parameters: [{ name: 'dir', required: false }] }).parameters[0]?.required).toBe(
+      false,
+    );
   });
 
   it('describes an external stdin parameter', () => {
-    const tool = expandTool({ name: 'write_tool', exec: 'tee ${filename}', stdin: 'content', parameters: [{ name: 'content', description: 'Content to write', inject_as: 'stdin' }] });
-    expect(tool.parameters[1]).toEqual({ name: 'content', type: 'string', description: 'Content to write', required: true, inject_as: 'stdin' });
+    const tool = expandTool({
+      name: 'write_tool',
+      exec: 'tee ${filename}',
+      stdin: 'content',
+      parameters: [{ name: 'content', description: 'Content to write', inject_as: 'stdin' }],
+    });
+    expect(tool.parameters[1]).toEqual({
+      name: 'content',
+      type: 'string',
+      description: 'Content to write',
+      required: true,
+      inject_as: 'stdin',
+    });
   });
 
   it.each([
-    [{ shell: 'cat ${file} | wc -l', parameters: [{ name: 'file', inject_as: 'stdin' }] }, "Cannot override inject_as for parameter 'file' (inferred: argument, explicit: stdin)", 'parameters[0].inject_as', 'stdin: file'],
-    [{ exec: 'tee ${f}', stdin: 'c', parameters: [{ name: 'c', inject_as: 'argument' }] }, "Cannot override inject_as for parameter 'c' (inferred: stdin, explicit: argument)", 'parameters[0].inject_as', 'Remove inject_as'],
-    [{ exec: 'echo ${message}', parameters: [{ name: 'unknown_param' }] }, "Parameter 'unknown_param' not found in template", 'parameters[0].name', 'Add ${unknown_param}'],
-    [{ shell: 'docker run ${flags} ${image}', parameters: [{ name: 'flags', raw: true }] }, ':raw modifier must be specified in template syntax (${flags:raw})', 'parameters[0].raw', '${flags:raw}'],
-    [{ shell: 'docker run ${flags:raw}', parameters: [{ name: 'flags', raw: false }] }, "Cannot remove the :raw modifier of parameter 'flags'", 'parameters[0].raw', 'without :raw'],
-    [{ exec: 'cp ${a} ${b}', parameters: [{ name: 'b', position: 0 }] }, "Cannot override position for parameter 'b' (inferred: 1, explicit: 0)", 'parameters[0].position', 'Remove position'],
-    [{ exec: 'tee ${a}', stdin: 'c', parameters: [{ name: 'c', position: 1 }] }, "Cannot override position for parameter 'c' (inferred: none, explicit: 1)", 'parameters[0].position', 'Remove position'],
-    [{ exec: 'ls ${a}', parameters: [{ name: 'a', option_name: '--a' }] }, "option_name does not apply to parameter 'a' (inject_as: argument)", 'parameters[0].option_name', '--port ${port}'],
-    [{ exec: 'ls ${a}', parameters: [{ name: 'a' }, { name: 'a' }] }, "Parameter 'a' is declared twice in parameters.", 'parameters[1].name', 'Merge'],
-    [{ exec: 'ls ${AGENT_HOME}', parameters: [{ name: 'AGENT_HOME' }] }, "'AGENT_HOME' is an engine variable, not a parameter.", 'parameters[0].name', 'filled in by the engine'],
-    [{ exec: 'tee ${content}', stdin: 'content' }, "Parameter 'content' is used both in the template and as stdin.", 'stdin', 'Remove ${content}'],
+    [
+      { shell: 'cat ${file} | wc -l', parameters: [{ name: 'file', inject_as: 'stdin' }] },
+      "Cannot override inject_as for parameter 'file' (inferred: argument, explicit: stdin)",
+      'parameters[0].inject_as',
+      'stdin: file',
+    ],
+    [
+      { exec: 'tee ${f}', stdin: 'c', parameters: [{ name: 'c', inject_as: 'argument' }] },
+      "Cannot override inject_as for parameter 'c' (inferred: stdin, explicit: argument)",
+      'parameters[0].inject_as',
+      'Remove inject_as',
+    ],
+    [
+      { exec: 'echo ${message}', parameters: [{ name: 'unknown_param' }] },
+      "Parameter 'unknown_param' not found in template",
+      'parameters[0].name',
+      'Add ${unknown_param}',
+    ],
+    [
+      { shell: 'docker run ${flags} ${image}', parameters: [{ name: 'flags', raw: true }] },
+      ':raw modifier must be specified in template syntax (${flags:raw})',
+      'parameters[0].raw',
+      '${flags:raw}',
+    ],
+    [
+      { shell: 'docker run ${flags:raw}', parameters: [{ name: 'flags', raw: false }] },
+      "Cannot remove the :raw modifier of parameter 'flags'",
+      'parameters[0].raw',
+      'without :raw',
+    ],
+    [
+      { exec: 'cp ${a} ${b}', parameters: [{ name: 'b', position: 0 }] },
+      "Cannot override position for parameter 'b' (inferred: 1, explicit: 0)",
+      'parameters[0].position',
+      'Remove position',
+    ],
+    [
+      { exec: 'tee ${a}', stdin: 'c', parameters: [{ name: 'c', position: 1 }] },
+      "Cannot override position for parameter 'c' (inferred: none, explicit: 1)",
+      'parameters[0].position',
+      'Remove position',
+    ],
+    [
+      { exec: 'ls ${a}', parameters: [{ name: 'a', option_name: '--a' }] },
+      "option_name does not apply to parameter 'a' (inject_as: argument)",
+      'parameters[0].option_name',
+      '--port ${port}',
+    ],
+    [
+      { exec: 'ls ${a}', parameters: [{ name: 'a' }, { name: 'a' }] },
+      "Parameter 'a' is declared twice in parameters.",
+      'parameters[1].name',
+      'Merge',
+    ],
+    [
+      { exec: 'ls ${AGENT_HOME}', parameters: [{ name: 'AGENT_HOME' }] },
+      "'AGENT_HOME' is an engine variable, not a parameter.",
+      'parameters[0].name',
+      'filled in by the engine',
+    ],
+    [
+      { exec: 'tee ${content}', stdin: 'content' },
+      "Parameter 'content' is used both in the template and as stdin.",
+      'stdin',
+      'Remove ${content}',
+    ],
     [{ exec: 'wc -l', stdin: 'CWD' }, "'CWD' is an engine variable, not a parameter.", 'stdin', 'content'],
   ])('rejects %j', (fields, message, field, hint) => {
     const error = failure({ name: 'bad_tool', ...fields }, { file: 'tools/x.yaml', path: 'tools[1]' });
@@ -239,7 +328,10 @@ describe('parameter merging (001 section 3.7.1)', () => {
   });
 
   it('reports every merge problem at once', () => {
-    const error = failure({ name: 'bad_tool', shell: 'grep ${pattern} ${file}', parameters: [{ name: 'pattern', inject_as: 'stdin' }, { name: 'nope' }] }, { file: 'agent.yaml', path: 'tools[0]' });
+    const error = failure(
+      { name: 'bad_tool', shell: 'grep ${pattern} ${file}', parameters: [{ name: 'pattern', inject_as: 'stdin' }, { name: 'nope' }] },
+      { file: 'agent.yaml', path: 'tools[0]' },
+    );
     expect(error.issues).toHaveLength(2);
     expect(error.message).toBe(
       "agent.yaml: tool 'bad_tool' has 2 problems:\n" +
@@ -278,16 +370,56 @@ describe('command: (v1.1) expansion', () => {
 
   it.each([
     [{ command: [''] }, 'command[0]', 'The program to run is empty.'],
-    [{ command: ['x'], parameters: [{ name: 'p', inject_as: 'option' }] }, 'parameters[0].option_name', "Parameter 'p' has inject_as: option but no option_name."],
-    [{ command: ['x'], parameters: [{ name: 'p', option_name: '--p' }] }, 'parameters[0].option_name', 'option_name applies only to inject_as: option'],
-    [{ command: ['x'], parameters: [{ name: 'p', inject_as: 'stdin', position: 0 }] }, 'parameters[0].position', 'position applies only to inject_as: argument'],
+    [
+      { command: ['x'], parameters: [{ name: 'p', inject_as: 'option' }] },
+      'parameters[0].option_name',
+      "Parameter 'p' has inject_as: option but no option_name.",
+    ],
+    [
+      { command: ['x'], parameters: [{ name: 'p', option_name: '--p' }] },
+      'parameters[0].option_name',
+      'option_name applies only to inject_as: option',
+    ],
+    [
+      { command: ['x'], parameters: [{ name: 'p', inject_as: 'stdin', position: 0 }] },
+      'parameters[0].position',
+      'position applies only to inject_as: argument',
+    ],
     [{ command: ['x'], parameters: [{ name: 'p', raw: true }] }, 'parameters[0].raw', 'raw applies only to shell: templates.'],
-    [{ command: ['x'], parameters: [{ name: 'p', position: 3 }] }, 'parameters[0].position', "Position 3 of parameter 'p' is out of range."],
-    [{ command: ['x'], parameters: [{ name: 'p', position: 0 }, { name: 'q', position: 0 }] }, 'parameters[1].position', "Position 0 is taken by both 'p' and 'q'."],
-    [{ command: ['x'], parameters: [{ name: 'p', inject_as: 'stdin' }, { name: 'q', inject_as: 'stdin' }] }, 'parameters', 'At most one parameter can be passed on stdin.'],
+    [
+      { command: ['x'], parameters: [{ name: 'p', position: 3 }] },
+      'parameters[0].position',
+      "Position 3 of parameter 'p' is out of range.",
+    ],
+    [
+      {
+        command: ['x'],
+        parameters: [
+          { name: 'p', position: 0 },
+          { name: 'q', position: 0 },
+        ],
+      },
+      'parameters[1].position',
+      "Position 0 is taken by both 'p' and 'q'.",
+    ],
+    [
+      {
+        command: ['x'],
+        parameters: [
+          { name: 'p', inject_as: 'stdin' },
+          { name: 'q', inject_as: 'stdin' },
+        ],
+      },
+      'parameters',
+      'At most one parameter can be passed on stdin.',
+    ],
     [{ command: ['x'], parameters: [{ name: 'p' }, { name: 'p' }] }, 'parameters[1].name', "Parameter 'p' is declared twice."],
     [{ command: ['x'], parameters: [{ name: 'CWD' }] }, 'parameters[0].name', "'CWD' is an engine variable, not a parameter."],
-    [{ command: ['x'], stdin: 'p', parameters: [{ name: 'p', inject_as: 'option', option_name: '-p' }] }, 'parameters[0].inject_as', "Cannot override inject_as for parameter 'p' (inferred: stdin, explicit: option)"],
+    [
+      { command: ['x'], stdin: 'p', parameters: [{ name: 'p', inject_as: 'option', option_name: '-p' }] },
+      'parameters[0].inject_as',
+      "Cannot override inject_as for parameter 'p' (inferred: stdin, explicit: option)",
+    ],
   ])('rejects %j', (fields, field, message) => {
     const error = failure({ name: 't', ...fields }, { path: 'tools[0]' });
     expect(error.message).toContain(`tools[0].${field}: ${message}`);
@@ -306,11 +438,31 @@ describe('the definition shape', () => {
     [{ name: 'a', exec: '' }, 'exec', "'exec' is empty.", '""'],
     [{ name: 'a', command: [] }, 'command', "'command' is empty.", 'a list of 0'],
     [{ name: 'a', command: 'ls -la' }, 'command', "'command' has the wrong type.", '"ls -la"'],
-    [{ name: 'a', exec: 'x', parameters: [{ name: 'n', default: 10 }] }, 'parameters[0].default', "'default' has the wrong type.", 'number 10'],
-    [{ name: 'a', exec: 'x', parameters: [{ name: 'n', type: 'number' }] }, 'parameters[0].type', "'type' has the wrong value.", '"number"'],
-    [{ name: 'a', exec: 'x', parameters: [{ name: 'n', inject_as: 'env' }] }, 'parameters[0].inject_as', "'inject_as' has the wrong value.", '"env"'],
+    [
+      { name: 'a', exec: 'x', parameters: [{ name: 'n', default: 10 }] },
+      'parameters[0].default',
+      "'default' has the wrong type.",
+      'number 10',
+    ],
+    [
+      { name: 'a', exec: 'x', parameters: [{ name: 'n', type: 'number' }] },
+      'parameters[0].type',
+      "'type' has the wrong value.",
+      '"number"',
+    ],
+    [
+      { name: 'a', exec: 'x', parameters: [{ name: 'n', inject_as: 'env' }] },
+      'parameters[0].inject_as',
+      "'inject_as' has the wrong value.",
+      '"env"',
+    ],
     [{ name: 'a', exec: 'x', parameters: [{ name: 'my-param' }] }, 'parameters[0].name', "'name' has the wrong value.", '"my-param"'],
-    [{ name: 'a', exec: 'x', parameters: [{ name: 'n', position: -1 }] }, 'parameters[0].position', "'position' is too small.", 'number -1'],
+    [
+      { name: 'a', exec: 'x', parameters: [{ name: 'n', position: -1 }] },
+      'parameters[0].position',
+      "'position' is too small.",
+      'number -1',
+    ],
     [{ name: 'a', exec: 'x', description: null }, 'description', "'description' has the wrong type.", 'null (an empty value)'],
     ['ls -la', '', 'A tool definition must be a mapping.', '"ls -la"'],
   ])('rejects %j with the field, what was expected, what was found, and a fix', (definition, field, message, found) => {

@@ -14,7 +14,7 @@ const CORPUS = HOSTILE_VALUES.map((value) => [label(value), value] as const);
 
 /** An agent directory whose path is itself hostile: engine variables must not become code either. */
 function hostileAgentHome(dir: string): string {
-  const home = join(dir, "agent home 'q' \"d\" $(touch pwned) `touch pwned2`");
+  const home = join(dir, 'agent home \'q\' "d" $(touch pwned) `touch pwned2`');
   mkdirSync(home);
   copyFileSync(ECHO_ARGV_SH, join(home, 'echo-argv.sh'));
   return home;
@@ -104,7 +104,12 @@ describe.concurrent('command: mode arguments with hostile values', () => {
   it.each(CORPUS)('appends %s as exactly one argument', async (_, value) => {
     const { dir, marker } = workspaceWithMarker();
     const home = hostileAgentHome(dir);
-    const tool = expandTool({ name: 'probe', command: ['sh', '${AGENT_HOME}/echo-argv.sh', 'fixed'], parameters: [{ name: 'value' }], stdin: 'content' });
+    const tool = expandTool({
+      name: 'probe',
+      command: ['sh', '${AGENT_HOME}/echo-argv.sh', 'fixed'],
+      parameters: [{ name: 'value' }],
+      stdin: 'content',
+    });
     const outcome = await runInvocation(buildInvocation(tool, { value, content: value }, { AGENT_HOME: home, CWD: dir }), dir);
     expect(parseEchoArgv(outcome.stdout)).toEqual({ argv: ['fixed', value], rest: value });
     expectUntouched(dir, marker);

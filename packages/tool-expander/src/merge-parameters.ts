@@ -100,5 +100,7 @@ export function mergeParameters(
 }
 
 function listNames(parameters: readonly ExpandedParameter[]): string {
-  return parameters.length === 0 ? 'no parameters (the template has no placeholders)' : parameters.map((parameter) => `'${parameter.name}'`).join(', ');
+  return parameters.length === 0
+    ? 'no parameters (the template has no placeholders)'
+    : parameters.map((parameter) => `'${parameter.name}'`).join(', ');
 }

@@ -10,7 +10,10 @@ export function resolveArguments(tool: ExpandedTool, args: unknown): Map<string,
   const known = describeParameters(tool.parameters);
   if (args === undefined || args === null) args = {};
   if (typeof args !== 'object' || Array.isArray(args)) {
-    throw new ToolArgumentError([`Expected a JSON object of arguments, found ${Array.isArray(args) ? 'an array' : typeof args}. ${known}`], { tool: tool.name });
+    throw new ToolArgumentError(
+      [`Expected a JSON object of arguments, found ${Array.isArray(args) ? 'an array' : typeof args}. ${known}`],
+      { tool: tool.name },
+    );
   }
   const given = args as Record<string, unknown>;
   const problems: string[] = [];
@@ -34,7 +37,10 @@ export function resolveArguments(tool: ExpandedTool, args: unknown): Map<string,
       continue;
     }
     if (typeof value === 'object' || typeof value === 'function' || typeof value === 'symbol') {
-      problem(parameter.name, `Argument '${parameter.name}' must be a string, found ${Array.isArray(value) ? 'an array' : `a ${typeof value}`}.`);
+      problem(
+        parameter.name,
+        `Argument '${parameter.name}' must be a string, found ${Array.isArray(value) ? 'an array' : `a ${typeof value}`}.`,
+      );
       continue;
     }
     const text = String(value);

@@ -57,7 +57,7 @@ export function rewriteShellTemplate(template: string): ShellScript {
         throw new TemplateProblem('A placeholder inside single quotes would not be substituted.', {
           expected: 'placeholders outside single quotes',
           found: `'${text}' ${at(index)}`,
-          hint: 'Close the single quotes before the placeholder and reopen them after it: \'s/a/\'${b}\'/g\'. The value is quoted for you.',
+          hint: "Close the single quotes before the placeholder and reopen them after it: 's/a/'${b}'/g'. The value is quoted for you.",
         });
       }
       index = end + 1;
@@ -126,8 +126,8 @@ export function rewriteShellTemplate(template: string): ShellScript {
   }
 
   const numbers = new Map<string, number>();
-  engineVariables.forEach((name, offset) => numbers.set(name, offset + 1));
-  placeholders.forEach((placeholder, offset) => numbers.set(placeholder.name, engineVariables.length + offset + 1));
+  for (const [offset, name] of engineVariables.entries()) numbers.set(name, offset + 1);
+  for (const [offset, placeholder] of placeholders.entries()) numbers.set(placeholder.name, engineVariables.length + offset + 1);
 
   let script = '';
   let copied = 0;

@@ -78,7 +78,11 @@ describe('toExpandedDefinition', () => {
     const variables = { AGENT_HOME: '/a', CWD: '/w' };
     for (const definition of [
       { name: 't', shell: 'grep ${p:raw} ${AGENT_HOME}/x ${f} | wc -l', parameters: [{ name: 'f', default: 'd' }] },
-      { name: 't', command: ['x', '${CWD}'], parameters: [{ name: 'b', position: 1 }, { name: 'a' }, { name: 'o', inject_as: 'option', option_name: '-o' }] },
+      {
+        name: 't',
+        command: ['x', '${CWD}'],
+        parameters: [{ name: 'b', position: 1 }, { name: 'a' }, { name: 'o', inject_as: 'option', option_name: '-o' }],
+      },
       { name: 't', command: ['x'], timeout_ms: 5, pass_model_credentials: true },
     ]) {
       const tool = expandTool(definition);

@@ -20,7 +20,8 @@ export interface FunctionTool {
 export function toFunctionTool(tool: ExpandedTool): FunctionTool {
   const properties: FunctionParametersSchema['properties'] = {};
   for (const parameter of tool.parameters) {
-    properties[parameter.name] = parameter.description === undefined ? { type: 'string' } : { type: 'string', description: parameter.description };
+    properties[parameter.name] =
+      parameter.description === undefined ? { type: 'string' } : { type: 'string', description: parameter.description };
   }
   return {
     type: 'function',

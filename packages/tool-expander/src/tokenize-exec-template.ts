@@ -1,9 +1,4 @@
-import {
-  describeLocation,
-  findPlaceholderEnd,
-  isEngineVariable,
-  parsePlaceholderBody,
-} from './placeholder.js';
+import { describeLocation, findPlaceholderEnd, isEngineVariable, parsePlaceholderBody } from './placeholder.js';
 import { TemplateProblem } from './template-problem.js';
 
 /** A placeholder found in a template, in order of appearance. */
@@ -94,7 +89,7 @@ export function tokenizeExecTemplate(template: string): ExecTokens {
     }
     if (next === "'" || next === '"') {
       throw new TemplateProblem(`Shell quoting '$${next}' is not supported in exec: mode.`, {
-        expected: "plain '...' or \"...\" quotes",
+        expected: 'plain \'...\' or "..." quotes',
         found: `'$${next}' ${at(position)}`,
         hint: 'Remove the $ before the quote, or write \\$ for a literal dollar sign.',
       });
@@ -123,7 +118,7 @@ export function tokenizeExecTemplate(template: string): ExecTokens {
         throw new TemplateProblem('A placeholder inside single quotes would not be substituted.', {
           expected: 'placeholders outside single quotes',
           found: `'${text}' ${at(index)}`,
-          hint: "Remove the single quotes around the placeholder: exec: passes each value as one argument anyway. Use double quotes to join it with fixed text that contains spaces (\"--title=My ${title}\").",
+          hint: 'Remove the single quotes around the placeholder: exec: passes each value as one argument anyway. Use double quotes to join it with fixed text that contains spaces ("--title=My ${title}").',
         });
       }
       addText(text);
@@ -224,7 +219,7 @@ function joinParts(parts: Part[], template: string): string {
 }
 
 export function invalidPlaceholder(template: string, position: number, end: number): TemplateProblem {
-  const text = end === -1 ? template.slice(position).split('\n')[0] ?? '' : template.slice(position, end + 1);
+  const text = end === -1 ? (template.slice(position).split('\n')[0] ?? '') : template.slice(position, end + 1);
   return new TemplateProblem(end === -1 ? `Unterminated placeholder '${text}'.` : `Invalid placeholder '${text}'.`, {
     expected: '${name} or ${name:raw}, where name is letters, digits and underscores, not starting with a digit',
     found: `'${text}' at ${describeLocation(template, position)}`,

@@ -56,6 +56,8 @@ function formatMessage(issues: readonly ToolDefinitionIssue[], options: ToolDefi
 }
 
 function formatHint(issues: readonly ToolDefinitionIssue[]): string | undefined {
-  const hints = issues.flatMap((issue) => (issue.hint === undefined ? [] : [issues.length > 1 ? `${issue.field}: ${issue.hint}` : issue.hint]));
+  const hints = issues.flatMap((issue) =>
+    issue.hint === undefined ? [] : [issues.length > 1 ? `${issue.field}: ${issue.hint}` : issue.hint],
+  );
   return hints.length === 0 ? undefined : hints.join('\n');
 }

@@ -78,10 +78,15 @@ export function toDefinitionIssues(error: z.ZodError, input: unknown, basePath: 
       };
     }
     if (issue.code === 'invalid_type' && valueAt(input, segments) === undefined) {
-      return { field, message: `Missing required field '${String(key)}'.`, expected: known?.expected ?? ARTICLES[issue.expected] ?? issue.expected, found, ...(known ? { hint: `Add ${String(key)}: ${known.expected}.` } : {}) };
+      return {
+        field,
+        message: `Missing required field '${String(key)}'.`,
+        expected: known?.expected ?? ARTICLES[issue.expected] ?? issue.expected,
+        found,
+        ...(known ? { hint: `Add ${String(key)}: ${known.expected}.` } : {}),
+      };
     }
-    const expected =
-      known?.expected ?? (issue.code === 'invalid_type' ? (ARTICLES[issue.expected] ?? issue.expected) : issue.message);
+    const expected = known?.expected ?? (issue.code === 'invalid_type' ? (ARTICLES[issue.expected] ?? issue.expected) : issue.message);
     const message =
       issue.code === 'too_small'
         ? issue.origin === 'number'

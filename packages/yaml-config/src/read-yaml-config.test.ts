@@ -23,7 +23,9 @@ describe('parseYamlConfig', () => {
   it('reports every problem with line, column, field, expected and found', () => {
     const text = 'name: 3\nllm:\n  model: m\n  temperature: hot\n';
     try {
-      parseYamlConfig(text, '/a/agent.yaml', Schema, { hintFor: (field) => (field === 'llm.temperature' ? 'use a number from 0 to 2' : undefined) });
+      parseYamlConfig(text, '/a/agent.yaml', Schema, {
+        hintFor: (field) => (field === 'llm.temperature' ? 'use a number from 0 to 2' : undefined),
+      });
       expect.unreachable();
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigFileError);
@@ -36,7 +38,9 @@ describe('parseYamlConfig', () => {
   });
 
   it('names a missing required field at its parent', () => {
-    expect(() => parseYamlConfig('name: a\n', 'agent.yaml', Schema)).toThrow(/agent\.yaml:1:1 llm: is required but missing \(expected object\)/);
+    expect(() => parseYamlConfig('name: a\n', 'agent.yaml', Schema)).toThrow(
+      /agent\.yaml:1:1 llm: is required but missing \(expected object\)/,
+    );
   });
 
   it('reports YAML syntax errors with their line', () => {

@@ -125,9 +125,7 @@ export function parseYamlConfig<S extends z.ZodType>(
             : `${issue.message.replace(/^Invalid input: /, '')}; found ${describeValue(found)}`;
         return { file, ...where(issue.path), field: formatPath(issue.path), message };
       });
-      const hints = others
-        .map((issue) => options.hintFor?.(formatPath(issue.path)))
-        .filter((hint): hint is string => hint !== undefined);
+      const hints = others.map((issue) => options.hintFor?.(formatPath(issue.path))).filter((hint): hint is string => hint !== undefined);
       throw new ConfigFileError(file, problems, hints.length > 0 ? [...new Set(hints)].join('\n') : undefined);
     }
   }

@@ -24,7 +24,16 @@ export const COLORS: Palette = {
 };
 
 const plain = (text: string) => text;
-export const NO_COLORS: Palette = { bold: plain, dim: plain, red: plain, green: plain, yellow: plain, blue: plain, magenta: plain, cyan: plain };
+export const NO_COLORS: Palette = {
+  bold: plain,
+  dim: plain,
+  red: plain,
+  green: plain,
+  yellow: plain,
+  blue: plain,
+  magenta: plain,
+  cyan: plain,
+};
 
 export function useColor(stream: NodeJS.WriteStream, environment: NodeJS.ProcessEnv = process.env): boolean {
   const noColor = environment.NO_COLOR;

@@ -26,7 +26,10 @@ export function locateRun(location: RunLocation): RunPaths {
   const paths = runPaths(workDir, runId);
   if (!isRunId(runId) || !existsSync(paths.runDir)) {
     const known = listRunIds(workDir).slice(-5).reverse().join(', ');
-    throw usageError(`There is no run "${runId}" in ${workDir}.`, known === '' ? 'The workspace has no runs.' : `Recent runs: ${known} (see \`delta list -w ${workDir}\`).`);
+    throw usageError(
+      `There is no run "${runId}" in ${workDir}.`,
+      known === '' ? 'The workspace has no runs.' : `Recent runs: ${known} (see \`delta list -w ${workDir}\`).`,
+    );
   }
   return paths;
 }

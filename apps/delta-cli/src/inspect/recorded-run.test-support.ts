@@ -29,7 +29,11 @@ export const threeIterations: ScriptStep[] = [
     ],
     usage: { prompt_tokens: 1000, completion_tokens: 100 },
   },
-  { content: 'Now a failure.', tool_calls: [{ id: 'call_fail', name: 'fail', arguments: { why: 'luck' } }], usage: { prompt_tokens: 2000, completion_tokens: 50 } },
+  {
+    content: 'Now a failure.',
+    tool_calls: [{ id: 'call_fail', name: 'fail', arguments: { why: 'luck' } }],
+    usage: { prompt_tokens: 2000, completion_tokens: 50 },
+  },
   { content: 'All done: a.txt says alpha.', usage: { prompt_tokens: 3000, completion_tokens: 20 } },
 ];
 
@@ -54,4 +58,3 @@ export async function recordRun(
   await server.close();
   return { agent, workDir, result, server };
 }
-

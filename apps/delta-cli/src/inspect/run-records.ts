@@ -42,7 +42,9 @@ export function readInvocationMetadata(paths: RunPaths, invocationId: string): I
 /** Invocation ids of a run in the order they were made (ids start with the zero-padded iteration). */
 export function listInvocationIds(paths: RunPaths): string[] {
   if (!existsSync(paths.invocationsDir)) return [];
-  const ids = readdirSync(paths.invocationsDir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+  const ids = readdirSync(paths.invocationsDir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name);
   const started = (id: string) => readInvocationMetadata(paths, id)?.started_at ?? '';
   return ids.sort((a, b) => a.localeCompare(b) || started(a).localeCompare(started(b)));
 }

@@ -59,19 +59,32 @@ export function createTranscriptFormatter(palette: Palette = NO_COLORS): (event:
         const usage = event.usage
           ? palette.dim(`(${formatCount(event.usage.prompt_tokens)} tokens in, ${formatCount(event.usage.completion_tokens)} out)`)
           : '';
-        const calls = event.tool_calls.length === 0 ? 'no tool calls: the final answer' : `calls ${event.tool_calls.map((call) => call.name).join(', ')}`;
+        const calls =
+          event.tool_calls.length === 0
+            ? 'no tool calls: the final answer'
+            : `calls ${event.tool_calls.map((call) => call.name).join(', ')}`;
         const content = event.content === null || event.content === '' ? palette.dim('(no text)') : event.content;
         return prefix + line(event, 'THOUGHT', palette.magenta, `${content}\n${palette.dim(calls)} ${usage}`.trimEnd());
       }
       case 'ACTION_REQUEST': {
         const command = event.resolved_command ? `\n${palette.dim('$')} ${event.resolved_command}` : '';
-        return line(event, 'CALL', palette.blue, `${palette.bold(event.tool_name)} ${argumentsText(event.tool_args, rawArguments.get(event.action_id))} ${palette.dim(`[${event.action_id}]`)}${command}`);
+        return line(
+          event,
+          'CALL',
+          palette.blue,
+          `${palette.bold(event.tool_name)} ${argumentsText(event.tool_args, rawArguments.get(event.action_id))} ${palette.dim(`[${event.action_id}]`)}${command}`,
+        );
       }
       case 'ACTION_RESULT': {
         const color = event.status === 'SUCCESS' ? palette.green : palette.red;
         const exit = event.exit_code === null ? '' : `, exit ${event.exit_code}`;
         const observation = event.observation_content === '' ? palette.dim('(no output)') : event.observation_content;
-        return line(event, 'RESULT', color, `${palette.bold(event.tool_name)} ${color(event.status)}${exit} ${palette.dim(`[${event.action_id}]`)}\n${observation}`);
+        return line(
+          event,
+          'RESULT',
+          color,
+          `${palette.bold(event.tool_name)} ${color(event.status)}${exit} ${palette.dim(`[${event.action_id}]`)}\n${observation}`,
+        );
       }
       case 'HUMAN_INPUT_REQUEST':
         return line(event, 'ASK', palette.yellow, `${event.prompt}${event.sensitive ? palette.dim(' (sensitive)') : ''}`);
@@ -80,12 +93,22 @@ export function createTranscriptFormatter(palette: Palette = NO_COLORS): (event:
       case 'SYSTEM_MESSAGE':
         return line(event, 'SYSTEM', event.level === 'INFO' ? palette.dim : palette.yellow, `${event.level}: ${event.content}`);
       case 'HOOK_EXECUTION_AUDIT':
-        return line(event, 'HOOK', event.status === 'FAILED' ? palette.red : palette.dim, `${event.hook_name} ${event.status} ${palette.dim(event.io_path_ref)}`);
+        return line(
+          event,
+          'HOOK',
+          event.status === 'FAILED' ? palette.red : palette.dim,
+          `${event.hook_name} ${event.status} ${palette.dim(event.io_path_ref)}`,
+        );
       case 'ERROR':
         return line(event, 'ERROR', palette.red, `${event.error_message}${event.error_code ? palette.dim(` (${event.error_code})`) : ''}`);
       case 'ENGINE_END': {
         const color = event.status === 'COMPLETED' ? palette.green : event.status === 'FAILED' ? palette.red : palette.yellow;
-        return line(event, 'END', color, `${color(event.status)} after ${event.final_iteration} iterations${event.reason ? `: ${event.reason}` : ''}`);
+        return line(
+          event,
+          'END',
+          color,
+          `${color(event.status)} after ${event.final_iteration} iterations${event.reason ? `: ${event.reason}` : ''}`,
+        );
       }
     }
   };

@@ -87,15 +87,27 @@ export class LiveDisplay {
         }
         this.state = { ...this.state, iteration: done, phase: 'thinking', phaseStartedAt: now };
         if (event.max_iterations !== undefined) this.state.lastIteration = done + event.max_iterations;
-        this.above(this.palette.dim(fitWidth(`run ${event.run_id}${event.resumed ? ' (resumed)' : ''}${event.model ? ` · ${event.model}` : ''}`, width)));
+        this.above(
+          this.palette.dim(
+            fitWidth(`run ${event.run_id}${event.resumed ? ' (resumed)' : ''}${event.model ? ` · ${event.model}` : ''}`, width),
+          ),
+        );
         break;
       }
       case 'THOUGHT': {
         if (event.usage) this.state.tokens += event.usage.total_tokens;
-        this.state = { ...this.state, iteration: event.iteration, phase: event.tool_calls.length > 0 ? 'tool' : 'finishing', phaseStartedAt: now };
+        this.state = {
+          ...this.state,
+          iteration: event.iteration,
+          phase: event.tool_calls.length > 0 ? 'tool' : 'finishing',
+          phaseStartedAt: now,
+        };
         delete this.state.toolName;
         const text = event.content ? firstLine(event.content) : '';
-        if (text !== '') this.above(`${this.prefix(event.iteration)} ${this.palette.magenta('●')} ${fitWidth(text, width - 8 - String(event.iteration).length)}`);
+        if (text !== '')
+          this.above(
+            `${this.prefix(event.iteration)} ${this.palette.magenta('●')} ${fitWidth(text, width - 8 - String(event.iteration).length)}`,
+          );
         break;
       }
       case 'ACTION_REQUEST':
@@ -109,11 +121,16 @@ export class LiveDisplay {
         this.toolStartedAt.delete(event.action_id);
         const ok = event.status === 'SUCCESS';
         const mark = ok ? this.palette.green('✓') : this.palette.red('✗');
-        const facts = [event.exit_code === null ? event.status.toLowerCase() : `exit ${event.exit_code}`, ...(started === undefined ? [] : [formatDuration(now - started)])].join(', ');
+        const facts = [
+          event.exit_code === null ? event.status.toLowerCase() : `exit ${event.exit_code}`,
+          ...(started === undefined ? [] : [formatDuration(now - started)]),
+        ].join(', ');
         const head = `${event.tool_name} (${facts})`;
         const observation = firstLine(event.observation_content);
         const room = width - head.length - 10 - String(event.iteration).length;
-        this.above(`${this.prefix(event.iteration)} ${mark} ${this.palette.bold(event.tool_name)} ${this.palette.dim(`(${facts})`)}${observation && room > 10 ? ` ${this.palette.dim(fitWidth(observation, room))}` : ''}`);
+        this.above(
+          `${this.prefix(event.iteration)} ${mark} ${this.palette.bold(event.tool_name)} ${this.palette.dim(`(${facts})`)}${observation && room > 10 ? ` ${this.palette.dim(fitWidth(observation, room))}` : ''}`,
+        );
         this.state = { ...this.state, phase: 'thinking', phaseStartedAt: now };
         delete this.state.toolName;
         break;
@@ -141,8 +158,14 @@ export class LiveDisplay {
       case 'ENGINE_END': {
         this.refreshTotals();
         this.paused = false;
-        const color = event.status === 'COMPLETED' ? this.palette.green : event.status === 'FAILED' ? this.palette.red : this.palette.yellow;
-        const totals = [`${event.final_iteration} iterations`, `${formatCount(this.state.tokens)} tokens`, ...(this.state.cost ? [`~${formatCost(this.state.cost)}`] : []), formatDuration(now - this.startedAt)];
+        const color =
+          event.status === 'COMPLETED' ? this.palette.green : event.status === 'FAILED' ? this.palette.red : this.palette.yellow;
+        const totals = [
+          `${event.final_iteration} iterations`,
+          `${formatCount(this.state.tokens)} tokens`,
+          ...(this.state.cost ? [`~${formatCost(this.state.cost)}`] : []),
+          formatDuration(now - this.startedAt),
+        ];
         this.stop();
         this.stream.write(`${color(event.status)} ${this.palette.dim(totals.join(' · '))}\n`);
         break;

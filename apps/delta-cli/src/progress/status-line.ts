@@ -40,7 +40,7 @@ export function renderStatusLine(state: ProgressState, now: number, palette: Pal
           ? 'starting'
           : state.phase === 'finishing'
             ? 'finishing'
-          : `thinking ${elapsed}`;
+            : `thinking ${elapsed}`;
   const parts = [iteration, activity, `${formatCount(state.tokens)} tokens`, ...(state.cost ? [`~${formatCost(state.cost)}`] : [])];
   const plain = fitWidth(`${SPINNER[frame % SPINNER.length]} ${parts.join(' · ')}`, Math.max(10, width - 1));
   // Colour after cutting, so escape codes never count towards the width or get cut in half.

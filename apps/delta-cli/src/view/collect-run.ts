@@ -1,6 +1,12 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { readMetadata, type InvocationMetadata, type JournalEvent, type RunMetadata, type RunPaths } from '@delta/journal';
-import { readInvocationMetadata, readInvocationRequestBytes, readInvocationResponseText, readRunJournal, toolExecutionFiles } from '../inspect/run-records.js';
+import {
+  readInvocationMetadata,
+  readInvocationRequestBytes,
+  readInvocationResponseText,
+  readRunJournal,
+  toolExecutionFiles,
+} from '../inspect/run-records.js';
 
 /** Each embedded input or output is cut at this size; the page then names the file that has it whole. */
 export const EMBED_LIMIT_BYTES = 1024 * 1024;

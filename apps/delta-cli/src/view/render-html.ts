@@ -14,7 +14,10 @@ interface IterationTimes {
 
 function embedded(title: string, content: EmbeddedText | undefined, open = false): string {
   if (!content) return '';
-  const cut = content.truncatedFrom === undefined ? '' : `<div class="note">Cut at ${formatCount(Buffer.byteLength(content.text))} of ${formatCount(content.truncatedFrom)} bytes; the whole text is in ${esc(content.file)}.</div>`;
+  const cut =
+    content.truncatedFrom === undefined
+      ? ''
+      : `<div class="note">Cut at ${formatCount(Buffer.byteLength(content.text))} of ${formatCount(content.truncatedFrom)} bytes; the whole text is in ${esc(content.file)}.</div>`;
   const bytes = Buffer.byteLength(content.text);
   return `<details${open ? ' open' : ''}><summary>${esc(title)} <span class="muted">(${formatCount(content.truncatedFrom ?? bytes)} bytes, ${esc(content.file)})</span></summary>${cut}<pre>${esc(content.text)}</pre></details>`;
 }
@@ -49,7 +52,10 @@ function iterationTimes(view: RunView): IterationTimes[] {
   const byIteration = new Map<number, IterationTimes>();
   const entry = (iteration: number) => {
     let times = byIteration.get(iteration);
-    if (!times) byIteration.set(iteration, (times = { iteration, modelMs: 0, tools: [] }));
+    if (!times) {
+      times = { iteration, modelMs: 0, tools: [] };
+      byIteration.set(iteration, times);
+    }
     return times;
   };
   for (const event of view.events) {
@@ -74,7 +80,8 @@ function renderTimeline(times: IterationTimes[]): string {
     const bars = [
       `<div class="bar model" style="width:${percent(entry.modelMs)}%" title="model ${esc(formatDuration(entry.modelMs))}"></div>`,
       ...entry.tools.map(
-        (tool) => `<div class="bar tool${tool.failed ? ' failed' : ''}" style="width:${percent(tool.ms)}%" title="${esc(tool.name)} ${esc(formatDuration(tool.ms))}"></div>`,
+        (tool) =>
+          `<div class="bar tool${tool.failed ? ' failed' : ''}" style="width:${percent(tool.ms)}%" title="${esc(tool.name)} ${esc(formatDuration(tool.ms))}"></div>`,
       ),
     ].join('');
     const tokens = entry.tokens === undefined ? '' : ` · ${formatCount(entry.tokens)} tokens`;
@@ -86,12 +93,16 @@ function renderTimeline(times: IterationTimes[]): string {
 function renderThought(view: RunView, event: ThoughtEvent): string {
   const invocation = view.invocations.get(event.llm_invocation_ref);
   const text = event.content === null || event.content === '' ? '<span class="muted">(no text)</span>' : esc(event.content);
-  const usage = event.usage ? `${formatCount(event.usage.prompt_tokens)} tokens in, ${formatCount(event.usage.completion_tokens)} out` : 'no token count';
+  const usage = event.usage
+    ? `${formatCount(event.usage.prompt_tokens)} tokens in, ${formatCount(event.usage.completion_tokens)} out`
+    : 'no token count';
   const duration = invocation?.metadata ? `, ${formatDuration(invocation.metadata.duration_ms)}` : '';
   return (
     `<div class="thought">${text}</div>` +
     `<details class="invocation"><summary>Model call <code>${esc(event.llm_invocation_ref)}</code> <span class="muted">(${esc(usage)}${esc(duration)})</span></summary>` +
-    (invocation ? embedded('Request (exact payload sent)', prettyJson(invocation.request)) + embedded('Response', invocation.response) : '<div class="muted">Not recorded.</div>') +
+    (invocation
+      ? embedded('Request (exact payload sent)', prettyJson(invocation.request)) + embedded('Response', invocation.response)
+      : '<div class="muted">Not recorded.</div>') +
     `</details>`
   );
 }
@@ -105,7 +116,9 @@ function renderToolCall(view: RunView, request: ActionRequestEvent | undefined, 
     execution?.durationMs !== undefined ? formatDuration(execution.durationMs) : undefined,
     request ? request.action_id : result?.action_id,
   ].filter(Boolean);
-  const args = request ? `<pre class="args">${esc(request.tool_args === null ? '(arguments could not be parsed)' : JSON.stringify(request.tool_args, null, 2))}</pre>` : '';
+  const args = request
+    ? `<pre class="args">${esc(request.tool_args === null ? '(arguments could not be parsed)' : JSON.stringify(request.tool_args, null, 2))}</pre>`
+    : '';
   const command = execution?.command ?? request?.resolved_command;
   return (
     `<div class="tool-call${result && result.status !== 'SUCCESS' ? ' failed' : ''}">` +
@@ -126,7 +139,10 @@ function renderLine(label: string, text: string, className = ''): string {
 function renderOther(event: JournalEvent): string {
   switch (event.type) {
     case 'ENGINE_START':
-      return renderLine(event.resumed ? 'Resumed' : 'Started', `run ${event.run_id}${event.model ? ` with ${event.model}` : ''} in ${event.work_dir} (${event.timestamp})`);
+      return renderLine(
+        event.resumed ? 'Resumed' : 'Started',
+        `run ${event.run_id}${event.model ? ` with ${event.model}` : ''} in ${event.work_dir} (${event.timestamp})`,
+      );
     case 'USER_MESSAGE':
       return renderLine('User', event.content);
     case 'HUMAN_INPUT_REQUEST':
@@ -140,7 +156,11 @@ function renderOther(event: JournalEvent): string {
     case 'ERROR':
       return renderLine('Error', event.error_message, 'ERROR');
     case 'ENGINE_END':
-      return renderLine('Ended', `${event.status} after ${event.final_iteration} iterations${event.reason ? `: ${event.reason}` : ''} (${event.timestamp})`, event.status === 'FAILED' ? 'ERROR' : '');
+      return renderLine(
+        'Ended',
+        `${event.status} after ${event.final_iteration} iterations${event.reason ? `: ${event.reason}` : ''} (${event.timestamp})`,
+        event.status === 'FAILED' ? 'ERROR' : '',
+      );
     default:
       return '';
   }
@@ -153,7 +173,12 @@ function renderSummary(view: RunView): string {
     ['Agent', metadata?.agent_name ?? '?'],
     ['Status', metadata?.status ?? '?', `status-${metadata?.status ?? ''}`],
     ['Iterations', metadata ? `${metadata.iterations} of ${metadata.max_iterations}` : '?'],
-    ['Tokens', metadata?.usage ? `${formatCount(metadata.usage.total_tokens)} (${formatCount(metadata.usage.prompt_tokens)} in, ${formatCount(metadata.usage.completion_tokens)} out)` : '-'],
+    [
+      'Tokens',
+      metadata?.usage
+        ? `${formatCount(metadata.usage.total_tokens)} (${formatCount(metadata.usage.prompt_tokens)} in, ${formatCount(metadata.usage.completion_tokens)} out)`
+        : '-',
+    ],
     ['Estimated cost', metadata?.estimated_cost ? formatCost(metadata.estimated_cost) : '-'],
     ['Started', metadata?.created_at ?? '?'],
     ['Duration', metadata && end ? formatDuration(Date.parse(end) - Date.parse(metadata.created_at)) : '?'],
@@ -173,8 +198,12 @@ export function renderRunHtml(view: RunView): string {
   const close = () => {
     if (!section) return;
     const entry = times.get(section.iteration);
-    const meta = entry ? `model ${formatDuration(entry.modelMs)}${entry.tools.length ? ` · ${entry.tools.length} tool call${entry.tools.length === 1 ? '' : 's'}` : ''}${entry.tokens === undefined ? '' : ` · ${formatCount(entry.tokens)} tokens`}` : '';
-    blocks.push(`<section class="iteration" id="iteration-${section.iteration}" data-iteration="${section.iteration}"><h2>Iteration ${section.iteration} <span class="meta">${esc(meta)}</span></h2>${section.parts.join('')}</section>`);
+    const meta = entry
+      ? `model ${formatDuration(entry.modelMs)}${entry.tools.length ? ` · ${entry.tools.length} tool call${entry.tools.length === 1 ? '' : 's'}` : ''}${entry.tokens === undefined ? '' : ` · ${formatCount(entry.tokens)} tokens`}`
+      : '';
+    blocks.push(
+      `<section class="iteration" id="iteration-${section.iteration}" data-iteration="${section.iteration}"><h2>Iteration ${section.iteration} <span class="meta">${esc(meta)}</span></h2>${section.parts.join('')}</section>`,
+    );
     section = undefined;
   };
   for (const event of view.events) {

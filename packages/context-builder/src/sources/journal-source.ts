@@ -34,7 +34,7 @@ export function journalSourceMessages(
       code: 'CONTEXT_BUDGET_EXCEEDED',
       file: context.manifestFile,
       field: source.max_tokens !== undefined && source.max_tokens <= limit.tokens ? `sources[${index}].max_tokens` : 'total_max_tokens',
-      hint: 'Raise total_max_tokens (or this source\'s max_tokens), or give the sources before it smaller max_tokens.',
+      hint: "Raise total_max_tokens (or this source's max_tokens), or give the sources before it smaller max_tokens.",
     },
   );
 }

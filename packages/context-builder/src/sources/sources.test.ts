@@ -50,9 +50,12 @@ describe('file sources', () => {
 
 describe('computed_file sources', () => {
   it('run in the workspace with the 2.4.3 variables, are recorded, and become a system block', async () => {
-    const script = 'mkdir -p out && printf "%s|%s|%s|%s|%s" "$(pwd)" "$DELTA_RUN_ID" "$DELTA_AGENT_HOME" "$DELTA_CWD" "$JOURNAL_PATH" > out/gen.md && echo done && echo note >&2';
+    const script =
+      'mkdir -p out && printf "%s|%s|%s|%s|%s" "$(pwd)" "$DELTA_RUN_ID" "$DELTA_AGENT_HOME" "$DELTA_CWD" "$JOURNAL_PATH" > out/gen.md && echo done && echo note >&2';
     const holder = { record: '' };
-    const { agent, work, run } = await build(computed(script), { extra: { recordDirectory: (index, source) => join(holder.record, `${index}_${source.id}`) } });
+    const { agent, work, run } = await build(computed(script), {
+      extra: { recordDirectory: (index, source) => join(holder.record, `${index}_${source.id}`) },
+    });
     holder.record = join(work, 'io-context');
     expect(await run()).toEqual([
       { role: 'system', content: `# Context Block: gen\n\n${work}|R1|${agent}|${work}|${join(work, 'journal.jsonl')}` },
@@ -93,10 +96,15 @@ describe('computed_file sources', () => {
   });
 
   it('a hanging generator is killed at timeout_ms, quickly, with its stderr in the error', async () => {
-    const hanging = computed('echo working >&2; sleep 30', '    on_missing: error\n').replace('    on_missing', '      timeout_ms: 300\n    on_missing');
+    const hanging = computed('echo working >&2; sleep 30', '    on_missing: error\n').replace(
+      '    on_missing',
+      '      timeout_ms: 300\n    on_missing',
+    );
     const { run } = await build(hanging);
     const started = performance.now();
-    await expect(run()).rejects.toThrow('context source "gen" (computed_file): the generator timed out after 300 ms and was stopped\nstderr:\nworking');
+    await expect(run()).rejects.toThrow(
+      'context source "gen" (computed_file): the generator timed out after 300 ms and was stopped\nstderr:\nworking',
+    );
     expect(performance.now() - started).toBeLessThan(2500);
 
     const skipped = await build(hanging.replace('on_missing: error', 'on_missing: skip'));
