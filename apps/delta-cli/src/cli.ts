@@ -14,6 +14,7 @@ cli
   .option('-i, --interactive', 'Answer ask_human at this terminal instead of pausing the run')
   .option('-q, --quiet', 'No progress output, only the answer and errors')
   .option('--json', 'Print every journal event as one JSON line on stdout, then the outcome')
+  .option('--strict', 'Every configuration warning is an error (exit 2)')
   .option('-v, --verbose', 'Show stack traces and where settings came from')
   .example('delta run --agent examples/hello-world -m "Greet the world" -y')
   .action(async (flags) => (await import('./run-command.js')).runCommand(flags));
@@ -27,6 +28,7 @@ cli
   .option('-i, --interactive', 'Answer ask_human at this terminal instead of pausing the run')
   .option('-q, --quiet', 'No progress output, only the answer and errors')
   .option('--json', 'Print every journal event as one JSON line on stdout, then the outcome')
+  .option('--strict', 'Every configuration warning is an error (exit 2)')
   .option('-v, --verbose', 'Show stack traces')
   .example('delta continue -w examples/hello-world/workspaces/W001 -m "Now greet Mars too"')
   .action(async (flags) => (await import('./continue-command.js')).continueCommand(flags));
@@ -35,6 +37,7 @@ cli
   .command('tool <action> [agent]', 'tool expand [agent]: print the tools of an agent in their expanded form (what really runs)')
   .option('--schema', 'Print the function definitions the model receives instead')
   .option('--json', 'Print JSON instead of YAML')
+  .option('--strict', 'Every configuration warning is an error (exit 2)')
   .example('delta tool expand examples/hello-world/agent.yaml')
   .action(async (action: string, agent: string | undefined, flags) => {
     if (action !== 'expand') {

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempAgent, startFakeLlm, type FakeLlm, seededRandom } from '@delta/testkit';
@@ -106,5 +106,68 @@ describe('configuration errors through the real CLI', () => {
     expect(result.stderr).toContain(`API key: DELTA_API_KEY from ${join(workspace, '.env')}`);
     expect(result.exitCode).toBe(0);
     expect(result.stdout.trim()).toBe('ok');
+  });
+
+  it('refuses a misspelled gate with exit 2, naming the key and the suggestion, and runs nothing', async () => {
+    const home = await createTempAgent({ hooksYaml: 'pre_tool_exection:\n  command: ["${AGENT_HOME}/gate.sh"]\n' });
+    const result = await runDelta(['run', '--agent', home, '-y', '-m', 'hi'], {
+      env: { DELTA_API_KEY: 'sk-test', DELTA_BASE_URL: llm.baseUrl },
+    });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toBe(
+      `Error: ${join(home, 'hooks.yaml')} is not valid:\n` +
+        `  - ${join(home, 'hooks.yaml')}:1:1 pre_tool_exection: unknown hook "pre_tool_exection": did you mean "pre_tool_execution"?\n` +
+        'Hint: Rename pre_tool_exection to pre_tool_execution. A misspelled hook never runs, so it is refused rather than ignored.\n',
+    );
+    expect(existsSync(join(home, 'workspaces'))).toBe(false);
+  });
+
+  it('refuses a tool key close to a known one with exit 2 and the suggestion', async () => {
+    const home = await createTempAgent({
+      agentYaml: 'name: a\nllm: {model: m}\ntools:\n  - name: t\n    exec: sleep 9\n    timout_ms: 10\n',
+    });
+    const result = await runDelta(['run', '--agent', home, '-y', '-m', 'hi']);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain(
+      `Error: ${join(home, 'agent.yaml')}:6:5 tools[0].timout_ms: Unknown tool key 'timout_ms': did you mean 'timeout_ms'?`,
+    );
+    expect(result.stderr).toContain('Hint: Rename timout_ms to timeout_ms');
+  });
+
+  it('--strict makes every warning an error on run, continue and tool expand; without it they are warnings', async () => {
+    const home = await createTempAgent({
+      agentYaml: 'name: a\nllm: {model: m}\nowner: me\ntools:\n  - name: t\n    exec: echo hi\n',
+      files: { '.env': `DELTA_API_KEY=sk-test\nDELTA_BASE_URL=${llm.baseUrl}\n` },
+    });
+    const warning = `warning: ${join(home, 'agent.yaml')}:3:1 owner: unknown key "owner" is ignored (check its spelling and indentation)\n`;
+    const strictError =
+      `Error: The agent ${home} has a warning, and strict mode makes every warning an error:\n` +
+      `  - ${join(home, 'agent.yaml')}:3:1 owner: unknown key "owner" is ignored (check its spelling and indentation)\n`;
+
+    const strictRun = await runDelta(['run', '--agent', home, '-y', '-m', 'hi', '--strict']);
+    expect(strictRun.exitCode).toBe(2);
+    expect(strictRun.stderr).toContain(strictError);
+    expect(strictRun.stderr).not.toMatch(/^ {4}at /m);
+    expect(existsSync(join(home, 'workspaces'))).toBe(false);
+
+    const run = await runDelta(['run', '--agent', home, '-y', '-m', 'hi', '-q']);
+    expect(run.exitCode).toBe(0);
+    expect(run.stderr).toBe(warning);
+
+    const workspace = join(home, 'workspaces/W001');
+    const strictContinue = await runDelta(['continue', '-w', workspace, '-m', 'again', '--strict']);
+    expect(strictContinue.exitCode).toBe(2);
+    expect(strictContinue.stderr).toContain(strictError);
+    const resumed = await runDelta(['continue', '-w', workspace, '-m', 'again', '-q']);
+    expect(resumed.exitCode).toBe(0);
+    expect(resumed.stderr).toBe(warning);
+
+    const strictExpand = await runDelta(['tool', 'expand', home, '--strict']);
+    expect(strictExpand.exitCode).toBe(2);
+    expect(strictExpand.stderr).toContain(strictError);
+    expect(strictExpand.stdout).toBe('');
+    const expand = await runDelta(['tool', 'expand', home]);
+    expect(expand.exitCode).toBe(0);
+    expect(expand.stderr).toBe(warning);
   });
 });

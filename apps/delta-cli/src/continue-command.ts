@@ -1,3 +1,4 @@
+import { printConfigWarning } from './config-warnings.js';
 import { parseMaxIterations } from './run-command.js';
 import { usageError } from './usage-error.js';
 import { withEngineSession } from './engine-session.js';
@@ -12,6 +13,7 @@ export interface ContinueFlags {
   interactive?: boolean;
   quiet?: boolean;
   json?: boolean;
+  strict?: boolean;
 }
 
 /** `delta continue -w DIR [-m TEXT] [--run-id ID]`: the state table of spec 000 section 2.6.2. */
@@ -30,6 +32,8 @@ export async function continueCommand(flags: ContinueFlags): Promise<number> {
         ...(flags.runId === undefined ? {} : { runId: String(flags.runId) }),
         ...(flags.message === undefined ? {} : { message: String(flags.message) }),
         ...(maxIterations === undefined ? {} : { maxIterations }),
+        strict: flags.strict === true,
+        onWarning: printConfigWarning,
       });
       return reportOutcome(result, flags.verbose === true, flags);
     },

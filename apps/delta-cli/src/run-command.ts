@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { usageError } from './usage-error.js';
 import { chooseWorkspace } from './choose-workspace.js';
+import { printConfigWarning } from './config-warnings.js';
 import { withEngineSession } from './engine-session.js';
 import { reportOutcome } from './report-outcome.js';
 
@@ -15,6 +16,7 @@ export interface RunFlags {
   interactive?: boolean;
   quiet?: boolean;
   json?: boolean;
+  strict?: boolean;
 }
 
 export function parseMaxIterations(value: string | number | undefined): number | undefined {
@@ -39,11 +41,8 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   const maxIterations = parseMaxIterations(flags.maxIterations);
   const engine = await import('@delta/engine');
   const { readLatestRunId, readMetadata, runPaths } = await import('@delta/journal');
-  const agent = engine.loadAgent(flags.agent ?? '.');
-  for (const warning of agent.warnings) {
-    const where = warning.line === undefined ? warning.file : `${warning.file}:${warning.line}:${warning.column}`;
-    process.stderr.write(`warning: ${where} ${warning.field}: ${warning.message}\n`);
-  }
+  const agent = engine.loadAgent(flags.agent ?? '.', { strict: flags.strict === true });
+  for (const warning of agent.warnings) printConfigWarning(warning);
   const message = String(flags.message);
   const workDir = flags.workDir === undefined ? await chooseWorkspace(agent.home, flags.yes === true) : resolve(flags.workDir);
   if (flags.verbose === true) (await import('./report-settings.js')).reportSettings(agent, workDir, (text) => process.stderr.write(text));

@@ -1,11 +1,13 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { stringify } from 'yaml';
+import { printConfigWarning } from './config-warnings.js';
 import { usageError } from './usage-error.js';
 
 export interface ToolExpandFlags {
   json?: boolean;
   schema?: boolean;
+  strict?: boolean;
 }
 
 /** The agent directory for a path that is either the directory or its agent.yaml / config.yaml. */
@@ -30,11 +32,8 @@ function agentDirectory(target: string): string {
 export async function toolExpandCommand(target: string | undefined, flags: ToolExpandFlags): Promise<number> {
   const { loadAgent } = await import('@delta/engine');
   const { toExpandedDefinition, toFunctionTool } = await import('@delta/tool-expander');
-  const agent = loadAgent(agentDirectory(target ?? '.'));
-  for (const warning of agent.warnings) {
-    const where = warning.line === undefined ? warning.file : `${warning.file}:${warning.line}:${warning.column}`;
-    process.stderr.write(`warning: ${where} ${warning.field}: ${warning.message}\n`);
-  }
+  const agent = loadAgent(agentDirectory(target ?? '.'), { strict: flags.strict === true });
+  for (const warning of agent.warnings) printConfigWarning(warning);
   const tools = flags.schema ? agent.tools.map(toFunctionTool) : agent.tools.map(toExpandedDefinition);
   if (flags.json) {
     process.stdout.write(`${JSON.stringify({ tools }, null, 2)}\n`);

@@ -94,9 +94,13 @@ describe('loadContextManifest', () => {
     const agent = temp();
     writeFileSync(join(agent, 'context.yaml'), 'sources:\n  - type: file\n    id: a\n  - type: journal\n    max_iteration: 3\n');
     expect(() => loadContextManifest(agent)).toThrow(/context\.yaml:2:5 sources\[0\]\.path: is required but missing/);
-    writeFileSync(join(agent, 'context.yaml'), 'sources:\n  - type: journal\n    max_iteration: 3\n');
+    writeFileSync(join(agent, 'context.yaml'), 'sources:\n  - type: journal\n    note: recent only\n');
     const loaded = loadContextManifest(agent);
-    expect(loaded.warnings.map((warning) => warning.field)).toEqual(['sources[0].max_iteration']);
+    expect(loaded.warnings.map((warning) => warning.field)).toEqual(['sources[0].note']);
+    writeFileSync(join(agent, 'context.yaml'), 'sources:\n  - type: journal\n    max_iteration: 3\n');
+    expect(() => loadContextManifest(agent)).toThrow(
+      /context\.yaml:3:5 sources\[0\]\.max_iteration: unknown key "max_iteration": did you mean "max_iterations"\?/,
+    );
     writeFileSync(join(agent, 'context.yaml'), "sources:\n  - type: file\n    path: '${HOME}/x'\n");
     expect(() => loadContextManifest(agent)).toThrow(/sources\[0\]\.path: unknown variable \$\{HOME\}/);
   });

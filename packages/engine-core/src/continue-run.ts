@@ -12,6 +12,7 @@ import {
   type JournalEvent,
   type RunStatus,
 } from '@delta/journal';
+import type { ConfigProblem } from '@delta/yaml-config';
 import { interactionFiles } from './ask-human.js';
 import { driveRun } from './drive-run.js';
 import { ENGINE_VERSION } from './engine-version.js';
@@ -31,6 +32,16 @@ export interface ContinueRunOptions extends EngineOptions {
   message?: string;
   /** The agent, if already loaded; otherwise the run's agent_home is loaded. */
   agent?: LoadedAgent;
+  /** When the agent is loaded here: every warning is an error (the CLI's `--strict`). */
+  strict?: boolean;
+  /** When the agent is loaded here: each of its configuration warnings (unknown keys, deprecations, ...). */
+  onWarning?: (warning: ConfigProblem) => void;
+}
+
+function loadRunAgent(home: string, options: ContinueRunOptions): LoadedAgent {
+  const agent = loadAgent(home, { strict: options.strict === true });
+  for (const warning of agent.warnings) options.onWarning?.(warning);
+  return agent;
 }
 
 function noRun(workDir: string, detail: string): ConfigurationError {
@@ -84,7 +95,7 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
   const paths = runPaths(workDir, runId);
   if (!existsSync(paths.metadata)) throw noRun(workDir, ` with id ${runId}`);
   const metadata = readMetadata(paths.metadata);
-  const agent = options.agent ?? loadAgent(metadata.agent_home);
+  const agent = options.agent ?? loadRunAgent(metadata.agent_home, options);
 
   let lock;
   try {

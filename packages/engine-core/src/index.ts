@@ -1,7 +1,7 @@
 export { AgentConfig, LlmConfig, LlmPricing, ImportedToolsFile, DEFAULT_MAX_ITERATIONS } from './agent-config.js';
 export { addTokenUsage, estimateCost } from './token-usage.js';
 export { loadAgent } from './load-agent.js';
-export type { LoadedAgent } from './load-agent.js';
+export type { LoadAgentOptions, LoadedAgent } from './load-agent.js';
 export { resolveImports } from './resolve-imports.js';
 export type { ResolvedImports, ToolSource } from './resolve-imports.js';
 export { importBoundary, isInsideBoundary } from './import-boundary.js';

@@ -64,6 +64,58 @@ describe('agent.yaml', () => {
     ]);
   });
 
+  it('refuses a key close to a known one anywhere in the agent, naming it and the suggestion', async () => {
+    const tool = await createTempAgent({
+      agentYaml: 'name: a\nllm:\n  model: m\ntools:\n  - name: t\n    exec: sleep 5\n    timout_ms: 100\n',
+    });
+    const toolError = configurationError(tool);
+    expect(toolError.message).toBe(
+      `${join(tool, 'agent.yaml')}:7:5 tools[0].timout_ms: Unknown tool key 'timout_ms': did you mean 'timeout_ms'?`,
+    );
+    expect(toolError.hint).toMatch(/^Rename timout_ms to timeout_ms/);
+
+    const top = await createTempAgent({ agentYaml: 'name: a\nllm:\n  model: m\nmax_iteration: 3\n' });
+    expect(configurationError(top).message).toContain(
+      `${join(top, 'agent.yaml')}:4:1 max_iteration: unknown key "max_iteration": did you mean "max_iterations"?`,
+    );
+
+    const hooks = await createTempAgent({ hooksYaml: 'pre_tool_exection:\n  command: [./gate.sh]\n' });
+    const hooksError = configurationError(hooks);
+    expect(hooksError.message).toContain(
+      `${join(hooks, 'hooks.yaml')}:1:1 pre_tool_exection: unknown hook "pre_tool_exection": did you mean "pre_tool_execution"?`,
+    );
+
+    const context = await createTempAgent({ contextYaml: 'sources:\n  - type: journal\n    max_iteration: 3\n' });
+    expect(configurationError(context).message).toContain(
+      'sources[0].max_iteration: unknown key "max_iteration": did you mean "max_iterations"?',
+    );
+  });
+
+  it('makes every warning an error in strict mode, listing each', async () => {
+    const home = await createTempAgent({
+      agentYaml: 'name: a\nllm:\n  model: m\nowner: me\ntools:\n  - name: t\n    exec: echo hi\n    colour: red\n',
+    });
+    expect(loadAgent(home).warnings).toHaveLength(2);
+    expect(loadAgent(home, { strict: false }).warnings).toHaveLength(2);
+    let error: DeltaError | undefined;
+    try {
+      loadAgent(home, { strict: true });
+    } catch (caught) {
+      error = caught as DeltaError;
+    }
+    expect(error?.kind).toBe('configuration');
+    expect(error?.code).toBe('CONFIG_STRICT');
+    expect(error?.message).toBe(
+      `The agent ${home} has 2 warnings, and strict mode makes every warning an error:\n` +
+        `  - ${join(home, 'agent.yaml')}:4:1 owner: unknown key "owner" is ignored (check its spelling and indentation)\n` +
+        `  - ${join(home, 'agent.yaml')}:8:5 tools[0].colour: Unknown tool key 'colour' is ignored. Known keys: name, description, exec, shell, command, parameters, stdin, timeout_ms, pass_model_credentials.`,
+    );
+    expect(error?.hint).toMatch(/--strict/);
+
+    const clean = await createTempAgent();
+    expect(loadAgent(clean, { strict: true }).warnings).toEqual([]);
+  });
+
   it('names the file, line, column, field, what was expected and found, and a fix', async () => {
     const home = await createTempAgent({ agentYaml: 'name: a\nllm:\n  model: m\n  temperature: hot\n' });
     const error = configurationError(home);
@@ -295,8 +347,11 @@ describe('imports', () => {
     const empty = await createTempAgent({ agentYaml: agentWithImports(['./empty.yaml']), files: { 'empty.yaml': '' } });
     expect(configurationError(empty).message).toMatch(/empty\.yaml tools: is required but missing/);
 
-    const extra = await createTempAgent({ agentYaml: agentWithImports(['./x.yaml']), files: { 'x.yaml': 'tols: 1\ntools: []\n' } });
-    expect(loadAgent(extra).warnings).toContainEqual(expect.objectContaining({ file: join(extra, 'x.yaml'), line: 1, field: 'tols' }));
+    const extra = await createTempAgent({ agentYaml: agentWithImports(['./x.yaml']), files: { 'x.yaml': 'owner: 1\ntools: []\n' } });
+    expect(loadAgent(extra).warnings).toContainEqual(expect.objectContaining({ file: join(extra, 'x.yaml'), line: 1, field: 'owner' }));
+
+    const typo = await createTempAgent({ agentYaml: agentWithImports(['./x.yaml']), files: { 'x.yaml': 'tols: 1\ntools: []\n' } });
+    expect(configurationError(typo).message).toContain(`${join(typo, 'x.yaml')}:1:1 tols: unknown key "tols": did you mean "tools"?`);
   });
 
   it('refuses the same tool name twice in one file', async () => {

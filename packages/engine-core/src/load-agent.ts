@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { ConfigurationError, DeltaError } from '@delta/errors';
 import { loadContextManifest, type LoadedContextManifest } from '@delta/context-builder';
 import { loadHooksConfig, type HooksConfig } from '@delta/hooks';
-import type { ConfigProblem } from '@delta/yaml-config';
+import { formatProblem, type ConfigProblem } from '@delta/yaml-config';
 import type { ExpandedTool } from '@delta/tool-expander';
 import { AgentConfig } from './agent-config.js';
 import { importBoundary } from './import-boundary.js';
@@ -30,6 +30,11 @@ export interface LoadedAgent {
   context: LoadedContextManifest;
   /** Deprecations and unknown keys, each with its file and field. */
   warnings: ConfigProblem[];
+}
+
+export interface LoadAgentOptions {
+  /** Every warning is an error (the CLI's `--strict`): the agent loads only when it has none. */
+  strict?: boolean;
 }
 
 function resolveAgentHome(agentDir: string): string {
@@ -122,9 +127,9 @@ function hintForAgentField(field: string): string | undefined {
 /**
  * Loads and validates an agent directory (spec 000 section 2.7.5): agent.yaml (or the legacy
  * config.yaml), its imports, its tools, and context.yaml. Every problem is a ConfigurationError
- * naming the file, the line and column, the field and the fix.
+ * naming the file, the line and column, the field and the fix; with `strict`, so is every warning.
  */
-export function loadAgent(agentDir: string): LoadedAgent {
+export function loadAgent(agentDir: string, options: LoadAgentOptions = {}): LoadedAgent {
   const home = resolveAgentHome(agentDir);
   const warnings: ConfigProblem[] = [];
   const configFile = locateConfigFile(home, warnings);
@@ -165,6 +170,7 @@ export function loadAgent(agentDir: string): LoadedAgent {
 
   const context = loadContext(home);
   warnings.push(...context.warnings);
+  if (options.strict === true && warnings.length > 0) throw strictError(home, warnings);
   return {
     home,
     configFile,
@@ -177,4 +183,18 @@ export function loadAgent(agentDir: string): LoadedAgent {
     context,
     warnings,
   };
+}
+
+/** In strict mode the warnings are the error: all of them, each with its file, line and field. */
+function strictError(home: string, warnings: readonly ConfigProblem[]): ConfigurationError {
+  const count = warnings.length === 1 ? 'a warning' : `${warnings.length} warnings`;
+  return new ConfigurationError(
+    `The agent ${home} has ${count}, and strict mode makes every warning an error:\n${warnings.map((warning) => `  - ${formatProblem(warning)}`).join('\n')}`,
+    {
+      code: 'CONFIG_STRICT',
+      file: warnings[0]?.file,
+      field: warnings[0]?.field,
+      hint: 'Fix each one as its message says, or run without --strict (strict: false) to go on with the warnings.',
+    },
+  );
 }

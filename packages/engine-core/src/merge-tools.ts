@@ -21,12 +21,20 @@ function fieldSegments(field: string): PropertyKey[] {
   return [...field.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((match) => (match[2] === undefined ? match[1]! : Number(match[2])));
 }
 
+/** Where a field is written: its value, or with `aboutKey` the key itself (an unknown key has no meaningful value). */
+function locateField(source: ToolSource, field: string, aboutKey: boolean | undefined) {
+  const segments = fieldSegments(field);
+  const last = segments.at(-1);
+  if (aboutKey === true && typeof last === 'string') return source.locate(segments.slice(0, -1), last);
+  return source.locate(segments);
+}
+
 function expandAt(source: ToolSource, index: number, warnings: ConfigProblem[]): ExpandedTool {
   const field = `tools[${index}]`;
   const position = source.locate(['tools', index]);
   const result = safeExpandTool(source.definitions[index], { path: field });
   for (const warning of result.warnings) {
-    const at = source.locate(fieldSegments(warning.field)) ?? position;
+    const at = locateField(source, warning.field, warning.aboutKey) ?? position;
     warnings.push({
       file: source.file,
       ...(at ? { line: at.line, column: at.column } : {}),
@@ -37,8 +45,8 @@ function expandAt(source: ToolSource, index: number, warnings: ConfigProblem[]):
   if (!result.success) {
     const error = result.error;
     // One problem: point at its field when the YAML has it; several: at the tool's entry, which lists them.
-    const field = error.issues.length === 1 ? error.field : undefined;
-    const at = (field === undefined ? undefined : source.locate(fieldSegments(field))) ?? position;
+    const only = error.issues.length === 1 ? error.issues[0] : undefined;
+    const at = (only === undefined ? undefined : locateField(source, only.field, only.aboutKey)) ?? position;
     const where = at ? `${source.file}:${at.line}:${at.column}` : source.file;
     throw new ConfigurationError(`${where} ${error.message}`, {
       code: error.code,

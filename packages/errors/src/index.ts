@@ -1,2 +1,3 @@
 export { DeltaError, ConfigurationError, ModelBehaviourError, SystemError, formatError } from './delta-error.js';
 export type { DeltaErrorKind, DeltaErrorOptions } from './delta-error.js';
+export { suggestName } from './suggest-name.js';

@@ -93,13 +93,35 @@ describe('loadHooksConfig with hooks.yaml', () => {
     expect(error.problems[0]).toMatchObject({ line: 3, column: 1, field: 'pre_llm_req' });
   });
 
-  it('warns about unknown hook names by name, with their line, and keeps the others', () => {
-    writeHooks('pre_llm_request:\n  command: [a]\non_tool_start:\n  command: [b]\n');
-    const loaded = loadHooksConfig({ agentHome });
-    expect(loaded.hooks).toEqual({ pre_llm_request: { command: ['a'] } });
-    expect(loaded.warnings).toHaveLength(1);
-    expect(loaded.warnings[0]).toMatchObject({ line: 3, column: 1, field: 'on_tool_start' });
-    expect(loaded.warnings[0]!.message).toMatch(/^unknown hook "on_tool_start" is ignored/);
+  it('refuses an unknown hook name, with its line and the list of hooks: a misspelled hook must never fail open', () => {
+    const file = writeHooks('pre_llm_request:\n  command: [a]\non_tool_start:\n  command: [b]\n');
+    const error = errorOf(() => loadHooksConfig({ agentHome }));
+    expect(error.code).toBe('CONFIG_INVALID');
+    expect(error.problems).toHaveLength(1);
+    expect(formatProblem(error.problems[0]!)).toBe(
+      `${file}:3:1 on_tool_start: unknown hook "on_tool_start" (the hooks are on_iteration_start, pre_llm_request, post_llm_response, pre_tool_execution, post_tool_execution, on_iteration_end, on_error, on_run_end)`,
+    );
+    expect(error.hint).toMatch(/refused rather than ignored/);
+  });
+
+  it('refuses a misspelled gate, naming the key and the hook it was meant to be', () => {
+    const file = writeHooks('pre_tool_exection:\n  command: [gate.sh]\n');
+    const error = errorOf(() => loadHooksConfig({ agentHome }));
+    expect(formatProblem(error.problems[0]!)).toBe(
+      `${file}:1:1 pre_tool_exection: unknown hook "pre_tool_exection": did you mean "pre_tool_execution"?`,
+    );
+    expect(error.hint).toMatch(/^Rename pre_tool_exection to pre_tool_execution\./);
+  });
+
+  it('suggests the current name when a typo is closest to a v1.1 name', () => {
+    writeHooks('pre_llm_rq:\n  command: [a]\n');
+    expect(errorOf(() => loadHooksConfig({ agentHome })).message).toContain('unknown hook "pre_llm_rq": did you mean "pre_llm_request"?');
+  });
+
+  it('refuses a key inside a hook that is close to a known one', () => {
+    writeHooks('on_error:\n  command: [a]\n  timout_ms: 5\n');
+    const error = errorOf(() => loadHooksConfig({ agentHome }));
+    expect(error.message).toMatch(/hooks\.yaml:3:3 on_error\.timout_ms: unknown key "timout_ms": did you mean "timeout_ms"\?/);
   });
 
   it('warns about unknown keys inside a hook without calling them hooks', () => {
@@ -141,28 +163,40 @@ describe('loadHooksConfig with hooks.yaml', () => {
   });
 
   it('accepts the hooks nested under lifecycle_hooks:, as spec 000 writes the root node', () => {
+    writeHooks('lifecycle_hooks:\n  on_error:\n    command: [a]\n');
+    expect(loadHooksConfig({ agentHome }).hooks).toEqual({ on_error: { command: ['a'] } });
     writeHooks('lifecycle_hooks:\n  on_error:\n    command: [a]\n  bogus:\n    command: [b]\n');
-    const loaded = loadHooksConfig({ agentHome });
-    expect(loaded.hooks).toEqual({ on_error: { command: ['a'] } });
-    expect(loaded.warnings[0]).toMatchObject({ field: 'lifecycle_hooks.bogus', line: 4 });
-    expect(loaded.warnings[0]!.message).toMatch(/unknown hook "bogus"/);
+    const error = errorOf(() => loadHooksConfig({ agentHome }));
+    expect(error.problems[0]).toMatchObject({ field: 'lifecycle_hooks.bogus', line: 4 });
+    expect(error.problems[0]!.message).toMatch(/unknown hook "bogus"/);
   });
 });
 
 describe('loadHooksConfig with a legacy lifecycle_hooks block', () => {
   it('loads it with a deprecation warning that says to move it to hooks.yaml, using agent.yaml line numbers', () => {
     const legacyFile = join(agentHome, 'agent.yaml');
-    writeFileSync(legacyFile, 'name: a\nlifecycle_hooks:\n  pre_tool_exec:\n    command: [gate.sh]\n  on_stop:\n    command: [x]\n');
+    writeFileSync(
+      legacyFile,
+      'name: a\nlifecycle_hooks:\n  pre_tool_exec:\n    command: [gate.sh]\n  on_error:\n    command: [x]\n    extra: 1\n',
+    );
     const loaded = loadHooksConfig({
       agentHome,
-      legacyLifecycleHooks: { pre_tool_exec: { command: ['gate.sh'] }, on_stop: { command: ['x'] } },
+      legacyLifecycleHooks: { pre_tool_exec: { command: ['gate.sh'] }, on_error: { command: ['x'], extra: 1 } },
     });
     expect(loaded.file).toBe(legacyFile);
-    expect(loaded.hooks).toEqual({ pre_tool_execution: { command: ['gate.sh'] } });
+    expect(loaded.hooks).toEqual({ pre_tool_execution: { command: ['gate.sh'] }, on_error: { command: ['x'] } });
     const messages = loaded.warnings.map((warning) => warning.message);
     expect(messages[0]).toMatch(/^\[DEPRECATION WARNING\] lifecycle_hooks in .*agent\.yaml is deprecated.*move its hooks to .*hooks\.yaml/);
     expect(loaded.warnings.find((warning) => warning.field === 'lifecycle_hooks.pre_tool_exec')).toMatchObject({ line: 3, column: 3 });
-    expect(loaded.warnings.find((warning) => warning.field === 'lifecycle_hooks.on_stop')?.message).toMatch(/unknown hook "on_stop"/);
+    expect(loaded.warnings.find((warning) => warning.field === 'lifecycle_hooks.on_error.extra')?.message).toMatch(/unknown key "extra"/);
+  });
+
+  it('refuses an unknown hook name in the legacy block too', () => {
+    const legacyFile = join(agentHome, 'agent.yaml');
+    writeFileSync(legacyFile, 'name: a\nlifecycle_hooks:\n  on_stop:\n    command: [x]\n');
+    expect(() => loadHooksConfig({ agentHome, legacyLifecycleHooks: { on_stop: { command: ['x'] } } })).toThrow(
+      /agent\.yaml:3:3 lifecycle_hooks\.on_stop: unknown hook "on_stop"/,
+    );
   });
 
   it('reports errors in the legacy block with agent.yaml line numbers', () => {

@@ -2,8 +2,17 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { LineCounter, parseDocument } from 'yaml';
-import { ConfigFileError, parseYamlConfig, positionOf, type ConfigProblem, type ParsedConfig } from '@delta/yaml-config';
-import { HOOK_NAMES, LEGACY_HOOK_NAMES, isHookName, type HookName } from './hook-names.js';
+import {
+  ConfigFileError,
+  parseYamlConfig,
+  positionOf,
+  unknownKeyVerdict,
+  type ConfigProblem,
+  type ParsedConfig,
+  type UnknownKey,
+  type UnknownKeyVerdict,
+} from '@delta/yaml-config';
+import { HOOK_NAMES, LEGACY_HOOK_NAMES, isHookName, type HookName, type LegacyHookName } from './hook-names.js';
 import { HooksFile, HooksFileEntries, type HookDefinition, type HooksConfig } from './hooks-config.js';
 import { unknownVariableError, unknownVariableProblems } from './engine-variables.js';
 
@@ -11,7 +20,7 @@ export interface LoadedHooksConfig {
   hooks: HooksConfig;
   /** Where the hooks came from: hooks.yaml, the legacy file, or nothing when no hooks are configured. */
   file?: string;
-  /** Unknown hook names, deprecated names and the legacy `lifecycle_hooks` block. Never fatal. */
+  /** Unknown keys inside a hook, deprecated names and the legacy `lifecycle_hooks` block. Never fatal. */
   warnings: ConfigProblem[];
 }
 
@@ -93,14 +102,18 @@ interface Block {
 function validate(text: string, file: string, schema: z.ZodType, root: string[], positions: boolean): LoadedHooksConfig {
   let parsed: ParsedConfig<unknown>;
   try {
-    parsed = parseYamlConfig(text, file, schema, { label: 'hooks.yaml', hintFor: () => HINT });
+    parsed = parseYamlConfig(text, file, schema, {
+      label: 'hooks.yaml',
+      hintFor: () => HINT,
+      describeUnknownKey: (key) => describeUnknownHook(key, root),
+    });
   } catch (error) {
     if (positions || !(error instanceof ConfigFileError)) throw error;
     throw new ConfigFileError(file, error.problems.map(withoutPosition), error.hint);
   }
   const position = (path: readonly PropertyKey[]) => (positions ? parsed.locate(path) : undefined);
   const keyPosition = positions ? keyLocator(text) : () => undefined;
-  const warnings = parsed.warnings.map((warning) => describeUnknownHook(positions ? warning : withoutPosition(warning), root));
+  const warnings = parsed.warnings.map((warning) => (positions ? warning : withoutPosition(warning)));
 
   const top = valueAt(parsed.data, root) as Record<string, unknown>;
   const blocks: Block[] = [{ path: root, entries: top as Block['entries'] }];
@@ -163,14 +176,26 @@ function orderHooks(hooks: Partial<Record<HookName, HookDefinition>>): HooksConf
   return ordered;
 }
 
-function describeUnknownHook(warning: ConfigProblem, root: string[]): ConfigProblem {
-  const prefixes = [fieldOf(root), fieldOf([...root, LEGACY_FIELD])].map((prefix) => (prefix === '' ? '' : `${prefix}.`));
-  const match = /^unknown key "([^"]*)"/.exec(warning.message);
-  const isHookKey = prefixes.some((prefix) => warning.field.startsWith(prefix) && !/[.[]/.test(warning.field.slice(prefix.length)));
-  if (!match || !isHookKey) return warning;
+/**
+ * An unknown hook name is an error, not a warning (overriding resolution 11): a misspelled gate such as
+ * `pre_tool_exection` would never run, and the tool it guards would run unchecked.
+ */
+function describeUnknownHook(key: UnknownKey, root: string[]): UnknownKeyVerdict {
+  const blocks = [fieldOf(root), fieldOf([...root, LEGACY_FIELD])];
+  if (!blocks.includes(fieldOf(key.path.map(String)))) return unknownKeyVerdict(key);
+  const suggestion: string | undefined =
+    key.suggestion === undefined ? undefined : (LEGACY_HOOK_NAMES[key.suggestion as LegacyHookName] ?? key.suggestion);
+  if (suggestion !== undefined && suggestion !== LEGACY_FIELD) {
+    return {
+      error: true,
+      message: `unknown hook "${key.key}": did you mean "${suggestion}"?`,
+      hint: `Rename ${key.key} to ${suggestion}. A misspelled hook never runs, so it is refused rather than ignored.`,
+    };
+  }
   return {
-    ...warning,
-    message: `unknown hook "${match[1]}" is ignored (the hooks are ${HOOK_NAMES.join(', ')})`,
+    error: true,
+    message: `unknown hook "${key.key}" (the hooks are ${HOOK_NAMES.join(', ')})`,
+    hint: 'Use one of the hook names; a misspelled hook never runs, so it is refused rather than ignored.',
   };
 }
 

@@ -483,13 +483,29 @@ describe('the definition shape', () => {
   it('warns about unknown keys by name and still expands', () => {
     const warnings: ToolDefinitionWarning[] = [];
     const result = safeExpandTool(
-      { name: 'a', exec: 'ls ${d}', timeout: 5, parameters: [{ name: 'd', descripton: 'typo' }] },
+      { name: 'a', exec: 'ls ${d}', timeout: 5, parameters: [{ name: 'd', note: 'mine' }] },
       { path: 'tools[0]', onWarning: (warning) => warnings.push(warning) },
     );
     expect(result.success).toBe(true);
-    expect(warnings.map((warning) => warning.field)).toEqual(['tools[0].timeout', 'tools[0].parameters[0].descripton']);
-    expect(warnings[1]?.message).toContain("Unknown parameter key 'descripton' is ignored. Known keys: name, type, description");
+    expect(warnings.map((warning) => warning.field)).toEqual(['tools[0].timeout', 'tools[0].parameters[0].note']);
+    expect(warnings[1]?.message).toContain("Unknown parameter key 'note' is ignored. Known keys: name, type, description");
     expect(result.warnings).toEqual(warnings);
+  });
+
+  it('refuses a key close to a known one, with the suggestion, so a misspelled setting never fails open', () => {
+    const result = safeExpandTool(
+      { name: 'a', exec: 'ls ${d}', timout_ms: 5, parameters: [{ name: 'd', descripton: 'typo' }] },
+      { path: 'tools[0]', file: 'agent.yaml' },
+    );
+    expect(result.success).toBe(false);
+    const error = (result as { error: ToolDefinitionError }).error;
+    expect(error.code).toBe('TOOL_DEFINITION_INVALID');
+    expect(error.issues.map((issue) => [issue.field, issue.message])).toEqual([
+      ['tools[0].timout_ms', "Unknown tool key 'timout_ms': did you mean 'timeout_ms'?"],
+      ['tools[0].parameters[0].descripton', "Unknown parameter key 'descripton': did you mean 'description'?"],
+    ]);
+    expect(error.hint).toContain('tools[0].timout_ms: Rename timout_ms to timeout_ms');
+    expect(result.warnings).toEqual([]);
   });
 
   it('throws from expandTool and rethrows nothing else', () => {

@@ -1,6 +1,7 @@
+import { suggestName } from '@delta/errors';
 import { fieldPath } from './field-path.js';
 import { TOOL_DEFINITION_KEYS, TOOL_PARAMETER_KEYS, ToolDefinition } from './tool-definition.js';
-import { ToolDefinitionError, type ToolDefinitionWarning } from './tool-definition-error.js';
+import { ToolDefinitionError, type ToolDefinitionIssue, type ToolDefinitionWarning } from './tool-definition-error.js';
 import { toDefinitionIssues } from './zod-issues.js';
 
 export interface ToolDefinitionOptions {
@@ -16,17 +17,19 @@ export type SafeParseToolDefinitionResult =
   | { success: true; definition: ToolDefinition; warnings: ToolDefinitionWarning[] }
   | { success: false; error: ToolDefinitionError; warnings: ToolDefinitionWarning[] };
 
-/** Checks the shape of a tool definition (fields and types, one of exec/shell/command). */
+/**
+ * Checks the shape of a tool definition (fields and types, one of exec/shell/command). An unknown key is a
+ * warning, or an error when it is close to a known key (`timout_ms`): a misspelled setting must not be
+ * silently ignored.
+ */
 export function safeParseToolDefinition(input: unknown, options: ToolDefinitionOptions = {}): SafeParseToolDefinitionResult {
-  const warnings = findUnknownKeys(input, options.path);
+  const { warnings, misspelled } = findUnknownKeys(input, options.path);
   for (const warning of warnings) options.onWarning?.(warning);
   const result = ToolDefinition.safeParse(input);
-  if (result.success) return { success: true, definition: result.data, warnings };
+  if (result.success && misspelled.length === 0) return { success: true, definition: result.data, warnings };
   const name = typeof input === 'object' && input !== null ? (input as { name?: unknown }).name : undefined;
-  const error = new ToolDefinitionError(toDefinitionIssues(result.error, input, options.path), {
-    file: options.file,
-    tool: typeof name === 'string' ? name : undefined,
-  });
+  const issues = [...misspelled, ...(result.success ? [] : toDefinitionIssues(result.error, input, options.path))];
+  const error = new ToolDefinitionError(issues, { file: options.file, tool: typeof name === 'string' ? name : undefined });
   return { success: false, error, warnings };
 }
 
@@ -37,32 +40,48 @@ export function parseToolDefinition(input: unknown, options: ToolDefinitionOptio
   return result.definition;
 }
 
-/** Unknown keys are reported by name and never fatal (spec resolution 11). */
-function findUnknownKeys(input: unknown, path: string | undefined): ToolDefinitionWarning[] {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) return [];
-  const warnings = unknownKeys(input as Record<string, unknown>, TOOL_DEFINITION_KEYS, [], path, 'tool');
+interface UnknownKeys {
+  warnings: ToolDefinitionWarning[];
+  /** Keys close to a known key: errors, with the suggestion. */
+  misspelled: ToolDefinitionIssue[];
+}
+
+/** Unknown keys are reported by name (spec resolution 11); those close to a known key are errors. */
+function findUnknownKeys(input: unknown, path: string | undefined): UnknownKeys {
+  const found: UnknownKeys = { warnings: [], misspelled: [] };
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return found;
+  unknownKeys(found, input as Record<string, unknown>, TOOL_DEFINITION_KEYS, [], path, 'tool');
   const parameters = (input as { parameters?: unknown }).parameters;
   if (Array.isArray(parameters)) {
     parameters.forEach((parameter, index) => {
       if (typeof parameter === 'object' && parameter !== null && !Array.isArray(parameter)) {
-        warnings.push(...unknownKeys(parameter as Record<string, unknown>, TOOL_PARAMETER_KEYS, ['parameters', index], path, 'parameter'));
+        unknownKeys(found, parameter as Record<string, unknown>, TOOL_PARAMETER_KEYS, ['parameters', index], path, 'parameter');
       }
     });
   }
-  return warnings;
+  return found;
 }
 
 function unknownKeys(
+  found: UnknownKeys,
   value: Record<string, unknown>,
   known: readonly string[],
   segments: PropertyKey[],
   path: string | undefined,
   what: string,
-): ToolDefinitionWarning[] {
-  return Object.keys(value)
-    .filter((key) => !known.includes(key))
-    .map((key) => ({
-      field: fieldPath(path, [...segments, key]),
-      message: `Unknown ${what} key '${key}' is ignored. Known keys: ${known.join(', ')}.`,
-    }));
+): void {
+  for (const key of Object.keys(value).filter((key) => !known.includes(key))) {
+    const field = fieldPath(path, [...segments, key]);
+    const suggestion = suggestName(key, known);
+    if (suggestion === undefined) {
+      found.warnings.push({ field, message: `Unknown ${what} key '${key}' is ignored. Known keys: ${known.join(', ')}.`, aboutKey: true });
+    } else {
+      found.misspelled.push({
+        field,
+        message: `Unknown ${what} key '${key}': did you mean '${suggestion}'?`,
+        hint: `Rename ${key} to ${suggestion}; a misspelled key would be ignored, and the setting with it.`,
+        aboutKey: true,
+      });
+    }
+  }
 }

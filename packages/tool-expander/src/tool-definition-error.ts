@@ -9,12 +9,16 @@ export interface ToolDefinitionIssue {
   found?: string;
   /** What the user can change to fix it. */
   hint?: string;
+  /** The problem is the key itself (an unknown key), so it is located at the key rather than its value. */
+  aboutKey?: true;
 }
 
 /** Something a user can notice but need not fix, such as an unknown key (never fatal). */
 export interface ToolDefinitionWarning {
   field: string;
   message: string;
+  /** The warning is about the key itself (an unknown key), so it is located at the key rather than its value. */
+  aboutKey?: true;
 }
 
 export interface ToolDefinitionErrorOptions {
