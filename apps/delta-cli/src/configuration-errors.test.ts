@@ -170,4 +170,33 @@ describe('configuration errors through the real CLI', () => {
     expect(expand.exitCode).toBe(0);
     expect(expand.stderr).toBe(warning);
   });
+
+  it('`temprature: 0` exits 2, naming llm.temprature and suggesting temperature', async () => {
+    const home = await createTempAgent({ agentYaml: 'name: a\nllm:\n  model: m\n  temprature: 0\n' });
+    const result = await runDelta(['run', '--agent', home, '-y', '-m', 'hi'], {
+      env: { DELTA_API_KEY: 'sk-test', DELTA_BASE_URL: llm.baseUrl },
+    });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toBe(
+      `Error: ${join(home, 'agent.yaml')} is not valid:\n` +
+        `  - ${join(home, 'agent.yaml')}:4:3 llm.temprature: unknown key "temprature": did you mean "temperature"?\n` +
+        'Hint: Rename llm.temprature to llm.temperature. A parameter only your server knows goes under llm.extra_body, which is merged into the request as written.\n',
+    );
+  });
+
+  it('runs against a base URL without a key, sending none, and -v says so', async () => {
+    const server = await startFakeLlm({ script: () => ({ content: 'no key needed' }) });
+    try {
+      const home = await createTempAgent({ files: { '.env': `DELTA_BASE_URL=${server.baseUrl}\n` } });
+      const result = await runDelta(['run', '--agent', home, '-y', '-m', 'hi', '-v']);
+      expect(result.exitCode).toBe(0);
+      expect(result.stdout).toBe('no key needed\n');
+      expect(result.stderr).toContain(
+        `API key: none (neither DELTA_API_KEY nor OPENAI_API_KEY is set, so no key is sent); base URL ${server.baseUrl} from ${join(home, '.env')}`,
+      );
+      expect(server.requests[0]!.headers.authorization).toBeUndefined();
+    } finally {
+      await server.close();
+    }
+  });
 });

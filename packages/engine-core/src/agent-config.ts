@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CHAT_COMPLETION_PARAMETERS, ENGINE_REQUEST_FIELDS } from './llm-parameters.js';
 
 /**
  * `llm.pricing:` in agent.yaml: what the provider charges per million tokens, used only to estimate a
@@ -15,18 +16,32 @@ export const LlmPricing = z.strictObject({
 export type LlmPricing = z.infer<typeof LlmPricing>;
 
 /**
- * `llm:` in agent.yaml. `model`, `temperature` and `max_tokens` are checked; any other key is an OpenAI
- * request parameter and is passed through as written, except the engine's own `max_retries`,
- * `timeout_ms` and `pricing`, which configure the engine and are never sent.
+ * `llm:` in agent.yaml: the model, the Chat Completions parameters the engine knows (sent as written),
+ * `extra_body` (merged into the request as written, for what only a particular server knows), and the
+ * engine's own settings, which are never sent. Any other key is reported and not sent.
  */
-export const LlmConfig = z.looseObject({
-  model: z.string().min(1),
-  temperature: z.number().min(0).max(2).optional(),
-  max_tokens: z.number().int().positive().optional(),
-  max_retries: z.number().int().min(0).max(10).optional(),
-  timeout_ms: z.number().int().positive().optional(),
-  pricing: LlmPricing.optional(),
-});
+export const LlmConfig = z
+  .strictObject({
+    model: z.string().min(1),
+    ...CHAT_COMPLETION_PARAMETERS,
+    extra_body: z.record(z.string(), z.unknown()).optional(),
+    max_retries: z.number().int().min(0).max(10).optional(),
+    timeout_ms: z.number().int().positive().optional(),
+    pricing: LlmPricing.optional(),
+  })
+  .superRefine((llm, context) => {
+    for (const key of Object.keys(llm.extra_body ?? {})) {
+      if (ENGINE_REQUEST_FIELDS.includes(key)) {
+        context.addIssue({ code: 'custom', path: ['extra_body', key], message: `"${key}" is filled in by the engine, not by extra_body` });
+      } else if (key in llm) {
+        context.addIssue({
+          code: 'custom',
+          path: ['extra_body', key],
+          message: `"${key}" is set both in llm: and in llm.extra_body; keep one`,
+        });
+      }
+    }
+  });
 export type LlmConfig = z.infer<typeof LlmConfig>;
 
 /** agent.yaml (spec 000 section 2.7.2). Tools are validated one by one by @delta/tool-expander. */
@@ -43,8 +58,8 @@ export const AgentConfig = z.strictObject({
 });
 export type AgentConfig = z.infer<typeof AgentConfig>;
 
-/** Keys of `llm:` that configure the engine and are not sent to the model. */
-export const ENGINE_LLM_KEYS: readonly string[] = ['max_retries', 'timeout_ms', 'pricing'];
+/** Keys of `llm:` that configure the engine and are not sent to the model as they are. */
+export const ENGINE_LLM_KEYS: readonly string[] = ['extra_body', 'max_retries', 'timeout_ms', 'pricing'];
 
 export const DEFAULT_MAX_ITERATIONS = 30;
 

@@ -7,6 +7,7 @@ import { formatProblem, type ConfigProblem } from '@delta/yaml-config';
 import type { ExpandedTool } from '@delta/tool-expander';
 import { AgentConfig } from './agent-config.js';
 import { importBoundary } from './import-boundary.js';
+import { describeAgentUnknownKey } from './llm-parameters.js';
 import { mergeTools, type ToolOrigin } from './merge-tools.js';
 import { readConfigFile } from './read-config-file.js';
 import { resolveImports } from './resolve-imports.js';
@@ -111,6 +112,9 @@ function hintForAgentField(field: string): string | undefined {
   if (field.startsWith('llm.pricing')) {
     return 'llm.pricing gives the prices per million tokens, e.g.\nllm:\n  pricing:\n    input_per_million: 2.5\n    output_per_million: 10\n    currency: USD';
   }
+  if (field.startsWith('llm.extra_body')) {
+    return 'llm.extra_body maps server-specific parameters to their values, merged into the request as written, e.g.\nllm:\n  extra_body:\n    top_k: 40';
+  }
   if (field.startsWith('llm')) return 'llm needs at least `model: <model name>`, e.g.\nllm:\n  model: gpt-4o\n  temperature: 0.7  # 0 to 2';
   if (field === 'name') return 'Give the agent a name: `name: my-agent`.';
   if (field.startsWith('max_iterations')) return 'max_iterations is a whole number of at least 1, e.g. `max_iterations: 30`.';
@@ -136,6 +140,7 @@ export function loadAgent(agentDir: string, options: LoadAgentOptions = {}): Loa
   const parsed = readConfigFile(configFile, AgentConfig, {
     missingHint: 'An agent directory holds agent.yaml, system_prompt.md and context.yaml. `delta init <name>` creates one.',
     hintFor: hintForAgentField,
+    describeUnknownKey: describeAgentUnknownKey,
   });
   warnings.push(...parsed.warnings);
   const config = parsed.data;

@@ -12,7 +12,8 @@ export const DEFAULT_MODEL_MAX_RETRIES = 2;
 export const MAX_RETRY_AFTER_MS = 60_000;
 
 export interface ModelClientOptions {
-  apiKey: string;
+  /** Undefined: no key is sent (no Authorization header), for servers that want none. */
+  apiKey: string | undefined;
   baseUrl?: string | undefined;
   maxRetries?: number | undefined;
   timeoutMs?: number | undefined;
@@ -68,8 +69,11 @@ export function createChatCompletion(
 export async function createModelClient(options: ModelClientOptions): Promise<ModelClient> {
   const { default: OpenAIClient } = await import('openai');
   let onBody: ((body: string | Uint8Array) => void) | undefined;
+  const keySent = options.apiKey !== undefined;
   const client: OpenAI = new OpenAIClient({
-    apiKey: options.apiKey,
+    // The SDK insists on a key; without one, a placeholder is given and its Authorization header removed.
+    apiKey: options.apiKey ?? 'none',
+    ...(keySent ? {} : { defaultHeaders: { Authorization: null } }),
     ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
     maxRetries: 0,
     timeout: options.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS,
@@ -90,7 +94,7 @@ export async function createModelClient(options: ModelClientOptions): Promise<Mo
             return await createChatCompletion(client, payload, callOptions);
           } catch (error) {
             const delay = attempt < maxRetries ? retryDelay(error, attempt, OpenAIClient) : undefined;
-            if (delay === undefined) throw describeModelError(error, baseUrl, OpenAIClient, attempt);
+            if (delay === undefined) throw describeModelError(error, baseUrl, OpenAIClient, attempt, keySent);
             await sleep(delay, undefined, callOptions.signal ? { signal: callOptions.signal } : {});
           }
         }
@@ -131,7 +135,7 @@ function retryAfterMs(headers: Headers | undefined): number | undefined {
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
-function describeModelError(error: unknown, baseUrl: string, sdk: typeof OpenAI, retries: number): unknown {
+function describeModelError(error: unknown, baseUrl: string, sdk: typeof OpenAI, retries: number, keySent: boolean): unknown {
   if (error instanceof sdk.APIUserAbortError) return error;
   const tries = retries > 0 ? ` (${retries + 1} attempts)` : '';
   const retryHint = 'Once it works again, `delta continue -w <workspace> -m "retry"` retries the run from where it stopped.';
@@ -149,6 +153,16 @@ function describeModelError(error: unknown, baseUrl: string, sdk: typeof OpenAI,
       cause: error,
       hint: 'Check DELTA_BASE_URL (or OPENAI_BASE_URL) and that the server is running and reachable.',
     });
+  }
+  if (error instanceof sdk.AuthenticationError && !keySent) {
+    return new ConfigurationError(
+      `The model endpoint ${baseUrl} wants an API key (HTTP 401), and none was sent: neither DELTA_API_KEY nor OPENAI_API_KEY is set.`,
+      {
+        code: 'MODEL_UNAUTHORIZED',
+        cause: error,
+        hint: 'Set DELTA_API_KEY to the key this endpoint expects, in the environment or in a .env file of the workspace, the agent or the project root.',
+      },
+    );
   }
   if (error instanceof sdk.AuthenticationError) {
     return new ConfigurationError(`The model endpoint ${baseUrl} rejected the API key (HTTP 401): ${error.message}`, {

@@ -74,4 +74,17 @@ describe('resolveModelSettings (.env priority: workspace, agent, project root, p
     expect(line).toBe(`API key: DELTA_API_KEY from ${join(agent, '.env')}; base URL http://x.test/v1 from the process environment`);
     expect(line).not.toContain('sk-very-secret');
   });
+
+  it('needs no key when a base URL is set, and says under -v that none is sent', async () => {
+    const agent = await createTempAgent({ files: { '.env': 'DELTA_BASE_URL=http://localhost:11434/v1\n' } });
+    const settings = resolveModelSettings(await createTempWorkspace(), agent, {});
+    expect(settings).toMatchObject({ apiKey: undefined, baseUrl: 'http://localhost:11434/v1', baseUrlSource: join(agent, '.env') });
+    expect(describeModelSettings(settings)).toBe(
+      `API key: none (neither DELTA_API_KEY nor OPENAI_API_KEY is set, so no key is sent); base URL http://localhost:11434/v1 from ${join(agent, '.env')}`,
+    );
+    const explicit = resolveModelSettings(await createTempWorkspace(), await createTempAgent(), {}, { baseUrl: 'http://x.test/v1' });
+    expect(describeModelSettings(explicit)).toBe(
+      'API key: none (neither DELTA_API_KEY nor OPENAI_API_KEY is set, so no key is sent); base URL http://x.test/v1 from the baseUrl option',
+    );
+  });
 });

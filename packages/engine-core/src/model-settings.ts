@@ -7,10 +7,11 @@ import { findProjectRoot } from './project-root.js';
 export type SettingSource = string;
 
 export interface ModelSettings {
-  apiKey: string;
-  apiKeySource: SettingSource;
+  /** Undefined when no key is set and a base URL is: local servers often need none, and none is sent. */
+  apiKey: string | undefined;
+  apiKeySource: SettingSource | undefined;
   /** The environment variable that held the key, e.g. DELTA_API_KEY. */
-  apiKeyName: string;
+  apiKeyName: string | undefined;
   baseUrl: string | undefined;
   baseUrlSource: SettingSource | undefined;
 }
@@ -50,23 +51,32 @@ function lookup(layers: ReturnType<typeof settingLayers>, names: readonly string
   return undefined;
 }
 
-/** Finds the API key and base URL, after loading the `.env` files. */
-export function resolveModelSettings(workDir: string, agentHome: string, environment: NodeJS.ProcessEnv = process.env): ModelSettings {
+/**
+ * Finds the API key and base URL, after loading the `.env` files. A base URL without a key is fine (Ollama,
+ * LM Studio and vLLM usually want none): the key is then undefined and no key is sent. `baseUrl` given by
+ * the caller wins over the files and the environment.
+ */
+export function resolveModelSettings(
+  workDir: string,
+  agentHome: string,
+  environment: NodeJS.ProcessEnv = process.env,
+  explicit: { baseUrl?: string | undefined } = {},
+): ModelSettings {
   const layers = settingLayers(workDir, agentHome, environment);
   const key = lookup(layers, KEY_NAMES);
-  if (!key) {
+  const baseUrl = explicit.baseUrl === undefined ? lookup(layers, BASE_URL_NAMES) : { value: explicit.baseUrl, source: 'option' };
+  if (!key && !baseUrl) {
     throw new ConfigurationError('No API key for the model: DELTA_API_KEY (or OPENAI_API_KEY) is missing or empty.', {
       code: 'API_KEY_MISSING',
       hint:
         'Set DELTA_API_KEY in the environment, or in a .env file in the workspace, the agent directory or the project root.\n' +
-        'For an OpenAI-compatible server, also set DELTA_BASE_URL (e.g. http://localhost:11434/v1).',
+        'For an OpenAI-compatible server, set DELTA_BASE_URL instead (e.g. http://localhost:11434/v1); a key is then needed only if the server asks for one.',
     });
   }
-  const baseUrl = lookup(layers, BASE_URL_NAMES);
   return {
-    apiKey: key.value,
-    apiKeySource: key.source,
-    apiKeyName: key.name,
+    apiKey: key?.value,
+    apiKeySource: key?.source,
+    apiKeyName: key?.name,
     baseUrl: baseUrl?.value,
     baseUrlSource: baseUrl?.source,
   };
@@ -77,10 +87,15 @@ export function resolveModelSettings(workDir: string, agentHome: string, environ
  * Never the key itself.
  */
 export function describeModelSettings(settings: ModelSettings): string {
-  const keySource = settings.apiKeySource === 'environment' ? 'the process environment' : settings.apiKeySource;
+  const describeSource = (source: string | undefined) =>
+    source === 'environment' ? 'the process environment' : source === 'option' ? 'the baseUrl option' : source;
+  const key =
+    settings.apiKey === undefined
+      ? 'none (neither DELTA_API_KEY nor OPENAI_API_KEY is set, so no key is sent)'
+      : `${settings.apiKeyName} from ${describeSource(settings.apiKeySource)}`;
   const baseUrl =
     settings.baseUrl === undefined
       ? 'the default OpenAI base URL'
-      : `base URL ${settings.baseUrl} from ${settings.baseUrlSource === 'environment' ? 'the process environment' : settings.baseUrlSource}`;
-  return `API key: ${settings.apiKeyName} from ${keySource}; ${baseUrl}`;
+      : `base URL ${settings.baseUrl} from ${describeSource(settings.baseUrlSource)}`;
+  return `API key: ${key}; ${baseUrl}`;
 }

@@ -17,8 +17,11 @@ export async function resolveModel(
   workDir: string,
 ): Promise<{ model: ModelClient; apiKey: string | undefined }> {
   if (options.model) return { model: options.model, apiKey: options.apiKey };
-  const settings = options.apiKey === undefined ? resolveModelSettings(workDir, agent.home, options.environment ?? process.env) : undefined;
-  const apiKey = options.apiKey ?? settings!.apiKey;
+  const settings =
+    options.apiKey === undefined
+      ? resolveModelSettings(workDir, agent.home, options.environment ?? process.env, { baseUrl: options.baseUrl })
+      : undefined;
+  const apiKey = options.apiKey ?? settings?.apiKey;
   const llm = agent.config.llm;
   const model = await createModelClient({
     apiKey,

@@ -25,12 +25,13 @@ import { addTokenUsage, estimateCost } from './token-usage.js';
 
 const INTERRUPTED: RunOutcome = { status: 'INTERRUPTED', exitCode: ExitCode.INTERRUPTED, reason: 'interrupted by a signal' };
 
+/** The request parameters of `llm:` as written, then `llm.extra_body`'s, as written too. */
 function requestParameters(context: RunContext): Record<string, unknown> {
   const parameters: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(context.agent.config.llm)) {
     if (!ENGINE_LLM_KEYS.includes(key)) parameters[key] = value;
   }
-  return parameters;
+  return { ...parameters, ...context.agent.config.llm.extra_body };
 }
 
 /** Calls the model once, recording the exact request and the response under io/invocations/. */
