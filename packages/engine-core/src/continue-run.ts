@@ -89,7 +89,7 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
     // Never a path: a run id names a directory directly under .delta/.
     throw new ConfigurationError(`"${runId}" is not a run id.`, {
       code: 'RUN_ID_INVALID',
-      hint: 'A run id looks like 20261122_143522_a1b2c3 (see `delta list -w <workspace>`); without --run-id the latest run is used.',
+      hint: 'A run id is a name such as 20261122_143522_a1b2c3 or nightly-42 (see `delta list -w <workspace>`); without --run-id the latest run is used.',
     });
   }
   const paths = runPaths(workDir, runId);

@@ -130,6 +130,25 @@ describe('the library API', () => {
     expect(recorded).toBe(server.requests[0]!.rawBody);
   });
 
+  it('starts a run with the id the caller chose, and refuses that id again or an unsafe one before anything is written', async () => {
+    server = await startFakeLlm({ script: [{ content: 'done' }] });
+    const home = await createTempAgent({ agentYaml: { name: 'chosen', llm: { model: 'm', max_retries: 0 } } });
+    const workDir = join(await createTempDir('work-'), 'w');
+    const options = { agent: loadAgent(home), message: 'hi', workDir, apiKey: 'k', baseUrl: server.baseUrl };
+    const result = await startRun({ ...options, runId: 'nightly-1' });
+    expect(result).toMatchObject({ status: 'COMPLETED', runId: 'nightly-1', paths: { runDir: join(workDir, '.delta', 'nightly-1') } });
+    expect(readFileSync(join(workDir, '.delta', 'LATEST'), 'utf8')).toBe('nightly-1\n');
+    expect(readJournal(result.paths.journal)[0]).toMatchObject({ type: 'ENGINE_START', run_id: 'nightly-1' });
+    const journalBefore = readFileSync(result.paths.journal, 'utf8');
+
+    await expect(startRun({ ...options, runId: 'nightly-1' })).rejects.toMatchObject({ code: 'RUN_ID_TAKEN', kind: 'configuration' });
+    await expect(startRun({ ...options, runId: '../escape' })).rejects.toMatchObject({ code: 'RUN_ID_INVALID', field: 'runId' });
+    expect(server.requests).toHaveLength(1);
+    expect(readFileSync(result.paths.journal, 'utf8')).toBe(journalBefore);
+    expect(readdirSync(join(workDir, '.delta')).sort()).toEqual(['LATEST', 'VERSION', 'nightly-1']);
+    expect(existsSync(join(workDir, 'escape'))).toBe(false);
+  });
+
   it('streams events with runAgent and continueAgent, and still calls onEvent', async () => {
     server = await startFakeLlm({ script: [{ content: 'first' }, { content: 'second' }] });
     const home = await createTempAgent({ agentYaml: { name: 'stream', llm: { model: 'm', max_retries: 0 } } });

@@ -7,6 +7,7 @@ import {
   createNextWorkspace,
   createRunDirectories,
   createRunId,
+  runIdProblem,
   runPaths,
   workspacesDirectory,
   writeLatestRunId,
@@ -25,6 +26,24 @@ export interface StartRunOptions extends EngineOptions {
   message: string;
   /** The workspace. Without it, the next `<agent>/workspaces/W00N` is created. */
   workDir?: string;
+  /**
+   * The run's id, chosen by the caller (letters, digits, `.`, `_`, `-`); by default a new
+   * `YYYYMMDD_HHmmss_xxxxxx`. An id already used in the workspace is refused (`RUN_ID_TAKEN`).
+   */
+  runId?: string;
+}
+
+function chosenRunId(runId: string | undefined): string {
+  if (runId === undefined) return createRunId();
+  const problem = runIdProblem(runId);
+  if (problem !== undefined) {
+    throw new ConfigurationError(`The run id ${JSON.stringify(runId)} cannot be used: ${problem}.`, {
+      code: 'RUN_ID_INVALID',
+      field: 'runId',
+      hint: 'Choose a name such as nightly-42 or review.2026-11-24; it becomes a directory under .delta/.',
+    });
+  }
+  return runId;
 }
 
 function prepareWorkspace(agent: LoadedAgent, workDir: string | undefined): { path: string; id: string | null } {
@@ -44,9 +63,9 @@ function prepareWorkspace(agent: LoadedAgent, workDir: string | undefined): { pa
 
 /** Starts a new run of an agent and drives it until it completes, fails, pauses or is stopped. */
 export async function startRun(options: StartRunOptions): Promise<RunResult> {
+  const runId = chosenRunId(options.runId);
   const workspace = prepareWorkspace(options.agent, options.workDir);
   const { model, apiKey } = await resolveModel(options, options.agent, workspace.path);
-  const runId = createRunId();
   const paths = runPaths(workspace.path, runId);
   createRunDirectories(paths);
   const lock = acquireRunLock(paths.lock, runId);

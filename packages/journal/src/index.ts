@@ -33,9 +33,8 @@ export {
   writeMetadata,
   updateMetadata,
 } from './metadata.js';
+export { createRunId, isRunId, runIdProblem, MAX_RUN_ID_LENGTH } from './run-id.js';
 export {
-  createRunId,
-  isRunId,
   controlDirectory,
   runPaths,
   createRunDirectories,

@@ -1,12 +1,17 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DeltaError } from '@delta/errors';
 import {
   createNextWorkspace,
+  createRunDirectories,
   createRunId,
   isRunId,
+  listRunIds,
+  runIdProblem,
+  runPaths,
   listWorkspaces,
   readLastUsedWorkspace,
   readLatestRunId,
@@ -32,7 +37,46 @@ describe('layout', () => {
     const id = createRunId(new Date(Date.UTC(2026, 0, 2, 3, 4, 5)));
     expect(id).toMatch(/^20260102_030405_[a-z0-9]{6}$/);
     expect(isRunId(id)).toBe(true);
-    expect(isRunId('2026_x')).toBe(false);
+    expect(isRunId('2026_x')).toBe(true);
+  });
+
+  it('takes run ids a caller chooses when they are safe names, and says what is wrong with the others', () => {
+    for (const good of ['a', 'nightly-2026.11.24', 'B_7', 'x'.repeat(100)]) expect(runIdProblem(good), good).toBeUndefined();
+    expect(runIdProblem('')).toBe('it is empty');
+    expect(runIdProblem('x'.repeat(101))).toContain('the most is 100');
+    for (const bad of ['../x', '..', '.', '.hidden', 'a/b', 'a b', '-a', '_a', 'a\nb', 'é', 'a\\b']) {
+      expect(runIdProblem(bad), bad).toContain('only letters, digits');
+    }
+    for (const reserved of ['LATEST', 'latest', 'VERSION', 'tmp', 'context_artifacts']) {
+      expect(runIdProblem(reserved), reserved).toContain('is reserved');
+    }
+  });
+
+  it('claims a run id once per workspace (RUN_ID_TAKEN the second time)', () => {
+    const work = temp();
+    createRunDirectories(runPaths(work, 'a'));
+    expect(readdirSync(join(work, '.delta', 'a', 'io')).sort()).toEqual(['hooks', 'invocations', 'tool_executions']);
+    expect(readFileSync(join(work, '.delta', 'VERSION'), 'utf8')).toBe('1.3\n');
+    let error: unknown;
+    try {
+      createRunDirectories(runPaths(work, 'a'));
+    } catch (caught) {
+      error = caught;
+    }
+    expect(DeltaError.isInstance(error) && error.code).toBe('RUN_ID_TAKEN');
+    expect(DeltaError.isInstance(error) && error.kind).toBe('configuration');
+    expect((error as Error).message).toContain('The run id "a" is already used in');
+    expect(readdirSync(join(work, '.delta')).sort()).toEqual(['VERSION', 'a']);
+  });
+
+  it('lists only run directories: not the files and directories others keep under .delta/', () => {
+    const work = temp();
+    for (const id of ['20260101_000000_abcdef', 'zeta', 'alpha']) createRunDirectories(runPaths(work, id));
+    writeLatestRunId(work, 'zeta');
+    mkdirSync(join(work, '.delta', 'context_artifacts'));
+    mkdirSync(join(work, '.delta', 'cache'));
+    writeFileSync(join(work, '.delta', 'notes'), 'x');
+    expect(listRunIds(work)).toEqual(['20260101_000000_abcdef', 'alpha', 'zeta']);
   });
 
   it('numbers workspaces W001, W002 and records LAST_USED', () => {
@@ -51,6 +95,10 @@ describe('layout', () => {
     expect(readLatestRunId(work)).toBeUndefined();
     writeLatestRunId(work, '20260101_000000_abcdef');
     expect(readLatestRunId(work)).toBe('20260101_000000_abcdef');
+    writeLatestRunId(work, 'b');
+    expect(readFileSync(join(work, '.delta', 'LATEST'), 'utf8')).toBe('b\n');
+    // Written whole through a renamed file: nothing else is left behind.
+    expect(readdirSync(join(work, '.delta'))).toEqual(['LATEST']);
   });
 });
 

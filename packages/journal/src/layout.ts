@@ -1,7 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ConfigurationError } from '@delta/errors';
 import { CONTROL_PLANE_VERSION } from './metadata.js';
+import { isRunId } from './run-id.js';
 
 /** Where everything of one run lives: `<work_dir>/.delta/<run_id>/...` (spec 003). */
 export interface RunPaths {
@@ -18,25 +19,6 @@ export interface RunPaths {
   hooksDir: string;
   interactionDir: string;
   lock: string;
-}
-
-const RUN_ID = /^\d{8}_\d{6}_[a-z0-9]{6}$/;
-const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
-
-/** A run id `YYYYMMDD_HHmmss_xxxxxx` (UTC time, six lowercase letters or digits). */
-export function createRunId(now: Date = new Date()): string {
-  const pad = (value: number) => String(value).padStart(2, '0');
-  const stamp =
-    `${now.getUTCFullYear()}${pad(now.getUTCMonth() + 1)}${pad(now.getUTCDate())}_` +
-    `${pad(now.getUTCHours())}${pad(now.getUTCMinutes())}${pad(now.getUTCSeconds())}`;
-  const bytes = randomBytes(6);
-  let suffix = '';
-  for (const byte of bytes) suffix += ALPHABET[byte % ALPHABET.length];
-  return `${stamp}_${suffix}`;
-}
-
-export function isRunId(value: string): boolean {
-  return RUN_ID.test(value);
 }
 
 export function controlDirectory(workDir: string): string {
@@ -64,13 +46,34 @@ export function runPaths(workDir: string, runId: string): RunPaths {
   };
 }
 
-/** Creates `.delta/`, `VERSION` and the run's directories. */
+/** Writes a small file whole or not at all: runs starting at once in one workspace write the same files. */
+function writeFileWhole(file: string, text: string): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, text);
+  renameSync(temporary, file);
+}
+
+/**
+ * Creates `.delta/`, `VERSION` and the run's directories. The run's own directory is created exclusively,
+ * which claims its id: a second run with the same id in the workspace is refused (`RUN_ID_TAKEN`).
+ */
 export function createRunDirectories(paths: RunPaths): void {
+  mkdirSync(paths.controlDir, { recursive: true });
+  try {
+    mkdirSync(paths.runDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    throw new ConfigurationError(`The run id "${paths.runId}" is already used in ${paths.workDir} (${paths.runDir} exists).`, {
+      code: 'RUN_ID_TAKEN',
+      file: paths.runDir,
+      hint: `Choose another run id, or continue that run: delta continue -w ${paths.workDir} --run-id ${paths.runId}`,
+    });
+  }
   mkdirSync(paths.invocationsDir, { recursive: true });
   mkdirSync(paths.toolExecutionsDir, { recursive: true });
   mkdirSync(paths.hooksDir, { recursive: true });
   const version = join(paths.controlDir, 'VERSION');
-  if (!existsSync(version)) writeFileSync(version, `${CONTROL_PLANE_VERSION}\n`);
+  if (!existsSync(version)) writeFileWhole(version, `${CONTROL_PLANE_VERSION}\n`);
 }
 
 function readLine(file: string): string | undefined {
@@ -86,14 +89,21 @@ export function readLatestRunId(workDir: string): string | undefined {
 
 export function writeLatestRunId(workDir: string, runId: string): void {
   mkdirSync(controlDirectory(workDir), { recursive: true });
-  writeFileSync(join(controlDirectory(workDir), 'LATEST'), `${runId}\n`);
+  writeFileWhole(join(controlDirectory(workDir), 'LATEST'), `${runId}\n`);
 }
 
-/** Run ids in a workspace, oldest first (run ids sort by time). */
+/**
+ * The runs in a workspace, by name: generated ids sort by time, chosen ids (`--run-id`) do not. A run is a
+ * directory under `.delta/` with a run id for its name and its `io/` (created first) or `metadata.json`.
+ */
 export function listRunIds(workDir: string): string[] {
   const dir = controlDirectory(workDir);
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).filter(isRunId).sort();
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && isRunId(entry.name))
+    .map((entry) => entry.name)
+    .filter((name) => existsSync(join(dir, name, 'io')) || existsSync(join(dir, name, 'metadata.json')))
+    .sort();
 }
 
 const WORKSPACE = /^W(\d{3,})$/;
