@@ -1,5 +1,6 @@
 import { cac } from 'cac';
 import packageJson from '../package.json' with { type: 'json' };
+import { cacMessageAsTyped, optionValuesAsTyped } from './option-as-typed.js';
 import { reportError } from './report-error.js';
 
 const cli = cac('delta');
@@ -9,14 +10,17 @@ cli
   .option('--agent <dir>', 'The agent directory (holds agent.yaml)', { default: '.' })
   .option('-m, --message <text>', 'The task for the agent')
   .option('-w, --work-dir <dir>', 'The workspace (default: a new <agent>/workspaces/W00N)')
+  .option('--run-id <id>', 'Name the new run (letters, digits, ".", "_", "-"; not already used in the workspace)')
   .option('--max-iterations <n>', 'Model calls before the run stops as INTERRUPTED (default: agent.yaml max_iterations, or 30)')
   .option('-y, --yes', 'Never ask: create a new workspace when -w is not given')
   .option('-i, --interactive', 'Answer ask_human at this terminal instead of pausing the run')
   .option('-q, --quiet', 'No progress output, only the answer and errors')
-  .option('--json', 'Print every journal event as one JSON line on stdout, then the outcome')
+  .option('--format <format>', 'What stdout gets when the run stops: text (the answer), json (one result object), raw (the answer only)')
+  .option('--json', 'Print every journal event as one JSON line on stdout as it happens, then the outcome')
   .option('--strict', 'Every configuration warning is an error (exit 2)')
   .option('-v, --verbose', 'Show stack traces and where settings came from')
   .example('delta run --agent examples/hello-world -m "Greet the world" -y')
+  .example('delta run --agent examples/hello-world -w ws --run-id greet-1 -m "Greet the world" --format json | jq .final_answer')
   .action(async (flags) => (await import('./run-command.js')).runCommand(flags));
 
 cli
@@ -27,7 +31,8 @@ cli
   .option('--max-iterations <n>', 'Model calls before the run stops again as INTERRUPTED')
   .option('-i, --interactive', 'Answer ask_human at this terminal instead of pausing the run')
   .option('-q, --quiet', 'No progress output, only the answer and errors')
-  .option('--json', 'Print every journal event as one JSON line on stdout, then the outcome')
+  .option('--format <format>', 'What stdout gets when the run stops: text (the answer), json (one result object), raw (the answer only)')
+  .option('--json', 'Print every journal event as one JSON line on stdout as it happens, then the outcome')
   .option('--strict', 'Every configuration warning is an error (exit 2)')
   .option('-v, --verbose', 'Show stack traces')
   .example('delta continue -w examples/hello-world/workspaces/W001 -m "Now greet Mars too"')
@@ -55,11 +60,15 @@ cli
   .action(async (dir: string | undefined, flags) => (await import('./init-command.js')).initCommand(dir, flags));
 
 cli
-  .command('list', 'List runs, latest first: status, iterations, tokens, cost, start and duration')
+  .command('list', 'List runs, latest first: status, iterations, tokens, cost, start and duration (alias: list-runs)')
+  .alias('list-runs')
   .option('-w, --work-dir <dir>', 'The workspace (default: the current directory)')
   .option('--agent <dir>', 'List the runs of every workspace of this agent')
-  .option('--json', 'One JSON object per run')
+  .option('--first', 'Only the latest run')
+  .option('--format <format>', 'text (a table), json (one JSON object per run) or raw (run ids, one per line)')
+  .option('--json', 'One JSON object per run (the same as --format json)')
   .example('delta list --agent examples/hello-world')
+  .example('RUN=$(delta list-runs --first --format raw)   # in a workspace: the latest run id')
   .action(async (flags) => (await import('./list-command.js')).listCommand(flags));
 
 cli
@@ -102,6 +111,7 @@ async function main(): Promise<number> {
   try {
     cli.parse(process.argv, { run: false });
     if (cli.options.help || cli.options.version) return 0;
+    if (cli.matchedCommand) Object.assign(cli.options, optionValuesAsTyped(cli.matchedCommand.options, process.argv.slice(2)));
     if (!cli.matchedCommand) {
       if (cli.args.length > 0) {
         process.stderr.write(`Error: unknown command "${cli.args[0]}".\nHint: see \`delta --help\` for the commands.\n`);
@@ -114,7 +124,8 @@ async function main(): Promise<number> {
     return typeof code === 'number' ? code : 0;
   } catch (error) {
     if (error instanceof Error && error.name === 'CACError') {
-      process.stderr.write(`Error: ${error.message}\nHint: see \`delta ${cli.matchedCommandName ?? ''} --help\`.\n`);
+      const message = cacMessageAsTyped(error.message, process.argv.slice(2));
+      process.stderr.write(`Error: ${message}\nHint: see \`delta ${cli.matchedCommandName ?? ''} --help\`.\n`);
       return 2;
     }
     return reportError(error, verbose, (text) => process.stderr.write(text));

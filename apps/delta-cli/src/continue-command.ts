@@ -3,6 +3,8 @@ import { parseMaxIterations } from './run-command.js';
 import { usageError } from './usage-error.js';
 import { withEngineSession } from './engine-session.js';
 import { reportOutcome } from './report-outcome.js';
+import { parseOutputFormat } from './result/output-format.js';
+import { parseRunIdFlag } from './run-id-flag.js';
 
 export interface ContinueFlags {
   workDir?: string;
@@ -14,6 +16,7 @@ export interface ContinueFlags {
   quiet?: boolean;
   json?: boolean;
   strict?: boolean;
+  format?: string;
 }
 
 /** `delta continue -w DIR [-m TEXT] [--run-id ID]`: the state table of spec 000 section 2.6.2. */
@@ -22,6 +25,8 @@ export async function continueCommand(flags: ContinueFlags): Promise<number> {
     throw usageError('delta continue needs the workspace: -w/--work-dir is missing.', 'For example: delta continue -w ./workspaces/W001');
   }
   const maxIterations = parseMaxIterations(flags.maxIterations);
+  const format = parseOutputFormat(flags);
+  const runId = flags.runId === undefined ? undefined : parseRunIdFlag(flags.runId);
   const engine = await import('@delta/engine');
   return withEngineSession(
     flags.interactive === true,
@@ -29,13 +34,13 @@ export async function continueCommand(flags: ContinueFlags): Promise<number> {
       const result = await engine.continueRun({
         ...session,
         workDir: flags.workDir!,
-        ...(flags.runId === undefined ? {} : { runId: String(flags.runId) }),
+        ...(runId === undefined ? {} : { runId }),
         ...(flags.message === undefined ? {} : { message: String(flags.message) }),
         ...(maxIterations === undefined ? {} : { maxIterations }),
         strict: flags.strict === true,
         onWarning: printConfigWarning,
       });
-      return reportOutcome(result, flags.verbose === true, flags);
+      return reportOutcome(result, flags.verbose === true, { json: flags.json === true, format });
     },
     flags,
   );

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   controlDirectory,
@@ -17,10 +17,27 @@ export interface ListFlags {
   workDir?: string;
   agent?: string;
   json?: boolean;
+  first?: boolean;
+  format?: string;
+}
+
+/** `--format text|json|raw`; `--json` is `--format json`. */
+function listFormat(flags: ListFlags): 'text' | 'json' | 'raw' {
+  const format = flags.format === undefined ? (flags.json ? 'json' : 'text') : String(flags.format);
+  if (format !== 'text' && format !== 'json' && format !== 'raw') {
+    throw usageError(
+      `--format must be text, json or raw, got "${format}".`,
+      '--format raw prints run ids one per line, --format json one JSON object per run, --format text (the default) a table.',
+    );
+  }
+  if (flags.json && format !== 'json') throw usageError(`--json and --format ${format} contradict each other.`, 'Give one of them.');
+  return format;
 }
 
 interface ListedRun {
   runId: string;
+  /** When the run started: metadata.json's created_at, else (a run being created) its directory's time. */
+  startedAt: string;
   workDir: string;
   workspace: string;
   metadata?: RunMetadata;
@@ -29,10 +46,13 @@ interface ListedRun {
 
 function runsOf(workDir: string, workspace: string): ListedRun[] {
   return listRunIds(workDir).map((runId) => {
+    const paths = runPaths(workDir, runId);
     try {
-      return { runId, workDir, workspace, metadata: readMetadata(runPaths(workDir, runId).metadata) };
+      const metadata = readMetadata(paths.metadata);
+      return { runId, startedAt: metadata.created_at, workDir, workspace, metadata };
     } catch (error) {
-      return { runId, workDir, workspace, problem: error instanceof Error ? error.message : String(error) };
+      const startedAt = statSync(paths.runDir, { throwIfNoEntry: false })?.mtime.toISOString() ?? '';
+      return { runId, startedAt, workDir, workspace, problem: error instanceof Error ? error.message : String(error) };
     }
   });
 }
@@ -72,22 +92,27 @@ function started(timestamp: string): string {
 
 /** `delta list`: the runs of a workspace, or of every workspace of an agent, latest first. */
 export function listCommand(flags: ListFlags): number {
-  const { runs, byAgent } = findRuns(flags);
-  // Latest first: by the start time in metadata.json (to the millisecond), else by the run id's second.
-  const startedAt = (run: ListedRun) => run.metadata?.created_at ?? run.runId;
-  runs.sort((a, b) => startedAt(b).localeCompare(startedAt(a)) || b.runId.localeCompare(a.runId));
-  if (flags.json) {
+  const format = listFormat(flags);
+  const { runs: found, byAgent } = findRuns(flags);
+  // Latest first, by the start time to the millisecond.
+  found.sort((a, b) => b.startedAt.localeCompare(a.startedAt) || b.runId.localeCompare(a.runId));
+  const runs = flags.first ? found.slice(0, 1) : found;
+  if (runs.length === 0) {
+    process.stderr.write(
+      `No runs yet in ${byAgent ? 'the workspaces of this agent' : resolve(flags.workDir ?? '.')}. Start one with \`delta run\`.\n`,
+    );
+    return 0;
+  }
+  if (format === 'raw') {
+    process.stdout.write(`${runs.map((run) => run.runId).join('\n')}\n`);
+    return 0;
+  }
+  if (format === 'json') {
     for (const run of runs) {
       process.stdout.write(
         `${JSON.stringify({ run_id: run.runId, work_dir: run.workDir, ...(run.metadata ? { metadata: run.metadata } : { problem: run.problem }) })}\n`,
       );
     }
-    return 0;
-  }
-  if (runs.length === 0) {
-    process.stderr.write(
-      `No runs yet in ${byAgent ? 'the workspaces of this agent' : resolve(flags.workDir ?? '.')}. Start one with \`delta run\`.\n`,
-    );
     return 0;
   }
   const palette = paletteFor(process.stdout);

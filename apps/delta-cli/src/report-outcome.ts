@@ -1,31 +1,52 @@
 import { relative } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import type { RunResult } from '@delta/engine';
+import { readLatestRunId } from '@delta/journal';
 import { reportError } from './report-error.js';
+import type { OutputFormat } from './result/output-format.js';
+import { runResultObject } from './result/run-result.js';
+
+/** What stdout gets when the run stops: the answer for a person, `raw` bytes, one `json` object, or --json's OUTCOME line. */
+function writeResult(result: RunResult, output: { json?: boolean; format?: OutputFormat }): void {
+  if (output.json) {
+    process.stdout.write(`${JSON.stringify(outcomeLine(result))}\n`);
+  } else if (output.format === 'json') {
+    // performance.now() counts from the start of this process: how long the command ran.
+    process.stdout.write(`${JSON.stringify(runResultObject(result, performance.now()))}\n`);
+  } else if (result.status === 'COMPLETED' && result.finalAnswer) {
+    process.stdout.write(output.format === 'raw' ? result.finalAnswer : `${result.finalAnswer}\n`);
+  }
+}
+
+/** `delta continue -w DIR`, naming the run too when it is not the workspace's latest (runs started side by side). */
+function continueCommandFor(result: RunResult): string {
+  const latest = readLatestRunId(result.workDir);
+  return `delta continue -w ${result.workDir}${latest === result.runId ? '' : ` --run-id ${result.runId}`}`;
+}
 
 /**
- * Tells the person what happened: the answer on stdout, everything else on stderr; returns the exit code.
- * With --json, stdout gets one last JSON line instead of the answer: `{"type":"OUTCOME", ...}`.
+ * Tells the person what happened: the result on stdout (see writeResult), everything else on stderr;
+ * returns the exit code.
  */
-export function reportOutcome(result: RunResult, verbose: boolean, output: { json?: boolean } = {}): number {
+export function reportOutcome(result: RunResult, verbose: boolean, output: { json?: boolean; format?: OutputFormat } = {}): number {
   const write = (text: string) => process.stderr.write(text);
-  if (output.json) process.stdout.write(`${JSON.stringify(outcomeLine(result))}\n`);
+  writeResult(result, output);
   switch (result.status) {
     case 'COMPLETED':
-      if (result.finalAnswer && !output.json) process.stdout.write(`${result.finalAnswer}\n`);
       break;
     case 'FAILED':
       reportError(result.error ?? result.reason, verbose, write);
       write(`The run is recorded in ${result.paths.runDir}\n`);
-      write(`Retry it with: delta continue -w ${result.workDir} -m "<what to do differently>"\n`);
+      write(`Retry it with: ${continueCommandFor(result)} -m "<what to do differently>"\n`);
       break;
     case 'INTERRUPTED':
-      write(`Run ${result.runId} stopped: ${result.reason}.\nResume it with: delta continue -w ${result.workDir}\n`);
+      write(`Run ${result.runId} stopped: ${result.reason}.\nResume it with: ${continueCommandFor(result)}\n`);
       break;
     case 'WAITING_FOR_INPUT': {
       const response = relative(process.cwd(), `${result.paths.interactionDir}/response.txt`) || 'response.txt';
       write(`${result.reason}\n`);
       write(`Agent paused. Provide response in ${response}\n`);
-      write(`Or use: delta continue -w ${result.workDir} -m <response>\n`);
+      write(`Or use: ${continueCommandFor(result)} -m <response>\n`);
       break;
     }
   }

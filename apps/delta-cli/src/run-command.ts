@@ -5,6 +5,8 @@ import { chooseWorkspace } from './choose-workspace.js';
 import { printConfigWarning } from './config-warnings.js';
 import { withEngineSession } from './engine-session.js';
 import { reportOutcome } from './report-outcome.js';
+import { parseOutputFormat } from './result/output-format.js';
+import { parseRunIdFlag, runIdTaken } from './run-id-flag.js';
 
 export interface RunFlags {
   agent?: string;
@@ -17,6 +19,8 @@ export interface RunFlags {
   quiet?: boolean;
   json?: boolean;
   strict?: boolean;
+  runId?: string;
+  format?: string;
 }
 
 export function parseMaxIterations(value: string | number | undefined): number | undefined {
@@ -39,6 +43,8 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     );
   }
   const maxIterations = parseMaxIterations(flags.maxIterations);
+  const format = parseOutputFormat(flags);
+  const runId = flags.runId === undefined ? undefined : parseRunIdFlag(flags.runId);
   const engine = await import('@delta/engine');
   const { readLatestRunId, readMetadata, runPaths } = await import('@delta/journal');
   const agent = engine.loadAgent(flags.agent ?? '.', { strict: flags.strict === true });
@@ -47,8 +53,9 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   const workDir = flags.workDir === undefined ? await chooseWorkspace(agent.home, flags.yes === true) : resolve(flags.workDir);
   if (flags.verbose === true) (await import('./report-settings.js')).reportSettings(agent, workDir, (text) => process.stderr.write(text));
 
-  // Smart resume (spec 2.6.1): the workspace's latest run is interrupted, paused or crashed.
-  const latest = readLatestRunId(workDir);
+  // Smart resume (spec 2.6.1): the workspace's latest run is interrupted, paused or crashed. Not with
+  // --run-id: the caller asked for a new run of that name (another run may be going on beside it).
+  const latest = runId === undefined ? readLatestRunId(workDir) : undefined;
   const latestMetadata =
     latest && existsSync(runPaths(workDir, latest).metadata) ? readMetadata(runPaths(workDir, latest).metadata) : undefined;
   const resume = latestMetadata !== undefined && RESUMABLE.has(latestMetadata.status);
@@ -72,9 +79,13 @@ export async function runCommand(flags: RunFlags): Promise<number> {
         );
         result = await engine.continueRun({ ...common, agent, workDir, runId: latest!, ...(answerFromFile ? {} : { message }) });
       } else {
-        result = await engine.startRun({ ...common, agent, message, workDir });
+        try {
+          result = await engine.startRun({ ...common, agent, message, workDir, ...(runId === undefined ? {} : { runId }) });
+        } catch (error) {
+          throw runId === undefined ? error : runIdTaken(error, runId, workDir);
+        }
       }
-      return reportOutcome(result, flags.verbose === true, flags);
+      return reportOutcome(result, flags.verbose === true, { json: flags.json === true, format });
     },
     flags,
   );

@@ -1,0 +1,78 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { RunResult } from '@delta/engine';
+import { formatError } from '@delta/errors';
+import { parseJson, readMetadata } from '@delta/journal';
+
+/** The version of the `--format json` object; docs/schemas/run-result.v1.schema.json describes it. */
+export const RUN_RESULT_SCHEMA_VERSION = 1;
+
+export interface PendingQuestion {
+  prompt: string;
+  input_type: string;
+  sensitive: boolean;
+  request_id: string | null;
+  response_file: string;
+}
+
+/** The one object `--format json` prints when a run stops. */
+export interface RunResultObject {
+  schema_version: typeof RUN_RESULT_SCHEMA_VERSION;
+  run_id: string;
+  status: RunResult['status'];
+  exit_code: number;
+  final_answer: string | null;
+  question: PendingQuestion | null;
+  reason: string | null;
+  error: string | null;
+  iterations: number;
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  estimated_cost: { amount: number; currency: string } | null;
+  started_at: string;
+  ended_at: string | null;
+  duration_ms: number;
+  work_dir: string;
+  run_dir: string;
+  journal: string;
+}
+
+/** ask_human's question, from `interaction/request.json`, with where the answer goes. */
+function pendingQuestion(result: RunResult): PendingQuestion | null {
+  if (result.status !== 'WAITING_FOR_INPUT') return null;
+  const requestFile = join(result.paths.interactionDir, 'request.json');
+  const responseFile = join(result.paths.interactionDir, 'response.txt');
+  if (!existsSync(requestFile))
+    return { prompt: result.reason ?? '', input_type: 'text', sensitive: false, request_id: null, response_file: responseFile };
+  const request = parseJson(readFileSync(requestFile, 'utf8'), requestFile) as Record<string, unknown>;
+  return {
+    prompt: String(request.prompt ?? ''),
+    input_type: String(request.input_type ?? 'text'),
+    sensitive: request.sensitive === true,
+    request_id: typeof request.request_id === 'string' ? request.request_id : null,
+    response_file: responseFile,
+  };
+}
+
+/** The run's result with its totals from metadata.json; `durationMs` is how long this command ran. */
+export function runResultObject(result: RunResult, durationMs: number): RunResultObject {
+  const metadata = readMetadata(result.paths.metadata);
+  return {
+    schema_version: RUN_RESULT_SCHEMA_VERSION,
+    run_id: result.runId,
+    status: result.status,
+    exit_code: result.exitCode,
+    final_answer: result.status === 'COMPLETED' ? (result.finalAnswer ?? '') : null,
+    question: pendingQuestion(result),
+    reason: result.reason ?? null,
+    error: result.status === 'FAILED' ? formatError(result.error ?? result.reason) : null,
+    iterations: metadata.iterations,
+    usage: metadata.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+    estimated_cost: metadata.estimated_cost ? { amount: metadata.estimated_cost.amount, currency: metadata.estimated_cost.currency } : null,
+    started_at: metadata.created_at,
+    ended_at: metadata.end_time,
+    duration_ms: Math.round(durationMs),
+    work_dir: result.workDir,
+    run_dir: result.paths.runDir,
+    journal: result.paths.journal,
+  };
+}
