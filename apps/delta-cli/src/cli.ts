@@ -111,7 +111,7 @@ async function main(): Promise<number> {
   try {
     cli.parse(process.argv, { run: false });
     if (cli.options.help || cli.options.version) return 0;
-    if (cli.matchedCommand) Object.assign(cli.options, optionValuesAsTyped(cli.matchedCommand.options, process.argv.slice(2)));
+    if (cli.matchedCommand) Object.assign(cli.options, optionValuesAsTyped(cli.matchedCommand.options, process.argv.slice(2), cli.options));
     if (!cli.matchedCommand) {
       if (cli.args.length > 0) {
         process.stderr.write(`Error: unknown command "${cli.args[0]}".\nHint: see \`delta --help\` for the commands.\n`);

@@ -34,15 +34,20 @@ interface DeclaredOption {
 }
 
 /**
- * The values of options that take one, as typed: mri turns `--run-id 007` into the number 7 and `-m 1e3`
- * into 1000. The last occurrence wins, as with mri.
+ * The values of options that take one, as typed, where mri read a number: it turns `--run-id 007` into 7
+ * and `-m 1e3` into 1000. The last occurrence wins, as with mri. Other values are left to cac (a missing
+ * value stays `true`, which cac reports).
  */
-export function optionValuesAsTyped(declared: readonly DeclaredOption[], argv: readonly string[]): Record<string, string> {
+export function optionValuesAsTyped(
+  declared: readonly DeclaredOption[],
+  argv: readonly string[],
+  parsed: Record<string, unknown>,
+): Record<string, string> {
   const end = argv.indexOf('--');
   const args = end < 0 ? argv : argv.slice(0, end);
   const values: Record<string, string> = {};
   for (const option of declared) {
-    if (option.isBoolean) continue;
+    if (option.isBoolean || typeof parsed[option.name] !== 'number') continue;
     const spellings = option.rawName
       .replace(/[<[].*$/, '')
       .split(',')

@@ -40,6 +40,9 @@ describe('option errors name options as the user typed them', () => {
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('Unknown option `--max-iterations`');
     expect(result.stderr).not.toContain('maxIterations');
+    const missing = await runDelta(['run', '-m', '--run-id', 'x']);
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toContain('option `-m, --message <text>` value is missing');
   });
 
   it('finds the spelling in argv, stops at --, and falls back to kebab-case', () => {
@@ -57,8 +60,13 @@ describe('option errors name options as the user typed them', () => {
       { rawName: '--run-id <id>', name: 'runId' },
       { rawName: '-y, --yes', name: 'yes', isBoolean: true },
     ];
-    expect(optionValuesAsTyped(declared, ['run', '-m', '1e3', '--run-id=007', '-y'])).toEqual({ message: '1e3', runId: '007' });
-    expect(optionValuesAsTyped(declared, ['--message', 'a', '--message', '010', '--', '-m', 'no'])).toEqual({ message: '010' });
+    const numbers = { message: 1000, runId: 7, yes: true };
+    expect(optionValuesAsTyped(declared, ['run', '-m', '1e3', '--run-id=007', '-y'], numbers)).toEqual({ message: '1e3', runId: '007' });
+    expect(optionValuesAsTyped(declared, ['--message', 'a', '--message', '010', '--', '-m', 'no'], { message: 10 })).toEqual({
+      message: '010',
+    });
+    // Only numbers are put back: a missing value stays for cac to report.
+    expect(optionValuesAsTyped(declared, ['-m', '--run-id', 'x'], { message: true, runId: 'x' })).toEqual({});
   });
 
   it('a run started with --run-id 007 -m 1e3 is named 007 and told "1e3"', async () => {
