@@ -1,6 +1,6 @@
 import { cac } from 'cac';
 import packageJson from '../package.json' with { type: 'json' };
-import { cacMessageAsTyped, optionValuesAsTyped } from './option-as-typed.js';
+import { cacMessageAsTyped, optionAsTyped, optionValuesAsTyped } from './option-as-typed.js';
 import { reportError } from './report-error.js';
 
 const cli = cac('delta');
@@ -113,6 +113,12 @@ async function main(): Promise<number> {
     if (cli.options.help || cli.options.version) return 0;
     if (cli.matchedCommand) Object.assign(cli.options, optionValuesAsTyped(cli.matchedCommand.options, process.argv.slice(2), cli.options));
     if (!cli.matchedCommand) {
+      // cac checks options against a command's only: `delta --bogus` would print the help and exit 0.
+      const unknown = Object.keys(cli.options).find((key) => key !== '--');
+      if (unknown !== undefined) {
+        process.stderr.write(`Error: Unknown option \`${optionAsTyped(unknown, process.argv.slice(2))}\`\nHint: see \`delta --help\`.\n`);
+        return 2;
+      }
       if (cli.args.length > 0) {
         process.stderr.write(`Error: unknown command "${cli.args[0]}".\nHint: see \`delta --help\` for the commands.\n`);
         return 2;

@@ -35,6 +35,18 @@ describe('option errors name options as the user typed them', () => {
     }
   });
 
+  it('delta with an option and no command: refused, never the help with exit code 0', async () => {
+    for (const typed of ['--bogus-flag', '--run-id=x', '-z']) {
+      const result = await runDelta([typed]);
+      expect(result.exitCode, typed).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(`Error: Unknown option \`${typed.split('=')[0]}\`\nHint: see \`delta --help\`.\n`);
+    }
+    const help = await runDelta([]);
+    expect(help.exitCode).toBe(0);
+    expect(help.stdout).toContain('list-runs');
+  });
+
   it('an option of another command: delta log --max-iterations, never --maxIterations', async () => {
     const result = await runDelta(['log', '--max-iterations', '3']);
     expect(result.exitCode).toBe(2);
