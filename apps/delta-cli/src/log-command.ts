@@ -50,7 +50,7 @@ export async function logCommand(flags: LogFlags): Promise<number> {
     const reader = new JournalReader(paths.journal);
     let shown = 0;
     for (;;) {
-      const events = reader.read();
+      const { events } = reader.read();
       for (const event of events.slice(shown)) process.stdout.write(format(event));
       shown = events.length;
       if (!flags.follow || stop.signal.aborted || events.at(-1)?.type === 'ENGINE_END') return 0;

@@ -1,9 +1,9 @@
 import type { CommandLauncher } from '@delta/command-runner';
 import { ConfigurationError } from '@delta/errors';
-import type { JournalEvent } from '@delta/journal';
+import type { RunState } from '@delta/journal';
 import { fitBlock } from './fit-block.js';
 import type { ComputedFileSource, ContextManifest, FileSource } from './manifest.js';
-import type { ChatMessage } from './messages.js';
+import type { ChatMessage, ContextMessages } from './messages.js';
 import { readComputedSource } from './sources/computed-source.js';
 import { readSourceFile } from './sources/file-source.js';
 import { journalSourceMessages } from './sources/journal-source.js';
@@ -19,8 +19,8 @@ export interface BuildContextOptions {
   cwd: string;
   runId: string;
   journalPath: string;
-  /** The journal's events, already read (the engine reads the journal once per iteration). */
-  events: readonly JournalEvent[];
+  /** The run's state (the fold of its journal), from which `journal` sources take the conversation. */
+  state: RunState;
   /** The environment generators run with (the engine leaves out model credentials). */
   env: Record<string, string>;
   /** Where each generator run is recorded: command.txt, stdout.log, stderr.log, exit_code.txt, duration_ms.txt. */
@@ -115,6 +115,11 @@ function fittedBlock(
  * max_tokens and what remains of total_max_tokens; the journal sources then get what is left.
  */
 export async function buildContextMessages(options: BuildContextOptions): Promise<ChatMessage[]> {
+  return (await buildContext(options)).messages;
+}
+
+/** As buildContextMessages, with the JSON text of each message (the conversation's own, from the run's state). */
+export async function buildContext(options: BuildContextOptions): Promise<ContextMessages> {
   const context: SourceContext = {
     manifestFile: options.manifestFile,
     agentHome: options.agentHome,
@@ -123,7 +128,7 @@ export async function buildContextMessages(options: BuildContextOptions): Promis
   };
   const total = options.manifest.total_max_tokens;
   const budget: Budget = { total, remaining: total === undefined ? Number.POSITIVE_INFINITY : total - (options.reservedTokens ?? 0) };
-  const parts: ChatMessage[][] = options.manifest.sources.map(() => []);
+  const parts: ContextMessages[] = options.manifest.sources.map(() => ({ messages: [], json: [] }));
 
   for (const [index, source] of options.manifest.sources.entries()) {
     if (source.type === 'journal') continue;
@@ -132,20 +137,20 @@ export async function buildContextMessages(options: BuildContextOptions): Promis
     const block = fittedBlock(source, index, text, budget, context);
     // Without total_max_tokens nothing is counted: the conversation is not walked twice per iteration.
     if (total !== undefined) budget.remaining -= messageTokens(block, context.countTokens);
-    parts[index] = [block];
+    parts[index] = { messages: [block], json: [JSON.stringify(block)] };
   }
   for (const [index, source] of options.manifest.sources.entries()) {
     if (source.type !== 'journal') continue;
-    const messages = journalSourceMessages(source, index, limitFor(source.max_tokens, budget), {
+    const part = journalSourceMessages(source, index, limitFor(source.max_tokens, budget), {
       ...context,
-      events: options.events,
+      state: options.state,
       journalPath: options.journalPath,
     });
-    if (total !== undefined) budget.remaining -= messagesTokens(messages, context.countTokens);
-    parts[index] = messages;
+    if (total !== undefined) budget.remaining -= messagesTokens(part.messages, context.countTokens);
+    parts[index] = part;
   }
-  // A loop rather than parts.flat(), which is several times slower on the long conversation part.
-  const messages: ChatMessage[] = [];
-  for (const part of parts) for (const message of part) messages.push(message);
-  return messages;
+  // concat copies natively; flat() is several times slower on the long conversation part.
+  const messages = ([] as ChatMessage[]).concat(...parts.map((part) => part.messages));
+  const json = ([] as string[]).concat(...parts.map((part) => part.json));
+  return { messages, json };
 }

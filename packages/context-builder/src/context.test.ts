@@ -2,8 +2,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { JournalEvent } from '@delta/journal';
-import { buildContextMessages, journalToMessages, loadContextManifest, MISSING_RESULT, DEFAULT_CONTEXT_YAML } from './index.js';
+import { emptyRunState, foldEvents, MISSING_RESULT, type JournalEvent } from '@delta/journal';
+import { messagesOf } from '../test/journal-events.js';
+import { buildContextMessages, loadContextManifest, DEFAULT_CONTEXT_YAML } from './index.js';
 
 const dirs: string[] = [];
 function temp(): string {
@@ -42,7 +43,7 @@ const result = (iteration: number, id: string, text: string): JournalEvent => ({
 describe('journalToMessages', () => {
   it('rebuilds the conversation with one tool message per call, in call order', () => {
     const events = [user('task'), thought(1, 'two calls', ['a', 'b']), result(1, 'b', 'B'), result(1, 'a', 'A'), thought(2, 'done')];
-    expect(journalToMessages(events)).toEqual([
+    expect(messagesOf(events)).toEqual([
       { role: 'user', content: 'task' },
       {
         role: 'assistant',
@@ -60,8 +61,8 @@ describe('journalToMessages', () => {
 
   it('never puts a user message between a tool call and its result, and fills a missing result', () => {
     const events = [user('task'), thought(1, null, ['a', 'b']), result(1, 'a', 'A'), user('later')];
-    expect(journalToMessages(events).map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'user']);
-    expect(journalToMessages(events)[3]).toEqual({ role: 'tool', tool_call_id: 'b', content: MISSING_RESULT });
+    expect(messagesOf(events).map((message) => message.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'user']);
+    expect(messagesOf(events)[3]).toEqual({ role: 'tool', tool_call_id: 'b', content: MISSING_RESULT });
   });
 
   it('keeps the last N iterations and the initial task, never separating calls from results', () => {
@@ -70,7 +71,7 @@ describe('journalToMessages', () => {
       events.push(thought(iteration, `i${iteration}`, [`c${iteration}`]), result(iteration, `c${iteration}`, `r${iteration}`));
     }
     events.push(user('follow-up'), thought(6, 'i6'));
-    const messages = journalToMessages(events, { maxIterations: 2 });
+    const messages = messagesOf(events, { maxIterations: 2 });
     expect(messages).toEqual([
       { role: 'user', content: 'task' },
       expect.objectContaining({ role: 'assistant', content: 'i5' }),
@@ -78,7 +79,7 @@ describe('journalToMessages', () => {
       { role: 'user', content: 'follow-up' },
       { role: 'assistant', content: 'i6' },
     ]);
-    expect(journalToMessages(events, { maxIterations: 100 })).toEqual(journalToMessages(events));
+    expect(messagesOf(events, { maxIterations: 100 })).toEqual(messagesOf(events));
   });
 });
 
@@ -128,7 +129,7 @@ describe('buildContextMessages', () => {
       cwd: work,
       runId: 'R1',
       journalPath: '/j.jsonl',
-      events: [user('hello')],
+      state: foldEvents([user('hello')]),
       env: { PATH: process.env.PATH ?? '' },
       recordDirectory: () => record,
     });
@@ -147,7 +148,14 @@ describe('buildContextMessages', () => {
     const yaml = (onMissing: string) =>
       `sources:\n  - type: computed_file\n    id: broken\n    generator:\n      command: [sh, -c, 'echo oh no >&2; exit 4']\n    output_path: '\${CWD}/out.md'\n${onMissing}`;
     writeFileSync(join(agent, 'context.yaml'), yaml(''));
-    const base = { agentHome: agent, cwd: work, runId: 'R', journalPath: 'j', events: [], env: { PATH: process.env.PATH ?? '' } };
+    const base = {
+      agentHome: agent,
+      cwd: work,
+      runId: 'R',
+      journalPath: 'j',
+      state: emptyRunState(),
+      env: { PATH: process.env.PATH ?? '' },
+    };
     const first = loadContextManifest(agent);
     await expect(buildContextMessages({ ...base, manifest: first.manifest, manifestFile: first.file })).rejects.toThrow(
       /context source "broken" \(computed_file\): the generator exited with 4\nstderr:\noh no/,
@@ -170,7 +178,7 @@ describe('buildContextMessages', () => {
         cwd: agent,
         runId: 'R',
         journalPath: 'j',
-        events: [],
+        state: emptyRunState(),
         env: {},
       }),
     ).rejects.toThrow(/context source "file_0" \(file\): .*nope\.md does not exist/);

@@ -1,5 +1,6 @@
+import type { Conversation, ConversationTurn } from '@delta/journal';
 import { cutText } from './cut-text.js';
-import { conversationMessages, type ConversationTurn, type JournalConversation } from './journal-messages.js';
+import { conversationMessages } from './journal-messages.js';
 import type { ChatMessage } from './messages.js';
 import { messageTokens, type CountTokens } from './token-count.js';
 
@@ -11,7 +12,7 @@ export interface FitConversationOptions {
 }
 
 export type FitConversationResult =
-  | { fits: true; messages: ChatMessage[]; droppedIterations: number }
+  | { fits: true; messages: ChatMessage[]; json: string[]; droppedIterations: number }
   | { fits: false; minimumTokens: number };
 
 function droppedNote(dropped: readonly ConversationTurn[], options: FitConversationOptions): string {
@@ -26,6 +27,8 @@ function droppedNote(dropped: readonly ConversationTurn[], options: FitConversat
 /** A message of the kept conversation, with the text that may be cut and what must follow it. */
 interface Piece {
   message: ChatMessage;
+  /** Its JSON text while the message is the conversation's own; undefined once it is a new one. */
+  json: string | undefined;
   text: string;
   suffix: string;
   isTask: boolean;
@@ -42,13 +45,18 @@ function withText(piece: Piece, text: string): ChatMessage {
  * latest turn always stays. If the task and the latest turn alone are too big, the longest message texts
  * are cut with a marker, the task's last.
  */
-export function fitConversation(conversation: JournalConversation, options: FitConversationOptions): FitConversationResult {
+export function fitConversation(conversation: Conversation, options: FitConversationOptions): FitConversationResult {
   const cost = (message: ChatMessage) => messageTokens(message, options.countTokens);
-  const turnCosts = conversation.turns.map((turn) => turn.messages.reduce((sum, message) => sum + cost(message), 0));
+  const { turns } = conversation;
+  const turnCosts = turns.map((turn) => {
+    let sum = 0;
+    for (let index = turn.start; index < turn.end; index += 1) sum += cost(conversation.messages[index]!);
+    return sum;
+  });
   let rest = turnCosts.reduce((sum, value) => sum + value, 0);
-  const task = conversation.task;
+  const task: ChatMessage | undefined = conversation.hasTask ? conversation.messages[0] : undefined;
   if ((task ? cost(task) : 0) + rest <= options.limit) {
-    return { fits: true, messages: conversationMessages(conversation), droppedIterations: 0 };
+    return { fits: true, ...conversationMessages(conversation), droppedIterations: 0 };
   }
 
   const noteFor = (dropped: readonly ConversationTurn[]): ChatMessage | undefined => {
@@ -58,14 +66,14 @@ export function fitConversation(conversation: JournalConversation, options: FitC
   };
   let dropCount = 0;
   for (;;) {
-    if (dropCount >= conversation.turns.length - 1) break;
-    const head = noteFor(conversation.turns.slice(0, dropCount));
+    if (dropCount >= turns.length - 1) break;
+    const head = noteFor(turns.slice(0, dropCount));
     if ((head ? cost(head) : 0) + rest <= options.limit) break;
     rest -= turnCosts[dropCount]!;
     dropCount += 1;
   }
-  const dropped = conversation.turns.slice(0, dropCount);
-  const kept = conversation.turns.slice(dropCount);
+  const dropped = turns.slice(0, dropCount);
+  const kept = turns.slice(dropCount);
   const droppedIterations = dropped.filter((turn) => turn.iteration !== undefined).length;
 
   const pieces: Piece[] = [];
@@ -73,10 +81,21 @@ export function fitConversation(conversation: JournalConversation, options: FitC
   if (head) {
     const suffix = dropped.length > 0 ? `\n\n${droppedNote(dropped, options)}` : '';
     const text = task ? String(task.content) : '';
-    pieces.push({ message: head, text, suffix: task ? suffix : droppedNote(dropped, options), isTask: true, cut: !task });
+    const json = head === task ? conversation.json[0] : undefined;
+    pieces.push({ message: head, json, text, suffix: task ? suffix : droppedNote(dropped, options), isTask: true, cut: !task });
   }
-  for (const message of kept.flatMap((turn) => turn.messages)) {
-    pieces.push({ message, text: message.content ?? '', suffix: '', isTask: false, cut: message.content === null });
+  for (const turn of kept) {
+    for (let index = turn.start; index < turn.end; index += 1) {
+      const message = conversation.messages[index]!;
+      pieces.push({
+        message,
+        json: conversation.json[index],
+        text: message.content ?? '',
+        suffix: '',
+        isTask: false,
+        cut: message.content === null,
+      });
+    }
   }
 
   const total = () => pieces.reduce((sum, piece) => sum + cost(piece.message), 0);
@@ -94,8 +113,16 @@ export function fitConversation(conversation: JournalConversation, options: FitC
     const text = cutText(piece.text, marker, (candidate) => cost(withText(piece, candidate)) <= target);
     // Too little room even for the marker: cut to the marker alone and let the next piece give the rest.
     const shortest = text ?? marker.trimStart();
-    if (cost(withText(piece, shortest)) < cost(piece.message)) piece.message = withText(piece, shortest);
+    if (cost(withText(piece, shortest)) < cost(piece.message)) {
+      piece.message = withText(piece, shortest);
+      piece.json = undefined;
+    }
     over = total() - options.limit;
   }
-  return { fits: true, messages: pieces.map((piece) => piece.message), droppedIterations };
+  return {
+    fits: true,
+    messages: pieces.map((piece) => piece.message),
+    json: pieces.map((piece) => piece.json ?? JSON.stringify(piece.message)),
+    droppedIterations,
+  };
 }

@@ -9,10 +9,10 @@ export {
   substituteEngineVariables,
 } from './manifest.js';
 export type { LoadedContextManifest } from './manifest.js';
-export { journalToMessages, journalToConversation, MISSING_RESULT } from './journal-messages.js';
-export type { JournalMessagesOptions, JournalConversation, ConversationTurn } from './journal-messages.js';
-export { buildContextMessages } from './build-context.js';
+export { journalToMessages } from './journal-messages.js';
+export type { JournalMessagesOptions } from './journal-messages.js';
+export { buildContext, buildContextMessages } from './build-context.js';
 export type { BuildContextOptions } from './build-context.js';
 export { estimateTokens, messageTokens, messagesTokens } from './token-count.js';
 export type { CountTokens } from './token-count.js';
-export type { ChatMessage, ChatToolCall } from './messages.js';
+export type { ChatMessage, ChatToolCall, ContextMessages } from './messages.js';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { JournalEvent } from '@delta/journal';
-import { expectStrictConversation, iterations, result, thought, user } from '../test/journal-events.js';
-import { journalToConversation, journalToMessages, MISSING_RESULT } from './index.js';
-import { conversationMessages } from './journal-messages.js';
+import { applyEvent, conversationOf, emptyRunState, foldEvents, MISSING_RESULT, type JournalEvent } from '@delta/journal';
+import { expectStrictConversation, iterations, messagesOf, result, thought, user } from '../test/journal-events.js';
+import { journalToMessages } from './index.js';
+import { conversationMessages, windowConversation } from './journal-messages.js';
 
 const call = (id: string, name = 'tool') => ({ id, type: 'function', function: { name, arguments: `{"id":"${id}"}` } });
 const seq = 1000;
@@ -26,7 +26,7 @@ describe('journalToMessages: the conversation', () => {
       result(1, 'h1', 'yes', 'ask_human'),
       thought(2, 'Deploying.'),
     ];
-    expect(journalToMessages(events)).toEqual([
+    expect(messagesOf(events)).toEqual([
       { role: 'user', content: 'deploy?' },
       { role: 'assistant', content: 'I need to ask.', tool_calls: [call('h1', 'ask_human')] },
       { role: 'tool', tool_call_id: 'h1', content: 'yes' },
@@ -42,7 +42,7 @@ describe('journalToMessages: the conversation', () => {
       result(1, 'zzz', 'stray'),
       result(1, 'a', 'A'),
     ];
-    expect(journalToMessages(events)).toEqual([
+    expect(messagesOf(events)).toEqual([
       { role: 'user', content: 'task' },
       { role: 'assistant', content: null, tool_calls: [call('a')] },
       { role: 'tool', tool_call_id: 'a', content: 'A' },
@@ -51,33 +51,36 @@ describe('journalToMessages: the conversation', () => {
 
   it('splits into the task and whole turns, each turn with the user messages that led into it', () => {
     const events = [user('task'), thought(1, 'one', ['a']), result(1, 'a', 'A'), user('more'), thought(2, 'two'), user('again')];
-    expect(journalToConversation(events)).toEqual({
-      task: { role: 'user', content: 'task' },
-      turns: [
-        {
-          iteration: 1,
-          messages: [
-            { role: 'assistant', content: 'one', tool_calls: [call('a')] },
-            { role: 'tool', tool_call_id: 'a', content: 'A' },
-          ],
-        },
-        {
-          iteration: 2,
-          messages: [
-            { role: 'user', content: 'more' },
-            { role: 'assistant', content: 'two' },
-          ],
-        },
-        { iteration: undefined, messages: [{ role: 'user', content: 'again' }] },
-      ],
-    });
+    const conversation = conversationOf(foldEvents(events));
+    const turns = conversation.turns.map((turn) => ({
+      iteration: turn.iteration,
+      messages: conversation.messages.slice(turn.start, turn.end),
+    }));
+    expect(conversation.hasTask && conversation.messages[0]).toEqual({ role: 'user', content: 'task' });
+    expect(turns).toEqual([
+      {
+        iteration: 1,
+        messages: [
+          { role: 'assistant', content: 'one', tool_calls: [call('a')] },
+          { role: 'tool', tool_call_id: 'a', content: 'A' },
+        ],
+      },
+      {
+        iteration: 2,
+        messages: [
+          { role: 'user', content: 'more' },
+          { role: 'assistant', content: 'two' },
+        ],
+      },
+      { iteration: undefined, messages: [{ role: 'user', content: 'again' }] },
+    ]);
   });
 });
 
 describe('journalToMessages: max_iterations windows', () => {
   it('keeps exactly the last iteration and the task with max_iterations: 1', () => {
     const events = iterations(4);
-    expect(journalToMessages(events, { maxIterations: 1 })).toEqual([
+    expect(messagesOf(events, { maxIterations: 1 })).toEqual([
       { role: 'user', content: 'task' },
       { role: 'assistant', content: 'i4', tool_calls: [call('c4')] },
       { role: 'tool', tool_call_id: 'c4', content: 'r4' },
@@ -86,7 +89,7 @@ describe('journalToMessages: max_iterations windows', () => {
 
   it('keeps a user message the model has not answered yet, beyond the window', () => {
     const events = [...iterations(3), user('and now?')];
-    expect(journalToMessages(events, { maxIterations: 1 })).toEqual([
+    expect(messagesOf(events, { maxIterations: 1 })).toEqual([
       { role: 'user', content: 'task' },
       { role: 'assistant', content: 'i3', tool_calls: [call('c3')] },
       { role: 'tool', tool_call_id: 'c3', content: 'r3' },
@@ -103,7 +106,7 @@ describe('journalToMessages: max_iterations windows', () => {
       for (const id of [...ids].reverse()) events.push(result(iteration, id, `r-${id}`));
     }
     for (let window = 1; window <= 7; window += 1) {
-      const messages = journalToMessages(events, { maxIterations: window });
+      const messages = messagesOf(events, { maxIterations: window });
       expect(messages[0]).toEqual({ role: 'user', content: 'task' });
       expectStrictConversation(messages);
       const assistants = messages.filter((message) => message.role === 'assistant');
@@ -114,77 +117,67 @@ describe('journalToMessages: max_iterations windows', () => {
   });
 });
 
-describe('journalToMessages: the incremental rebuild', () => {
-  /** A fresh array of the same events: never seen before, so rebuilt from the start. */
-  const fresh = (events: readonly JournalEvent[]) => journalToMessages([...events]);
-
-  it('equals a rebuild from scratch after every append of 3,000 random events, and when windowed', () => {
-    let state = 7;
+describe('journalToMessages: a run that grows', () => {
+  it('stays a strict conversation, windowed or not, through 3,000 random events folded one by one', () => {
+    // @delta/testkit's seededRandom would make a dependency cycle (testkit uses this package): a plain LCG.
+    let seed = 7;
     const random = () => {
-      state = (state * 1103515245 + 12345) % 2147483648;
-      return state / 2147483648;
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
     };
-    // One array that only grows, as the engine's JournalReader returns it.
-    const events: JournalEvent[] = [user('task')];
+    let state = applyEvent(emptyRunState(), user('task'));
+    const events: JournalEvent[] = [...state.events];
     let iteration = 0;
     let pending: string[] = [];
     for (let step = 0; step < 3000; step += 1) {
       const roll = random();
+      let event: JournalEvent;
       if (roll < 0.3 && pending.length > 0) {
         const index = Math.floor(random() * pending.length);
-        events.push(result(iteration, pending[index]!, `result ${step} ✓`));
+        event = result(iteration, pending[index]!, `result ${step} ✓`);
         pending.splice(index, 1);
       } else if (roll < 0.55) {
         iteration += 1;
         const calls = Array.from({ length: Math.floor(random() * 4) }, (_, index) => `c${step}_${index}`);
-        events.push(thought(iteration, random() < 0.5 ? null : `thinking ${step}`, calls));
+        event = thought(iteration, random() < 0.5 ? null : `thinking ${step}`, calls);
         pending = [...calls];
       } else if (roll < 0.7) {
-        events.push(user(`later message ${step}`));
+        event = user(`later message ${step}`);
       } else if (roll < 0.8) {
-        events.push({ seq: 100_000 + step, timestamp: 'T', type: 'SYSTEM_MESSAGE', level: 'INFO', content: 'noise' });
+        event = { seq: 100_000 + step, timestamp: 'T', type: 'SYSTEM_MESSAGE', level: 'INFO', content: 'noise' };
       } else {
         // A result for a call of an earlier thought, or for no call at all: ignored either way.
-        events.push(result(iteration, `stray${step}`, 'stray'));
+        event = result(iteration, `stray${step}`, 'stray');
       }
+      state = applyEvent(state, event);
+      events.push(event);
       if (step % 3 === 0 || step > 2950) {
-        const messages = journalToMessages(events);
-        expect(messages).toEqual(fresh(events));
-        // The flat path and the turn-by-turn one agree (checked less often: each check rebuilds it all).
-        if (step % 60 === 0 || step > 2990) expect(messages).toEqual(conversationMessages(journalToConversation([...events])));
+        const messages = journalToMessages(state);
         expectStrictConversation(messages);
-        expect(journalToMessages(events, { maxIterations: 3 })).toEqual(journalToMessages([...events], { maxIterations: 3 }));
+        // The turns cover the same messages as the flat list, and a window is a strict conversation too.
+        expect(conversationMessages(conversationOf(state)).messages).toEqual(messages);
+        expectStrictConversation(journalToMessages(state, { maxIterations: 3 }));
+        if (step % 150 === 0) expect(messages).toEqual(messagesOf(events));
       }
     }
-    // CPU-bound: on a loaded 2-core machine it has taken over a minute.
-  }, 180_000);
-
-  it('starts again when the array no longer holds the events it was rebuilt from', () => {
-    const events = iterations(5);
-    expect(journalToMessages(events)).toEqual(fresh(events));
-    // The last event read is replaced, then the array is cut shorter: both are noticed.
-    events[events.length - 1] = result(5, 'c5', 'replaced');
-    expect(journalToMessages(events)).toEqual(fresh(events));
-    expect(journalToMessages(events).at(-1)).toMatchObject({ content: 'replaced' });
-    events.splice(3);
-    expect(journalToMessages(events)).toEqual(fresh(events));
-    events[0] = user('another task');
-    expect(journalToMessages(events)).toEqual(fresh(events));
-    expect(journalToMessages(events)[0]).toEqual({ role: 'user', content: 'another task' });
+    expect(journalToMessages(state, { maxIterations: 3 })).toEqual(messagesOf(events, { maxIterations: 3 }));
   });
 
   it('gives placeholders for missing results without keeping them once the results arrive', () => {
     const events: JournalEvent[] = [user('task'), thought(1, null, ['a', 'b']), result(1, 'a', 'A')];
-    expect(journalToMessages(events).slice(-2)).toEqual([
+    const waiting = foldEvents(events);
+    expect(journalToMessages(waiting).slice(-2)).toEqual([
       { role: 'tool', tool_call_id: 'a', content: 'A' },
       { role: 'tool', tool_call_id: 'b', content: MISSING_RESULT },
     ]);
-    events.push(user('while waiting'), result(1, 'b', 'B'));
-    expect(journalToMessages(events)).toEqual(fresh(events));
-    expect(journalToMessages(events).slice(-3)).toEqual([
+    const answered = foldEvents([user('while waiting'), result(1, 'b', 'B')], waiting);
+    expect(journalToMessages(answered).slice(-3)).toEqual([
       { role: 'tool', tool_call_id: 'a', content: 'A' },
       { role: 'tool', tool_call_id: 'b', content: 'B' },
       { role: 'user', content: 'while waiting' },
     ]);
+    // The earlier snapshot still says what it said.
+    expect(journalToMessages(waiting).at(-1)).toEqual({ role: 'tool', tool_call_id: 'b', content: MISSING_RESULT });
+    expect(windowConversation(conversationOf(answered), undefined)).toEqual(conversationOf(answered));
   });
 });

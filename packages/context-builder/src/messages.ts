@@ -1,13 +1,12 @@
-/** One tool call in an assistant message, in the OpenAI chat format. */
-export interface ChatToolCall {
-  id: string;
-  type: 'function';
-  function: { name: string; arguments: string };
-}
+import type { ChatToolCall, ConversationMessage } from '@delta/journal';
+
+export type { ChatToolCall };
 
 /** A chat message in the OpenAI chat-completions format (what any compatible endpoint accepts). */
-export type ChatMessage =
-  | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
-  | { role: 'assistant'; content: string | null; tool_calls?: ChatToolCall[] }
-  | { role: 'tool'; tool_call_id: string; content: string };
+export type ChatMessage = { readonly role: 'system'; readonly content: string } | ConversationMessage;
+
+/** Messages with `json[i]` equal to `JSON.stringify(messages[i])`: a request body is built from the texts without serializing again. */
+export interface ContextMessages {
+  messages: ChatMessage[];
+  json: string[];
+}

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { build, cleanup, expectStrictConversation, iterations, temp, user } from '../test/journal-events.js';
-import { estimateTokens, journalToMessages, loadContextManifest, messagesTokens, messageTokens } from './index.js';
+import { build, cleanup, expectStrictConversation, iterations, messagesOf, temp, user } from '../test/journal-events.js';
+import { estimateTokens, loadContextManifest, messagesTokens, messageTokens } from './index.js';
 
 afterEach(cleanup);
 
@@ -91,7 +91,7 @@ describe('total_max_tokens', () => {
   it('leaves everything as it is when the context fits', async () => {
     const events = iterations(3);
     const { run } = await build(yaml(10_000), { files: { 'system_prompt.md': prompt }, events });
-    expect(await run()).toEqual([{ role: 'system', content: `# Context Block: system_prompt\n\n${prompt}` }, ...journalToMessages(events)]);
+    expect(await run()).toEqual([{ role: 'system', content: `# Context Block: system_prompt\n\n${prompt}` }, ...messagesOf(events)]);
   });
 
   it('gives the journal what the fixed sources leave, dropping the oldest whole iterations and keeping the task', async () => {
@@ -108,9 +108,9 @@ describe('total_max_tokens', () => {
       role: 'user',
       content: `task\n\n[Delta Engine: ${first - 1} earlier iterations (iterations 1-${first - 1}) are left out of this context to fit its token budget of ${1000 - 97}; the full history is in ${join(work, 'journal.jsonl')}]`,
     });
-    expect(messages.slice(2)).toEqual(journalToMessages(events, { maxIterations: kept.length }).slice(1));
+    expect(messages.slice(2)).toEqual(messagesOf(events, { maxIterations: kept.length }).slice(1));
     // As many iterations as fit: one more would not.
-    const oneMore = journalToMessages(events, { maxIterations: kept.length + 1 }).slice(1);
+    const oneMore = messagesOf(events, { maxIterations: kept.length + 1 }).slice(1);
     expect(97 + messageTokens(messages[1]!) + messagesTokens(oneMore)).toBeGreaterThan(1000);
   });
 
@@ -142,7 +142,7 @@ describe('total_max_tokens', () => {
     expect(messageTokens(messages[1]!)).toBe(100);
     expect(messagesTokens(messages.slice(2))).toBeLessThanOrEqual(91);
     expect(messages[2]!.content).toMatch(/^task\n\n\[Delta Engine: 3 earlier iterations \(iterations 1-3\)/);
-    expect(messages.slice(3)).toEqual(journalToMessages(iterations(5), { maxIterations: 2 }).slice(1));
+    expect(messages.slice(3)).toEqual(messagesOf(iterations(5), { maxIterations: 2 }).slice(1));
   });
 
   it('the journal with nothing left is an error, since it cannot go without its task', async () => {
@@ -197,7 +197,7 @@ describe('max_tokens on the journal source', () => {
   it('applies with no total_max_tokens, and max_iterations first', async () => {
     const events = iterations(10, (i) => `r${i}`.padEnd(40, '.'));
     const { run } = await build('sources:\n  - type: journal\n    max_iterations: 4\n    max_tokens: 100000\n', { events });
-    expect(await run()).toEqual(journalToMessages(events, { maxIterations: 4 }));
+    expect(await run()).toEqual(messagesOf(events, { maxIterations: 4 }));
   });
 
   it('refuses a budget too small for the task and the latest iteration', async () => {

@@ -1,8 +1,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { JournalEvent } from '@delta/journal';
-import { buildContextMessages, loadContextManifest, type BuildContextOptions, type ChatMessage } from '../src/index.js';
+import { foldEvents, type JournalEvent } from '@delta/journal';
+import {
+  buildContextMessages,
+  journalToMessages,
+  loadContextManifest,
+  type BuildContextOptions,
+  type ChatMessage,
+  type JournalMessagesOptions,
+} from '../src/index.js';
 
 let seq = 0;
 const timestamp = '2025-01-01T00:00:00.000Z';
@@ -30,6 +37,11 @@ export const result = (iteration: number, id: string, text: string, name = 'tool
   observation_content: text,
   exit_code: 0,
 });
+
+/** The conversation of these events (folded from scratch). */
+export function messagesOf(events: readonly JournalEvent[], options: JournalMessagesOptions = {}): ChatMessage[] {
+  return journalToMessages(foldEvents(events), options);
+}
 
 /** A task, then `count` iterations of one tool call each, the result `observation(i)`. */
 export function iterations(count: number, observation: (iteration: number) => string = (i) => `r${i}`): JournalEvent[] {
@@ -83,7 +95,7 @@ export async function build(
       cwd: work,
       runId: 'R1',
       journalPath: join(work, 'journal.jsonl'),
-      events: options.events ?? [],
+      state: foldEvents(options.events ?? []),
       env: { PATH: process.env.PATH ?? '' },
       ...options.extra,
     });

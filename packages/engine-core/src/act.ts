@@ -1,11 +1,10 @@
 import { gateDecision, observationOverride } from '@delta/hooks';
 import { stopProcessGroupIfSame } from '@delta/command-runner';
-import { unfinishedToolExecutions, type RecordedToolCall } from '@delta/journal';
+import { unfinishedToolExecutions, type PendingCall, type RecordedToolCall } from '@delta/journal';
 import type { Invocation } from '@delta/tool-expander';
 import { ASK_HUMAN } from './ask-human.js';
 import { answerAskHuman } from './answer-ask-human.js';
 import type { RunOutcome } from './exit-codes.js';
-import type { PendingCall } from './pending-calls.js';
 import { record, recordWriter, type RunContext } from './run-context.js';
 import { invokeHook } from './lifecycle-hooks.js';
 import { executeToolCall, prepareToolCall, type ToolCallContext } from './run-tool-call.js';

@@ -1,3 +1,4 @@
+import type { PendingCall } from '@delta/journal';
 import {
   clearInteraction,
   createHumanInputRequest,
@@ -7,7 +8,6 @@ import {
   type HumanInputRequest,
 } from './ask-human.js';
 import { ExitCode, type RunOutcome } from './exit-codes.js';
-import type { PendingCall } from './pending-calls.js';
 import { record, type RunContext } from './run-context.js';
 import { parseToolArguments } from './run-tool-call.js';
 

@@ -4,12 +4,12 @@ import { ConfigurationError, DeltaError } from '@delta/errors';
 import {
   acquireRunLock,
   isRunId,
-  readJournal,
+  JournalWriter,
   readLatestRunId,
   readMetadata,
   runPaths,
   updateMetadata,
-  type JournalEvent,
+  type RunState,
   type RunStatus,
 } from '@delta/journal';
 import type { ConfigProblem } from '@delta/yaml-config';
@@ -52,19 +52,10 @@ function noRun(workDir: string, detail: string): ConfigurationError {
 }
 
 /** The status the run really has: the journal's ENGINE_END wins over a metadata.json a crash left behind. */
-function effectiveStatus(metadataStatus: RunStatus, events: readonly JournalEvent[]): { status: RunStatus; crashed: boolean } {
-  let last: RunStatus | undefined;
-  for (let index = events.length - 1; index >= 0; index -= 1) {
-    const event = events[index]!;
-    if (event.type === 'ENGINE_END') {
-      last = event.status;
-      break;
-    }
-    if (event.type === 'ENGINE_START') break;
-  }
-  if (last) return { status: last, crashed: false };
+function effectiveStatus(metadataStatus: RunStatus, state: RunState): { status: RunStatus; crashed: boolean } {
+  if (state.lastEnd) return { status: state.lastEnd.status, crashed: false };
   // We hold the lock and the journal has no end: the engine that wrote it is gone.
-  return { status: metadataStatus === 'RUNNING' ? 'RUNNING' : metadataStatus, crashed: true };
+  return { status: metadataStatus, crashed: true };
 }
 
 function requireMessage(status: RunStatus, workDir: string): ConfigurationError {
@@ -110,8 +101,9 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
     throw error;
   }
   try {
-    const events = readJournal(paths.journal, { tolerateTornTail: true });
-    const { status, crashed } = effectiveStatus(metadata.status, events);
+    // Read and folded once; nothing is written to it before the checks below pass (a torn last line is removed by the first append).
+    const journal = JournalWriter.open(paths.journal);
+    const { status, crashed } = effectiveStatus(metadata.status, journal.state);
     if (!crashed && metadata.status !== status) {
       // The engine was killed between writing ENGINE_END and metadata.json: the journal is the truth.
       updateMetadata(paths.metadata, { status, end_time: status === 'WAITING_FOR_INPUT' ? null : new Date().toISOString() });
@@ -131,7 +123,8 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
     }
 
     const { model, apiKey } = await resolveModel(options, agent, workDir);
-    const { context, journalRepair } = openRunContext(options, agent, paths, model, apiKey);
+    const context = openRunContext(options, agent, paths, journal, model, apiKey);
+    const journalRepair = journal.repair;
     context.metadata.update({ status: 'RUNNING', end_time: null, error: null, status_reason: null, max_iterations: context.maxIterations });
     context.log(`continuing run ${runId} (${crashed ? `${status}, its engine stopped without finishing` : status}) in ${workDir}`);
     record(context, {
@@ -160,7 +153,7 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
           'The engine process that was running this run stopped without finishing (a crash or kill -9); the run is resumed from its journal.',
       });
     }
-    if (!events.some((event) => event.type === 'USER_MESSAGE')) {
+    if (![...journal.state.events].some((event) => event.type === 'USER_MESSAGE')) {
       // Killed before the task reached the journal: metadata.json still has it.
       record(context, { type: 'USER_MESSAGE', content: metadata.initial_message });
     }

@@ -1,5 +1,5 @@
 import { runHook, type HookName, type HookResult, type RunHookOptions } from '@delta/hooks';
-import type { JournalEvent } from '@delta/journal';
+import type { RunState } from '@delta/journal';
 import { record, type RunContext } from './run-context.js';
 
 export type HookCall = Pick<RunHookOptions, 'toolName' | 'toolResult' | 'errorMessage' | 'context' | 'inputs'> & {
@@ -9,8 +9,8 @@ export type HookCall = Pick<RunHookOptions, 'toolName' | 'toolResult' | 'errorMe
 };
 
 /** The next hook step: one more than the hook runs already in the journal (so resumed runs never reuse a directory). */
-export function firstHookStep(events: readonly JournalEvent[]): number {
-  return events.filter((event) => event.type === 'HOOK_EXECUTION_AUDIT').length + 1;
+export function firstHookStep(state: RunState): number {
+  return state.hookRuns + 1;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { CommandLauncher } from '@delta/command-runner';
-import { JournalWriter, MetadataFile, readJournal, type RunPaths } from '@delta/journal';
+import { InvocationRequestRecorder, MetadataFile, type JournalWriter, type RunPaths } from '@delta/journal';
 import { firstHookStep } from './lifecycle-hooks.js';
 import { DEFAULT_MAX_ITERATIONS } from './agent-config.js';
 import type { LoadedAgent } from './load-agent.js';
@@ -32,25 +32,29 @@ export async function resolveModel(
   return { model, apiKey };
 }
 
-/** Builds what one engine process needs to drive a run whose directories and lock already exist. */
+/**
+ * Builds what one engine process needs to drive a run whose directories and lock already exist, around
+ * its journal (opened, and so read and folded, once by the caller).
+ */
 export function openRunContext(
   options: EngineOptions,
   agent: LoadedAgent,
   paths: RunPaths,
+  journal: JournalWriter,
   model: ModelClient,
   apiKey: string | undefined,
-): { context: RunContext; journalRepair: JournalWriter['repair'] } {
+): RunContext {
   let engineLog: number | undefined;
   const log = (line: string) => {
     engineLog ??= openSync(paths.engineLog, 'a');
     writeSync(engineLog, `${new Date().toISOString()} ${line}\n`);
     options.onLog?.(line);
   };
-  const journal = JournalWriter.open(paths.journal);
   const context: RunContext = {
     agent,
     paths,
     journal,
+    requests: new InvocationRequestRecorder(paths),
     metadata: new MetadataFile(paths.metadata),
     model,
     env: toolEnvironment(options.environment ?? process.env, apiKey, {
@@ -78,7 +82,7 @@ export function openRunContext(
     },
     onEvent: options.onEvent,
     askHuman: options.askHuman,
-    hookStep: firstHookStep(readJournal(paths.journal)),
+    hookStep: firstHookStep(journal.state),
   };
-  return { context, journalRepair: journal.repair };
+  return context;
 }

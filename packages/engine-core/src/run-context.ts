@@ -1,15 +1,26 @@
 import type { CommandLauncher } from '@delta/command-runner';
 import { writeFileSync } from 'node:fs';
-import type { JournalEvent, JournalWriter, MetadataFile, NewJournalEvent, RecordWriter, RunPaths } from '@delta/journal';
+import type {
+  InvocationRequestRecorder,
+  JournalEvent,
+  JournalWriter,
+  MetadataFile,
+  NewJournalEvent,
+  RecordWriter,
+  RunPaths,
+} from '@delta/journal';
 import type { LoadedAgent } from './load-agent.js';
 import type { AskHumanInteractively } from './ask-human.js';
 import type { ModelClient } from './model-client.js';
 
-/** Everything one engine process needs to drive a run; nothing of the conversation itself. */
+/** Everything one engine process needs to drive a run. */
 export interface RunContext {
   agent: LoadedAgent;
   paths: RunPaths;
+  /** The run's journal and its state (`journal.state`): the one owner of both, as this process holds the run's lock. */
   journal: JournalWriter;
+  /** Writes io/invocations/<id>/request.json or request.delta.json, remembering the last request of this process. */
+  requests: InvocationRequestRecorder;
   /** metadata.json, written from memory by the one engine holding the run's lock. */
   metadata: MetadataFile;
   model: ModelClient;
@@ -43,7 +54,7 @@ export function recordWriter(context: RunContext): RecordWriter {
   return launcher ? (file, text) => launcher.writeFile(file, text) : writeFileSync;
 }
 
-/** Appends an event and tells the listener. */
+/** Appends an event (which advances `context.journal.state`) and tells the listener. */
 export function record(context: RunContext, event: NewJournalEvent): JournalEvent {
   const written = context.journal.append(event);
   context.onEvent?.(written);

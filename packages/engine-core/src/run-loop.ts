@@ -1,24 +1,16 @@
 import { join } from 'node:path';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import { buildContextMessages, estimateTokens } from '@delta/context-builder';
+import { buildContext, estimateTokens } from '@delta/context-builder';
 import { payloadOverride } from '@delta/hooks';
 import { toFunctionTool } from '@delta/tool-expander';
-import {
-  createInvocationId,
-  JournalReader,
-  writeInvocationRequest,
-  writeInvocationResult,
-  type RecordedToolCall,
-  type TokenUsage,
-} from '@delta/journal';
+import { createInvocationId, writeInvocationResult, type RecordedToolCall, type TokenUsage } from '@delta/journal';
 import { act } from './act.js';
 import { invokeHook } from './lifecycle-hooks.js';
 import { ENGINE_LLM_KEYS } from './agent-config.js';
 import { ASK_HUMAN_TOOL } from './ask-human.js';
 import { ExitCode, type RunOutcome } from './exit-codes.js';
-import { pendingCalls } from './pending-calls.js';
 import { record, recordWriter, type RunContext } from './run-context.js';
-import { budgetExhausted, countIterations, finalAnswerGiven, isFinalAnswer } from './stop-conditions.js';
+import { budgetExhausted, finalAnswerGiven, isFinalAnswer } from './stop-conditions.js';
 import { RequestBodyBuilder } from './request-body.js';
 import { summarise } from './summarise.js';
 import { addTokenUsage, estimateCost } from './token-usage.js';
@@ -34,8 +26,8 @@ function requestParameters(context: RunContext): Record<string, unknown> {
   return { ...parameters, ...context.agent.config.llm.extra_body };
 }
 
-/** Calls the model once, recording the exact request and the response under io/invocations/. */
-async function think(context: RunContext, iteration: number, payload: ChatCompletionCreateParamsNonStreaming, bodies: RequestBodyBuilder) {
+/** Calls the model once with `body` (the payload's bytes), recording the exact request and the response under io/invocations/. */
+async function think(context: RunContext, iteration: number, payload: ChatCompletionCreateParamsNonStreaming, body: Uint8Array) {
   const invocationId = createInvocationId(iteration);
   const startedAt = new Date();
   const started = performance.now();
@@ -48,9 +40,9 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
   context.signal.addEventListener('abort', abort, { once: true });
   try {
     response = await context.model.complete(payload, {
-      body: bodies.build(payload),
+      body,
       signal: call.signal,
-      onRequestBody: (body) => writeInvocationRequest(context.paths, invocationId, body),
+      onRequestBody: (sent) => context.requests.write(invocationId, sent),
     });
   } catch (error) {
     writeInvocationResult(
@@ -118,14 +110,12 @@ async function applyPreLlmRequest(
 }
 
 /**
- * The think-act-observe loop. Before every step the state is rebuilt from the journal; nothing of the
- * conversation is kept in memory between iterations (the reader only caches parsed lines, and returns
- * exactly what a fresh read would). Calls left without a result (a resumed pause, a crash) are answered
- * before the model is called again.
+ * The think-act-observe loop. Every step is decided from the run's state (`context.journal.state`, the
+ * fold of the journal, which each append advances); calls left without a result (a resumed pause, a
+ * crash) are answered before the model is called again.
  */
 export async function runLoop(context: RunContext): Promise<RunOutcome> {
-  const reader = new JournalReader(context.paths.journal);
-  const firstIteration = countIterations(reader.read()) + 1;
+  const firstIteration = context.journal.state.iterations + 1;
   const lastAllowed = firstIteration + context.maxIterations - 1;
   const tools = [...context.agent.tools.map(toFunctionTool), ASK_HUMAN_TOOL];
   // The tool definitions travel with every request, so a token budget leaves room for them.
@@ -137,18 +127,17 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
     if (context.signal.aborted) return INTERRUPTED;
     // A record the launcher could not write, nor this process after it, fails the run here.
     context.launcher?.checkWrites();
-    const events = reader.read();
-    const pending = pendingCalls(events);
-    if (pending.length > 0) {
+    const state = context.journal.state;
+    if (state.pendingCalls.length > 0) {
       // Calls a pause or a crash left without a result are answered before the model is called again.
-      const paused = await act(context, pending);
+      const paused = await act(context, state.pendingCalls);
       if (paused) return paused;
-      await invokeHook(context, 'on_iteration_end', { iteration: pending[0]!.iteration });
+      await invokeHook(context, 'on_iteration_end', { iteration: state.pendingCalls[0]!.iteration });
       continue;
     }
-    const answered = finalAnswerGiven(events);
+    const answered = finalAnswerGiven(state);
     if (answered !== undefined) return { status: 'COMPLETED', exitCode: ExitCode.COMPLETED, finalAnswer: answered };
-    const iteration = countIterations(events) + 1;
+    const iteration = state.iterations + 1;
     if (budgetExhausted(iteration, lastAllowed)) {
       return {
         status: 'INTERRUPTED',
@@ -159,14 +148,14 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
 
     await invokeHook(context, 'on_iteration_start', { iteration });
     context.log(`[${iteration}] thinking...`);
-    const messages = await buildContextMessages({
+    const built = await buildContext({
       manifest: context.agent.context.manifest,
       manifestFile: context.agent.context.file,
       agentHome: context.agent.home,
       cwd: context.paths.workDir,
       runId: context.paths.runId,
       journalPath: context.paths.journal,
-      events,
+      state: context.journal.state,
       env: context.env,
       reservedTokens: toolTokens,
       recordDirectory: (index, source) =>
@@ -175,15 +164,13 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
       ...(context.launcher ? { launcher: context.launcher } : {}),
     });
     // messages last: a request then starts with the bytes of the previous one, and io/invocations keeps only what is new.
-    const proposed = {
-      ...requestParameters(context),
-      model: context.agent.config.llm.model,
-      tools,
-      messages,
-    } as ChatCompletionCreateParamsNonStreaming;
+    const parameters = { ...requestParameters(context), model: context.agent.config.llm.model, tools };
+    const proposed = { ...parameters, messages: built.messages } as ChatCompletionCreateParamsNonStreaming;
     const payload = await applyPreLlmRequest(context, iteration, proposed);
+    // The proposed payload's body is built from the messages' JSON texts; a hook's own payload is serialized whole.
+    const body = payload === proposed ? bodies.build(parameters, built.json) : Buffer.from(JSON.stringify(payload), 'utf8');
 
-    const { invocationId, response, usage } = await think(context, iteration, payload, bodies);
+    const { invocationId, response, usage } = await think(context, iteration, payload, body);
     await invokeHook(context, 'post_llm_response', { iteration, inputs: { response } });
     const choice = response.choices[0];
     const message = choice?.message;
@@ -205,7 +192,7 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
       await invokeHook(context, 'on_iteration_end', { iteration });
       return { status: 'COMPLETED', exitCode: ExitCode.COMPLETED, finalAnswer: message?.content ?? '' };
     }
-    const paused = await act(context, pendingCalls(reader.read()));
+    const paused = await act(context, context.journal.state.pendingCalls);
     if (paused) return paused;
     await invokeHook(context, 'on_iteration_end', { iteration });
   }

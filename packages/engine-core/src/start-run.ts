@@ -7,6 +7,7 @@ import {
   createNextWorkspace,
   createRunDirectories,
   createRunId,
+  JournalWriter,
   runIdProblem,
   runPaths,
   workspacesDirectory,
@@ -72,7 +73,7 @@ export async function startRun(options: StartRunOptions): Promise<RunResult> {
   try {
     // LATEST first: a run killed at any later instant can be found and resumed by `delta continue -w`.
     writeLatestRunId(workspace.path, runId);
-    const { context } = openRunContext(options, options.agent, paths, model, apiKey);
+    const context = openRunContext(options, options.agent, paths, JournalWriter.open(paths.journal), model, apiKey);
     const now = new Date().toISOString();
     writeMetadata(paths.metadata, {
       schema_version: CONTROL_PLANE_VERSION,

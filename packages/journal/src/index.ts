@@ -19,9 +19,17 @@ export {
 export type { JournalEventType, JournalEventOf, NewJournalEvent } from './events.js';
 export { JournalCorruptError } from './journal-error.js';
 export { parseJournalLine } from './parse-event.js';
-export { readJournal, parseJournalText, JournalReader } from './read-journal.js';
+export { readJournal, parseJournalText } from './read-journal.js';
 export type { ReadJournalOptions } from './read-journal.js';
+export { JournalReader } from './journal-reader.js';
 export { JournalWriter } from './journal-writer.js';
+export { AppendList } from './append-list.js';
+export { applyEvent, emptyRunState, foldEvents } from './run-state.js';
+export type { RunState, PendingCall } from './run-state.js';
+export { conversationOf } from './conversation.js';
+export type { Conversation } from './conversation.js';
+export { MISSING_RESULT } from './conversation-fold.js';
+export type { ChatToolCall, ConversationFold, ConversationMessage, ConversationTurn } from './conversation-fold.js';
 export { MetadataFile, METADATA_REFRESH_MS } from './metadata-file.js';
 export type { TornTailRepair } from './journal-writer.js';
 export {
@@ -60,7 +68,7 @@ export {
 } from './io-records.js';
 export type { ToolExecutionRecord, ToolProcess, InvocationMetadata, RecordWriter } from './io-records.js';
 export {
-  writeInvocationRequest,
+  InvocationRequestRecorder,
   readInvocationRequest,
   readInvocationRequestBytes,
   REQUEST_FILE,

@@ -11,7 +11,7 @@ import {
   REQUEST_DELTA_FILE,
   REQUEST_FILE,
   runPaths,
-  writeInvocationRequest,
+  InvocationRequestRecorder,
   type RunPaths,
 } from './index.js';
 
@@ -57,12 +57,13 @@ function recordKind(paths: RunPaths, id: string): string[] {
 describe('invocation request records', () => {
   it('copies the first request whole and stores later ones as what is new, each rebuilt byte for byte', () => {
     const paths = run();
+    const requests = new InvocationRequestRecorder(paths);
     const sent: string[] = [];
     for (let turn = 0; turn < 30; turn += 1) {
       const id = `${String(turn + 1).padStart(4, '0')}_aaaaaa`;
       const request = body(conversation(turn));
       sent.push(request);
-      writeInvocationRequest(paths, id, request);
+      requests.write(id, request);
       expect(recordKind(paths, id)).toEqual([turn === 0 ? REQUEST_FILE : REQUEST_DELTA_FILE]);
     }
     for (const [turn, request] of sent.entries())
@@ -76,12 +77,13 @@ describe('invocation request records', () => {
 
   it('takes the body as UTF-8 bytes, even a view its caller overwrites with the next request', () => {
     const paths = run();
+    const requests = new InvocationRequestRecorder(paths);
     const reused = Buffer.alloc(1 << 16);
     const sent: string[] = [];
     for (let turn = 0; turn < 6; turn += 1) {
       const request = body(conversation(turn, 'ünïcode 🙂'));
       const length = reused.write(request, 0, 'utf8');
-      writeInvocationRequest(paths, `000${turn + 1}_iiiiii`, reused.subarray(0, length));
+      requests.write(`000${turn + 1}_iiiiii`, reused.subarray(0, length));
       sent.push(request);
       expect(recordKind(paths, `000${turn + 1}_iiiiii`)).toEqual([turn === 0 ? REQUEST_FILE : REQUEST_DELTA_FILE]);
     }
@@ -91,13 +93,14 @@ describe('invocation request records', () => {
 
   it('keeps multi-byte characters exact when the shared start ends next to them', () => {
     const paths = run();
+    const requests = new InvocationRequestRecorder(paths);
     const texts = ['é', '日本', '🙂', '🙃', 'a🙂b', '\u2028', '"\\\n'];
     const sent: string[] = [];
     texts.forEach((text, index) => {
       // Each last message differs from the previous one right after "x": 🙂 and 🙃 share their first UTF-16 unit.
       const request = body([...conversation(0).slice(0, 1), { role: 'user', content: `x${text}` }]);
       sent.push(request);
-      writeInvocationRequest(paths, `000${index}_bbbbbb`, request);
+      requests.write(`000${index}_bbbbbb`, request);
     });
     sent.forEach((request, index) => {
       expect(readInvocationRequestBytes(paths, `000${index}_bbbbbb`).equals(Buffer.from(request, 'utf8'))).toBe(true);
@@ -106,19 +109,20 @@ describe('invocation request records', () => {
 
   it('copies the request whole when a pre_llm_request override changed earlier messages', () => {
     const paths = run();
+    const requests = new InvocationRequestRecorder(paths);
     const first = body(conversation(5));
-    writeInvocationRequest(paths, '0001_cccccc', first);
+    requests.write('0001_cccccc', first);
     // The hook rewrote the system prompt and dropped a turn: almost nothing is shared.
     const overridden = JSON.parse(body(conversation(6)));
     overridden.messages[0].content = 'A different system prompt written by the hook.';
     overridden.messages.splice(2, 2);
     const second = JSON.stringify({ ...overridden, temperature: 0 });
-    writeInvocationRequest(paths, '0002_cccccc', second);
+    requests.write('0002_cccccc', second);
     expect(recordKind(paths, '0002_cccccc')).toEqual([REQUEST_FILE]);
     expect(readFileSync(join(paths.invocationsDir, '0002_cccccc', REQUEST_FILE), 'utf8')).toBe(second);
     // The run goes back to the unmodified payload: a delta again, against the whole copy.
     const third = body(conversation(7));
-    writeInvocationRequest(paths, '0003_cccccc', third);
+    requests.write('0003_cccccc', third);
     expect([first, second, third].map((_, index) => readInvocationRequest(paths, `000${index + 1}_cccccc`))).toEqual([
       first,
       second,
@@ -126,20 +130,36 @@ describe('invocation request records', () => {
     ]);
   });
 
-  it('copies the request whole when the previous record changed on disk, or in a new process', () => {
+  it('copies the request whole when the previous record changed on disk (even to the same length), or in a new recorder', () => {
     const paths = run();
-    writeInvocationRequest(paths, '0001_dddddd', body(conversation(1)));
+    const requests = new InvocationRequestRecorder(paths);
+    requests.write('0001_dddddd', body(conversation(1)));
     writeFileSync(join(paths.invocationsDir, '0001_dddddd', REQUEST_FILE), body(conversation(1, 'edited')));
     const second = body(conversation(2));
-    writeInvocationRequest(paths, '0002_dddddd', second);
+    requests.write('0002_dddddd', second);
     expect(recordKind(paths, '0002_dddddd')).toEqual([REQUEST_FILE]);
     expect(readInvocationRequest(paths, '0002_dddddd')).toBe(second);
+    // A delta, then the same number of bytes changed in it: the next request is copied whole again.
+    requests.write('0003_dddddd', body(conversation(3)));
+    expect(recordKind(paths, '0003_dddddd')).toEqual([REQUEST_DELTA_FILE]);
+    const deltaFile = join(paths.invocationsDir, '0003_dddddd', REQUEST_DELTA_FILE);
+    const edited = readFileSync(deltaFile, 'utf8').replace('observation 3', 'OBSERVATION 3');
+    expect(Buffer.byteLength(edited)).toBe(statSync(deltaFile).size);
+    writeFileSync(deltaFile, edited);
+    requests.write('0004_dddddd', body(conversation(4)));
+    expect(recordKind(paths, '0004_dddddd')).toEqual([REQUEST_FILE]);
+    // A recorder of its own (a new engine process) starts with a whole copy.
+    new InvocationRequestRecorder(paths).write('0005_dddddd', body(conversation(5)));
+    expect(recordKind(paths, '0005_dddddd')).toEqual([REQUEST_FILE]);
+    expect(readInvocationRequest(paths, '0004_dddddd')).toBe(body(conversation(4)));
+    expect(readInvocationRequest(paths, '0005_dddddd')).toBe(body(conversation(5)));
   });
 
   it('starts a new whole copy after MAX_DELTA_CHAIN deltas, so a reader never walks far', () => {
     const paths = run();
+    const requests = new InvocationRequestRecorder(paths);
     const ids = Array.from({ length: MAX_DELTA_CHAIN + 3 }, (_, index) => `${String(index + 1).padStart(4, '0')}_eeeeee`);
-    for (const [index, id] of ids.entries()) writeInvocationRequest(paths, id, body(conversation(index)));
+    for (const [index, id] of ids.entries()) requests.write(id, body(conversation(index)));
     const whole = ids.filter((id) => existsSync(join(paths.invocationsDir, id, REQUEST_FILE)));
     expect(whole).toEqual([ids[0], ids[MAX_DELTA_CHAIN + 1]]);
     expect(readInvocationRequest(paths, ids.at(-1)!)).toBe(body(conversation(ids.length - 1)));
@@ -148,22 +168,24 @@ describe('invocation request records', () => {
 
   it('writes one record when a retried call sends the same body again, and replaces it when the body differs', () => {
     const paths = run();
-    writeInvocationRequest(paths, '0001_ffffff', body(conversation(1)));
-    writeInvocationRequest(paths, '0002_ffffff', body(conversation(2)));
-    writeInvocationRequest(paths, '0002_ffffff', body(conversation(2)));
+    const requests = new InvocationRequestRecorder(paths);
+    requests.write('0001_ffffff', body(conversation(1)));
+    requests.write('0002_ffffff', body(conversation(2)));
+    requests.write('0002_ffffff', body(conversation(2)));
     expect(recordKind(paths, '0002_ffffff')).toEqual([REQUEST_DELTA_FILE]);
     expect(readInvocationRequest(paths, '0002_ffffff')).toBe(body(conversation(2)));
-    writeInvocationRequest(paths, '0002_ffffff', body(conversation(2), { temperature: 1 }));
+    requests.write('0002_ffffff', body(conversation(2), { temperature: 1 }));
     expect(recordKind(paths, '0002_ffffff')).toEqual([REQUEST_FILE]);
     expect(readInvocationRequest(paths, '0002_ffffff')).toBe(body(conversation(2), { temperature: 1 }));
   });
 
   it('is rebuilt with standard tools: head -c on the base and jq on the delta', () => {
     const paths = run();
+    const requests = new InvocationRequestRecorder(paths);
     const first = body(conversation(3, 'ünïcode 🙂'));
     const second = body(conversation(4, 'ünïcode 🙂'));
-    writeInvocationRequest(paths, '0001_gggggg', first);
-    writeInvocationRequest(paths, '0002_gggggg', second);
+    requests.write('0001_gggggg', first);
+    requests.write('0002_gggggg', second);
     const dir = paths.invocationsDir;
     const script =
       'd="$1/0002_gggggg/request.delta.json"; ' +
@@ -174,9 +196,10 @@ describe('invocation request records', () => {
 
   it('names the file when a record is missing or does not add up', () => {
     const paths = run();
+    const requests = new InvocationRequestRecorder(paths);
     expect(() => readInvocationRequest(paths, '0009_hhhhhh')).toThrow(/invocation 0009_hhhhhh has no request record/);
-    writeInvocationRequest(paths, '0001_hhhhhh', body(conversation(1)));
-    writeInvocationRequest(paths, '0002_hhhhhh', body(conversation(2)));
+    requests.write('0001_hhhhhh', body(conversation(1)));
+    requests.write('0002_hhhhhh', body(conversation(2)));
     const deltaFile = join(paths.invocationsDir, '0002_hhhhhh', REQUEST_DELTA_FILE);
     const delta = JSON.parse(readFileSync(deltaFile, 'utf8'));
     writeFileSync(deltaFile, JSON.stringify({ ...delta, prefix_bytes: delta.prefix_bytes + 1 }));

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SystemError } from '@delta/errors';
 import { invocationDirectory } from './io-records.js';
@@ -24,53 +24,6 @@ export interface RequestDelta {
   bytes: number;
 }
 
-/** The last request written in a run, kept to find what the next one shares with it. */
-interface LastRequest {
-  invocationId: string;
-  /** A copy of its bytes: a view of `store`, a buffer reused by the run's next request (see `remember`). */
-  body: Buffer;
-  store: Buffer;
-  /** How many deltas lead from this request back to a whole copy (0 for a whole copy). */
-  depth: number;
-  file: string;
-  /** The record file as written: the entry is used only while the file is unchanged. */
-  ino: number;
-  size: number;
-  mtimeMs: number;
-}
-
-const lastRequests = new Map<string, LastRequest>();
-const MAX_CACHED_RUNS = 8;
-
-/**
- * Keeps a copy of a run's latest request: the caller's bytes may be a view that changes after the call
- * (the engine builds each request in place over the previous one). The copy reuses the previous copy's
- * buffer when it is big enough, so a long run does not allocate a new one per request.
- */
-function remember(invocationsDir: string, entry: Omit<LastRequest, 'body' | 'store'>, body: Uint8Array): void {
-  let store = lastRequests.get(invocationsDir)?.store;
-  lastRequests.delete(invocationsDir);
-  if (!store || store.length < body.length)
-    store = Buffer.allocUnsafeSlow(Math.max(body.length, Math.ceil((store?.length ?? 0) * 1.5), 4096));
-  store.set(body);
-  lastRequests.set(invocationsDir, { ...entry, store, body: store.subarray(0, body.length) });
-  if (lastRequests.size > MAX_CACHED_RUNS) lastRequests.delete(lastRequests.keys().next().value!);
-}
-
-/** The previous request of this run, if its record on disk is exactly the one this process wrote. */
-function previousRequest(invocationsDir: string): LastRequest | undefined {
-  const entry = lastRequests.get(invocationsDir);
-  if (!entry) return undefined;
-  try {
-    const stats = statSync(entry.file);
-    if (stats.ino === entry.ino && stats.size === entry.size && stats.mtimeMs === entry.mtimeMs) return entry;
-  } catch {
-    // Gone: fall through.
-  }
-  lastRequests.delete(invocationsDir);
-  return undefined;
-}
-
 /**
  * The length in bytes of the longest common start of two UTF-8 texts, never ending inside a character
  * of `b`: compared natively, in chunks, then byte by byte.
@@ -88,50 +41,99 @@ export function commonPrefixBytes(a: Uint8Array, b: Uint8Array): number {
   return length;
 }
 
-function writeRecord(
-  dir: string,
-  name: string,
-  content: string | Uint8Array,
-  newDirectory: boolean,
-): { file: string; ino: number; size: number; mtimeMs: number } {
+/** The last request a recorder wrote: the next one is stored as what it adds to this one. */
+interface LastRequest {
+  invocationId: string;
+  /** A copy of its bytes (the caller's may change after the call): a view of the recorder's store. */
+  body: Buffer;
+  /** How many deltas lead from this request back to a whole copy (0 for a whole copy). */
+  depth: number;
+  /** Its record file, and the bytes written there: a delta is based on it only while the file still holds them. */
+  file: string;
+  record: Buffer;
+}
+
+/**
+ * Writes the request records of one run (`io/invocations/<id>/request.json` or `request.delta.json`,
+ * see docs/control-plane.md), remembering the last one so that the next can be stored as a delta. The
+ * engine process holding the run's lock owns one; its first request is copied whole.
+ */
+export class InvocationRequestRecorder {
+  #last: LastRequest | undefined;
+  /** Reused for each request's copy, so a long run does not allocate one per request. */
+  #store: Buffer | undefined;
+
+  constructor(readonly paths: RunPaths) {}
+
+  /**
+   * Records the exact request body of an invocation, before the call is made: `request.json` with the
+   * whole body, or `request.delta.json` with only what is new since the previous request. A delta is
+   * written only when the previous record on disk still holds exactly the bytes this recorder wrote
+   * (compared byte for byte), when the two requests share at least half of this one, and when the chain
+   * of deltas is shorter than MAX_DELTA_CHAIN; otherwise the body is copied whole. `readInvocationRequest`
+   * gives back the exact bytes either way. The body is text or its UTF-8 bytes, not kept after the call.
+   */
+  write(invocationId: string, requestBody: string | Uint8Array): string {
+    const body = typeof requestBody === 'string' ? Buffer.from(requestBody, 'utf8') : requestBody;
+    const dir = invocationDirectory(this.paths, invocationId);
+    const newDirectory = mkdirSync(dir, { recursive: true }) !== undefined;
+    const previous = this.#previous();
+
+    if (previous && previous.invocationId === invocationId && previous.body.equals(body)) return dir;
+    let delta: RequestDelta | undefined;
+    if (previous && previous.invocationId !== invocationId && previous.depth < MAX_DELTA_CHAIN) {
+      const shared = commonPrefixBytes(previous.body, body);
+      if (shared * 2 >= body.length) {
+        const suffix = Buffer.from(body.buffer, body.byteOffset + shared, body.length - shared).toString('utf8');
+        delta = { format: REQUEST_DELTA_FORMAT, base: previous.invocationId, prefix_bytes: shared, suffix, bytes: body.length };
+      }
+    }
+    // Forgotten first: a write that fails leaves no previous request to base a delta on.
+    this.#last = undefined;
+    const copy = this.#copy(body);
+    if (delta) {
+      const record = Buffer.from(`${JSON.stringify(delta)}\n`, 'utf8');
+      const file = writeRecord(dir, REQUEST_DELTA_FILE, record, newDirectory);
+      this.#last = { invocationId, body: copy, depth: previous!.depth + 1, file, record };
+    } else {
+      const file = writeRecord(dir, REQUEST_FILE, copy, newDirectory);
+      this.#last = { invocationId, body: copy, depth: 0, file, record: copy };
+    }
+    return dir;
+  }
+
+  /** The previous request, if its record file still holds exactly the bytes written there. */
+  #previous(): LastRequest | undefined {
+    const last = this.#last;
+    if (!last) return undefined;
+    try {
+      if (readFileSync(last.file).equals(last.record)) return last;
+    } catch {
+      // Gone: fall through.
+    }
+    this.#last = undefined;
+    return undefined;
+  }
+
+  /** A copy of the body in the reused store (replaced by one half as big again when too small). */
+  #copy(body: Uint8Array): Buffer {
+    let store = this.#store;
+    if (!store || store.length < body.length) {
+      store = Buffer.allocUnsafeSlow(Math.max(body.length, Math.ceil((store?.length ?? 0) * 1.5), 4096));
+      this.#store = store;
+    }
+    store.set(body);
+    return store.subarray(0, body.length);
+  }
+}
+
+function writeRecord(dir: string, name: string, content: Uint8Array, newDirectory: boolean): string {
   const file = join(dir, name);
   writeFileSync(file, content);
   // A directory holds exactly one of the two forms (a retried call rewrites its record).
   const other = join(dir, name === REQUEST_FILE ? REQUEST_DELTA_FILE : REQUEST_FILE);
   if (!newDirectory && existsSync(other)) rmSync(other, { force: true });
-  const stats = statSync(file);
-  return { file, ino: stats.ino, size: stats.size, mtimeMs: stats.mtimeMs };
-}
-
-/**
- * Records the exact request body of an invocation, before the call is made: `request.json` with the
- * whole body, or `request.delta.json` with only what is new since the previous request of the run
- * (see docs/control-plane.md). A delta is written only when the previous record is the one this
- * process wrote and still unchanged on disk, when the two requests share at least half of this one,
- * and when the chain of deltas is shorter than MAX_DELTA_CHAIN; otherwise the body is copied whole.
- * `readInvocationRequest` gives back the exact bytes either way. The body is text or its UTF-8 bytes;
- * bytes are not kept after the call.
- */
-export function writeInvocationRequest(paths: RunPaths, invocationId: string, requestBody: string | Uint8Array): string {
-  const body = typeof requestBody === 'string' ? Buffer.from(requestBody, 'utf8') : requestBody;
-  const dir = invocationDirectory(paths, invocationId);
-  const newDirectory = mkdirSync(dir, { recursive: true }) !== undefined;
-  const previous = previousRequest(paths.invocationsDir);
-
-  if (previous && previous.invocationId === invocationId && previous.body.equals(body)) return dir;
-  let delta: RequestDelta | undefined;
-  if (previous && previous.invocationId !== invocationId && previous.depth < MAX_DELTA_CHAIN) {
-    const shared = commonPrefixBytes(previous.body, body);
-    if (shared * 2 >= body.length) {
-      const suffix = Buffer.from(body.buffer, body.byteOffset + shared, body.length - shared).toString('utf8');
-      delta = { format: REQUEST_DELTA_FORMAT, base: previous.invocationId, prefix_bytes: shared, suffix, bytes: body.length };
-    }
-  }
-  const written = delta
-    ? writeRecord(dir, REQUEST_DELTA_FILE, `${JSON.stringify(delta)}\n`, newDirectory)
-    : writeRecord(dir, REQUEST_FILE, body, newDirectory);
-  remember(paths.invocationsDir, { invocationId, depth: delta ? previous!.depth + 1 : 0, ...written }, body);
-  return dir;
+  return file;
 }
 
 function invalid(file: string, problem: string): SystemError {

@@ -1,72 +1,94 @@
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { deepFreeze } from './deep-freeze.js';
 import { JournalEvent, type NewJournalEvent } from './events.js';
 import { parseJournalText } from './read-journal.js';
-import { forgetWrittenLines, rememberWrittenLine } from './written-lines.js';
+import { applyEvent, emptyRunState, foldEvents, type RunState } from './run-state.js';
 
 export interface TornTailRepair {
-  /** How many bytes of the cut-off last line were removed from the journal. */
+  /** How many bytes of the cut-off last line are removed from the journal. */
   bytes: number;
-  /** Where those bytes were kept, for inspection. */
+  /** Where those bytes are kept, for inspection. */
   savedTo: string;
+}
+
+/** A torn last line found by `open`, removed by the first append. */
+interface PendingRepair extends TornTailRepair {
+  torn: Buffer;
+  /** The journal's length without it. */
+  keep: number;
 }
 
 /**
  * Appends events to a journal: one complete JSON object per line, written in a single append, with a
- * `seq` one above the last. Opening an existing journal validates it and repairs a torn last line.
+ * `seq` one above the last. Opening an existing journal validates it and changes nothing; a torn last
+ * line it found is removed by the first append (so a caller may still decide not to write at all).
+ *
+ * The writer owns the run's state: `open` folds the journal once, and each `append` applies the event it
+ * wrote. That is the state of the file only while nothing else writes to it, which the run's lock
+ * guarantees for the engine holding it.
  */
 export class JournalWriter {
   /** Opened on the first append and kept (O_APPEND: each line is one write at the end of the file). */
   private descriptor: number | undefined;
+  private pendingRepair: PendingRepair | undefined;
 
   private constructor(
     readonly file: string,
-    private lastSequence: number,
-    /** Set when `open` found and removed a torn last line; the engine records it in the journal. */
-    readonly repair: TornTailRepair | undefined,
-  ) {}
+    private current: RunState,
+    repair: PendingRepair | undefined,
+  ) {
+    this.pendingRepair = repair;
+    this.repair = repair && { bytes: repair.bytes, savedTo: repair.savedTo };
+  }
+
+  /** Set when `open` found a torn last line (removed by the first append); the engine records it in the journal. */
+  readonly repair: TornTailRepair | undefined;
 
   static open(file: string): JournalWriter {
     mkdirSync(dirname(file), { recursive: true });
     if (!existsSync(file)) {
       writeFileSync(file, '');
-      return new JournalWriter(file, 0, undefined);
+      return new JournalWriter(file, emptyRunState(), undefined);
     }
-    const text = readFileSync(file, 'utf8');
-    const cut = text.lastIndexOf('\n') + 1;
-    let repair: TornTailRepair | undefined;
-    if (cut < text.length) {
-      const torn = text.slice(cut);
-      const savedTo = `${file}.torn-${Date.now()}`;
-      writeFileSync(savedTo, torn);
-      truncateSync(file, Buffer.byteLength(text.slice(0, cut)));
-      repair = { bytes: Buffer.byteLength(torn), savedTo };
-    }
-    const events = parseJournalText(text.slice(0, cut), file);
-    return new JournalWriter(file, events.at(-1)?.seq ?? 0, repair);
+    const bytes = readFileSync(file);
+    const cut = bytes.lastIndexOf(0x0a) + 1;
+    const state = foldEvents(parseJournalText(bytes.toString('utf8', 0, cut), file));
+    if (cut === bytes.length) return new JournalWriter(file, state, undefined);
+    const torn = bytes.subarray(cut);
+    return new JournalWriter(file, state, { bytes: torn.length, savedTo: `${file}.torn-${Date.now()}`, torn, keep: cut });
+  }
+
+  /** The run's state: every event in the journal, folded; a new snapshot after each append. */
+  get state(): RunState {
+    return this.current;
   }
 
   get lastSeq(): number {
-    return this.lastSequence;
+    return this.current.lastSeq;
   }
 
+  /** Appends an event and applies it to `state`; returns it as a reader will read it back (frozen). */
   append(event: NewJournalEvent): JournalEvent {
     const { type, timestamp, ...rest } = event as NewJournalEvent & Record<string, unknown>;
     // The line keeps this key order (seq, type, timestamp, ...), which is the easiest to read with jq or less.
-    const record = { seq: this.lastSequence + 1, type, timestamp: timestamp ?? new Date().toISOString(), ...rest };
+    const record = { seq: this.current.lastSeq + 1, type, timestamp: timestamp ?? new Date().toISOString(), ...rest };
     const line = JSON.stringify(record);
     // Validated as a reader will read it back from the line: the event returned is exactly that one.
-    const full = JournalEvent.parse(JSON.parse(line));
+    const full = deepFreeze(JournalEvent.parse(JSON.parse(line)));
+    if (this.pendingRepair) {
+      writeFileSync(this.pendingRepair.savedTo, this.pendingRepair.torn);
+      truncateSync(this.file, this.pendingRepair.keep);
+      this.pendingRepair = undefined;
+    }
     this.descriptor ??= openSync(this.file, 'a');
     writeSync(this.descriptor, `${line}\n`);
-    this.lastSequence = full.seq;
-    rememberWrittenLine(this.file, line, full);
+    this.current = applyEvent(this.current, full);
     return full;
   }
 
   /** Closes the file; a later append opens it again. */
   close(): void {
-    forgetWrittenLines(this.file);
     if (this.descriptor === undefined) return;
     closeSync(this.descriptor);
     this.descriptor = undefined;

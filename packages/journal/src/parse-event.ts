@@ -1,7 +1,8 @@
+import { deepFreeze } from './deep-freeze.js';
 import { JournalEvent } from './events.js';
 import { JournalCorruptError } from './journal-error.js';
 
-/** Parses one journal line into a typed event, or throws an error that names the file and line. */
+/** Parses one journal line into a typed event (frozen), or throws an error that names the file and line. */
 export function parseJournalLine(text: string, file: string, line: number): JournalEvent {
   let value: unknown;
   try {
@@ -15,7 +16,7 @@ export function parseJournalLine(text: string, file: string, line: number): Jour
     const where = issue && issue.path.length > 0 ? ` at field "${issue.path.join('.')}"` : '';
     throw new JournalCorruptError(file, line, `not a valid journal event${where}: ${issue?.message ?? 'unknown problem'}`);
   }
-  return result.data;
+  return deepFreeze(result.data);
 }
 
 export function checkSequence(previous: number, event: JournalEvent, file: string, line: number): void {

@@ -1,13 +1,13 @@
 import { ConfigurationError } from '@delta/errors';
-import type { JournalEvent } from '@delta/journal';
+import { conversationOf, type RunState } from '@delta/journal';
 import { fitConversation } from '../fit-conversation.js';
-import { conversationMessages, journalToConversation, journalToMessages, windowConversation } from '../journal-messages.js';
+import { conversationMessages, windowConversation } from '../journal-messages.js';
 import type { JournalSource } from '../manifest.js';
-import type { ChatMessage } from '../messages.js';
+import type { ContextMessages } from '../messages.js';
 import { sourceId, type SourceContext } from './source-context.js';
 
 export interface JournalSourceContext extends SourceContext {
-  events: readonly JournalEvent[];
+  state: RunState;
   journalPath: string;
 }
 
@@ -20,13 +20,13 @@ export function journalSourceMessages(
   index: number,
   limit: { tokens: number; describe: string } | undefined,
   context: JournalSourceContext,
-): ChatMessage[] {
-  // The whole conversation, unwindowed and unlimited, is kept up to date incrementally.
-  if (source.max_iterations === undefined && limit === undefined) return journalToMessages(context.events);
-  const conversation = windowConversation(journalToConversation(context.events), source.max_iterations);
+): ContextMessages {
+  const whole = conversationOf(context.state);
+  if (source.max_iterations === undefined && limit === undefined) return { messages: whole.messages, json: whole.json };
+  const conversation = windowConversation(whole, source.max_iterations);
   if (limit === undefined) return conversationMessages(conversation);
   const fitted = fitConversation(conversation, { limit: limit.tokens, countTokens: context.countTokens, journalPath: context.journalPath });
-  if (fitted.fits) return fitted.messages;
+  if (fitted.fits) return { messages: fitted.messages, json: fitted.json };
   throw new ConfigurationError(
     `context source "${sourceId(source, index)}" (journal): ${limit.describe}, which cannot hold even the initial task ` +
       `and the latest iteration (about ${fitted.minimumTokens} tokens after cutting every text it can)`,
