@@ -20,15 +20,9 @@ export class AppendList<T> implements Iterable<T> {
     return new AppendList<T>([], 0);
   }
 
-  static from<T>(items: Iterable<T>): AppendList<T> {
-    const copy = [...items];
-    return new AppendList(copy, copy.length);
-  }
-
   append(item: T): AppendList<T> {
-    // Another list already wrote past this one's end: branch off with a copy of what this one sees. An
-    // empty list starts an array of its own, so that a shared empty one never holds a run's items.
-    const items = this.length > 0 && this.#items.length === this.length ? this.#items : this.#items.slice(0, this.length);
+    // Another list already wrote past this one's end: branch off with a copy of what this one sees.
+    const items = this.#items.length === this.length ? this.#items : this.#items.slice(0, this.length);
     items.push(item);
     return new AppendList(items, this.length + 1);
   }
