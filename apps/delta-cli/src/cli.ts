@@ -1,7 +1,11 @@
 import { cac } from 'cac';
 import packageJson from '../package.json' with { type: 'json' };
 import { cacMessageAsTyped, optionAsTyped, optionValuesAsTyped } from './option-as-typed.js';
+import { handleClosedOutput, keepRunningWhenOutputCloses } from './closed-output.js';
 import { reportError } from './report-error.js';
+
+// `delta log | head -1` ends quietly; a run goes on whatever happens to its output (see closed-output.ts).
+handleClosedOutput();
 
 const cli = cac('delta');
 
@@ -112,6 +116,7 @@ async function main(): Promise<number> {
     cli.parse(process.argv, { run: false });
     if (cli.options.help || cli.options.version) return 0;
     if (cli.matchedCommand) Object.assign(cli.options, optionValuesAsTyped(cli.matchedCommand.options, process.argv.slice(2), cli.options));
+    if (cli.matchedCommandName === 'run' || cli.matchedCommandName === 'continue') keepRunningWhenOutputCloses();
     if (!cli.matchedCommand) {
       // cac checks options against a command's only: `delta --bogus` would print the help and exit 0.
       const unknown = Object.keys(cli.options).find((key) => key !== '--');

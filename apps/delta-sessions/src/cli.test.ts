@@ -136,6 +136,38 @@ describe('delta-sessions', () => {
     expect(badOption).toMatchObject({ status: 2, json: { error: { code: 'INVALID_ARGUMENT' } } });
   });
 
+  it('into a pipe its reader has left: exit 0, nothing on stderr, and the exec still counts', async () => {
+    const id = await start();
+    // The reader closes its end before delta-sessions starts, so every write meets a closed pipe.
+    const script = 'until [ -e "$OUT/gone" ]; do sleep 0.01; done; "$@" 2>"$OUT/stderr"; echo $? >"$OUT/status"';
+    const intoClosedPipe = async (...args: string[]) => {
+      const out = await mkdtemp(join(tmpdir(), 'delta-sessions-pipe-'));
+      const shell = spawnSync('sh', ['-c', `{ ${script}; } | { exec 0<&-; : >"$OUT/gone"; }`, 'sh', process.execPath, bin, ...args], {
+        cwd,
+        env: { ...process.env, OUT: out },
+        encoding: 'utf8',
+      });
+      const result = {
+        shell: shell.stderr,
+        stderr: await readFile(join(out, 'stderr'), 'utf8'),
+        status: (await readFile(join(out, 'status'), 'utf8')).trim(),
+      };
+      await rm(out, { recursive: true, force: true });
+      return result;
+    };
+    expect(await intoClosedPipe('exec', id, 'export KEPT=yes; seq 1 200000')).toEqual({ shell: '', stderr: '', status: '0' });
+    expect(await intoClosedPipe('list')).toEqual({ shell: '', stderr: '', status: '0' });
+    expect((await run(['exec', id, 'echo $KEPT'])).json).toMatchObject({ stdout: 'yes\n', exit_code: 0 });
+
+    if (!existsSync('/dev/full')) {
+      console.warn('SKIPPED: /dev/full does not exist on this system; the full-device output case is not tested');
+      return;
+    }
+    const full = spawnSync('sh', ['-c', '"$@" >/dev/full', 'sh', process.execPath, bin, 'list'], { cwd, encoding: 'utf8' });
+    expect(full.status).toBe(1);
+    expect(full.stderr).toBe('delta-sessions: cannot write to stdout: ENOSPC: no space left on device, write\n');
+  });
+
   it('times out with --timeout-ms, reporting what ran so far', async () => {
     const id = await start();
     const timedOut = await run(['exec', id, '--timeout-ms', '300', 'echo started; sleep 20']);

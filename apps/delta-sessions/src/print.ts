@@ -3,9 +3,13 @@ import { SessionError } from '@delta/sessions';
 /** Exit codes: 0 done (whatever the command's own exit_code), 1 the session operation failed, 2 usage. */
 export const exitCodes = { ok: 0, failed: 1, usage: 2 } as const;
 
-// A reader that stops early (`| head`) is not an error of ours.
+// A reader that stops early (`| head`) is not an error of ours: the command has done its work (an exec's
+// session state is saved) and exits as it would have. Any other write error (`> /dev/full`) is one line
+// on stderr and exit code 1, not a stack trace.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-  if (error.code !== 'EPIPE') throw error;
+  if (error.code === 'EPIPE') return;
+  process.stderr.write(`delta-sessions: cannot write to stdout: ${error.message}\n`);
+  process.exitCode = exitCodes.failed;
 });
 
 /** Every answer, errors included, is JSON on stdout, so a tool's observation always holds it. */
