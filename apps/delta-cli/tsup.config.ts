@@ -1,15 +1,10 @@
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
 
-// One bundled file per entry, with the workspace packages inlined so that `delta --help` loads nothing
-// it does not need; the engine (and through it openai) is a separate chunk loaded on demand.
-export default defineConfig({
-  entry: ['src/cli.ts'],
+const shared: Options = {
   format: ['esm'],
   target: 'node20',
   platform: 'node',
-  clean: true,
   sourcemap: true,
-  splitting: true,
   noExternal: [/^@delta\//, 'cac', 'zod', 'yaml', 'shell-quote'],
   external: ['openai'],
   // Bundle the workspace packages from their sources, so the CLI never depends on their build order.
@@ -19,4 +14,13 @@ export default defineConfig({
   banner: {
     js: "import { createRequire as __deltaCreateRequire } from 'node:module'; const require = __deltaCreateRequire(import.meta.url);",
   },
-});
+};
+
+export default defineConfig([
+  // One bundled file per entry, with the workspace packages inlined so that `delta --help` loads nothing
+  // it does not need; the engine (and through it openai) is a separate chunk loaded on demand.
+  { ...shared, entry: ['src/cli.ts'], splitting: true, clean: ['!launcher-process.js', '!launcher-process.js.map'] },
+  // The tool launcher's program, which the engine's code looks for beside itself. Built on its own, without
+  // splitting: in a chunk shared with the CLI it would load what the CLI needs (zod) and it does not.
+  { ...shared, entry: { 'launcher-process': 'src/launcher-process.ts' }, splitting: false, clean: false },
+]);

@@ -8,4 +8,10 @@ export default defineConfig({
   dts: { entry: { index: 'src/index.ts' } },
   clean: true,
   sourcemap: true,
+  // The few functions of @delta/process-identity used here are inlined from its sources, so that
+  // importing this package does not load zod (which process-identity needs only for process.json).
+  noExternal: ['@delta/process-identity'],
+  esbuildOptions(options) {
+    options.conditions = ['@delta/source', 'import', 'module', 'node'];
+  },
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
 import { readJournal } from '@delta/journal';
+import { isProcessAlive, isProcessGroupAlive, readProcessFile } from '@delta/process-identity';
 import { runDelta } from './test-support.js';
 
 let server: FakeLlm | undefined;
@@ -12,13 +13,13 @@ afterEach(async () => {
   await cleanupTempDirs();
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Alive and not a zombie (this machine's init may never reap orphans, so a dead one can linger as Z). */
-function alive(pid: number): boolean {
-  if (!existsSync(`/proc/${pid}/stat`)) return false;
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return !['Z', 'X'].includes(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? '');
+/** Waits for what a process does (a file appearing, a group ending); the deadline only bounds a failure. */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 describe('a tool left running by a killed engine', () => {
@@ -40,25 +41,26 @@ describe('a tool left running by a killed engine', () => {
     const first = runDelta(['run', '--agent', agent, '-m', 'go', '-w', work], { env, onSpawn: (pid) => (enginePid = pid) });
 
     const executions = join(work, '.delta');
-    let processFile: string | undefined;
-    for (let attempt = 0; attempt < 200 && !processFile; attempt += 1) {
-      await sleep(25);
+    // The tool has started once its process file names it (the engine writes it as the tool starts).
+    let tool: { pid: number; start_ticks?: string } | undefined;
+    await until(() => {
       const runId = existsSync(join(executions, 'LATEST')) ? readFileSync(join(executions, 'LATEST'), 'utf8').trim() : '';
-      const file = runId && join(executions, runId, 'io', 'tool_executions', 'call_1_1', 'process.json');
-      if (file && existsSync(file)) processFile = file;
-    }
-    expect(processFile).toBeDefined();
-    const { pid, start_ticks: startTicks } = JSON.parse(readFileSync(processFile!, 'utf8')) as { pid: number; start_ticks: string };
+      tool = runId ? readProcessFile(join(executions, runId, 'io', 'tool_executions', 'call_1_1', 'process.json')) : undefined;
+      return tool !== undefined;
+    }, 'the tool to start');
+    const { pid, start_ticks: startTicks } = tool!;
     expect(startTicks).toMatch(/^\d+$/);
     process.kill(enginePid, 'SIGKILL');
     expect((await first).exitCode).toBeNull();
-    expect(alive(pid)).toBe(true);
+    expect(isProcessAlive(pid, startTicks)).toBe(true);
 
     const resumed = await runDelta(['continue', '-w', work], { env });
     expect(resumed.exitCode).toBe(0);
     expect(resumed.stdout).toBe('resumed and done\n');
-    expect(alive(pid)).toBe(false);
-    await sleep(2500);
+    expect(isProcessAlive(pid, startTicks)).toBe(false);
+    // Its background child (which would write late-write after 2 s) was in the same group: once no
+    // member of the group is left, the write can never happen. Left running, `sleep 30` keeps the group past it.
+    await until(() => !isProcessGroupAlive(pid), "the tool's process group to end");
     expect(existsSync(join(work, 'late-write'))).toBe(false);
 
     const runId = readFileSync(join(executions, 'LATEST'), 'utf8').trim();

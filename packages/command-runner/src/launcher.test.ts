@@ -2,7 +2,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CommandLauncher, processStartTicks, runCommand, type RunCommandOptions } from './index.js';
+import { isProcessAlive, isProcessGroupAlive, processStartTicks, readProcessStat } from '@delta/process-identity';
+import { CommandLauncher, runCommand, type RunCommandOptions } from './index.js';
 
 const dirs: string[] = [];
 const launchers: CommandLauncher[] = [];
@@ -23,30 +24,31 @@ afterEach(async () => {
 });
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
 const files = (dir: string) => ({ stdoutFile: join(dir, 'out.log'), stderrFile: join(dir, 'err.log') });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The pid of the launcher process itself, read from the process table: the parent of a launched command. */
 function parentOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  return readProcessStat(pid)!.parentPid;
 }
 
-/** Starts `sh -c script` through `through`, and resolves with the run and the launcher's pid once it has started. */
+/**
+ * Waits until a process group has no live member left: after that, nothing it would have done (touch
+ * a marker file, say) can still happen. Polls the process table; the deadline only bounds a failure.
+ */
+async function groupGone(processGroup: number): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (isProcessGroupAlive(processGroup)) {
+    if (Date.now() > deadline) throw new Error(`process group ${processGroup} is still running`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Starts `sh -c script` through `through`; resolves once it has started, with the run, its pid and the launcher's pid. */
 async function startThrough(through: CommandLauncher, dir: string, script: string) {
-  let launcherPid: number | undefined;
-  const running = runCommand({
-    file: 'sh',
-    args: ['-c', script],
-    cwd: dir,
-    env,
-    ...files(dir),
-    launcher: through,
-    onStart: (pid) => {
-      launcherPid = parentOf(pid);
-    },
-  });
-  while (launcherPid === undefined) await sleep(10);
-  return { running, launcherPid };
+  let started!: (pid: number) => void;
+  const pid = new Promise<number>((resolve) => (started = resolve));
+  const running = runCommand({ file: 'sh', args: ['-c', script], cwd: dir, env, ...files(dir), launcher: through, onStart: started });
+  const commandPid = await pid;
+  return { running, pid: commandPid, launcherPid: parentOf(commandPid) };
 }
 
 describe('CommandLauncher', () => {
@@ -132,6 +134,7 @@ describe('CommandLauncher', () => {
     const dir = temp();
     const through = launcher();
     const marker = join(dir, 'late');
+    let group = 0;
     const timedOut = await runCommand({
       file: 'sh',
       args: ['-c', `(sleep 1; touch ${marker}) & sleep 5`],
@@ -140,9 +143,15 @@ describe('CommandLauncher', () => {
       timeoutMs: 300,
       ...files(dir),
       launcher: through,
+      onStart: (pid) => {
+        group = pid;
+      },
     });
     expect(timedOut.timedOut).toBe(true);
     expect(timedOut.signal).toBe('SIGTERM');
+    // The background subshell that would touch the marker was in the group: once the group is gone, it never will.
+    await groupGone(group);
+    expect(existsSync(marker)).toBe(false);
     const controller = new AbortController();
     controller.abort();
     // Aborted before the pid is even known: stopped as soon as it is.
@@ -157,8 +166,6 @@ describe('CommandLauncher', () => {
     });
     expect(aborted.aborted).toBe(true);
     expect(aborted.signal).toBe('SIGTERM');
-    await sleep(1500);
-    expect(existsSync(marker)).toBe(false);
   });
 
   it('runs commands side by side, each with its own result', async () => {
@@ -188,13 +195,13 @@ describe('CommandLauncher', () => {
     const dir = temp();
     const through = launcher();
     const marker = join(dir, 'survived');
-    const { running, launcherPid } = await startThrough(through, dir, `sleep 1; touch ${marker}`);
+    const { running, pid, launcherPid } = await startThrough(through, dir, `sleep 1; touch ${marker}`);
     process.kill(launcherPid, 'SIGKILL');
     const result = await running;
     expect(result.exitCode).toBeNull();
     expect(result.startError).toMatch(/^the command launcher was killed by SIGKILL/);
     expect(through.alive).toBe(false);
-    await sleep(1300);
+    await groupGone(pid);
     expect(existsSync(marker)).toBe(false);
     // With the launcher gone, commands are started directly, and still work.
     let parent: number | undefined;
@@ -232,7 +239,8 @@ describe('CommandLauncher', () => {
     await closed;
     expect(result.exitCode).toBe(0);
     expect(result.stdout.head).toBe('finished\n');
-    await sleep(300);
+    // close() resolves once the launcher has exited (and been collected).
+    expect(isProcessAlive(launcherPid)).toBe(false);
     expect(existsSync(`/proc/${launcherPid}`)).toBe(false);
     expect(through.alive).toBe(false);
   });
@@ -259,9 +267,9 @@ describe('CommandLauncher', () => {
     const dir = temp();
     const through = launcher();
     through.writeFile(join(dir, 'no-such-dir', 'x.txt'), 'x');
-    // The launcher's error comes back with the next reply; the write is tried here too, and fails too.
+    // The launcher's error comes back before the next command's end (it handles its input in order);
+    // the write is tried here too, and fails too.
     await runCommand({ file: 'true', args: [], cwd: dir, env, ...files(dir), launcher: through });
-    await sleep(50);
     expect(() => through.checkWrites()).toThrow(/ENOENT/);
     await expect(through.settle()).rejects.toThrow(/ENOENT/);
     await expect(through.close()).rejects.toThrow(/ENOENT/);

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { renameSync, writeFileSync } from 'node:fs';
-import { LAUNCHER_SCRIPT } from './launcher-script.js';
+import { existsSync, renameSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 /** What the launcher is asked to start: argv without a shell, its whole environment, and two output files. */
 export interface LaunchRequest {
@@ -22,6 +22,21 @@ export interface LaunchedCommand {
   /** Resolves with the pid (also its process group id) once started, or undefined when it did not start. */
   readonly started: Promise<number | undefined>;
   readonly ended: Promise<LaunchOutcome>;
+}
+
+/**
+ * The launcher's program, launcher-process.js, sits next to this module: in src/ (tests), in the
+ * package's dist/, and next to the chunks of a bundle that inlines this package (the delta CLI builds it
+ * as a second entry). Missing, it is a packaging fault, said as such rather than hidden by a fallback.
+ */
+export function launcherProgramPath(): string {
+  const path = fileURLToPath(new URL('./launcher-process.js', import.meta.url));
+  if (!existsSync(path)) {
+    throw new Error(
+      `The tool launcher's program is missing: expected ${path}. Rebuild the package that bundles @delta/command-runner (it must emit launcher-process.js next to its chunks).`,
+    );
+  }
+  return path;
 }
 
 /** How long `close` waits for the launcher to exit. */
@@ -77,7 +92,7 @@ export class CommandLauncher {
   private readonly exited: Promise<void>;
 
   private constructor(nodePath: string) {
-    this.child = spawn(nodePath, ['--max-semi-space-size=1', '-e', LAUNCHER_SCRIPT], {
+    this.child = spawn(nodePath, ['--max-semi-space-size=1', launcherProgramPath()], {
       // Nothing of this process's environment: NODE_OPTIONS and the like would only make it bigger.
       env: {},
       detached: true,

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { processStartTicks, stopProcessGroupIfSame } from './index.js';
+import { processStartTicks } from '@delta/process-identity';
+import { stopProcessGroupIfSame } from './index.js';
 
 describe('stopProcessGroupIfSame', () => {
   it('stops a process group only when pid and start time both match', async () => {

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { isProcessAlive, isProcessGroupAlive } from '@delta/process-identity';
 import { formatCapturedOutput, runCommand } from './index.js';
 
 const dirs: string[] = [];
@@ -14,6 +15,15 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
+
+/** Waits for something a process does (a file appearing, a group ending); the deadline only bounds a failure. */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 describe('runCommand', () => {
   it('runs argv without a shell, feeds stdin, streams both outputs to files', async () => {
@@ -75,19 +85,21 @@ describe('runCommand', () => {
 
   it('hands output files to the command: a background child that keeps writing does not hold the result', async () => {
     const dir = temp();
-    const started = Date.now();
+    const go = join(dir, 'go');
+    // The background child writes only once this test lets it, after runCommand has returned: had
+    // runCommand waited for it, the test would never get there.
     const result = await runCommand({
       file: 'sh',
-      args: ['-c', 'echo first; (sleep 1; echo late) & echo last >&2'],
+      args: ['-c', `echo first; (while [ ! -e ${go} ]; do sleep 0.01; done; echo late) & echo last >&2`],
       cwd: dir,
       env,
       stdoutFile: join(dir, 'out.log'),
       stderrFile: join(dir, 'err.log'),
     });
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(result.stdout).toEqual({ head: 'first\n', tail: '', totalBytes: 6, omittedBytes: 0 });
     expect(result.stderr.head).toBe('last\n');
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    writeFileSync(go, '');
+    await until(() => readFileSync(join(dir, 'out.log'), 'utf8').endsWith('late\n'), 'the background child to write');
     expect(readFileSync(join(dir, 'out.log'), 'utf8')).toBe('first\nlate\n');
   });
 
@@ -111,34 +123,52 @@ describe('runCommand', () => {
   it('stops the whole process group on timeout', async () => {
     const dir = temp();
     const marker = join(dir, 'late');
+    let group = 0;
     const result = await runCommand({
       file: 'sh',
       args: ['-c', `(sleep 2; touch ${marker}) & sleep 5`],
       cwd: dir,
       env,
       timeoutMs: 300,
+      onStart: (pid) => {
+        group = pid;
+      },
     });
     expect(result.timedOut).toBe(true);
     expect(result.signal).toBe('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    // The subshell that would touch the marker is in the group: once the group is gone, it never will.
+    await until(() => !isProcessGroupAlive(group), 'the process group to end');
     expect(existsSync(marker)).toBe(false);
   });
 
   it('stops the process group when the signal aborts', async () => {
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 200);
-    const result = await runCommand({ file: 'sleep', args: ['10'], cwd: temp(), env, signal: controller.signal });
+    const result = await runCommand({
+      file: 'sleep',
+      args: ['10'],
+      cwd: temp(),
+      env,
+      signal: controller.signal,
+      onStart: () => controller.abort(),
+    });
     expect(result.aborted).toBe(true);
     expect(result.exitCode).toBeNull();
+    expect(result.signal).toBe('SIGTERM');
   });
 
   it('returns when the command exits even if a background child keeps stdout open', async () => {
     const dir = temp();
-    writeFileSync(join(dir, 'x'), '');
-    const started = Date.now();
-    const result = await runCommand({ file: 'sh', args: ['-c', 'echo hi; sleep 30 &'], cwd: dir, env });
+    const result = await runCommand({
+      file: 'sh',
+      args: ['-c', `echo hi; sleep 30 & echo $! > ${join(dir, 'background.pid')}`],
+      cwd: dir,
+      env,
+    });
     expect(result.exitCode).toBe(0);
     expect(result.stdout.head).toBe('hi\n');
-    expect(Date.now() - started).toBeLessThan(5000);
+    // Returned while the background child still holds the pipe: it did not wait for it to end.
+    const background = Number(readFileSync(join(dir, 'background.pid'), 'utf8'));
+    expect(isProcessAlive(background)).toBe(true);
+    process.kill(background, 'SIGKILL');
   });
 });

@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, openSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync } from 'node:fs';
 import type { Readable } from 'node:stream';
+import { writeProcessFile } from '@delta/process-identity';
 import { BoundedCapture, type CapturedOutput } from './bounded-capture.js';
 import { captureFromFile } from './file-capture.js';
 import type { CommandLauncher } from './launcher.js';
-import { processStartTicks } from './process-group.js';
 
 export interface RunCommandOptions {
   file: string;
@@ -267,11 +267,6 @@ async function runLaunched(
     stdout: captureFromFile(stdoutFile, captureBytes),
     stderr: captureFromFile(stderrFile, captureBytes),
   };
-}
-
-function writeProcessFile(file: string, pid: number): void {
-  const startTicks = processStartTicks(pid);
-  writeFileSync(file, `${JSON.stringify(startTicks === undefined ? { pid } : { pid, start_ticks: startTicks })}\n`);
 }
 
 function describeStartError(error: NodeJS.ErrnoException, file: string): string {

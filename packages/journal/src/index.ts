@@ -58,6 +58,7 @@ export {
 export type { RunPaths } from './layout.js';
 export { acquireRunLock } from './run-lock.js';
 export type { RunLock } from './run-lock.js';
+export { RunLockHolder, safeParseRunLockHolder } from './run-lock-holder.js';
 export {
   createToolExecutionRecord,
   finishToolExecutionRecord,
@@ -66,7 +67,7 @@ export {
   invocationDirectory,
   writeInvocationResult,
 } from './io-records.js';
-export type { ToolExecutionRecord, ToolProcess, InvocationMetadata, RecordWriter } from './io-records.js';
+export type { ToolExecutionRecord, InvocationMetadata, RecordWriter } from './io-records.js';
 export {
   InvocationRequestRecorder,
   readInvocationRequest,

@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { type ProcessFile, readProcessFile } from '@delta/process-identity';
 import type { RunPaths } from './layout.js';
 
 /** The files of one tool execution record: `io/tool_executions/<ref>/`. */
@@ -13,15 +14,8 @@ export interface ToolExecutionRecord {
   stderr: string;
   exitCode: string;
   duration: string;
-  /** `process.json`: the pid and start time of the running tool, so a resumed run can stop an orphan. */
+  /** `process.json` (a ProcessFile): the pid and start time of the running tool, so a resumed run can stop an orphan. */
   process: string;
-}
-
-/** What `process.json` holds: enough to find the tool's process group and to tell it from a reused pid. */
-export interface ToolProcess {
-  pid: number;
-  /** From /proc/<pid>/stat; absent where there is no /proc. */
-  start_ticks?: string;
 }
 
 function safeName(value: string): string {
@@ -61,7 +55,7 @@ function recordFiles(ref: string, dir: string): ToolExecutionRecord {
  * The records of an action id whose tool started but never finished (no exit_code.txt): what a crash
  * left running. Each comes with its process, when process.json was written.
  */
-export function unfinishedToolExecutions(paths: RunPaths, actionId: string): Array<{ record: ToolExecutionRecord; process?: ToolProcess }> {
+export function unfinishedToolExecutions(paths: RunPaths, actionId: string): Array<{ record: ToolExecutionRecord; process?: ProcessFile }> {
   const base = safeName(actionId);
   if (!existsSync(paths.toolExecutionsDir)) return [];
   return readdirSync(paths.toolExecutionsDir)
@@ -69,11 +63,9 @@ export function unfinishedToolExecutions(paths: RunPaths, actionId: string): Arr
     .map((name) => recordFiles(name, join(paths.toolExecutionsDir, name)))
     .filter((record) => !existsSync(record.exitCode))
     .map((record) => {
-      try {
-        return { record, process: JSON.parse(readFileSync(record.process, 'utf8')) as ToolProcess };
-      } catch {
-        return { record };
-      }
+      // Missing or half-written (its writer killed at once): no process that could be identified.
+      const process = readProcessFile(record.process);
+      return process ? { record, process } : { record };
     });
 }
 

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +6,6 @@ import {
   JournalWriter,
   JournalCorruptError,
   readJournal,
-  acquireRunLock,
   createToolExecutionRecord,
   finishToolExecutionRecord,
   runPaths,
@@ -91,34 +89,6 @@ describe('journal', () => {
     expect(reopened.append({ type: 'USER_MESSAGE', content: 'c' }).seq).toBe(3);
     expect(readFileSync(reopened.repair!.savedTo).equals(before.subarray(before.lastIndexOf(0x0a) + 1))).toBe(true);
     expect(readJournal(file).map((event) => event.seq)).toEqual([1, 2, 3]);
-  });
-});
-
-describe('run lock', () => {
-  it('takes over a lock whose pid now belongs to another process (a reused pid)', () => {
-    const file = join(temp(), 'engine.lock');
-    // This test process is alive, but the lock says its holder started at another time.
-    writeFileSync(file, JSON.stringify({ pid: process.pid, start_ticks: '1', since: 'long ago' }));
-    const lock = acquireRunLock(file, 'R2');
-    expect(JSON.parse(readFileSync(file, 'utf8')).since).not.toBe('long ago');
-    lock.release();
-  });
-
-  it('refuses a second engine while the first is alive, and takes over a dead one', async () => {
-    const file = join(temp(), 'engine.lock');
-    const sleeper = spawn('sleep', ['30']);
-    await new Promise((resolve) => sleeper.once('spawn', resolve));
-    writeFileSync(file, JSON.stringify({ pid: sleeper.pid, since: 'then' }));
-    try {
-      expect(() => acquireRunLock(file, 'R1')).toThrow(/Run R1 is being written by another engine process \(pid \d+/);
-    } finally {
-      sleeper.kill('SIGKILL');
-      await new Promise((resolve) => sleeper.once('exit', resolve));
-    }
-    const lock = acquireRunLock(file, 'R1');
-    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ pid: process.pid, start_ticks: expect.stringMatching(/^\d+$/) });
-    lock.release();
-    expect(existsSync(file)).toBe(false);
   });
 });
 

@@ -1,82 +1,132 @@
-import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { ConfigurationError } from '@delta/errors';
+import { currentHolder, holderIsAlive, type RunLockHolder, safeParseRunLockHolder } from './run-lock-holder.js';
 
 export interface RunLock {
   readonly file: string;
   release(): void;
 }
 
-interface Holder {
-  pid?: number;
-  host?: string;
-  since?: string;
-  /** The holder's start time from /proc/<pid>/stat, which tells it from a later process reusing its pid. */
-  start_ticks?: string;
+/** Tries before giving up: each one either finds a live holder (the end) or saw the lock change under it. */
+const MAX_ATTEMPTS = 200;
+/** Claims on claims: each level needs a taker-over that died in the middle of its takeover. */
+const MAX_CLAIM_DEPTH = 8;
+
+type Taken = { held: true } | { held: false; holder: RunLockHolder };
+
+function errorCode(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException).code;
 }
 
-function startTicks(pid: number): string | undefined {
+/** A new file next to `file`, holding `text` in full, for link() or rename() to put in place. */
+function writeTemporary(file: string, text: string): string {
+  const temporary = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
+    writeFileSync(temporary, text, { flag: 'wx' });
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
   }
+  return temporary;
 }
 
-function isAlive(pid: number): boolean {
+/** Creates `file` with `text` unless it exists: link() of a complete file, so nobody ever reads it empty or cut short. */
+function createWhole(file: string, text: string): boolean {
+  const temporary = writeTemporary(file, text);
   try {
-    process.kill(pid, 0);
+    linkSync(temporary, file);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if (errorCode(error) === 'EEXIST') return false;
+    throw error;
+  } finally {
+    rmSync(temporary, { force: true });
   }
 }
 
-function readHolder(file: string): Holder | undefined {
+/** Replaces `file` with `text` in one step (rename), so readers see the old holder or the new one. */
+function replaceWhole(file: string, text: string): void {
+  const temporary = writeTemporary(file, text);
   try {
-    return JSON.parse(readFileSync(file, 'utf8')) as Holder;
+    renameSync(temporary, file);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    // A lock file cut off while being written belongs to nobody.
-    return {};
-  }
-}
-
-function holderIsLive(holder: Holder): boolean {
-  const sameHost = holder.host === undefined || holder.host === hostname();
-  if (typeof holder.pid !== 'number') return false;
-  if (!sameHost) return true;
-  if (!isAlive(holder.pid)) return false;
-  // A live process with the holder's pid but another start time reused the pid: the holder is gone.
-  const ticks = holder.start_ticks === undefined ? undefined : startTicks(holder.pid);
-  return ticks === undefined || ticks === holder.start_ticks;
-}
-
-function tryCreate(file: string): boolean {
-  try {
-    const descriptor = openSync(file, 'wx');
-    const ticks = startTicks(process.pid);
-    writeSync(
-      descriptor,
-      JSON.stringify({
-        pid: process.pid,
-        host: hostname(),
-        since: new Date().toISOString(),
-        ...(ticks === undefined ? {} : { start_ticks: ticks }),
-      }),
-    );
-    closeSync(descriptor);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    rmSync(temporary, { force: true });
     throw error;
   }
 }
 
-function refuse(file: string, runId: string, holder: Holder): ConfigurationError {
+function readText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    if (errorCode(error) === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+function parseHolder(file: string, text: string): RunLockHolder {
+  const parsed = safeParseRunLockHolder(text);
+  if (parsed.success) return parsed.data;
+  // Never written by this version (it writes lock files whole); an older engine that died while writing one?
+  throw new ConfigurationError(`The run lock ${file} does not name its holder: ${parsed.problem}.`, {
+    code: 'RUN_LOCKED',
+    file,
+    hint: `If no engine process is running on this run (check with ps), delete ${file} and try again.`,
+  });
+}
+
+function pause(milliseconds: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, milliseconds);
+}
+
+/**
+ * Takes `file` for the holder `text`. A live holder wins. A holder proved dead is replaced, but only by
+ * the process that first claims that very holder: the claim is a lock file of its own, named after the
+ * dead holder and taken the same way (recursively: a claimant that died mid-takeover is taken over in
+ * turn). While a claim on holder H is held, nobody else can change a lock file that still names H, so
+ * the claimant checks that it still does and renames its own holder over it. Of any number of
+ * processes that find the same dead holder, exactly one replaces it; the others then find the new,
+ * live holder.
+ */
+function take(file: string, text: string, depth: number): Taken {
+  let claimant: RunLockHolder | undefined;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt += 1) {
+    if (createWhole(file, text)) return { held: true };
+    const found = readText(file);
+    if (found === undefined) continue; // released in between: try again
+    const holder = parseHolder(file, found);
+    if (holderIsAlive(holder)) return { held: false, holder };
+    if (depth >= MAX_CLAIM_DEPTH) break;
+    const claim = `${file}.takeover-${holder.pid}-${holder.start_ticks ?? 'unknown'}`;
+    const claimed = take(claim, text, depth + 1);
+    if (!claimed.held) {
+      // Another live process is replacing this holder right now: wait for it to finish.
+      claimant = claimed.holder;
+      pause(2);
+      continue;
+    }
+    try {
+      if (readText(file) === found) {
+        replaceWhole(file, text);
+        return { held: true };
+      }
+    } finally {
+      rmSync(claim, { force: true });
+    }
+  }
+  // A live process that has been taking over a dead holder all this time is about to hold the lock.
+  if (claimant !== undefined) return { held: false, holder: claimant };
+  throw new ConfigurationError(`Could not take the lock ${file}: it kept changing hands.`, {
+    code: 'RUN_LOCKED',
+    file,
+    hint: 'Other processes keep taking and releasing it; try again.',
+  });
+}
+
+function refuse(file: string, runId: string, holder: RunLockHolder): ConfigurationError {
   return new ConfigurationError(
-    `Run ${runId} is being written by another engine process (pid ${holder.pid}${holder.host ? ` on ${holder.host}` : ''}, since ${holder.since ?? 'unknown'}).`,
+    `Run ${runId} is being written by another engine process (pid ${holder.pid} on ${holder.host}, since ${holder.since}).`,
     {
       code: 'RUN_LOCKED',
       file,
@@ -85,44 +135,20 @@ function refuse(file: string, runId: string, holder: Holder): ConfigurationError
   );
 }
 
-const TAKEOVER_STALE_MS = 10_000;
-
 /**
- * Takes the run's lock file so that one engine process at a time writes to a run. A lock left by a
- * process that no longer exists (a crash, `kill -9`) is taken over; the takeover itself is guarded by a
- * second lock file, so two processes that both find a dead holder can never both proceed.
+ * Takes the run's lock file so that one engine process at a time writes to a run. The holder (pid,
+ * host, since, start time) is written to a new file first and linked into place whole. A lock whose
+ * holder is provably dead (same host; its pid gone, a zombie, or reused by a later process) is taken
+ * over, race-free (see `take`). Release removes the file only while it still names this holder.
  */
 export function acquireRunLock(file: string, runId: string): RunLock {
-  const takeover = `${file}.takeover`;
-  const lock = { file, release: () => rmSync(file, { force: true }) };
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    if (tryCreate(file)) return lock;
-    const holder = readHolder(file);
-    if (holder === undefined) continue;
-    if (holderIsLive(holder)) throw refuse(file, runId, holder);
-
-    if (!tryCreate(takeover)) {
-      try {
-        if (Date.now() - statSync(takeover).mtimeMs > TAKEOVER_STALE_MS) rmSync(takeover, { force: true });
-      } catch {
-        // Gone already.
-      }
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
-      continue;
-    }
-    try {
-      // Under the takeover lock, nobody else can replace the lock file: check the holder once more.
-      const again = readHolder(file);
-      if (again && holderIsLive(again)) throw refuse(file, runId, again);
-      rmSync(file, { force: true });
-      if (tryCreate(file)) return lock;
-    } finally {
-      rmSync(takeover, { force: true });
-    }
-  }
-  throw new ConfigurationError(`Could not take the lock ${file} for run ${runId}.`, {
-    code: 'RUN_LOCKED',
+  const text = `${JSON.stringify(currentHolder())}\n`;
+  const taken = take(file, text, 0);
+  if (!taken.held) throw refuse(file, runId, taken.holder);
+  return {
     file,
-    hint: 'Another process keeps creating and removing it; try again.',
-  });
+    release: () => {
+      if (readText(file) === text) rmSync(file, { force: true });
+    },
+  };
 }

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { acquireExecLock } from './exec-lock.js';
 import { isSupervisorAlive, stopProcessGroup } from './interpreter-process.js';
 import { type SessionsOptions, resolveSessionsDir } from './options.js';
-import { isProcessAlive } from './process-alive.js';
+import { isSessionProcessAlive } from './process-alive.js';
 import { SessionError } from './session-error.js';
 import { readMetadata, removeFiles, sessionPaths, writeMetadata } from './session-store.js';
 import type { EndResult } from './types.js';
@@ -22,7 +22,7 @@ export async function endSession(sessionId: string, options: SessionsOptions = {
   if (before.kind === 'interpreter') {
     // Stopping first also cuts short an exec in progress, which then releases the lock.
     if (isSupervisorAlive(before.pid, paths.directory) && before.pid !== undefined) await stopProcessGroup(before.pid);
-    else if (before.interpreter_pid !== undefined && isProcessAlive(before.interpreter_pid, before.argv[0])) {
+    else if (before.interpreter_pid !== undefined && isSessionProcessAlive(before.interpreter_pid, before.argv[0])) {
       process.kill(before.interpreter_pid, 'SIGKILL');
     }
   }

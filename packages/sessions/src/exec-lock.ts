@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isProcessAlive } from './process-alive.js';
+import { isProcessAlive } from '@delta/process-identity';
 
 const pollIntervalMs = 15;
 const unreadableLockAgeMs = 5_000;

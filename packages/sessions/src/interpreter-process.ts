@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isProcessAlive, isProcessGroupAlive } from './process-alive.js';
+import { isProcessGroupAlive } from '@delta/process-identity';
+import { isSessionProcessAlive } from './process-alive.js';
 import { SessionError, type SessionErrorCode } from './session-error.js';
 
 /** Unix socket paths are limited to about 104 bytes; longer ones go to the temporary directory. */
@@ -133,5 +134,5 @@ export async function stopProcessGroup(pid: number, graceMs = 1_000): Promise<vo
 
 /** Whether the supervisor of this session is running (and is ours, not a recycled pid). */
 export function isSupervisorAlive(pid: number | undefined, sessionDirectory: string): boolean {
-  return pid !== undefined && isProcessAlive(pid, sessionDirectory);
+  return pid !== undefined && isSessionProcessAlive(pid, sessionDirectory);
 }

@@ -5,7 +5,7 @@ import { sessionMetadataPath, temporaryWorkspace } from '../test/temp-workspace.
 import { failure } from '../test/session-failure.js';
 import { endSession, execInSession, listSessions, startSession } from './index.js';
 import type { SessionMetadata } from './index.js';
-import { isProcessAlive } from './process-alive.js';
+import { isProcessAlive } from '@delta/process-identity';
 
 let cwd: string;
 let dispose: () => Promise<void>;

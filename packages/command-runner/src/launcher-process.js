@@ -1,0 +1,133 @@
+// @ts-check
+// The tool launcher's own program (see CommandLauncher in launcher.ts): `node launcher-process.js`, a
+// small long-lived process that starts commands on the engine's behalf. Plain JavaScript so that node runs
+// it from the sources (tests) as from dist/ and from a bundle that inlines this package (the delta CLI
+// builds it as a second entry next to its chunks); tsc checks it through checkJs.
+//
+// Protocol: one JSON object per line in each direction, handled in order.
+//   in:  { id, file, args, cwd, env, stdin?, stdoutFile, stderrFile, processFile? }   start a command
+//        { id, write: [file, text] }      write a small file (a record the engine does not wait for)
+//        { id, sync: true }               answer { id, synced: true } once everything before it is done
+//   out: { id, pid }                      once the command has started
+//        { id, exit: code, signal }       when it has exited
+//        { id, error: { code, message } } when it could not be started (then nothing else for this id)
+//        { id, writeError: message }      when a write failed
+// The launcher opens the two output files itself, starts the command without a shell in its own process
+// group, writes its pid and start time to processFile (as runCommand does), writes stdin, and reports.
+// Once its stdin closes it exits as soon as no command is running.
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, renameSync, writeFileSync } from 'node:fs';
+import { writeProcessFile } from '@delta/process-identity';
+
+/**
+ * @typedef {{ id: number, file: string, args: string[], cwd: string, env: Record<string, string>,
+ *   stdin?: string, stdoutFile: string, stderrFile: string, processFile?: string }} LaunchMessage
+ * @typedef {LaunchMessage | { id: number, write: [string, string] } | { id: number, sync: true }} Message
+ */
+
+// What ps and top show, rather than the node command line.
+process.title = 'delta-launcher';
+// The launcher runs in its own process group; a stray terminal signal must not end it early.
+for (const signal of /** @type {const} */ (['SIGINT', 'SIGHUP', 'SIGQUIT'])) process.on(signal, () => undefined);
+
+/** @param {object} message */
+function send(message) {
+  process.stdout.write(`${JSON.stringify(message)}\n`);
+}
+
+/** @param {unknown} error */
+function describe(error) {
+  const { code, message } = /** @type {{ code?: unknown, message?: unknown }} */ (error ?? {});
+  return { code: typeof code === 'string' ? code : undefined, message: String(message ?? error) };
+}
+
+let running = 0;
+let closed = false;
+
+/** @param {LaunchMessage} request */
+function launch(request) {
+  const { id } = request;
+  /** @type {number | undefined} */
+  let stdoutFd;
+  /** @type {number | undefined} */
+  let stderrFd;
+  /** @type {import('node:child_process').ChildProcess} */
+  let child;
+  try {
+    stdoutFd = openSync(request.stdoutFile, 'w');
+    stderrFd = openSync(request.stderrFile, 'w');
+    child = spawn(request.file, request.args, {
+      cwd: request.cwd,
+      env: request.env,
+      detached: true,
+      stdio: [typeof request.stdin === 'string' ? 'pipe' : 'ignore', stdoutFd, stderrFd],
+    });
+  } catch (error) {
+    send({ id, error: describe(error) });
+    return;
+  } finally {
+    // The command holds its own copies.
+    if (stdoutFd !== undefined) closeSync(stdoutFd);
+    if (stderrFd !== undefined) closeSync(stderrFd);
+  }
+  let done = false;
+  running += 1;
+  /** @param {object} message */
+  const finish = (message) => {
+    if (done) return;
+    done = true;
+    send(message);
+    running -= 1;
+    if (closed && running === 0) process.exit(0);
+  };
+  child.once('error', (error) => finish({ id, error: describe(error) }));
+  child.once('exit', (code, signal) => finish({ id, exit: code, signal }));
+  if (child.pid !== undefined) {
+    if (request.processFile) {
+      try {
+        writeProcessFile(request.processFile, child.pid);
+      } catch (error) {
+        send({ id, writeError: describe(error).message });
+      }
+    }
+    send({ id, pid: child.pid });
+  }
+  if (child.stdin) {
+    // A command that exits without reading its input is not an error of ours.
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(request.stdin);
+  }
+}
+
+/** Whole or not at all (a new file renamed into place): if this launcher dies, the engine writes what it may not have. */
+function writeRecord(/** @type {number} */ id, /** @type {string} */ file, /** @type {string} */ text) {
+  try {
+    const temporary = `${file}.${process.pid}.tmp`;
+    writeFileSync(temporary, text);
+    renameSync(temporary, file);
+  } catch (error) {
+    send({ id, writeError: describe(error).message });
+  }
+}
+
+/** @param {Message} message */
+function handle(message) {
+  if ('sync' in message) send({ id: message.id, synced: true });
+  else if ('write' in message) writeRecord(message.id, message.write[0], message.write[1]);
+  else launch(message);
+}
+
+let pending = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (/** @type {string} */ chunk) => {
+  pending += chunk;
+  for (let end = pending.indexOf('\n'); end >= 0; end = pending.indexOf('\n')) {
+    const line = pending.slice(0, end);
+    pending = pending.slice(end + 1);
+    if (line !== '') handle(JSON.parse(line));
+  }
+});
+process.stdin.on('end', () => {
+  closed = true;
+  if (running === 0) process.exit(0);
+});
