@@ -29,13 +29,18 @@ function watchServer() {
 }
 
 /**
- * Runs `delta run` (the built CLI, in its own process) for `iterations` model calls against the testkit
+ * Runs `delta run` (the built CLI, or the `bin` given, in its own process) for `iterations` model calls against the testkit
  * server answering instantly: every answer but the last calls one trivial `exec:` tool.
  *
  * Returns, per iteration k >= 2, the engine's turn: from the model's answer k-1 being sent to request k
  * arriving (so the wall time less the server's time), plus the whole run's wall time, peak RSS and paths.
  */
-export async function benchEngineRun({ iterations, tool = { exec: 'echo ok' }, message = 'Call the tool until told otherwise.' }) {
+export async function benchEngineRun({
+  iterations,
+  tool = { exec: 'echo ok' },
+  message = 'Call the tool until told otherwise.',
+  bin = deltaBin,
+}) {
   const server = await startFakeLlm({
     script: (_request, index) =>
       index < iterations - 1 ? { tool_calls: [{ id: `call_${index + 1}`, name: 'step', arguments: {} }] } : { content: 'done' },
@@ -50,20 +55,7 @@ export async function benchEngineRun({ iterations, tool = { exec: 'echo ok' }, m
   try {
     result = await run(
       process.execPath,
-      [
-        ...launcherNodeFlags(),
-        deltaBin,
-        'run',
-        '--agent',
-        agent,
-        '-m',
-        message,
-        '-w',
-        work,
-        '--max-iterations',
-        String(iterations + 1),
-        '-y',
-      ],
+      [...launcherNodeFlags(), bin, 'run', '--agent', agent, '-m', message, '-w', work, '--max-iterations', String(iterations + 1), '-y'],
       { env: { DELTA_API_KEY: 'bench-key', DELTA_BASE_URL: server.baseUrl }, measureRss: true },
     );
   } finally {
@@ -85,6 +77,7 @@ export async function benchEngineRun({ iterations, tool = { exec: 'echo ok' }, m
     endMs,
     wallMs: result.wallMs,
     cpuMs: result.cpuMs,
+    childrenCpuMs: result.childrenCpuMs,
     maxRssKiB: result.maxRssKiB,
     launcherRssKiB: result.launcherRssKiB,
     turns,

@@ -20,7 +20,8 @@ const rssPreload = new URL('./report-rss.cjs', import.meta.url).pathname;
 /**
  * Runs a command to its end without blocking this process's event loop (the fake model answers from it).
  * Returns its exit code, output, wall time in ms and, with `measureRss` (Node programs only), its peak RSS
- * in KiB, its CPU time in ms and the peak RSS of its tool launcher (KiB), if it started one.
+ * in KiB, its CPU time in ms, that of the children it collected (ms) and the peak RSS of its tool
+ * launcher (KiB), if it started one.
  */
 /** The peak RSS (KiB) of the engine's tool launcher, a child named `delta-launcher`, read every 50 ms. */
 function watchLauncher(pid) {
@@ -67,11 +68,12 @@ export function run(file, args, options = {}) {
       const launcherRssKiB = launcher?.stop();
       let maxRssKiB;
       let cpuMs;
+      let childrenCpuMs;
       if (rssFile && existsSync(rssFile)) {
-        [maxRssKiB, cpuMs] = readFileSync(rssFile, 'utf8').trim().split(' ').map(Number);
+        [maxRssKiB, cpuMs, childrenCpuMs] = readFileSync(rssFile, 'utf8').trim().split(' ').map(Number);
         rmSync(rssFile, { force: true });
       }
-      resolve({ code, stdout, stderr, wallMs, maxRssKiB, cpuMs, launcherRssKiB });
+      resolve({ code, stdout, stderr, wallMs, maxRssKiB, cpuMs, childrenCpuMs, launcherRssKiB });
     });
   });
 }

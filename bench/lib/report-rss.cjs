@@ -1,5 +1,6 @@
 // Preloaded into a measured Node process (node --require): at exit, writes its peak resident set size
-// in KiB and its CPU time (user + system, in ms) to the file named by BENCH_RSS_FILE.
+// in KiB, its CPU time (user + system, in ms) and that of its children it has collected (its tool
+// launcher and what that started, or the tools themselves), to the file named by BENCH_RSS_FILE.
 //
 // The peak is VmHWM from /proc/self/status where there is one: the high-water mark of this program's
 // own memory since it started. process.resourceUsage().maxRSS (getrusage) is not that on Linux: it keeps
@@ -19,10 +20,21 @@ function peakKiB() {
   return process.resourceUsage().maxRSS;
 }
 
+/** cutime + cstime from /proc/self/stat (fields 16 and 17, in clock ticks, 100 a second on Linux), in ms. */
+function childrenCpuMs() {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[13]) + Number(fields[14])) * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 if (target) {
   delete process.env.BENCH_RSS_FILE;
   process.on('exit', () => {
     const usage = process.resourceUsage();
-    writeFileSync(target, `${peakKiB()} ${(usage.userCPUTime + usage.systemCPUTime) / 1000}\n`);
+    writeFileSync(target, `${peakKiB()} ${(usage.userCPUTime + usage.systemCPUTime) / 1000} ${childrenCpuMs()}\n`);
   });
 }
