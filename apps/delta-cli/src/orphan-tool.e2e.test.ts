@@ -7,7 +7,11 @@ import { isProcessAlive, isProcessGroupAlive, readProcessFile } from '@delta/pro
 import { runDelta } from './test-support.js';
 
 let server: FakeLlm | undefined;
+/** The tool's process group, stopped here if the test failed before the engine stopped it. */
+let toolGroup = 0;
 afterEach(async () => {
+  if (toolGroup > 0 && isProcessGroupAlive(toolGroup)) process.kill(-toolGroup, 'SIGKILL');
+  toolGroup = 0;
   await server?.close();
   server = undefined;
   await cleanupTempDirs();
@@ -31,8 +35,9 @@ describe('a tool left running by a killed engine', () => {
       agentYaml: {
         name: 'orphan',
         llm: { model: 'm' },
-        // Its child outlives the tool's shell unless the whole process group is stopped.
-        tools: [{ name: 'slow', description: 'Takes a while', shell: '(sleep 2; touch late-write) & sleep 30' }],
+        // Its background child outlives the tool's shell unless the whole process group is stopped. Both
+        // outlast any test: only stopping the group ends them in time.
+        tools: [{ name: 'slow', description: 'Takes a while', shell: '(sleep 600; touch late-write) & sleep 600' }],
       },
     });
     const work = join(await createTempDir('work-'), 'w');
@@ -49,6 +54,7 @@ describe('a tool left running by a killed engine', () => {
       return tool !== undefined;
     }, 'the tool to start');
     const { pid, start_ticks: startTicks } = tool!;
+    toolGroup = pid;
     expect(startTicks).toMatch(/^\d+$/);
     process.kill(enginePid, 'SIGKILL');
     expect((await first).exitCode).toBeNull();
@@ -58,8 +64,8 @@ describe('a tool left running by a killed engine', () => {
     expect(resumed.exitCode).toBe(0);
     expect(resumed.stdout).toBe('resumed and done\n');
     expect(isProcessAlive(pid, startTicks)).toBe(false);
-    // Its background child (which would write late-write after 2 s) was in the same group: once no
-    // member of the group is left, the write can never happen. Left running, `sleep 30` keeps the group past it.
+    // Its background child was in the same group: the group ends (every member stopped, not left to run
+    // for ten minutes, which would time this wait out), so late-write can never be written.
     await until(() => !isProcessGroupAlive(pid), "the tool's process group to end");
     expect(existsSync(join(work, 'late-write'))).toBe(false);
 
