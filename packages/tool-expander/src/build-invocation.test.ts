@@ -139,7 +139,7 @@ describe('ToolArgumentError', () => {
   });
 
   it.each([
-    [{ pattern: { a: 1 } }, "Argument 'pattern' must be a string, found a object."],
+    [{ pattern: { a: 1 } }, "Argument 'pattern' must be a string, found an object."],
     [{ pattern: ['a'] }, "Argument 'pattern' must be a string, found an array."],
     [{ pattern: 'a\u0000b' }, "Argument 'pattern' contains a NUL character, which a command-line argument cannot hold."],
     ['{"pattern":"x"}', 'Expected a JSON object of arguments, found string.'],

@@ -1,6 +1,7 @@
 import { executionSettings } from './execution-settings.js';
 import type { ExpandedParameter, ExpandedTool } from './expanded-tool.js';
 import { fieldPath } from './field-path.js';
+import { checkDeclaredType } from './parameter-type.js';
 import { isEngineVariable } from './placeholder.js';
 import type { ToolDefinition } from './tool-definition.js';
 import type { ToolDefinitionIssue } from './tool-definition-error.js';
@@ -89,16 +90,18 @@ export function expandCommandTool(definition: ToolDefinition, issues: ToolDefini
         hint: 'Remove position.',
       });
     }
+    const declared = checkDeclaredType(entry, here, issues);
     const parameter: ExpandedParameter = {
       name: entry.name,
-      type: 'string',
+      type: declared.type,
+      ...(declared.enum === undefined ? {} : { enum: declared.enum }),
       required: entry.required !== false && entry.default === undefined,
       inject_as: injectAs,
     };
     if (entry.description !== undefined) parameter.description = entry.description;
     if (entry.position !== undefined && injectAs === 'argument') parameter.position = entry.position;
     if (entry.option_name !== undefined && injectAs === 'option') parameter.option_name = entry.option_name;
-    if (entry.default !== undefined) parameter.default = entry.default;
+    if (declared.default !== undefined) parameter.default = declared.default;
     parameters.push(parameter);
   });
 

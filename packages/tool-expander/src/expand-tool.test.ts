@@ -439,17 +439,12 @@ describe('the definition shape', () => {
     [{ name: 'a', command: [] }, 'command', "'command' is empty.", 'a list of 0'],
     [{ name: 'a', command: 'ls -la' }, 'command', "'command' has the wrong type.", '"ls -la"'],
     [
-      { name: 'a', exec: 'x', parameters: [{ name: 'n', default: 10 }] },
+      { name: 'a', exec: 'x', parameters: [{ name: 'n', default: [10] }] },
       'parameters[0].default',
-      "'default' has the wrong type.",
-      'number 10',
+      "'default' has the wrong value.",
+      'a list of 1',
     ],
-    [
-      { name: 'a', exec: 'x', parameters: [{ name: 'n', type: 'number' }] },
-      'parameters[0].type',
-      "'type' has the wrong value.",
-      '"number"',
-    ],
+    [{ name: 'a', exec: 'x', parameters: [{ name: 'n', type: 'float' }] }, 'parameters[0].type', "'type' has the wrong value.", '"float"'],
     [
       { name: 'a', exec: 'x', parameters: [{ name: 'n', inject_as: 'env' }] },
       'parameters[0].inject_as',
@@ -488,7 +483,7 @@ describe('the definition shape', () => {
     );
     expect(result.success).toBe(true);
     expect(warnings.map((warning) => warning.field)).toEqual(['tools[0].timeout', 'tools[0].parameters[0].note']);
-    expect(warnings[1]?.message).toContain("Unknown parameter key 'note' is ignored. Known keys: name, type, description");
+    expect(warnings[1]?.message).toContain("Unknown parameter key 'note' is ignored. Known keys: name, type, enum, description");
     expect(result.warnings).toEqual(warnings);
   });
 

@@ -1,3 +1,5 @@
+import type { ParameterType, ParameterValue } from './parameter-type.js';
+
 /** How a parameter's value reaches the process. */
 export type InjectAs = 'argument' | 'stdin' | 'option';
 
@@ -7,7 +9,10 @@ export type ToolMode = 'command' | 'exec' | 'shell';
 /** A parameter after expansion and merging: the single form the engine and the model see. */
 export interface ExpandedParameter {
   name: string;
-  type: 'string';
+  /** The JSON type the model must send; the program receives the value as text whatever the type. */
+  type: ParameterType;
+  /** The only values the model may send. */
+  enum?: ParameterValue[];
   description?: string;
   /** True when the model must supply it: no default, and not declared `required: false`. */
   required: boolean;
@@ -18,7 +23,7 @@ export interface ExpandedParameter {
   raw?: boolean;
   /** inject_as option only: the flag written before the value (`--port 8080`). */
   option_name?: string;
-  default?: string;
+  default?: ParameterValue;
 }
 
 /**

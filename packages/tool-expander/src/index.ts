@@ -8,7 +8,9 @@ export { DEFAULT_TOOL_TIMEOUT_MS, MAX_TOOL_TIMEOUT_MS } from './execution-settin
 export { buildInvocation } from './build-invocation.js';
 export type { Invocation } from './build-invocation.js';
 export { toFunctionTool } from './to-function-tool.js';
-export type { FunctionParametersSchema, FunctionTool } from './to-function-tool.js';
+export type { FunctionParameterSchema, FunctionParametersSchema, FunctionTool } from './to-function-tool.js';
+export { PARAMETER_TYPES } from './parameter-type.js';
+export type { ParameterType, ParameterValue } from './parameter-type.js';
 export { toExpandedDefinition } from './to-expanded-definition.js';
 export type { ExpandedDefinition, ExpandedParameterDefinition } from './to-expanded-definition.js';
 export { quoteCommandLine } from './quote-command-line.js';

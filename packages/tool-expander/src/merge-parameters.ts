@@ -1,5 +1,6 @@
 import type { ExpandedParameter } from './expanded-tool.js';
 import { fieldPath } from './field-path.js';
+import { checkDeclaredType } from './parameter-type.js';
 import { isEngineVariable } from './placeholder.js';
 import type { ToolParameter } from './tool-definition.js';
 import type { ToolDefinitionIssue } from './tool-definition-error.js';
@@ -7,7 +8,8 @@ import type { ToolDefinitionIssue } from './tool-definition-error.js';
 /**
  * Merges an explicit `parameters:` block into the parameters inferred from an exec: or shell:
  * template (001 section 3.7.1). The template decides how a value is injected (inject_as, position,
- * :raw); the block may only add description, default and required. Problems are added to `issues`.
+ * :raw); the block may only add what the value means: type, enum, description, default and required.
+ * Problems are added to `issues`.
  */
 export function mergeParameters(
   inferred: readonly ExpandedParameter[],
@@ -91,9 +93,12 @@ export function mergeParameters(
         hint: 'Remove option_name, or write the flag in the template: "--port ${port}".',
       });
     }
+    const declared = checkDeclaredType(entry, at, issues);
+    target.type = declared.type;
+    if (declared.enum !== undefined) target.enum = declared.enum;
     if (entry.description !== undefined) target.description = entry.description;
-    if (entry.default !== undefined) target.default = entry.default;
-    target.required = entry.required !== false && target.default === undefined;
+    if (declared.default !== undefined) target.default = declared.default;
+    target.required = entry.required !== false && entry.default === undefined;
   });
 
   return [...merged.values()];

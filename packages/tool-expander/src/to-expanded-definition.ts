@@ -1,11 +1,13 @@
 import type { ExpandedTool, InjectAs } from './expanded-tool.js';
+import type { ParameterType, ParameterValue } from './parameter-type.js';
 
 export interface ExpandedParameterDefinition {
   name: string;
-  type: 'string';
+  type: ParameterType;
+  enum?: ParameterValue[];
   description?: string;
   required?: false;
-  default?: string;
+  default?: ParameterValue;
   inject_as: InjectAs;
   option_name?: string;
   position?: number;
@@ -37,6 +39,7 @@ export function toExpandedDefinition(tool: ExpandedTool): ExpandedDefinition {
     parameters: tool.parameters.map((parameter) => ({
       name: parameter.name,
       type: parameter.type,
+      ...(parameter.enum === undefined ? {} : { enum: [...parameter.enum] }),
       ...(parameter.description === undefined ? {} : { description: parameter.description }),
       ...(parameter.required || parameter.default !== undefined ? {} : { required: false as const }),
       ...(parameter.default === undefined ? {} : { default: parameter.default }),

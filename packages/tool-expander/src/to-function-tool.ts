@@ -1,8 +1,16 @@
 import type { ExpandedTool } from './expanded-tool.js';
+import type { ParameterType, ParameterValue } from './parameter-type.js';
+
+/** The JSON schema of one parameter. */
+export interface FunctionParameterSchema {
+  type: ParameterType;
+  description?: string;
+  enum?: ParameterValue[];
+}
 
 export interface FunctionParametersSchema {
   type: 'object';
-  properties: Record<string, { type: 'string'; description?: string }>;
+  properties: Record<string, FunctionParameterSchema>;
   required: string[];
   additionalProperties: false;
 }
@@ -14,14 +22,18 @@ export interface FunctionTool {
 }
 
 /**
- * The function the model sees: every parameter is a string; `required` lists the parameters without
- * a default that were not declared `required: false`. Engine variables are never parameters.
+ * The function the model sees: each parameter with its JSON type (string unless declared), its
+ * description and its enum; `required` lists the parameters without a default that were not declared
+ * `required: false`. Engine variables are never parameters.
  */
 export function toFunctionTool(tool: ExpandedTool): FunctionTool {
   const properties: FunctionParametersSchema['properties'] = {};
   for (const parameter of tool.parameters) {
-    properties[parameter.name] =
-      parameter.description === undefined ? { type: 'string' } : { type: 'string', description: parameter.description };
+    properties[parameter.name] = {
+      type: parameter.type,
+      ...(parameter.description === undefined ? {} : { description: parameter.description }),
+      ...(parameter.enum === undefined ? {} : { enum: [...parameter.enum] }),
+    };
   }
   return {
     type: 'function',

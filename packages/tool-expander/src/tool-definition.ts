@@ -1,16 +1,22 @@
 import { z } from 'zod';
 import { PARAMETER_NAME_PATTERN, TOOL_NAME_PATTERN } from './placeholder.js';
 import { MAX_TOOL_TIMEOUT_MS } from './execution-settings.js';
+import { PARAMETER_TYPES } from './parameter-type.js';
+
+const ParameterValue = z.union([z.string(), z.number(), z.boolean()]);
 
 /** One entry of a tool's `parameters:` block, as a user writes it. */
 export const ToolParameter = z.object({
   name: z.string().regex(PARAMETER_NAME_PATTERN),
-  type: z.literal('string').optional(),
+  /** The JSON type the model must send (default string); the value reaches the program as text either way. */
+  type: z.enum(PARAMETER_TYPES).optional(),
+  /** The only values allowed, of the parameter's type. */
+  enum: z.array(ParameterValue).min(1).optional(),
   description: z.string().optional(),
   required: z.boolean().optional(),
   inject_as: z.enum(['argument', 'stdin', 'option']).optional(),
   option_name: z.string().min(1).optional(),
-  default: z.string().optional(),
+  default: ParameterValue.optional(),
   position: z.number().int().min(0).optional(),
   raw: z.boolean().optional(),
 });
