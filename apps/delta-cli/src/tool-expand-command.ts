@@ -27,14 +27,15 @@ function agentDirectory(target: string): string {
 
 /**
  * `delta tool expand`: loads the agent exactly as a run does (imports included) and prints each tool in
- * its expanded form, or with --schema the function definitions the model receives.
+ * its expanded form, or with --schema the function definitions the model receives (ask_human included).
  */
 export async function toolExpandCommand(target: string | undefined, flags: ToolExpandFlags): Promise<number> {
-  const { loadAgent } = await import('@delta/engine');
-  const { toExpandedDefinition, toFunctionTool } = await import('@delta/tool-expander');
+  const { loadAgent, requestTools } = await import('@delta/engine');
+  const { toExpandedDefinition } = await import('@delta/tool-expander');
   const agent = loadAgent(agentDirectory(target ?? '.'), { strict: flags.strict === true });
   for (const warning of agent.warnings) printConfigWarning(warning);
-  const tools = flags.schema ? agent.tools.map(toFunctionTool) : agent.tools.map(toExpandedDefinition);
+  // --schema: exactly the tools every request carries, ask_human included unless the agent turned it off.
+  const tools = flags.schema ? requestTools(agent) : agent.tools.map(toExpandedDefinition);
   if (flags.json) {
     process.stdout.write(`${JSON.stringify({ tools }, null, 2)}\n`);
   } else {

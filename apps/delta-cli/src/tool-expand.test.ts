@@ -138,7 +138,8 @@ describe('delta tool expand', () => {
     const result = await runDelta(['tool', 'expand', agent, '--schema', '--json']);
     expect(result.exitCode).toBe(0);
     const { tools } = JSON.parse(result.stdout) as { tools: Array<{ type: string; function: { name: string; parameters: unknown } }> };
-    expect(tools.map((tool) => tool.function.name)).toEqual(['list_files', 'run_docker', 'serve', 'write_file', 'sub_agent']);
+    expect(tools.map((tool) => tool.function.name)).toEqual(['list_files', 'run_docker', 'serve', 'write_file', 'sub_agent', 'ask_human']);
+    expect(tools[5]?.function.parameters).toMatchObject({ required: ['prompt'] });
     expect(tools[2]).toEqual({
       type: 'function',
       function: {
@@ -210,5 +211,35 @@ describe('delta tool expand', () => {
       `tools[0].pass_model_credentials: 'pass_model_credentials' has the wrong type. Expected true or false, found "yes please".`,
     );
     expect(result.stderr).not.toMatch(STACK_FRAME);
+  });
+
+  it('shows typed parameters with their type, enum and default, and leaves ask_human out when the agent turns it off', async () => {
+    const agent = await createTempAgent({
+      agentYaml:
+        'name: typed\nllm: {model: m}\nask_human: false\ntools:\n  - name: fetch\n    exec: "curl -X ${method} --max-time ${seconds} -- ${url}"\n' +
+        '    parameters:\n      - name: method\n        enum: [GET, POST]\n      - name: seconds\n        type: integer\n        default: 30\n',
+    });
+    const schema = await runDelta(['tool', 'expand', agent, '--schema', '--json']);
+    expect(schema.exitCode).toBe(0);
+    expect(JSON.parse(schema.stdout)).toEqual({
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'fetch',
+            description: '',
+            parameters: {
+              type: 'object',
+              properties: { method: { type: 'string', enum: ['GET', 'POST'] }, seconds: { type: 'integer' }, url: { type: 'string' } },
+              required: ['method', 'url'],
+              additionalProperties: false,
+            },
+          },
+        },
+      ],
+    });
+    const expanded = await runDelta(['tool', 'expand', agent]);
+    expect(expanded.stdout).toContain('      - name: method\n        type: string\n        enum:\n          - GET\n          - POST\n');
+    expect(expanded.stdout).toContain('      - name: seconds\n        type: integer\n        default: 30\n');
   });
 });

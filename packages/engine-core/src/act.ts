@@ -4,6 +4,7 @@ import { unfinishedToolExecutions, type PendingCall, type RecordedToolCall } fro
 import type { Invocation } from '@delta/tool-expander';
 import { ASK_HUMAN } from './ask-human.js';
 import { answerAskHuman } from './answer-ask-human.js';
+import { asksHuman } from './built-in-tools.js';
 import type { RunOutcome } from './exit-codes.js';
 import { record, recordWriter, type RunContext } from './run-context.js';
 import { invokeHook } from './lifecycle-hooks.js';
@@ -111,7 +112,7 @@ export async function act(context: RunContext, pending: readonly PendingCall[]):
   };
   for (const item of pending) {
     const { call, iteration } = item;
-    if (call.name === ASK_HUMAN) {
+    if (call.name === ASK_HUMAN && asksHuman(context.agent)) {
       const outcome = await answerAskHuman(context, item);
       if (outcome) return outcome;
       continue;

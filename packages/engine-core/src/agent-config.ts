@@ -54,6 +54,8 @@ export const AgentConfig = z.strictObject({
   imports: z.array(z.string().min(1)).default([]),
   tools: z.array(z.unknown()).default([]),
   max_iterations: z.number().int().positive().optional(),
+  /** false: the model is not offered ask_human, so an unattended run never stops to wait for a person (101). */
+  ask_human: z.boolean().optional(),
   lifecycle_hooks: z.unknown().optional(),
 });
 export type AgentConfig = z.infer<typeof AgentConfig>;

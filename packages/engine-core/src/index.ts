@@ -16,6 +16,7 @@ export type { EngineOptions, RunResult } from './run-options.js';
 export { ExitCode } from './exit-codes.js';
 export type { RunOutcome } from './exit-codes.js';
 export { ASK_HUMAN, ASK_HUMAN_TOOL } from './ask-human.js';
+export { asksHuman, requestTools } from './built-in-tools.js';
 export type { HumanInputRequest, AskHumanInteractively } from './ask-human.js';
 export { createModelClient } from './model-client.js';
 export type { ModelClient, ModelClientOptions } from './model-client.js';

@@ -79,7 +79,7 @@ export function mergeTools(sources: readonly ToolSource[]): MergedTools {
           code: 'CONFIG_INVALID',
           file: source.file,
           field,
-          hint: `Choose another name; ${BUILT_IN_TOOL_NAMES.join(', ')} ${BUILT_IN_TOOL_NAMES.length === 1 ? 'is' : 'are'} always available.`,
+          hint: `Choose another name; ${BUILT_IN_TOOL_NAMES.join(', ')} ${BUILT_IN_TOOL_NAMES.length === 1 ? 'is' : 'are'} the engine's (turn ask_human off with ask_human: false in agent.yaml).`,
         });
       }
       const earlier = inThisFile.get(tool.name);

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DeltaError } from '@delta/errors';
 import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { readJournal } from '@delta/journal';
 import { loadAgent, startRun } from './index.js';
 
 let server: FakeLlm | undefined;
@@ -115,5 +116,83 @@ describe('a base URL without a key', () => {
       `The model endpoint ${server.baseUrl} wants an API key (HTTP 401), and none was sent: neither DELTA_API_KEY nor OPENAI_API_KEY is set.`,
     );
     expect(error).toMatchObject({ code: 'MODEL_UNAUTHORIZED', kind: 'configuration', hint: expect.stringMatching(/^Set DELTA_API_KEY/) });
+  });
+});
+
+describe('the tools of a request', () => {
+  it('carry typed parameters as JSON schema; a value of the wrong type comes back as an observation, a right one runs as text', async () => {
+    server = await startFakeLlm({
+      script: [
+        { tool_calls: [{ id: 'call_wrong', name: 'repeat', arguments: { times: '3', word: 'hi' } }] },
+        { tool_calls: [{ id: 'call_right', name: 'repeat', arguments: { times: 3, word: 'hi' } }] },
+        { content: 'done' },
+      ],
+    });
+    const home = await createTempAgent({
+      agentYaml: {
+        name: 'typed',
+        llm: { model: 'm', max_retries: 0 },
+        tools: [
+          {
+            name: 'repeat',
+            shell: 'i=0; while [ "$i" -lt ${times} ]; do printf "%s " ${word}; i=$((i + 1)); done',
+            parameters: [
+              { name: 'times', type: 'integer' },
+              { name: 'word', enum: ['hi', 'bye'] },
+            ],
+          },
+        ],
+      },
+    });
+    const workDir = await createTempDir('work-');
+    const result = await startRun({ agent: loadAgent(home), message: 'go', workDir, apiKey: 'k', baseUrl: server.baseUrl });
+    expect(result.status).toBe('COMPLETED');
+    const [tool] = (server.requests[0]!.body as { tools: Array<{ function: { parameters: unknown } }> }).tools;
+    expect(tool!.function.parameters).toEqual({
+      type: 'object',
+      properties: { times: { type: 'integer' }, word: { type: 'string', enum: ['hi', 'bye'] } },
+      required: ['times', 'word'],
+      additionalProperties: false,
+    });
+    const results = readJournal(result.paths.journal).filter((event) => event.type === 'ACTION_RESULT');
+    expect(results.map((event) => event.type === 'ACTION_RESULT' && event.observation_content)).toEqual([
+      'Error: Invalid arguments for tool \'repeat\': Argument \'times\' must be an integer, found the string "3". Known arguments: times (integer, required), word (one of "hi" or "bye"; required).',
+      'hi hi hi ',
+    ]);
+  });
+
+  it('carry ask_human unless agent.yaml says ask_human: false; then a call to it is an unknown tool and the run never waits', async () => {
+    server = await startFakeLlm({
+      script: [{ tool_calls: [{ id: 'call_ask', name: 'ask_human', arguments: { prompt: 'Which file?' } }] }, { content: 'went on alone' }],
+    });
+    const home = await createTempAgent({ agentYaml: { name: 'unattended', llm: { model: 'm', max_retries: 0 }, ask_human: false } });
+    const result = await startRun({
+      agent: loadAgent(home),
+      message: 'go',
+      workDir: await createTempDir('work-'),
+      apiKey: 'k',
+      baseUrl: server.baseUrl,
+    });
+    expect(result, String((result as { error?: Error }).error?.message)).toMatchObject({ status: 'COMPLETED', exitCode: 0 });
+    expect(Object.keys(server.requests[0]!.body as object)).toEqual(['model', 'messages']);
+    const events = readJournal(result.paths.journal);
+    expect(events.some((event) => event.type === 'HUMAN_INPUT_REQUEST')).toBe(false);
+    const observation = events.find((event) => event.type === 'ACTION_RESULT');
+    expect(observation?.type === 'ACTION_RESULT' && observation.observation_content).toBe(
+      'Error: there is no tool named "ask_human". The available tools are: (none).',
+    );
+
+    await server.close();
+    server = await startFakeLlm({ script: [{ content: 'done' }] });
+    const asking = await createTempAgent({ agentYaml: { name: 'asking', llm: { model: 'm' } } });
+    await startRun({
+      agent: loadAgent(asking),
+      message: 'go',
+      workDir: await createTempDir('work-'),
+      apiKey: 'k',
+      baseUrl: server.baseUrl,
+    });
+    const tools = (server.requests[0]!.body as { tools: Array<{ function: { name: string } }> }).tools;
+    expect(tools.map((tool) => tool.function.name)).toEqual(['ask_human']);
   });
 });

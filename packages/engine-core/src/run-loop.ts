@@ -2,12 +2,11 @@ import { join } from 'node:path';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { buildContext, estimateTokens } from '@delta/context-builder';
 import { payloadOverride } from '@delta/hooks';
-import { toFunctionTool } from '@delta/tool-expander';
 import { createInvocationId, writeInvocationResult, type RecordedToolCall, type TokenUsage } from '@delta/journal';
 import { act } from './act.js';
 import { invokeHook } from './lifecycle-hooks.js';
 import { ENGINE_LLM_KEYS } from './agent-config.js';
-import { ASK_HUMAN_TOOL } from './ask-human.js';
+import { requestTools } from './built-in-tools.js';
 import { ExitCode, type RunOutcome } from './exit-codes.js';
 import { record, recordWriter, type RunContext } from './run-context.js';
 import { budgetExhausted, finalAnswerGiven, isFinalAnswer } from './stop-conditions.js';
@@ -117,7 +116,7 @@ async function applyPreLlmRequest(
 export async function runLoop(context: RunContext): Promise<RunOutcome> {
   const firstIteration = context.journal.state.iterations + 1;
   const lastAllowed = firstIteration + context.maxIterations - 1;
-  const tools = [...context.agent.tools.map(toFunctionTool), ASK_HUMAN_TOOL];
+  const tools = requestTools(context.agent);
   // The tool definitions travel with every request, so a token budget leaves room for them.
   const toolTokens = estimateTokens(JSON.stringify(tools));
   // Each request is written over the previous one: what did not change is not serialized again.
@@ -164,7 +163,8 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
       ...(context.launcher ? { launcher: context.launcher } : {}),
     });
     // messages last: a request then starts with the bytes of the previous one, and io/invocations keeps only what is new.
-    const parameters = { ...requestParameters(context), model: context.agent.config.llm.model, tools };
+    // A strict server refuses an empty tools list: an agent with no tools and ask_human off sends none.
+    const parameters = { ...requestParameters(context), model: context.agent.config.llm.model, ...(tools.length > 0 ? { tools } : {}) };
     const proposed = { ...parameters, messages: built.messages } as ChatCompletionCreateParamsNonStreaming;
     const payload = await applyPreLlmRequest(context, iteration, proposed);
     // The proposed payload's body is built from the messages' JSON texts; a hook's own payload is serialized whole.
