@@ -169,6 +169,29 @@ describe('shell: expansion', () => {
     expect(tool.parameters.map((parameter) => parameter.name)).toEqual(['file']);
   });
 
+  it('accepts arithmetic and here-documents without placeholders, with placeholders around them', () => {
+    const tool = expandTool({
+      name: 't',
+      shell:
+        'n=${n}; echo $((n + 1)) $(( (2) << 1 )) ${after}\ncat <<EOF > ${file}\nline $n\nEOF\ncat <<- "X" <<Y\n\tx\n\tX\ny\nY\necho ${file}',
+    });
+    expect(tool.command[2]).toBe(
+      'n="$1"; echo $((n + 1)) $(( (2) << 1 )) "$2"\ncat <<EOF > "$3"\nline $n\nEOF\ncat <<- "X" <<Y\n\tx\n\tX\ny\nY\necho "$3"',
+    );
+    expect(tool.parameters.map((parameter) => parameter.name)).toEqual(['n', 'after', 'file']);
+  });
+
+  it('runs the suggested fixes for arithmetic and here-documents as meant', async () => {
+    const { dir } = workspaceWithMarker();
+    const tool = expandTool({
+      name: 't',
+      shell: 'n=${n}; v=${v}; echo $((n + 1)); cat <<EOF\nv=$v\nEOF',
+      parameters: [{ name: 'n', type: 'integer' }],
+    });
+    const outcome = await runInvocation(buildInvocation(tool, { n: 41, v: 'hello "$(id)"' }, { AGENT_HOME: dir, CWD: dir }), dir);
+    expect(outcome.stdout).toBe('42\nv=hello "$(id)"\n');
+  });
+
   it('keeps a multi-line script whole', () => {
     expect(expandTool({ name: 't', shell: 'export VAR=${value}\necho "Processing..."\n./script.sh "$VAR"\n' }).command[2]).toBe(
       'export VAR="$1"\necho "Processing..."\n./script.sh "$VAR"\n',
@@ -195,6 +218,12 @@ describe('shell: expansion', () => {
     ['echo ${x} ${x:raw}', "Parameter 'x' is used both with and without :raw."],
     ['ls ${AGENT_HOME:raw}', 'The engine variable ${AGENT_HOME} cannot be :raw.'],
     ["echo 'open", 'Unterminated single quote.'],
+    ['echo $((${n} + 1))', 'A placeholder inside $((…)) would be evaluated as arithmetic, not passed as a value.'],
+    ['echo "$(( (${n:raw}) * 2 ))"', 'A placeholder inside $((…)) would be evaluated as arithmetic'],
+    ['echo $(( $(echo ${n}) + 1 ))', 'A placeholder inside $((…)) would be evaluated as arithmetic'],
+    ['cat <<EOF\nv=${v}\nEOF', 'A placeholder inside a here-document would not be passed as one value.'],
+    ["cat <<-'END' > out\n\tkeep\n\t${v}\n\tEND", 'A placeholder inside a here-document'],
+    ['x=$(cat <<EOF\n${CWD}\nEOF\n)', 'A placeholder inside a here-document'],
   ])('rejects %j', (shell, message) => {
     const error = failure({ name: 't', shell }, { path: 'tools[0]' });
     expect(error.message).toContain(`tools[0].shell: ${message}`);

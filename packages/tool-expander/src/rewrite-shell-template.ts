@@ -11,7 +11,13 @@ export interface ShellScript {
   placeholders: TemplatePlaceholder[];
 }
 
-type Context = 'top' | 'double' | 'substitution' | 'backtick';
+type Context = 'top' | 'double' | 'substitution' | 'backtick' | 'arithmetic';
+
+/** A here-document whose body starts after the next newline. */
+interface PendingHeredoc {
+  delimiter: string;
+  stripTabs: boolean;
+}
 
 interface Occurrence {
   start: number;
@@ -27,12 +33,15 @@ interface Occurrence {
  * Safety does not depend on this scanner: the script is fixed here, before any value exists, and a
  * value can reach it only through a parameter expansion, which the shell never parses as code.
  * The scanner only picks the right quoting: `"$1"` in plain text, `$1` inside double quotes (already
- * quoted there), `$1` for `:raw`. Here-document bodies are scanned as plain text.
+ * quoted there), `$1` for `:raw`. Where no quoting can be right, the template is refused: inside single
+ * quotes (never substituted), inside `$((…))` (the value would be evaluated as arithmetic, `$(("$1" + 1))`
+ * fails) and inside a here-document body (where quotes are literal text: `v="$1"` writes the quotes).
  */
 export function rewriteShellTemplate(template: string): ShellScript {
   const occurrences: Occurrence[] = [];
   const stack: Context[] = ['top'];
   const depths: number[] = [];
+  const heredocs: PendingHeredoc[] = [];
   let index = 0;
   const at = (position: number) => `at ${describeLocation(template, position)}`;
 
@@ -69,6 +78,16 @@ export function rewriteShellTemplate(template: string): ShellScript {
       if (context === 'backtick') stack.pop();
       else stack.push('backtick');
       index += 1;
+    } else if (char === '\n' && context !== 'double' && heredocs.length > 0) {
+      index = skipHeredocBodies(template, index + 1, heredocs.splice(0));
+    } else if (char === '<' && next === '<' && template[index + 2] !== '<' && context !== 'double' && context !== 'arithmetic') {
+      const heredoc = readHeredocDelimiter(template, index + 2);
+      if (heredoc !== undefined) heredocs.push(heredoc.pending);
+      index = heredoc === undefined ? index + 2 : heredoc.end;
+    } else if (char === '$' && next === '(' && template[index + 2] === '(') {
+      stack.push('arithmetic');
+      depths.push(2);
+      index += 3;
     } else if (char === '$' && next === '(') {
       stack.push('substitution');
       depths.push(1);
@@ -84,6 +103,13 @@ export function rewriteShellTemplate(template: string): ShellScript {
           hint: `Write \${${body.name}}; it is passed as one quoted value.`,
         });
       }
+      if (stack.includes('arithmetic')) {
+        throw new TemplateProblem('A placeholder inside $((…)) would be evaluated as arithmetic, not passed as a value.', {
+          expected: 'placeholders outside arithmetic expansion',
+          found: `\${${body.name}${body.raw ? ':raw' : ''}} ${at(index)}`,
+          hint: `Declare the parameter type: integer, set a shell variable before the expression and use the variable inside it: n=\${${body.name}}; echo $((n + 1)).`,
+        });
+      }
       occurrences.push({ start: index, end: end + 1, name: body.name, raw: body.raw, quoted: context === 'double' });
       index = end + 1;
     } else if (char === '$' && next === '$') {
@@ -97,7 +123,7 @@ export function rewriteShellTemplate(template: string): ShellScript {
     } else if (char === '#' && context !== 'double' && isWordStart(template, index)) {
       const end = template.indexOf('\n', index);
       index = end === -1 ? template.length : end;
-    } else if (context === 'substitution' && (char === '(' || char === ')')) {
+    } else if ((context === 'substitution' || context === 'arithmetic') && (char === '(' || char === ')')) {
       const depth = (depths.pop() ?? 1) + (char === '(' ? 1 : -1);
       if (depth === 0) stack.pop();
       else depths.push(depth);
@@ -139,6 +165,64 @@ export function rewriteShellTemplate(template: string): ShellScript {
   }
   script += template.slice(copied);
   return { script, engineVariables, placeholders };
+}
+
+/**
+ * Reads a here-document's delimiter word after `<<` (`EOF`, `-EOF`, `'EOF'`, `"EOF"`, `\EOF`); quotes and
+ * backslashes only say the body is not expanded, so they are removed. Undefined when no word follows.
+ */
+function readHeredocDelimiter(template: string, from: number): { pending: PendingHeredoc; end: number } | undefined {
+  let index = from;
+  const stripTabs = template[index] === '-';
+  if (stripTabs) index += 1;
+  while (template[index] === ' ' || template[index] === '\t') index += 1;
+  let delimiter = '';
+  while (index < template.length && !/[\s;&|<>()]/.test(template[index] as string)) {
+    const char = template[index] as string;
+    if (char === "'" || char === '"') {
+      const close = template.indexOf(char, index + 1);
+      const end = close === -1 ? template.length : close;
+      delimiter += template.slice(index + 1, end);
+      index = end + 1;
+    } else if (char === '\\') {
+      delimiter += template[index + 1] ?? '';
+      index += 2;
+    } else {
+      delimiter += char;
+      index += 1;
+    }
+  }
+  return delimiter === '' ? undefined : { pending: { delimiter, stripTabs }, end: index };
+}
+
+/**
+ * Skips the bodies of the here-documents started on the line that just ended, refusing a placeholder in
+ * any of them: in a body, quotes are literal text, so neither "$1" nor $1 can be the right rewrite for
+ * every here-document. Returns the index after the last body's delimiter line.
+ */
+function skipHeredocBodies(template: string, from: number, heredocs: readonly PendingHeredoc[]): number {
+  let index = from;
+  for (const heredoc of heredocs) {
+    while (index < template.length) {
+      const newline = template.indexOf('\n', index);
+      const lineEnd = newline === -1 ? template.length : newline;
+      const line = template.slice(index, lineEnd);
+      if ((heredoc.stripTabs ? line.replace(/^\t+/, '') : line) === heredoc.delimiter) {
+        index = lineEnd + 1;
+        break;
+      }
+      const placeholder = /\$\{[A-Za-z_][A-Za-z0-9_]*(?::raw)?\}/.exec(line);
+      if (placeholder !== null) {
+        throw new TemplateProblem('A placeholder inside a here-document would not be passed as one value.', {
+          expected: 'placeholders outside here-document bodies',
+          found: `${placeholder[0]} at ${describeLocation(template, index + placeholder.index)}, in the here-document ending at ${heredoc.delimiter}`,
+          hint: `Set a shell variable before the here-document and use the variable in the body: v=${placeholder[0].replace(':raw', '')}, then $v (or pipe the value in: printf '%s\\n' ${placeholder[0].replace(':raw', '')} | command).`,
+        });
+      }
+      index = lineEnd + 1;
+    }
+  }
+  return index;
 }
 
 /** `$1` ... `$9`, then `${10}`: POSIX reads `$10` as `${1}0`. */
