@@ -11,7 +11,7 @@
 //   out: { id, pid }                      once the command has started
 //        { id, exit: code, signal }       when it has exited
 //        { id, error: { code, message } } when it could not be started (then nothing else for this id)
-//        { id, writeError: message }      when a write failed
+//        { id, writeError: message, code, file }  when a write failed (code: the errno code)
 // The launcher opens the two output files itself, starts the command without a shell in its own process
 // group, writes its pid and start time to processFile (as runCommand does), writes stdin, and reports.
 // Once its stdin closes it exits as soon as no command is running.
@@ -87,7 +87,7 @@ function launch(request) {
       try {
         writeProcessFile(request.processFile, child.pid);
       } catch (error) {
-        send({ id, writeError: describe(error).message });
+        send({ id, writeError: describe(error).message, code: describe(error).code, file: request.processFile });
       }
     }
     send({ id, pid: child.pid });
@@ -106,7 +106,7 @@ function writeRecord(/** @type {number} */ id, /** @type {string} */ file, /** @
     writeFileSync(temporary, text);
     renameSync(temporary, file);
   } catch (error) {
-    send({ id, writeError: describe(error).message });
+    send({ id, writeError: describe(error).message, code: describe(error).code, file });
   }
 }
 

@@ -55,6 +55,9 @@ type Reply = {
   signal?: NodeJS.Signals | null;
   error?: { code?: string; message: string };
   writeError?: string;
+  /** With writeError: the errno code and the file, so that a full disk is named as such. */
+  code?: string;
+  file?: string;
   synced?: boolean;
 };
 
@@ -210,7 +213,8 @@ export class CommandLauncher {
       writeFileSync(temporary, write.text);
       renameSync(temporary, write.file);
     } catch (error) {
-      this.writeFailure ??= error instanceof Error ? error : new Error(String(error));
+      // Named by the record, not the temporary file (a failed write names no file at all).
+      this.writeFailure ??= error instanceof Error ? Object.assign(error, { path: write.file }) : new Error(String(error));
     }
   }
 
@@ -236,7 +240,7 @@ export class CommandLauncher {
       // Written here instead: an error this process meets too is thrown at the next check. A command's
       // process file that could not be written is such an error at once.
       if (index >= 0) this.writeHere(this.unconfirmed.splice(index, 1)[0]!);
-      else this.writeFailure ??= new Error(reply.writeError);
+      else this.writeFailure ??= Object.assign(new Error(reply.writeError), { code: reply.code, path: reply.file });
       return;
     }
     // The launcher handles its input in order: a command's end means every write sent before it is done.

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { diskWrite, makeDirectory } from '@delta/errors';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { RunPaths } from '@delta/journal';
@@ -67,8 +68,9 @@ export function interactionFiles(paths: RunPaths) {
 
 /** Writes `interaction/request.json` for a person to answer in `interaction/response.txt`. */
 export function writeInteractionRequest(paths: RunPaths, request: HumanInputRequest): void {
-  mkdirSync(paths.interactionDir, { recursive: true });
-  writeFileSync(interactionFiles(paths).request, `${JSON.stringify(request, null, 2)}\n`);
+  makeDirectory(paths.interactionDir);
+  const file = interactionFiles(paths).request;
+  diskWrite(file, () => writeFileSync(file, `${JSON.stringify(request, null, 2)}\n`));
 }
 
 /** The answer in `interaction/response.txt`, if a person has written one (a final newline is dropped). */

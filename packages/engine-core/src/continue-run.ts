@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { ConfigurationError, DeltaError } from '@delta/errors';
+import { asDiskFault, ConfigurationError, DeltaError, diskWrite, makeDirectory } from '@delta/errors';
 import {
   acquireRunLock,
   isRunId,
@@ -9,6 +9,7 @@ import {
   readMetadata,
   runPaths,
   updateMetadata,
+  type RunMetadata,
   type RunState,
   type RunStatus,
 } from '@delta/journal';
@@ -17,7 +18,7 @@ import { interactionFiles } from './ask-human.js';
 import { driveRun } from './drive-run.js';
 import { ENGINE_VERSION } from './engine-version.js';
 import { loadAgent, type LoadedAgent } from './load-agent.js';
-import { openRunContext, resolveModel } from './open-run.js';
+import { openRunContext, releaseRunLock, resolveModel } from './open-run.js';
 import { record } from './run-context.js';
 import type { EngineOptions, RunResult } from './run-options.js';
 
@@ -56,6 +57,21 @@ function effectiveStatus(metadataStatus: RunStatus, state: RunState): { status: 
   if (state.lastEnd) return { status: state.lastEnd.status, crashed: false };
   // We hold the lock and the journal has no end: the engine that wrote it is gone.
   return { status: metadataStatus, crashed: true };
+}
+
+/**
+ * What the journal is told when its last engine left no ENGINE_END: it crashed (metadata.json still says
+ * RUNNING), or it ended the run but the disk refused the journal that last event (metadata.json, written
+ * in place, says how it ended).
+ */
+function unfinishedEnd(metadata: RunMetadata): string {
+  if (metadata.status === 'RUNNING') {
+    return 'The engine process that was running this run stopped without finishing (a crash or kill -9); the run is resumed from its journal.';
+  }
+  return (
+    `The engine that was running this run ended it ${metadata.status}${metadata.error ? ` (${metadata.error})` : ''}, ` +
+    'but could not record that in the journal; the run is resumed from its journal.'
+  );
 }
 
 function requireMessage(status: RunStatus, workDir: string): ConfigurationError {
@@ -98,7 +114,7 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
         ...(error.hint ? { hint: error.hint } : {}),
       });
     }
-    throw error;
+    throw asDiskFault(error, paths.lock);
   }
   try {
     // Read and folded once; nothing is written to it before the checks below pass (a torn last line is removed by the first append).
@@ -112,8 +128,9 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
     if ((status === 'COMPLETED' || status === 'FAILED') && message === undefined) throw requireMessage(status, workDir);
     if (status === 'WAITING_FOR_INPUT') {
       if (message !== undefined) {
-        mkdirSync(paths.interactionDir, { recursive: true });
-        writeFileSync(interactionFiles(paths).response, message);
+        const response = interactionFiles(paths).response;
+        makeDirectory(paths.interactionDir);
+        diskWrite(response, () => writeFileSync(response, message));
       } else if (!existsSync(interactionFiles(paths).response)) {
         throw new ConfigurationError('Run is WAITING_FOR_INPUT. To continue, provide the answer using -m/--message', {
           code: 'MESSAGE_REQUIRED',
@@ -125,46 +142,47 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
     const { model, apiKey } = await resolveModel(options, agent, workDir);
     const context = openRunContext(options, agent, paths, journal, model, apiKey);
     const journalRepair = journal.repair;
-    context.metadata.update({ status: 'RUNNING', end_time: null, error: null, status_reason: null, max_iterations: context.maxIterations });
-    context.log(`continuing run ${runId} (${crashed ? `${status}, its engine stopped without finishing` : status}) in ${workDir}`);
-    record(context, {
-      type: 'ENGINE_START',
-      run_id: runId,
-      agent_home: agent.home,
-      work_dir: workDir,
-      agent_name: agent.config.name,
-      model: agent.config.llm.model,
-      max_iterations: context.maxIterations,
-      engine_version: ENGINE_VERSION,
-      resumed: true,
-    });
-    if (journalRepair) {
-      record(context, {
-        type: 'SYSTEM_MESSAGE',
-        level: 'WARN',
-        content: `The journal's last line was cut off by a crash (${journalRepair.bytes} bytes); it was removed and kept in ${journalRepair.savedTo}.`,
-      });
-    }
-    if (crashed) {
-      record(context, {
-        type: 'SYSTEM_MESSAGE',
-        level: 'WARN',
-        content:
-          'The engine process that was running this run stopped without finishing (a crash or kill -9); the run is resumed from its journal.',
-      });
-    }
-    if (![...journal.state.events].some((event) => event.type === 'USER_MESSAGE')) {
-      // Killed before the task reached the journal: metadata.json still has it.
-      record(context, { type: 'USER_MESSAGE', content: metadata.initial_message });
-    }
-    if (message !== undefined && status !== 'WAITING_FOR_INPUT') record(context, { type: 'USER_MESSAGE', content: message });
     try {
-      const outcome = await driveRun(context);
+      // A disk that refuses this leaves the run as it was, and says so (the error names metadata.json).
+      context.metadata.update({
+        status: 'RUNNING',
+        end_time: null,
+        error: null,
+        status_reason: null,
+        max_iterations: context.maxIterations,
+      });
+      const outcome = await driveRun(context, () => {
+        context.log(`continuing run ${runId} (${crashed ? `${status}, its engine stopped without finishing` : status}) in ${workDir}`);
+        record(context, {
+          type: 'ENGINE_START',
+          run_id: runId,
+          agent_home: agent.home,
+          work_dir: workDir,
+          agent_name: agent.config.name,
+          model: agent.config.llm.model,
+          max_iterations: context.maxIterations,
+          engine_version: ENGINE_VERSION,
+          resumed: true,
+        });
+        if (journalRepair) {
+          record(context, {
+            type: 'SYSTEM_MESSAGE',
+            level: 'WARN',
+            content: `The journal's last line was cut off by a crash (${journalRepair.bytes} bytes); it was removed and kept in ${journalRepair.savedTo}.`,
+          });
+        }
+        if (crashed) record(context, { type: 'SYSTEM_MESSAGE', level: 'WARN', content: unfinishedEnd(metadata) });
+        if (![...journal.state.events].some((event) => event.type === 'USER_MESSAGE')) {
+          // Killed before the task reached the journal: metadata.json still has it.
+          record(context, { type: 'USER_MESSAGE', content: metadata.initial_message });
+        }
+        if (message !== undefined && status !== 'WAITING_FOR_INPUT') record(context, { type: 'USER_MESSAGE', content: message });
+      });
       return { ...outcome, runId, workDir, paths };
     } finally {
       await context.close();
     }
   } finally {
-    lock.release();
+    releaseRunLock(lock);
   }
 }

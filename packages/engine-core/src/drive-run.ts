@@ -1,4 +1,4 @@
-import { DeltaError } from '@delta/errors';
+import { asDiskFault, DeltaError } from '@delta/errors';
 import { ExitCode, type RunOutcome } from './exit-codes.js';
 import { invokeHook } from './lifecycle-hooks.js';
 import { record, type RunContext } from './run-context.js';
@@ -8,30 +8,61 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** Runs the loop until the run completes, fails, pauses or is stopped, then records how it ended. */
-export async function driveRun(context: RunContext): Promise<RunOutcome> {
+/** Codes that only a write can meet: whatever threw them, the disk is at fault. */
+const WRITE_FAULTS = new Set(['ENOSPC', 'EDQUOT', 'EROFS']);
+
+/**
+ * A disk fault that no write site named (a hook's or a context source's record, the launcher's writes):
+ * named by the path Node gives, else by the run's directory, so that it never passes for a tool's, a
+ * hook's or the model's failure.
+ */
+function nameDiskFault(error: unknown, context: RunContext): unknown {
+  const { code, path } = (error ?? {}) as { code?: unknown; path?: unknown };
+  if (typeof code !== 'string' || !WRITE_FAULTS.has(code)) return error;
+  return asDiskFault(error, typeof path === 'string' ? path : context.paths.runDir);
+}
+
+function failed(error: unknown): RunOutcome {
+  return {
+    status: 'FAILED',
+    exitCode: DeltaError.isInstance(error) && error.kind === 'configuration' ? ExitCode.USAGE : ExitCode.FAILED,
+    reason: errorMessage(error),
+    error,
+  };
+}
+
+/** A line for engine.log and the person, when the log itself may be what cannot be written. */
+function logQuietly(context: RunContext, line: string): void {
+  try {
+    context.log(line);
+  } catch {
+    // engine.log cannot be written either; the outcome says what went wrong.
+  }
+}
+
+/**
+ * Records the run's first events (`begin`), runs the loop until the run completes, fails, pauses or is
+ * stopped, then records how it ended. Whatever fails on the way, the first events included, ends the run
+ * with an outcome: a full, read-only or immutable disk ends it FAILED with an error that names the file.
+ */
+export async function driveRun(context: RunContext, begin: () => void = () => undefined): Promise<RunOutcome> {
   let outcome: RunOutcome;
   try {
+    begin();
     outcome = await runLoop(context);
   } catch (error) {
     outcome = context.signal.aborted
       ? { status: 'INTERRUPTED', exitCode: ExitCode.INTERRUPTED, reason: 'interrupted by a signal' }
-      : {
-          status: 'FAILED',
-          exitCode: DeltaError.isInstance(error) && error.kind === 'configuration' ? ExitCode.USAGE : ExitCode.FAILED,
-          reason: errorMessage(error),
-          error,
-        };
+      : failed(nameDiskFault(error, context));
   }
   await endHooks(context, outcome);
   // Every record of the run is on disk before the journal says it ended.
   try {
     await context.launcher?.settle();
   } catch (error) {
-    context.log(`a record could not be written: ${errorMessage(error)}`);
+    logQuietly(context, `a record could not be written: ${errorMessage(nameDiskFault(error, context))}`);
   }
-  finishRun(context, outcome);
-  return outcome;
+  return finishRun(context, outcome);
 }
 
 /** on_error for a failed run, then on_run_end: once per engine invocation, whatever the outcome. */
@@ -50,35 +81,59 @@ async function endHooks(context: RunContext, outcome: RunOutcome): Promise<void>
     }
     await invokeHook(context, 'on_run_end', { iteration, signal, context: { status: outcome.status, reason: outcome.reason ?? null } });
   } catch (error) {
-    context.log(`a run-end hook could not be run: ${errorMessage(error)}`);
+    logQuietly(context, `a run-end hook could not be run: ${errorMessage(nameDiskFault(error, context))}`);
   }
 }
 
-/** Records how the run ended: ERROR (if any) and ENGINE_END in the journal, then metadata.json. */
-export function finishRun(context: RunContext, outcome: RunOutcome): void {
+/**
+ * Records how the run ended: ERROR (if any) and ENGINE_END in the journal, then metadata.json, and
+ * returns the outcome. When the disk refuses one of these writes (full, read-only, immutable), the run
+ * ends FAILED with that error (a run that failed already keeps its own), and whatever can still be
+ * written says so: on a full disk an event may still fit the journal's last block, and metadata.json is
+ * rewritten in its own blocks (MetadataFile.update), so that it agrees with the journal's ENGINE_END
+ * whenever it can be written at all.
+ */
+export function finishRun(context: RunContext, outcome: RunOutcome): RunOutcome {
   const iteration = context.metadata.current.iterations;
+  let ended = outcome;
+  const refused = (error: unknown) => {
+    if (ended.status !== 'FAILED') ended = failed(error);
+  };
   if (outcome.status === 'FAILED') {
     const error = outcome.error;
-    record(context, {
-      type: 'ERROR',
-      iteration,
-      error_message: outcome.reason ?? 'the run failed',
-      ...(DeltaError.isInstance(error) ? { error_code: error.code } : {}),
-    });
+    try {
+      record(context, {
+        type: 'ERROR',
+        iteration,
+        error_message: outcome.reason ?? 'the run failed',
+        ...(DeltaError.isInstance(error) ? { error_code: error.code } : {}),
+      });
+    } catch {
+      // The journal is refused: ENGINE_END, shorter, may still fit; the outcome already says what failed.
+    }
   }
-  record(context, {
-    type: 'ENGINE_END',
-    run_id: context.paths.runId,
-    status: outcome.status,
-    final_iteration: iteration,
-    ...(outcome.reason ? { reason: outcome.reason } : {}),
-  });
-  context.metadata.update({
-    status: outcome.status,
-    end_time: outcome.status === 'WAITING_FOR_INPUT' ? null : new Date().toISOString(),
-    error: outcome.status === 'FAILED' ? (outcome.reason ?? 'the run failed') : null,
-    status_reason: outcome.reason ?? null,
-    exit_code: outcome.exitCode,
-  });
-  context.log(`run ${context.paths.runId} ended: ${outcome.status}${outcome.reason ? ` (${outcome.reason})` : ''}`);
+  try {
+    record(context, {
+      type: 'ENGINE_END',
+      run_id: context.paths.runId,
+      status: outcome.status,
+      final_iteration: iteration,
+      ...(outcome.reason ? { reason: outcome.reason } : {}),
+    });
+  } catch (error) {
+    refused(error);
+  }
+  try {
+    context.metadata.update({
+      status: ended.status,
+      end_time: ended.status === 'WAITING_FOR_INPUT' ? null : new Date().toISOString(),
+      error: ended.status === 'FAILED' ? (ended.reason ?? 'the run failed') : null,
+      status_reason: ended.reason ?? null,
+      exit_code: ended.exitCode,
+    });
+  } catch (error) {
+    refused(error);
+  }
+  logQuietly(context, `run ${context.paths.runId} ended: ${ended.status}${ended.reason ? ` (${ended.reason})` : ''}`);
+  return ended;
 }

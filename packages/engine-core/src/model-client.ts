@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { ConfigurationError, SystemError } from '@delta/errors';
+import { BodyRecorder } from './body-recorder.js';
 import { httpFetch } from './http-fetch.js';
 
 /** The time limit of one model request when `llm.timeout_ms` does not set one (the SDK's own is 10 minutes). */
@@ -68,7 +69,7 @@ export function createChatCompletion(
  */
 export async function createModelClient(options: ModelClientOptions): Promise<ModelClient> {
   const { default: OpenAIClient } = await import('openai');
-  let onBody: ((body: string | Uint8Array) => void) | undefined;
+  const recorder = new BodyRecorder();
   const keySent = options.apiKey !== undefined;
   const client: OpenAI = new OpenAIClient({
     // The SDK insists on a key; without one, a placeholder is given and its Authorization header removed.
@@ -78,7 +79,7 @@ export async function createModelClient(options: ModelClientOptions): Promise<Mo
     maxRetries: 0,
     timeout: options.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS,
     fetch: async (url, init) => {
-      if (onBody && (typeof init?.body === 'string' || init?.body instanceof Uint8Array)) onBody(init.body);
+      recorder.record(init?.body);
       return httpFetch(url, init);
     },
   });
@@ -87,19 +88,20 @@ export async function createModelClient(options: ModelClientOptions): Promise<Mo
   return {
     baseUrl,
     async complete(payload, callOptions) {
-      onBody = callOptions.onRequestBody;
+      recorder.start(callOptions.onRequestBody);
       try {
         for (let attempt = 0; ; attempt += 1) {
           try {
             return await createChatCompletion(client, payload, callOptions);
           } catch (error) {
+            recorder.rethrowFailure();
             const delay = attempt < maxRetries ? retryDelay(error, attempt, OpenAIClient) : undefined;
             if (delay === undefined) throw describeModelError(error, baseUrl, OpenAIClient, attempt, keySent);
             await sleep(delay, undefined, callOptions.signal ? { signal: callOptions.signal } : {});
           }
         }
       } finally {
-        onBody = undefined;
+        recorder.stop();
       }
     },
   };

@@ -1,6 +1,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
+import { diskWrite } from '@delta/errors';
 import { CommandLauncher } from '@delta/command-runner';
-import { InvocationRequestRecorder, MetadataFile, type JournalWriter, type RunPaths } from '@delta/journal';
+import { InvocationRequestRecorder, MetadataFile, type JournalWriter, type RunLock, type RunPaths } from '@delta/journal';
 import { firstHookStep } from './lifecycle-hooks.js';
 import { DEFAULT_MAX_ITERATIONS } from './agent-config.js';
 import type { LoadedAgent } from './load-agent.js';
@@ -32,6 +33,23 @@ export async function resolveModel(
   return { model, apiKey };
 }
 
+/** Runs a step of closing a run whose failure (a full disk, say) changes nothing any more. */
+function quietly(step: () => void): void {
+  try {
+    step();
+  } catch {
+    // The outcome is already recorded, or says why it could not be.
+  }
+}
+
+/**
+ * Lets go of the run's lock. A lock file the disk will not let us remove (read-only by now) is left
+ * behind, naming this process: the next engine finds its holder gone and takes it over.
+ */
+export function releaseRunLock(lock: RunLock): void {
+  quietly(() => lock.release());
+}
+
 /**
  * Builds what one engine process needs to drive a run whose directories and lock already exist, around
  * its journal (opened, and so read and folded, once by the caller).
@@ -45,10 +63,13 @@ export function openRunContext(
   apiKey: string | undefined,
 ): RunContext {
   let engineLog: number | undefined;
+  // The person sees the line first: engine.log may be what the disk refuses (then the run fails, naming it).
   const log = (line: string) => {
-    engineLog ??= openSync(paths.engineLog, 'a');
-    writeSync(engineLog, `${new Date().toISOString()} ${line}\n`);
     options.onLog?.(line);
+    diskWrite(paths.engineLog, () => {
+      engineLog ??= openSync(paths.engineLog, 'a');
+      writeSync(engineLog, `${new Date().toISOString()} ${line}\n`);
+    });
   };
   const context: RunContext = {
     agent,
@@ -69,15 +90,16 @@ export function openRunContext(
     log,
     // Started now, so that it is ready by the first tool call; a run without tools or hooks needs none.
     launcher: agent.tools.length > 0 || Object.values(agent.hooks).some(Boolean) ? CommandLauncher.start() : undefined,
+    // The run has ended (its outcome is decided and recorded): nothing here may throw over it.
     close: async () => {
       try {
         await context.launcher?.close();
       } catch (error) {
-        log(`a record could not be written: ${error instanceof Error ? error.message : String(error)}`);
+        quietly(() => log(`a record could not be written: ${error instanceof Error ? error.message : String(error)}`));
       }
-      context.metadata.close();
-      journal.close();
-      if (engineLog !== undefined) closeSync(engineLog);
+      quietly(() => context.metadata.close());
+      quietly(() => journal.close());
+      if (engineLog !== undefined) quietly(() => closeSync(engineLog!));
       engineLog = undefined;
     },
     onEvent: options.onEvent,

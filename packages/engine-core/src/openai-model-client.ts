@@ -1,4 +1,5 @@
 import type OpenAI from 'openai';
+import { BodyRecorder } from './body-recorder.js';
 import { createChatCompletion, type ModelClient } from './model-client.js';
 
 type Fetch = (url: string | URL | Request, init?: RequestInit) => Promise<Response>;
@@ -13,21 +14,24 @@ type Fetch = (url: string | URL | Request, init?: RequestInit) => Promise<Respon
 export function modelClientFromOpenAI(client: OpenAI): ModelClient {
   // The SDK keeps its fetch in a TypeScript-private field; reading it keeps a custom fetch working.
   const ownFetch: Fetch = (client as unknown as { fetch?: Fetch }).fetch ?? globalThis.fetch;
-  let onBody: ((body: string | Uint8Array) => void) | undefined;
+  const recorder = new BodyRecorder();
   const recording = client.withOptions({
     fetch: async (url: string | URL | Request, init?: RequestInit) => {
-      if (onBody && (typeof init?.body === 'string' || init?.body instanceof Uint8Array)) onBody(init.body);
+      recorder.record(init?.body);
       return ownFetch(url, init);
     },
   });
   return {
     baseUrl: client.baseURL,
     async complete(payload, options) {
-      onBody = options.onRequestBody;
+      recorder.start(options.onRequestBody);
       try {
         return await createChatCompletion(recording, payload, options);
+      } catch (error) {
+        recorder.rethrowFailure();
+        throw error;
       } finally {
-        onBody = undefined;
+        recorder.stop();
       }
     },
   };

@@ -44,18 +44,22 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
       onRequestBody: (sent) => context.requests.write(invocationId, sent),
     });
   } catch (error) {
-    writeInvocationResult(
-      context.paths,
-      invocationId,
-      undefined,
-      {
-        ...base,
-        duration_ms: Math.round(performance.now() - started),
-        status: 'FAILED',
-        error: error instanceof Error ? error.message : String(error),
-      },
-      recordWriter(context),
-    );
+    try {
+      writeInvocationResult(
+        context.paths,
+        invocationId,
+        undefined,
+        {
+          ...base,
+          duration_ms: Math.round(performance.now() - started),
+          status: 'FAILED',
+          error: error instanceof Error ? error.message : String(error),
+        },
+        recordWriter(context),
+      );
+    } catch {
+      // The call's own error is the one to report; a full disk may refuse this record as well.
+    }
     throw error;
   } finally {
     context.signal.removeEventListener('abort', abort);

@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import { ConfigurationError } from '@delta/errors';
+import { ConfigurationError, makeDirectory } from '@delta/errors';
 import {
   acquireRunLock,
   CONTROL_PLANE_VERSION,
@@ -17,7 +17,7 @@ import {
 import { driveRun } from './drive-run.js';
 import { ENGINE_VERSION } from './engine-version.js';
 import type { LoadedAgent } from './load-agent.js';
-import { openRunContext, resolveModel } from './open-run.js';
+import { openRunContext, releaseRunLock, resolveModel } from './open-run.js';
 import { record } from './run-context.js';
 import type { EngineOptions, RunResult } from './run-options.js';
 
@@ -56,7 +56,7 @@ function prepareWorkspace(agent: LoadedAgent, workDir: string | undefined): { pa
       hint: 'Pass a directory with -w (it is created if it does not exist).',
     });
   }
-  mkdirSync(path, { recursive: true });
+  makeDirectory(path);
   // A workspace chosen by name (`<agent>/workspaces/W002`) keeps its id in metadata.json.
   const inAgent = dirname(path) === workspacesDirectory(agent.home) && /^W\d{3,}$/.test(basename(path));
   return { path, id: inAgent ? basename(path) : null };
@@ -74,42 +74,44 @@ export async function startRun(options: StartRunOptions): Promise<RunResult> {
     // LATEST first: a run killed at any later instant can be found and resumed by `delta continue -w`.
     writeLatestRunId(workspace.path, runId);
     const context = openRunContext(options, options.agent, paths, JournalWriter.open(paths.journal), model, apiKey);
-    const now = new Date().toISOString();
-    writeMetadata(paths.metadata, {
-      schema_version: CONTROL_PLANE_VERSION,
-      run_id: runId,
-      workspace_id: workspace.id,
-      agent_name: options.agent.config.name,
-      status: 'RUNNING',
-      created_at: now,
-      updated_at: now,
-      end_time: null,
-      initial_message: options.message,
-      iterations: 0,
-      max_iterations: context.maxIterations,
-      error: null,
-      agent_home: options.agent.home,
-      work_dir: workspace.path,
-    });
-    context.log(`run ${runId} of agent ${options.agent.config.name} in ${workspace.path}`);
-    record(context, {
-      type: 'ENGINE_START',
-      run_id: runId,
-      agent_home: options.agent.home,
-      work_dir: workspace.path,
-      agent_name: options.agent.config.name,
-      model: options.agent.config.llm.model,
-      max_iterations: context.maxIterations,
-      engine_version: ENGINE_VERSION,
-    });
-    record(context, { type: 'USER_MESSAGE', content: options.message });
     try {
-      const outcome = await driveRun(context);
+      const now = new Date().toISOString();
+      // Without metadata.json there is no run to continue: a disk that refuses it fails here, naming it.
+      writeMetadata(paths.metadata, {
+        schema_version: CONTROL_PLANE_VERSION,
+        run_id: runId,
+        workspace_id: workspace.id,
+        agent_name: options.agent.config.name,
+        status: 'RUNNING',
+        created_at: now,
+        updated_at: now,
+        end_time: null,
+        initial_message: options.message,
+        iterations: 0,
+        max_iterations: context.maxIterations,
+        error: null,
+        agent_home: options.agent.home,
+        work_dir: workspace.path,
+      });
+      const outcome = await driveRun(context, () => {
+        context.log(`run ${runId} of agent ${options.agent.config.name} in ${workspace.path}`);
+        record(context, {
+          type: 'ENGINE_START',
+          run_id: runId,
+          agent_home: options.agent.home,
+          work_dir: workspace.path,
+          agent_name: options.agent.config.name,
+          model: options.agent.config.llm.model,
+          max_iterations: context.maxIterations,
+          engine_version: ENGINE_VERSION,
+        });
+        record(context, { type: 'USER_MESSAGE', content: options.message });
+      });
       return { ...outcome, runId, workDir: workspace.path, paths };
     } finally {
       await context.close();
     }
   } finally {
-    lock.release();
+    releaseRunLock(lock);
   }
 }

@@ -1,3 +1,4 @@
 export { DeltaError, ConfigurationError, ModelBehaviourError, SystemError, formatError } from './delta-error.js';
 export type { DeltaErrorKind, DeltaErrorOptions } from './delta-error.js';
+export { asDiskFault, diskWrite, makeDirectory } from './disk-fault.js';
 export { suggestName } from './suggest-name.js';

@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { makeDirectory } from '@delta/errors';
 import { join, relative, sep } from 'node:path';
 import type { HookName } from './hook-names.js';
 
@@ -54,7 +55,7 @@ export function createHookDirectory(options: {
     outputDir: join(dir, 'output'),
     metaDir: join(dir, 'execution_meta'),
   };
-  for (const path of [directory.inputDir, directory.outputDir, directory.metaDir]) mkdirSync(path, { recursive: true });
+  for (const path of [directory.inputDir, directory.outputDir, directory.metaDir]) makeDirectory(path);
   writeJson(join(directory.inputDir, 'context.json'), options.context);
   for (const [file, value] of Object.entries(options.inputs)) {
     if (value !== undefined) writeJson(join(directory.inputDir, `${file}.json`), value);

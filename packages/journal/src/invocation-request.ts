@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SystemError } from '@delta/errors';
+import { diskWrite, makeDirectory, SystemError } from '@delta/errors';
 import { invocationDirectory } from './io-records.js';
 import type { RunPaths } from './layout.js';
 import { parseJson } from './json.js';
@@ -76,7 +76,7 @@ export class InvocationRequestRecorder {
   write(invocationId: string, requestBody: string | Uint8Array): string {
     const body = typeof requestBody === 'string' ? Buffer.from(requestBody, 'utf8') : requestBody;
     const dir = invocationDirectory(this.paths, invocationId);
-    const newDirectory = mkdirSync(dir, { recursive: true }) !== undefined;
+    const newDirectory = makeDirectory(dir) !== undefined;
     const previous = this.#previous();
 
     if (previous && previous.invocationId === invocationId && previous.body.equals(body)) return dir;
@@ -129,7 +129,7 @@ export class InvocationRequestRecorder {
 
 function writeRecord(dir: string, name: string, content: Uint8Array, newDirectory: boolean): string {
   const file = join(dir, name);
-  writeFileSync(file, content);
+  diskWrite(file, () => writeFileSync(file, content));
   // A directory holds exactly one of the two forms (a retried call rewrites its record).
   const other = join(dir, name === REQUEST_FILE ? REQUEST_DELTA_FILE : REQUEST_FILE);
   if (!newDirectory && existsSync(other)) rmSync(other, { force: true });

@@ -1,6 +1,7 @@
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { diskWrite, makeDirectory } from '@delta/errors';
 import { type ProcessFile, readProcessFile } from '@delta/process-identity';
 import type { RunPaths } from './layout.js';
 
@@ -32,9 +33,9 @@ export function createToolExecutionRecord(paths: RunPaths, actionId: string, com
   let ref = base;
   for (let suffix = 2; existsSync(join(paths.toolExecutionsDir, ref)); suffix += 1) ref = `${base}-${suffix}`;
   const dir = join(paths.toolExecutionsDir, ref);
-  mkdirSync(dir, { recursive: true });
+  makeDirectory(dir);
   const record = recordFiles(ref, dir);
-  writeFileSync(record.command, `${commandLine}\n`);
+  diskWrite(record.command, () => writeFileSync(record.command, `${commandLine}\n`));
   return record;
 }
 
@@ -78,8 +79,8 @@ export function finishToolExecutionRecord(
   durationMs: number,
   write: RecordWriter = writeFileSync,
 ): void {
-  write(record.exitCode, `${exitCode ?? ''}\n`);
-  write(record.duration, `${Math.round(durationMs)}\n`);
+  diskWrite(record.exitCode, () => write(record.exitCode, `${exitCode ?? ''}\n`));
+  diskWrite(record.duration, () => write(record.duration, `${Math.round(durationMs)}\n`));
 }
 
 export interface InvocationMetadata {
@@ -111,7 +112,9 @@ export function writeInvocationResult(
   write: RecordWriter = writeFileSync,
 ): void {
   const dir = invocationDirectory(paths, invocationId);
-  mkdirSync(dir, { recursive: true });
-  if (response !== undefined) write(join(dir, 'response.json'), `${JSON.stringify(response, null, 2)}\n`);
-  write(join(dir, 'metadata.json'), `${JSON.stringify(metadata, null, 2)}\n`);
+  makeDirectory(dir);
+  const responseFile = join(dir, 'response.json');
+  if (response !== undefined) diskWrite(responseFile, () => write(responseFile, `${JSON.stringify(response, null, 2)}\n`));
+  const metadataFile = join(dir, 'metadata.json');
+  diskWrite(metadataFile, () => write(metadataFile, `${JSON.stringify(metadata, null, 2)}\n`));
 }

@@ -1,6 +1,7 @@
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readFileSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { deepFreeze } from './deep-freeze.js';
+import { asDiskFault, diskWrite, makeDirectory } from '@delta/errors';
 import { JournalEvent, type NewJournalEvent } from './events.js';
 import { parseJournalText } from './read-journal.js';
 import { applyEvent, emptyRunState, foldEvents, type RunState } from './run-state.js';
@@ -32,6 +33,8 @@ export class JournalWriter {
   /** Opened on the first append and kept (O_APPEND: each line is one write at the end of the file). */
   private descriptor: number | undefined;
   private pendingRepair: PendingRepair | undefined;
+  /** Set when a failed append left part of a line that could not be cut off: nothing may follow it. */
+  private tornBy: unknown;
 
   private constructor(
     readonly file: string,
@@ -46,9 +49,13 @@ export class JournalWriter {
   readonly repair: TornTailRepair | undefined;
 
   static open(file: string): JournalWriter {
-    mkdirSync(dirname(file), { recursive: true });
     if (!existsSync(file)) {
-      writeFileSync(file, '');
+      makeDirectory(dirname(file));
+      try {
+        writeFileSync(file, '');
+      } catch (error) {
+        throw asDiskFault(error, file);
+      }
       return new JournalWriter(file, emptyRunState(), undefined);
     }
     const bytes = readFileSync(file);
@@ -77,14 +84,44 @@ export class JournalWriter {
     // Validated as a reader will read it back from the line: the event returned is exactly that one.
     const full = deepFreeze(JournalEvent.parse(JSON.parse(line)));
     if (this.pendingRepair) {
-      writeFileSync(this.pendingRepair.savedTo, this.pendingRepair.torn);
-      truncateSync(this.file, this.pendingRepair.keep);
+      const { savedTo, torn, keep } = this.pendingRepair;
+      diskWrite(savedTo, () => writeFileSync(savedTo, torn));
+      diskWrite(this.file, () => truncateSync(this.file, keep));
       this.pendingRepair = undefined;
     }
-    this.descriptor ??= openSync(this.file, 'a');
-    writeSync(this.descriptor, `${line}\n`);
+    this.write(Buffer.from(`${line}\n`, 'utf8'));
     this.current = applyEvent(this.current, full);
     return full;
+  }
+
+  /**
+   * Appends one line whole, or not at all: a disk that fills up mid-line takes part of it (a short
+   * write), and the part is cut off again, so the journal never holds a torn line that a later append
+   * would glue to the next event. The error names the journal and the cause (a full disk, a read-only or
+   * immutable file).
+   */
+  private write(bytes: Buffer): void {
+    if (this.tornBy !== undefined) throw this.tornBy;
+    let written = 0;
+    try {
+      this.descriptor ??= openSync(this.file, 'a');
+      while (written < bytes.length) written += writeSync(this.descriptor, bytes, written);
+    } catch (error) {
+      const fault = asDiskFault(error, this.file);
+      if (written > 0 && !this.cutOff(written)) this.tornBy = fault;
+      throw fault;
+    }
+  }
+
+  /** Removes the last `bytes` bytes (a line's start that a failed append left); cutting needs no new space. */
+  private cutOff(bytes: number): boolean {
+    try {
+      ftruncateSync(this.descriptor!, fstatSync(this.descriptor!).size - bytes);
+      return true;
+    } catch {
+      // Left as a torn last line, which the next engine to open the journal repairs, and says so.
+      return false;
+    }
   }
 
   /** Closes the file; a later append opens it again. */

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigurationError } from '@delta/errors';
+import { asDiskFault, ConfigurationError, diskWrite, makeDirectory } from '@delta/errors';
 import { CONTROL_PLANE_VERSION } from './metadata.js';
 import { isRunId } from './run-id.js';
 
@@ -49,8 +49,10 @@ export function runPaths(workDir: string, runId: string): RunPaths {
 /** Writes a small file whole or not at all: runs starting at once in one workspace write the same files. */
 function writeFileWhole(file: string, text: string): void {
   const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, text);
-  renameSync(temporary, file);
+  diskWrite(file, () => {
+    writeFileSync(temporary, text);
+    renameSync(temporary, file);
+  });
 }
 
 /**
@@ -58,20 +60,18 @@ function writeFileWhole(file: string, text: string): void {
  * which claims its id: a second run with the same id in the workspace is refused (`RUN_ID_TAKEN`).
  */
 export function createRunDirectories(paths: RunPaths): void {
-  mkdirSync(paths.controlDir, { recursive: true });
+  makeDirectory(paths.controlDir);
   try {
     mkdirSync(paths.runDir);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw asDiskFault(error, paths.runDir);
     throw new ConfigurationError(`The run id "${paths.runId}" is already used in ${paths.workDir} (${paths.runDir} exists).`, {
       code: 'RUN_ID_TAKEN',
       file: paths.runDir,
       hint: `Choose another run id, or continue that run: delta continue -w ${paths.workDir} --run-id ${paths.runId}`,
     });
   }
-  mkdirSync(paths.invocationsDir, { recursive: true });
-  mkdirSync(paths.toolExecutionsDir, { recursive: true });
-  mkdirSync(paths.hooksDir, { recursive: true });
+  for (const dir of [paths.invocationsDir, paths.toolExecutionsDir, paths.hooksDir]) makeDirectory(dir);
   const version = join(paths.controlDir, 'VERSION');
   if (!existsSync(version)) writeFileWhole(version, `${CONTROL_PLANE_VERSION}\n`);
 }
@@ -88,7 +88,7 @@ export function readLatestRunId(workDir: string): string | undefined {
 }
 
 export function writeLatestRunId(workDir: string, runId: string): void {
-  mkdirSync(controlDirectory(workDir), { recursive: true });
+  makeDirectory(controlDirectory(workDir));
   writeFileWhole(join(controlDirectory(workDir), 'LATEST'), `${runId}\n`);
 }
 
@@ -128,7 +128,7 @@ export function createNextWorkspace(agentHome: string): { id: string; path: stri
   const next = existing.length === 0 ? 1 : Number(existing.at(-1)!.slice(1)) + 1;
   const id = `W${String(next).padStart(3, '0')}`;
   const path = join(workspacesDirectory(agentHome), id);
-  mkdirSync(path, { recursive: true });
+  makeDirectory(path);
   writeLastUsedWorkspace(agentHome, id);
   return { id, path };
 }
@@ -138,6 +138,7 @@ export function readLastUsedWorkspace(agentHome: string): string | undefined {
 }
 
 export function writeLastUsedWorkspace(agentHome: string, id: string): void {
-  mkdirSync(workspacesDirectory(agentHome), { recursive: true });
-  writeFileSync(join(workspacesDirectory(agentHome), 'LAST_USED'), `${id}\n`);
+  makeDirectory(workspacesDirectory(agentHome));
+  const file = join(workspacesDirectory(agentHome), 'LAST_USED');
+  diskWrite(file, () => writeFileSync(file, `${id}\n`));
 }

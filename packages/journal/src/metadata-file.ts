@@ -1,4 +1,5 @@
-import { closeSync, fstatSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, openSync, writeSync } from 'node:fs';
+import { asDiskFault, DeltaError } from '@delta/errors';
 import { metadataText, readMetadata, writeMetadata, type RunMetadata } from './metadata.js';
 
 /** How often `updateSoon` writes at the most: fast iterations do not rewrite the file every few ms. */
@@ -30,10 +31,21 @@ export class MetadataFile {
     return this.cached;
   }
 
+  /**
+   * On a full disk the new file a rename needs has no room: the text is then written over the old
+   * file's own bytes instead (see writeInPlace), so that the run's last status still reaches the file.
+   */
   update(change: Partial<RunMetadata>): RunMetadata {
     const next = { ...this.current, ...change, updated_at: new Date().toISOString() };
     this.closeFile();
-    writeMetadata(this.file, next);
+    try {
+      writeMetadata(this.file, next);
+    } catch (error) {
+      if (!(DeltaError.isInstance(error) && error.code === 'DISK_FULL')) throw error;
+      this.cached = next;
+      this.writeInPlace();
+      this.closeFile();
+    }
     this.cached = next;
     this.lastWrite = Date.now();
     this.pending = false;
@@ -65,14 +77,28 @@ export class MetadataFile {
    */
   private writeInPlace(): void {
     let text = Buffer.from(metadataText(this.current), 'utf8');
-    if (this.descriptor === undefined) {
-      this.descriptor = openSync(this.file, 'r+');
-      this.fileBytes = fstatSync(this.descriptor).size;
+    try {
+      if (this.descriptor === undefined) {
+        this.descriptor = openSync(this.file, 'r+');
+        this.fileBytes = fstatSync(this.descriptor).size;
+      }
+      if (text.length < this.fileBytes) {
+        text = Buffer.concat([text.subarray(0, text.length - 1), Buffer.alloc(this.fileBytes - text.length, ' '), Buffer.from('\n')]);
+      }
+      if (text.length > this.fileBytes) {
+        // What goes past the end first: only it may need new space, and if the disk has none the old text
+        // is still whole (cut back to its length).
+        try {
+          writeAll(this.descriptor, text.subarray(this.fileBytes), this.fileBytes);
+        } catch (error) {
+          ftruncateSync(this.descriptor, this.fileBytes);
+          throw error;
+        }
+      }
+      writeAll(this.descriptor, text.subarray(0, Math.min(text.length, this.fileBytes)), 0);
+    } catch (error) {
+      throw asDiskFault(error, this.file);
     }
-    if (text.length < this.fileBytes) {
-      text = Buffer.concat([text.subarray(0, text.length - 1), Buffer.alloc(this.fileBytes - text.length, ' '), Buffer.from('\n')]);
-    }
-    writeSync(this.descriptor, text, 0, text.length, 0);
     this.fileBytes = text.length;
     this.lastWrite = Date.now();
     this.pending = false;
@@ -83,4 +109,9 @@ export class MetadataFile {
     closeSync(this.descriptor);
     this.descriptor = undefined;
   }
+}
+
+/** Writes all of `bytes` at `position`; a disk that takes only part of them (a short write) throws on the rest. */
+function writeAll(descriptor: number, bytes: Buffer, position: number): void {
+  for (let done = 0; done < bytes.length; ) done += writeSync(descriptor, bytes, done, bytes.length - done, position + done);
 }

@@ -1,6 +1,6 @@
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
-import { SystemError } from '@delta/errors';
+import { asDiskFault, SystemError } from '@delta/errors';
 import { RunStatus, TokenUsage } from './events.js';
 import { parseJson } from './json.js';
 
@@ -83,11 +83,24 @@ export function metadataText(metadata: RunMetadata): string {
   return `${JSON.stringify(metadata, null, 2)}\n`;
 }
 
-/** Writes metadata.json atomically (a reader never sees half a file). */
+/**
+ * Writes metadata.json atomically (a reader never sees half a file): a new file renamed over the old one.
+ * A write that fails (a full disk, a read-only file system) leaves the old file as it was, and no
+ * temporary file behind; the error names metadata.json and the cause.
+ */
 export function writeMetadata(file: string, metadata: RunMetadata): void {
   const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, metadataText(metadata));
-  renameSync(temporary, file);
+  try {
+    writeFileSync(temporary, metadataText(metadata));
+    renameSync(temporary, file);
+  } catch (error) {
+    try {
+      rmSync(temporary, { force: true });
+    } catch {
+      // The disk refuses this too (read-only): a stray .tmp file is all that is left.
+    }
+    throw asDiskFault(error, file);
+  }
 }
 
 /** Reads, changes and writes metadata.json, stamping `updated_at`. */

@@ -19,3 +19,5 @@ export type { CliIo } from './run-cli.js';
 export { runProcess } from './run-process.js';
 export type { ProcessResult, RunProcessOptions } from './run-process.js';
 export { seededRandom } from './seeded-random.js';
+export { mountSmallDisk, immutableUnsupported, setImmutable } from './disk-faults.js';
+export type { SmallDisk } from './disk-faults.js';

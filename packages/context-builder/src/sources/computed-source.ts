@@ -1,6 +1,6 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SystemError } from '@delta/errors';
+import { makeDirectory, SystemError } from '@delta/errors';
 import { formatCapturedOutput, runCommand, type CommandLauncher } from '@delta/command-runner';
 import { substituteEngineVariables, type ComputedFileSource } from '../manifest.js';
 import { readSourceFile, type BlockText } from './file-source.js';
@@ -23,7 +23,7 @@ async function runGenerator(source: ComputedFileSource, index: number, context: 
   const [file, ...args] = source.generator.command.map((part) => substituteEngineVariables(part, context));
   const record = context.recordDirectory;
   if (record) {
-    mkdirSync(record, { recursive: true });
+    makeDirectory(record);
     writeFileSync(join(record, 'command.txt'), `${JSON.stringify([file, ...args])}\n`);
   }
   const result = await runCommand({
