@@ -85,7 +85,7 @@ function lastEnd(events: readonly JournalEvent[]): string | undefined {
   return undefined;
 }
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('a full disk (ENOSPC)', () => {
   it('ends the run FAILED with "no space" and the file, never as a model error; delta continue completes it once there is room', async () => {
@@ -103,7 +103,7 @@ describe('a full disk (ENOSPC)', () => {
     const failed = await runDelta(['run', '--agent', agent, '-m', 'Fill the disk', '-w', work], { env });
     const { runDir, metadata, events } = runState(work);
     expect(failed.exitCode, failed.stderr).toBe(1);
-    const named = new RegExp(`Cannot write ${escape(runDir)}/\\S+: no space left on device \\(ENOSPC\\)\\.`);
+    const named = new RegExp(`Cannot write ${escapeRegExp(runDir)}/\\S+: no space left on device \\(ENOSPC\\)\\.`);
     expect(failed.stderr).toMatch(named);
     expect(failed.stderr).toContain('Hint: Free some space on the file system that holds');
     expect(failed.stderr).not.toMatch(/model endpoint|MODEL_|EPIPE| {4}at /);
@@ -139,7 +139,7 @@ describe('a read-only disk (EROFS)', () => {
     const refused = await runDelta(['continue', '-w', work, '-m', 'More'], { env });
     expect(refused.exitCode).toBe(1);
     expect(refused.stderr).toMatch(
-      new RegExp(`^Error: Cannot write ${escape(disk.dir)}/ws/\\.delta/\\S+: read-only file system \\(EROFS\\)\\.\n`),
+      new RegExp(`^Error: Cannot write ${escapeRegExp(disk.dir)}/ws/\\.delta/\\S+: read-only file system \\(EROFS\\)\\.\n`),
     );
     expect(refused.stderr).toContain('Hint: Remount the file system');
     expect(refused.stderr).not.toMatch(/ {4}at /);
@@ -181,7 +181,7 @@ describe('a read-only disk (EROFS)', () => {
 
     const { metadata, events } = runState(work);
     expect(failed.exitCode).toBe(1);
-    expect(failed.stderr).toMatch(new RegExp(`Error: Cannot write ${escape(invocations)}/0002_\\w+: read-only file system \\(EROFS\\)\\.`));
+    expect(failed.stderr).toMatch(new RegExp(`Error: Cannot write ${escapeRegExp(invocations)}/0002_\\w+: read-only file system \\(EROFS\\)\\.`));
     expect(metadata).toMatchObject({ status: 'FAILED', error: expect.stringContaining('read-only file system') });
     expect(lastEnd(events)).toBe('FAILED');
     expect(server!.requests).toHaveLength(1);
