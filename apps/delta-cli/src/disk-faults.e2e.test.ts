@@ -181,7 +181,9 @@ describe('a read-only disk (EROFS)', () => {
 
     const { metadata, events } = runState(work);
     expect(failed.exitCode).toBe(1);
-    expect(failed.stderr).toMatch(new RegExp(`Error: Cannot write ${escapeRegExp(invocations)}/0002_\\w+: read-only file system \\(EROFS\\)\\.`));
+    expect(failed.stderr).toMatch(
+      new RegExp(`Error: Cannot write ${escapeRegExp(invocations)}/0002_\\w+: read-only file system \\(EROFS\\)\\.`),
+    );
     expect(metadata).toMatchObject({ status: 'FAILED', error: expect.stringContaining('read-only file system') });
     expect(lastEnd(events)).toBe('FAILED');
     expect(server!.requests).toHaveLength(1);
