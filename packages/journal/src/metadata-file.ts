@@ -15,6 +15,7 @@ export const METADATA_REFRESH_MS = 500;
  * Why in place: renaming over the file deletes the old one, and on ext4 without a journal every file
  * created in the next minute or more (a run creates several per iteration) first steps over each inode
  * deleted that recently. A reader that catches a rewrite in the middle reads again (readMetadata).
+ * Kept on measured figures (docs/decisions/metadata-in-place.md); it is also the full-disk fallback.
  */
 export class MetadataFile {
   private cached: RunMetadata | undefined;
