@@ -6,7 +6,7 @@ export default defineConfig({
   format: ['esm'],
   target: 'node20',
   // Bundled so that start-up reads one file instead of resolving packages (see TOOLCHAIN.md).
-  noExternal: ['@delta/sessions', 'cac'],
+  noExternal: ['@delta/sessions', '@delta/errors', 'cac'],
   clean: true,
   sourcemap: true,
 });

@@ -78,6 +78,7 @@ describe('configuration errors through the real CLI', () => {
     );
     const verbose = await runDelta(['run', '--agent', home, '-y', '-m', 'hi', '-v']);
     expect(verbose.exitCode).toBe(2);
+    expect(verbose.stderr).toContain('\nError code: CONFIG_INVALID\n');
     expect(verbose.stderr).toMatch(/^ {4}at /m);
   });
 

@@ -1,3 +1,4 @@
+import { exitCodeOf } from '@delta/errors';
 import { SessionError } from '@delta/sessions';
 
 /** Exit codes: 0 done (whatever the command's own exit_code), 1 the session operation failed, 2 usage. */
@@ -20,7 +21,8 @@ export function printJson(value: unknown): void {
 export function printError(error: unknown): void {
   if (SessionError.isInstance(error)) {
     printJson(error.toJSON());
-    process.exitCode = error.code === 'INVALID_ARGUMENT' ? exitCodes.usage : exitCodes.failed;
+    // 2 for INVALID_ARGUMENT (a usage error), 1 for every other code: docs/errors.md.
+    process.exitCode = exitCodeOf(error);
     return;
   }
   const message = error instanceof Error ? error.message : String(error);

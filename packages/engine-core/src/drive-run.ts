@@ -1,4 +1,4 @@
-import { asDiskFault, DeltaError } from '@delta/errors';
+import { asDiskFault, DeltaError, exitCodeOf } from '@delta/errors';
 import { ExitCode, type RunOutcome } from './exit-codes.js';
 import { invokeHook } from './lifecycle-hooks.js';
 import { record, type RunContext } from './run-context.js';
@@ -25,7 +25,7 @@ function nameDiskFault(error: unknown, context: RunContext): unknown {
 function failed(error: unknown): RunOutcome {
   return {
     status: 'FAILED',
-    exitCode: DeltaError.isInstance(error) && error.kind === 'configuration' ? ExitCode.USAGE : ExitCode.FAILED,
+    exitCode: exitCodeOf(error),
     reason: errorMessage(error),
     error,
   };

@@ -1,6 +1,6 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
-import { ConfigurationError } from '@delta/errors';
+import { ConfigurationError, type ConfigurationErrorCode } from '@delta/errors';
 import type { ConfigProblem, ParsedConfig } from '@delta/yaml-config';
 import { ImportedToolsFile } from './agent-config.js';
 import { isInsideBoundary, type ImportBoundary } from './import-boundary.js';
@@ -32,7 +32,13 @@ function at(file: string, locate: Locate, path: readonly PropertyKey[]): string 
   return position ? `${file}:${position.line}:${position.column}` : file;
 }
 
-function importError(from: ImportingFile, index: number, problem: string, hint: string, code = 'IMPORT_INVALID'): ConfigurationError {
+function importError(
+  from: ImportingFile,
+  index: number,
+  problem: string,
+  hint: string,
+  code: ConfigurationErrorCode = 'IMPORT_INVALID',
+): ConfigurationError {
   const field = `imports[${index}]`;
   return new ConfigurationError(`${at(from.file, from.locate, ['imports', index])} ${field}: ${problem}`, {
     code,

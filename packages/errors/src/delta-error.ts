@@ -1,28 +1,36 @@
+import {
+  type ConfigurationErrorCode,
+  type DeltaErrorCode,
+  type DeltaErrorKind,
+  errorKindOf,
+  exitCodeByKind,
+  type ModelBehaviourErrorCode,
+  type SystemErrorCode,
+} from './error-codes.js';
+
 const marker = Symbol.for('delta.error');
 
-/** Who is at fault: the user's configuration or input, the model's behaviour, or the system. */
-export type DeltaErrorKind = 'configuration' | 'model' | 'system';
-
-export interface DeltaErrorOptions {
-  /** A stable, machine-readable code such as `CONFIG_INVALID`. */
-  code: string;
+export interface DeltaErrorOptions<Code extends DeltaErrorCode = DeltaErrorCode> {
+  /** A stable, machine-readable code such as `CONFIG_INVALID`; every one is in docs/errors.md. */
+  code: Code;
   cause?: unknown;
   /** The file the error is about, when there is one. */
-  file?: string;
+  file?: string | undefined;
   /** The dot-path of the field inside the file, when there is one. */
-  field?: string;
+  field?: string | undefined;
   /** What the user can do about it. */
-  hint?: string;
+  hint?: string | undefined;
 }
 
 /**
- * The base of every error Delta Engine raises on purpose. `DeltaError.isInstance`
- * works across two installed copies of this package, where `instanceof` does not.
+ * The base of every error Delta Engine raises on purpose. Its `kind` follows from its code, so who is at
+ * fault and the exit code cannot disagree with the catalogue. `DeltaError.isInstance` works across two
+ * installed copies of this package, where `instanceof` does not.
  */
 export class DeltaError extends Error {
   readonly [marker] = true;
-  readonly kind: DeltaErrorKind = 'system';
-  readonly code: string;
+  readonly kind: DeltaErrorKind;
+  readonly code: DeltaErrorCode;
   readonly file: string | undefined;
   readonly field: string | undefined;
   readonly hint: string | undefined;
@@ -31,6 +39,7 @@ export class DeltaError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = options.code;
+    this.kind = errorKindOf(options.code);
     this.file = options.file;
     this.field = options.field;
     this.hint = options.hint;
@@ -43,17 +52,53 @@ export class DeltaError extends Error {
 
 /** The user's configuration, command line or workspace is wrong; the fix is theirs (CLI exit code 2). */
 export class ConfigurationError extends DeltaError {
-  override readonly kind = 'configuration';
+  declare readonly kind: 'configuration';
+  declare readonly code: ConfigurationErrorCode;
+
+  // Only the codes of this kind: the class and the catalogue cannot disagree on who is at fault.
+  constructor(message: string, options: DeltaErrorOptions<ConfigurationErrorCode>) {
+    super(message, options);
+  }
 }
 
 /** The model did something the engine cannot act on (an unknown tool, bad arguments). */
 export class ModelBehaviourError extends DeltaError {
-  override readonly kind = 'model';
+  declare readonly kind: 'model';
+  declare readonly code: ModelBehaviourErrorCode;
+
+  // Only the codes of this kind: the class and the catalogue cannot disagree on who is at fault.
+  constructor(message: string, options: DeltaErrorOptions<ModelBehaviourErrorCode>) {
+    super(message, options);
+  }
 }
 
 /** The engine, the network or the operating system failed. */
 export class SystemError extends DeltaError {
-  override readonly kind = 'system';
+  declare readonly kind: 'system';
+  declare readonly code: SystemErrorCode;
+
+  // Only the codes of this kind: the class and the catalogue cannot disagree on who is at fault.
+  constructor(message: string, options: DeltaErrorOptions<SystemErrorCode>) {
+    super(message, options);
+  }
+}
+
+/** The error of the kind its code says: a ConfigurationError for `CONFIG_INVALID`, and so on. */
+export function createDeltaError(message: string, options: DeltaErrorOptions): DeltaError {
+  switch (errorKindOf(options.code)) {
+    case 'configuration':
+      return new ConfigurationError(message, options as DeltaErrorOptions<ConfigurationErrorCode>);
+    case 'model':
+      return new ModelBehaviourError(message, options as DeltaErrorOptions<ModelBehaviourErrorCode>);
+    default:
+      return new SystemError(message, options as DeltaErrorOptions<SystemErrorCode>);
+  }
+}
+
+/** The process exit code a thrown value leads to: 2 for the user's configuration, 1 for anything else. */
+export function exitCodeOf(error: unknown): 1 | 2 {
+  // A copy of this package from another version may know a kind this one does not.
+  return DeltaError.isInstance(error) ? (exitCodeByKind[error.kind] ?? 1) : 1;
 }
 
 /** Formats an error for a person: the message, then the hint on its own line. */

@@ -1,4 +1,16 @@
-export { DeltaError, ConfigurationError, ModelBehaviourError, SystemError, formatError } from './delta-error.js';
-export type { DeltaErrorKind, DeltaErrorOptions } from './delta-error.js';
+export {
+  DeltaError,
+  ConfigurationError,
+  ModelBehaviourError,
+  SystemError,
+  createDeltaError,
+  exitCodeOf,
+  formatError,
+} from './delta-error.js';
+export type { DeltaErrorOptions } from './delta-error.js';
+export { errorCodes, errorKindOf, exitCodeByKind, isDeltaErrorCode } from './error-codes.js';
+export type { ConfigurationErrorCode, DeltaErrorCode, DeltaErrorKind, ModelBehaviourErrorCode, SystemErrorCode } from './error-codes.js';
+export { formatFieldPath, parseJson, safeParseJson } from './parse-json.js';
+export type { ParseJsonOptions, SafeParseJsonResult, SafeParseSchema, SchemaIssue } from './parse-json.js';
 export { asDiskFault, diskWrite, makeDirectory } from './disk-fault.js';
 export { suggestName } from './suggest-name.js';

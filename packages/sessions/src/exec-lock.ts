@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { safeParseJson } from '@delta/errors';
 import { isProcessAlive } from '@delta/process-identity';
+import { LockOwnerShape } from './json-shapes.js';
 
 const pollIntervalMs = 15;
 const unreadableLockAgeMs = 5_000;
@@ -65,10 +67,9 @@ async function breakIfStale(lockPath: string): Promise<void> {
 
 async function readOwner(path: string): Promise<{ pid: number; token: string } | undefined> {
   try {
-    const owner = JSON.parse(await readFile(path, 'utf8')) as { pid?: unknown; token?: unknown };
-    if (typeof owner.pid !== 'number' || typeof owner.token !== 'string') return undefined;
-    return { pid: owner.pid, token: owner.token };
+    const owner = safeParseJson(await readFile(path, 'utf8'), path, { schema: LockOwnerShape });
+    return owner.success ? { pid: owner.data.pid, token: owner.data.token } : undefined; // or being written right now
   } catch {
-    return undefined; // missing, or being written right now
+    return undefined; // missing
   }
 }

@@ -1,4 +1,5 @@
 import { createConnection } from 'node:net';
+import { parseSessionJson, type SupervisorResponse, SupervisorResponseShape } from './json-shapes.js';
 import { SessionError, type SessionErrorCode } from './session-error.js';
 import type { ExecResult } from './types.js';
 
@@ -8,10 +9,6 @@ interface ExecRequest {
   timeout_ms: number;
   max_output_bytes: number;
 }
-
-type SupervisorResponse =
-  | { ok: true; result: ExecResult }
-  | { ok: false; error: { code: SessionErrorCode; message: string; stdout?: string; stderr?: string } };
 
 /** Sends one exec to the supervisor over its socket and waits for its one-line answer. */
 export async function execInInterpreter(socketPath: string, sessionId: string, request: ExecRequest): Promise<ExecResult> {
@@ -30,9 +27,9 @@ export async function execInInterpreter(socketPath: string, sessionId: string, r
       answered = true;
       socket.end();
       try {
-        resolve(JSON.parse(buffered.slice(0, newline)) as SupervisorResponse);
-      } catch (cause) {
-        reject(new SessionError('The session process sent an answer that is not JSON.', { code: 'INTERNAL', cause }));
+        resolve(parseSessionJson(buffered.slice(0, newline), `the answer of session ${sessionId}'s process`, SupervisorResponseShape));
+      } catch (error) {
+        reject(error);
       }
     });
     socket.on('error', (error: NodeJS.ErrnoException) => {

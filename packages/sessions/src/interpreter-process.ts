@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isProcessGroupAlive } from '@delta/process-identity';
+import { parseSessionJson, SupervisorReportShape } from './json-shapes.js';
 import { isSessionProcessAlive } from './process-alive.js';
-import { SessionError, type SessionErrorCode } from './session-error.js';
+import { SessionError } from './session-error.js';
 
 /** Unix socket paths are limited to about 104 bytes; longer ones go to the temporary directory. */
 const maxSocketPathBytes = 100;
@@ -92,16 +93,8 @@ export async function startSupervisor(
         );
       });
     });
-    const report = JSON.parse(line) as {
-      ready?: boolean;
-      pid?: number;
-      interpreter_pid?: number;
-      error?: { code: SessionErrorCode; message: string };
-    };
-    if (report.error) throw new SessionError(report.error.message, { code: report.error.code });
-    if (!report.ready || report.pid === undefined || report.interpreter_pid === undefined) {
-      throw new SessionError(`The session supervisor sent an unexpected report: ${line}`, { code: 'START_FAILED' });
-    }
+    const report = parseSessionJson(line, "the session supervisor's report", SupervisorReportShape);
+    if ('error' in report) throw new SessionError(report.error.message, { code: report.error.code });
     return { pid: report.pid, interpreterPid: report.interpreter_pid };
   } catch (error) {
     if (child.pid !== undefined) await stopProcessGroup(child.pid);

@@ -1,17 +1,28 @@
+import { DeltaError, type DeltaErrorCode } from '@delta/errors';
+
 const marker = Symbol.for('delta.sessions.error');
 
-/** Stable, machine-readable codes; the CLI prints them as `error.code`. */
-export type SessionErrorCode =
-  | 'INVALID_ARGUMENT'
-  | 'INVALID_SESSION_ID'
-  | 'SESSION_NOT_FOUND'
-  | 'SESSION_ENDED'
-  | 'SESSION_DEAD'
-  | 'COMMAND_NOT_FOUND'
-  | 'START_FAILED'
-  | 'EXEC_TIMEOUT'
-  | 'UNSUPPORTED_STATE_VERSION'
-  | 'INTERNAL';
+/** The codes @delta/sessions raises; the CLI prints them as `error.code`. docs/errors.md explains each. */
+export const sessionErrorCodes = [
+  'INVALID_ARGUMENT',
+  'INVALID_SESSION_ID',
+  'SESSION_NOT_FOUND',
+  'SESSION_ENDED',
+  'SESSION_DEAD',
+  'COMMAND_NOT_FOUND',
+  'START_FAILED',
+  'EXEC_TIMEOUT',
+  'UNSUPPORTED_STATE_VERSION',
+  'JSON_INVALID',
+  'INTERNAL',
+] as const satisfies readonly DeltaErrorCode[];
+
+/** Stable, machine-readable codes: a part of the DeltaErrorCode union of @delta/errors. */
+export type SessionErrorCode = (typeof sessionErrorCodes)[number];
+
+export function isSessionErrorCode(value: unknown): value is SessionErrorCode {
+  return typeof value === 'string' && (sessionErrorCodes as readonly string[]).includes(value);
+}
 
 export interface SessionErrorOptions {
   code: SessionErrorCode;
@@ -22,24 +33,24 @@ export interface SessionErrorOptions {
 }
 
 /**
- * The one error @delta/sessions raises on purpose. `SessionError.isInstance` works across two
- * installed copies of the package, where `instanceof` does not.
+ * The one error @delta/sessions raises on purpose: a DeltaError whose kind (who is at fault) follows from
+ * its code. `SessionError.isInstance` works across two installed copies of the package, where
+ * `instanceof` does not.
  */
-export class SessionError extends Error {
+export class SessionError extends DeltaError {
   readonly [marker] = true;
-  readonly code: SessionErrorCode;
+  declare readonly code: SessionErrorCode;
   readonly stdout: string | undefined;
   readonly stderr: string | undefined;
 
   constructor(message: string, options: SessionErrorOptions) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(message, { code: options.code, cause: options.cause });
     this.name = 'SessionError';
-    this.code = options.code;
     this.stdout = options.stdout;
     this.stderr = options.stderr;
   }
 
-  static isInstance(value: unknown): value is SessionError {
+  static override isInstance(value: unknown): value is SessionError {
     return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
   }
 

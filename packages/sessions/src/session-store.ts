@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { parseSessionJson, SessionMetadataShape, VersionedShape } from './json-shapes.js';
 import { SessionError } from './session-error.js';
 import { checkSessionId } from './session-id.js';
 import type { SessionMetadata } from './types.js';
@@ -61,19 +62,14 @@ export async function readMetadata(paths: SessionPaths, sessionId: string): Prom
     }
     throw error;
   }
-  let metadata: SessionMetadata;
-  try {
-    metadata = JSON.parse(text) as SessionMetadata;
-  } catch (cause) {
-    throw new SessionError(`${paths.metadata} is not valid JSON.`, { code: 'INTERNAL', cause });
-  }
-  if (!supportedSchemaVersions.includes(metadata.schema_version)) {
+  const { schema_version: version } = parseSessionJson(text, paths.metadata, VersionedShape);
+  if (!supportedSchemaVersions.includes(version)) {
     throw new SessionError(
-      `${paths.metadata} has schema_version ${String(metadata.schema_version)}; this version of @delta/sessions reads ${supportedSchemaVersions.join(', ')}.`,
+      `${paths.metadata} has schema_version ${version}; this version of @delta/sessions reads ${supportedSchemaVersions.join(', ')}.`,
       { code: 'UNSUPPORTED_STATE_VERSION' },
     );
   }
-  return metadata;
+  return parseSessionJson(text, paths.metadata, SessionMetadataShape);
 }
 
 /** The ids of every session directory, oldest name first. */
