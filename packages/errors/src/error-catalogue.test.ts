@@ -20,8 +20,10 @@ function entries(markdown: string): Entry[] {
     const heading = /^## (Configuration|Model|System)\b/.exec(line);
     if (heading) kind = heading[1]!.toLowerCase() as DeltaErrorKind;
     else if (line.startsWith('## ')) kind = undefined;
-    const row = /^\| `([A-Z_]+)` \| (.+) \| (\d+) \| (.+) \|$/.exec(line);
-    if (row) found.push({ code: row[1]!, kind, meaning: row[2]!.trim(), exit: Number(row[3]), fix: row[4]!.trim() });
+    // A row: | `CODE` | what it means | exit | usual fix |, its cells padded or not.
+    const cells = line.startsWith('| `') ? line.split('|').slice(1, -1).map((cell) => cell.trim()) : [];
+    const code = /^`([A-Z_]+)`$/.exec(cells[0] ?? '');
+    if (code && cells.length === 4) found.push({ code: code[1]!, kind, meaning: cells[1]!, exit: Number(cells[2]), fix: cells[3]! });
   }
   return found;
 }
