@@ -21,7 +21,12 @@ function entries(markdown: string): Entry[] {
     if (heading) kind = heading[1]!.toLowerCase() as DeltaErrorKind;
     else if (line.startsWith('## ')) kind = undefined;
     // A row: | `CODE` | what it means | exit | usual fix |, its cells padded or not.
-    const cells = line.startsWith('| `') ? line.split('|').slice(1, -1).map((cell) => cell.trim()) : [];
+    const cells = line.startsWith('| `')
+      ? line
+          .split('|')
+          .slice(1, -1)
+          .map((cell) => cell.trim())
+      : [];
     const code = /^`([A-Z_]+)`$/.exec(cells[0] ?? '');
     if (code && cells.length === 4) found.push({ code: code[1]!, kind, meaning: cells[1]!, exit: Number(cells[2]), fix: cells[3]! });
   }

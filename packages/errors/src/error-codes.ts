@@ -13,6 +13,7 @@ export const errorCodes = {
   API_KEY_MISSING: 'configuration',
   CONFIG_INVALID: 'configuration',
   CONFIG_MISSING: 'configuration',
+  CONFIG_STRICT: 'configuration',
   CONTEXT_BUDGET_EXCEEDED: 'configuration',
   CONTEXT_MISSING: 'configuration',
   CONTEXT_SOURCE_MISSING: 'configuration',
