@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runHook, TOOL_RESULT_ENV_LIMIT } from './index.js';
 import { createHookRun, DUMP_ENV, type HookRun } from './hook-run.test-fixture.js';
 
@@ -232,15 +232,19 @@ describe('runHook: failing and hanging hooks', () => {
     });
     expect(run.read(join(result.ioPath, 'execution_meta', 'exit_code.txt'))).toBe('\n');
     const child = Number(run.read(join(result.ioPath, 'output', 'child.pid')));
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(isAlive(child)).toBe(false);
+    // The kill is sent; wait for the child to be gone rather than for a guessed delay (a live child fails here).
+    await vi.waitFor(() => expect(isAlive(child)).toBe(false), { timeout: 5000, interval: 10 });
   });
 
   it('stops a hook when the run is interrupted', async () => {
-    const command = run.script('hang.sh', 'sleep 30');
+    // Interrupted once the hook runs (it says so with a file), not after a delay it may not have started within.
+    const started = join(run.agentHome, 'started');
+    const command = run.script('hang.sh', `touch "${started}"; sleep 30`);
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 200);
-    const result = await runHook(run.options('on_run_end', command, { signal: controller.signal }));
+    const running = runHook(run.options('on_run_end', command, { signal: controller.signal }));
+    await vi.waitFor(() => expect(existsSync(started)).toBe(true), { timeout: 10_000, interval: 5 });
+    controller.abort();
+    const result = await running;
     expect(result).toMatchObject({ status: 'FAILED', aborted: true, timedOut: false });
   });
 

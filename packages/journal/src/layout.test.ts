@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DeltaError } from '@delta/errors';
 import {
   createNextWorkspace,
@@ -29,6 +29,7 @@ function temp(): string {
   return dir;
 }
 afterEach(() => {
+  vi.useRealTimers();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -160,16 +161,19 @@ describe('MetadataFile', () => {
   it('writes at once with update, at most every refresh with updateSoon, and flushes what is pending', async () => {
     const { MetadataFile, METADATA_REFRESH_MS, writeMetadata: write, readMetadata: read } = await import('./index.js');
     const file = join(temp(), 'metadata.json');
+    // The refresh is timed by the clock: the test moves the clock instead of sleeping and hoping.
+    vi.useFakeTimers({ toFake: ['Date'] });
     write(file, RUNNING);
     const metadata = new MetadataFile(file);
     metadata.update({ iterations: 1 });
     expect(read(file).iterations).toBe(1);
+    vi.advanceTimersByTime(METADATA_REFRESH_MS - 1);
     metadata.updateSoon({ iterations: 2 });
     expect(metadata.current.iterations).toBe(2);
     expect(read(file).iterations).toBe(1);
     metadata.flush();
     expect(read(file).iterations).toBe(2);
-    await new Promise((resolve) => setTimeout(resolve, METADATA_REFRESH_MS + 20));
+    vi.advanceTimersByTime(METADATA_REFRESH_MS);
     metadata.updateSoon({ iterations: 3 });
     expect(read(file).iterations).toBe(3);
   });

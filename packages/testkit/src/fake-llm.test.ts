@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type FakeLlm, type FakeLlmOptions, parseEventStream, reassembleStream, startFakeLlm } from './index.js';
 
 let llm: FakeLlm | undefined;
@@ -227,7 +227,8 @@ describe('startFakeLlm', () => {
   it('closes promptly while a delayed answer is pending', async () => {
     const fake = await start({ script: [{ content: 'never', delay_ms: 30_000 }] });
     const pending = post(hello).catch((error: unknown) => error);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Closed while the answer is pending: once the server has the request, not after a guessed delay.
+    await vi.waitFor(() => expect(fake.requests).toHaveLength(1), { timeout: 10_000, interval: 5 });
     const started = performance.now();
     await fake.close();
     llm = undefined;
