@@ -77,5 +77,6 @@ export {
   REQUEST_DELTA_FORMAT,
   MAX_DELTA_CHAIN,
 } from './invocation-request.js';
-export type { RequestDelta } from './invocation-request.js';
-export { parseJson } from './json.js';
+export { RequestDelta } from './invocation-request.js';
+// The one JSON-parse helper lives in @delta/errors; re-exported for the packages that already import it from here.
+export { parseJson } from '@delta/errors';

@@ -212,4 +212,32 @@ describe('invocation request records', () => {
     expect(() => readInvocationRequest(paths, '0002_hhhhhh')).toThrow(/loops back/);
     expect(statSync(deltaFile).isFile()).toBe(true);
   });
+
+  it('names the file and the field when a delta is not JSON or has a wrong field', () => {
+    const paths = run();
+    writeInvocationRequest(paths, '0001_iiiiii', body(conversation(1)));
+    writeInvocationRequest(paths, '0002_iiiiii', body(conversation(2)));
+    const deltaFile = join(paths.invocationsDir, '0002_iiiiii', REQUEST_DELTA_FILE);
+    const delta = JSON.parse(readFileSync(deltaFile, 'utf8'));
+    const failure = () => {
+      try {
+        readInvocationRequest(paths, '0002_iiiiii');
+      } catch (error) {
+        return error as { code: string; message: string; file: string; field?: string };
+      }
+      throw new Error('the damaged record was read');
+    };
+    writeFileSync(deltaFile, JSON.stringify({ ...delta, base: '../0001_iiiiii', prefix_bytes: -1 }));
+    expect(failure()).toMatchObject({
+      code: 'INVOCATION_REQUEST_INVALID',
+      file: deltaFile,
+      field: 'base',
+      message:
+        `${deltaFile} does not have the expected shape:\n` +
+        '  - field base: must name an earlier invocation of the same run\n' +
+        '  - field prefix_bytes: Too small: expected number to be >=0',
+    });
+    writeFileSync(deltaFile, '{"format": ');
+    expect(failure()).toMatchObject({ code: 'INVOCATION_REQUEST_INVALID', message: expect.stringMatching(/request\.delta\.json is not valid JSON: /) });
+  });
 });

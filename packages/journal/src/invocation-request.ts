@@ -1,9 +1,9 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { diskWrite, makeDirectory, SystemError } from '@delta/errors';
+import { z } from 'zod';
+import { diskWrite, makeDirectory, parseJson, SystemError } from '@delta/errors';
 import { invocationDirectory } from './io-records.js';
 import type { RunPaths } from './layout.js';
-import { parseJson } from './json.js';
 
 /** The whole request, byte for byte. */
 export const REQUEST_FILE = 'request.json';
@@ -15,14 +15,19 @@ export const REQUEST_DELTA_FORMAT = 'delta-engine/request-delta@1';
 export const MAX_DELTA_CHAIN = 100;
 
 /** `request.delta.json`: the first `prefix_bytes` bytes of invocation `base`'s request, then `suffix`. */
-export interface RequestDelta {
-  format: typeof REQUEST_DELTA_FORMAT;
-  base: string;
-  prefix_bytes: number;
-  suffix: string;
+export const RequestDelta = z.object({
+  format: z.literal(REQUEST_DELTA_FORMAT),
+  /** An earlier invocation of the same run: a directory name, never a path. */
+  base: z
+    .string()
+    .min(1)
+    .refine((base) => !base.includes('/') && !base.startsWith('.'), 'must name an earlier invocation of the same run'),
+  prefix_bytes: z.number().int().nonnegative(),
+  suffix: z.string(),
   /** The length of the whole request in bytes, checked when it is rebuilt. */
-  bytes: number;
-}
+  bytes: z.number().int().nonnegative(),
+});
+export type RequestDelta = z.infer<typeof RequestDelta>;
 
 /**
  * The length in bytes of the longest common start of two UTF-8 texts, never ending inside a character
@@ -136,27 +141,18 @@ function writeRecord(dir: string, name: string, content: Uint8Array, newDirector
   return file;
 }
 
+const recordsHint = 'The io/invocations/ records are written by the engine alone; see docs/control-plane.md for their format.';
+
 function invalid(file: string, problem: string): SystemError {
   return new SystemError(`${file}: ${problem}`, {
     code: 'INVOCATION_REQUEST_INVALID',
     file,
-    hint: 'The io/invocations/ records are written by the engine alone; see docs/control-plane.md for their format.',
+    hint: recordsHint,
   });
 }
 
 function readDelta(file: string): RequestDelta {
-  const value = parseJson(readFileSync(file, 'utf8'), file) as Partial<RequestDelta> | null;
-  if (!value || typeof value !== 'object' || value.format !== REQUEST_DELTA_FORMAT) {
-    throw invalid(file, `not a request delta (expected "format": "${REQUEST_DELTA_FORMAT}")`);
-  }
-  if (typeof value.base !== 'string' || value.base === '' || value.base.includes('/') || value.base.startsWith('.')) {
-    throw invalid(file, 'field "base" must name an earlier invocation of the same run');
-  }
-  if (!Number.isSafeInteger(value.prefix_bytes) || value.prefix_bytes! < 0)
-    throw invalid(file, 'field "prefix_bytes" must be a whole number');
-  if (typeof value.suffix !== 'string') throw invalid(file, 'field "suffix" must be a string');
-  if (!Number.isSafeInteger(value.bytes)) throw invalid(file, 'field "bytes" must be a whole number');
-  return value as RequestDelta;
+  return parseJson(readFileSync(file, 'utf8'), file, { schema: RequestDelta, code: 'INVOCATION_REQUEST_INVALID', hint: recordsHint });
 }
 
 /** The exact bytes of an invocation's request, following its deltas back to a whole copy. */

@@ -1,8 +1,7 @@
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
-import { asDiskFault, SystemError } from '@delta/errors';
+import { asDiskFault, parseJson, SystemError } from '@delta/errors';
 import { RunStatus, TokenUsage } from './events.js';
-import { parseJson } from './json.js';
 
 /** The control-plane schema this package writes, and the ones it reads. */
 export const CONTROL_PLANE_VERSION = '1.3';
