@@ -44,9 +44,13 @@ json.dump(p, open(io + "output/final_payload.json", "w"))'`,
 
   it.each([
     ['not JSON', '{"messages": [', /^pre_llm_request hook: output\/final_payload\.json is not valid JSON/],
-    ['not an object', '[1, 2]', /is not a JSON object/],
-    ['no messages array', '{"model": "m", "messages": "hi"}', /has no "messages" array/],
-    ['no model', '{"messages": []}', /has no "model" string/],
+    [
+      'not an object',
+      '[1, 2]',
+      /output\/final_payload\.json: field \(top level\): must be a JSON object with a "messages" array and a "model" string/,
+    ],
+    ['no messages array', '{"model": "m", "messages": "hi"}', /output\/final_payload\.json: field messages: must be an array of messages;/],
+    ['no model', '{"messages": []}', /output\/final_payload\.json: field model: must be a string;/],
   ])('falls back to the proposed payload when final_payload.json is %s', async (_label, content, problem) => {
     const { result, override } = await preLlm(`printf '%s' '${content}' > ${OUT}/final_payload.json"`);
     expect(result.status).toBe('SUCCESS');
@@ -94,8 +98,16 @@ describe('gateDecision (pre_tool_execution)', () => {
 
   it.each([
     ['control.json that is not JSON', `echo '{skip' > ${OUT}/control.json"`, /output\/control\.json is not valid JSON/],
-    ['control.json whose skip is not a boolean', `echo '{"skip": "yes"}' > ${OUT}/control.json"`, /"skip" must be true or false/],
-    ['tool_args.json that is not an object', `echo '["a.txt"]' > ${OUT}/tool_args.json"`, /tool_args\.json must be a JSON object/],
+    [
+      'control.json whose skip is not a boolean',
+      `echo '{"skip": "yes"}' > ${OUT}/control.json"`,
+      /output\/control\.json: field skip: must be true or false$/,
+    ],
+    [
+      'tool_args.json that is not an object',
+      `echo '["a.txt"]' > ${OUT}/tool_args.json"`,
+      /output\/tool_args\.json: field \(top level\): must be a JSON object of the tool's arguments$/,
+    ],
   ])('fails closed on %s', async (_label, body, reason) => {
     const { decision } = await gate(body);
     expect(decision.run).toBe(false);

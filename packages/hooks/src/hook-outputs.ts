@@ -1,13 +1,29 @@
 import { join } from 'node:path';
+import { z } from 'zod';
 import type { HookName } from './hook-names.js';
-import { isPlainObject, readOutputJson, readOutputText } from './read-output-file.js';
+import { readOutputJson, readOutputText } from './read-output-file.js';
 
 /** What a hook can say in `output/control.json`. Only `skip` and `reason` mean something to the engine (pre_tool_execution). */
-export interface HookControl {
-  skip?: boolean;
-  reason?: string;
-  [key: string]: unknown;
-}
+export const HookControl = z.looseObject(
+  {
+    skip: z.boolean({ error: 'must be true or false' }).optional(),
+    reason: z.string({ error: 'must be a string' }).optional(),
+  },
+  { error: 'must be a JSON object such as {"skip": true, "reason": "..."}' },
+);
+export type HookControl = z.infer<typeof HookControl>;
+
+/** `output/tool_args.json` (pre_tool_execution): the arguments the tool runs with instead. */
+const ToolArgs = z.record(z.string(), z.unknown(), { error: "must be a JSON object of the tool's arguments" });
+
+/** `output/final_payload.json` (pre_llm_request): the request body to send. */
+const FinalPayload = z.looseObject(
+  {
+    messages: z.array(z.record(z.string(), z.unknown(), { error: 'must be an object' }), { error: 'must be an array of messages' }),
+    model: z.string({ error: 'must be a string' }),
+  },
+  { error: 'must be a JSON object with a "messages" array and a "model" string, the request body to send' },
+);
 
 /** The valid outputs of a hook that exited 0. Invalid files are left out and described in `warnings`. */
 export interface HookOutputs {
@@ -39,34 +55,24 @@ export function readHookOutputs(name: HookName, outputDir: string): ReadHookOutp
     if (name === 'pre_tool_execution') gateProblem ??= problem;
   };
 
-  const control = readOutputJson(join(outputDir, 'control.json'));
+  const control = readOutputJson(join(outputDir, 'control.json'), HookControl);
   if (control.found) {
     if ('problem' in control) fail(control.problem);
-    else if (!isPlainObject(control.value)) fail('output/control.json must be a JSON object such as {"skip": true, "reason": "..."}');
-    else if (control.value.skip !== undefined && typeof control.value.skip !== 'boolean')
-      fail('output/control.json: "skip" must be true or false');
-    else if (control.value.reason !== undefined && typeof control.value.reason !== 'string')
-      fail('output/control.json: "reason" must be a string');
-    else outputs.control = control.value as HookControl;
+    else outputs.control = control.value;
   }
 
   if (name === 'pre_llm_request') {
-    const payload = readOutputJson(join(outputDir, 'final_payload.json'));
+    const payload = readOutputJson(join(outputDir, 'final_payload.json'), FinalPayload);
     if (payload.found) {
       if ('problem' in payload) warnings.push(payload.problem);
-      else {
-        const problem = finalPayloadProblem(payload.value);
-        if (problem === undefined) outputs.finalPayload = payload.value as Record<string, unknown>;
-        else warnings.push(problem);
-      }
+      else outputs.finalPayload = payload.value;
     }
   }
 
   if (name === 'pre_tool_execution') {
-    const args = readOutputJson(join(outputDir, 'tool_args.json'));
+    const args = readOutputJson(join(outputDir, 'tool_args.json'), ToolArgs);
     if (args.found) {
       if ('problem' in args) fail(args.problem);
-      else if (!isPlainObject(args.value)) fail("output/tool_args.json must be a JSON object of the tool's arguments");
       else outputs.toolArgs = args.value;
     }
   }
@@ -82,13 +88,4 @@ export function readHookOutputs(name: HookName, outputDir: string): ReadHookOutp
   }
 
   return { outputs, warnings, ...(gateProblem === undefined ? {} : { gateProblem }) };
-}
-
-function finalPayloadProblem(value: unknown): string | undefined {
-  const expected = 'expected an object with a "messages" array and a "model" string, the request body to send';
-  if (!isPlainObject(value)) return `output/final_payload.json is not a JSON object (${expected})`;
-  if (!Array.isArray(value.messages)) return `output/final_payload.json has no "messages" array (${expected})`;
-  if (typeof value.model !== 'string') return `output/final_payload.json has no "model" string (${expected})`;
-  if (!value.messages.every(isPlainObject)) return 'output/final_payload.json: every entry of "messages" must be an object';
-  return undefined;
 }

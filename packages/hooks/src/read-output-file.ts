@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
+import { type SafeParseSchema, safeParseJson } from '@delta/errors';
 
 /** Output files larger than this are not read (the hook's full output stays on disk for audit). */
 export const OUTPUT_FILE_LIMIT = 16 * 1024 * 1024;
@@ -19,17 +20,13 @@ export function readOutputText(file: string): OutputFile<string> {
   return { found: true, value: readFileSync(file, 'utf8') };
 }
 
-/** Every JSON file a hook wrote goes through here, so a bad one is always named with the parser's reason. */
-export function readOutputJson(file: string): OutputFile<unknown> {
+/**
+ * Every JSON file a hook wrote goes through here: parsed by the one JSON helper and checked against
+ * `schema`, so a bad one is always named with the field and the reason.
+ */
+export function readOutputJson<T>(file: string, schema: SafeParseSchema<T>): OutputFile<T> {
   const text = readOutputText(file);
   if (!text.found || !('value' in text)) return text;
-  try {
-    return { found: true, value: JSON.parse(text.value) as unknown };
-  } catch (error) {
-    return { found: true, problem: `output/${basename(file)} is not valid JSON: ${(error as Error).message}` };
-  }
-}
-
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  const parsed = safeParseJson(text.value, `output/${basename(file)}`, { schema });
+  return parsed.success ? { found: true, value: parsed.data } : { found: true, problem: parsed.error.message };
 }
