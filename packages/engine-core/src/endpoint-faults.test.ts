@@ -43,18 +43,21 @@ const completion = (content: string) =>
 /** A real HTTP endpoint answering each request with the next of `answers` (status, headers, body). */
 async function rawEndpoint(answers: Array<{ status: number; headers?: Record<string, string>; body: string }>) {
   const times: number[] = [];
+  let answered: () => void = () => undefined;
+  /** Settles once the first answer has been sent whole. */
+  const firstAnswerSent = new Promise<void>((resolve) => (answered = resolve));
   raw = createServer((request, response) => {
     request.resume();
     request.on('end', () => {
       times.push(performance.now());
       const answer = answers[Math.min(times.length - 1, answers.length - 1)]!;
       response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
-      response.end(answer.body);
+      response.end(answer.body, answered);
     });
   });
   await new Promise<void>((resolve) => raw!.listen(0, '127.0.0.1', resolve));
   const { port } = raw.address() as { port: number };
-  return { baseUrl: `http://127.0.0.1:${port}/v1`, times };
+  return { baseUrl: `http://127.0.0.1:${port}/v1`, times, firstAnswerSent };
 }
 
 describe('endpoint faults', () => {
@@ -110,9 +113,11 @@ describe('endpoint faults', () => {
   it('stops waiting for a retry at once when the run is interrupted', async () => {
     const endpoint = await rawEndpoint([{ status: 429, headers: { 'retry-after': '30' }, body: '{"error":{"message":"wait"}}' }]);
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 300);
+    // Interrupted once the 429 is answered, while the engine waits out its Retry-After, not after a guessed delay.
+    void endpoint.firstAnswerSent.then(() => controller.abort());
     const { result, seconds } = await start({ max_retries: 2 }, endpoint.baseUrl, controller.signal);
     expect(result).toMatchObject({ status: 'INTERRUPTED', exitCode: ExitCode.INTERRUPTED });
+    expect(endpoint.times).toHaveLength(1);
     expect(seconds).toBeLessThan(3);
   });
 

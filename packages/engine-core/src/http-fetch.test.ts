@@ -100,8 +100,11 @@ describe('httpFetch', () => {
   });
 
   it('rejects with the abort reason, before the request or while waiting for the answer', async () => {
+    let received: () => void = () => undefined;
+    const requestArrived = new Promise<void>((resolve) => (received = resolve));
     const { base } = await serve(() => {
-      // Never answers.
+      // Never answers; says the request is here, so the abort below falls while the answer is awaited.
+      received();
     });
     const before = new AbortController();
     before.abort();
@@ -110,7 +113,8 @@ describe('httpFetch', () => {
     });
     const during = new AbortController();
     const pending = httpFetch(`${base}/x`, { method: 'POST', body: 'x', signal: during.signal });
-    setTimeout(() => during.abort(new Error('stopped by the test')), 100);
+    await requestArrived;
+    during.abort(new Error('stopped by the test'));
     await expect(pending).rejects.toThrow('stopped by the test');
   });
 
