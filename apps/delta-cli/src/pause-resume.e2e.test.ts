@@ -1,7 +1,6 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm, type ScriptStep } from '@delta/testkit';
 import { readJournal, readMetadata, type JournalEvent } from '@delta/journal';
 import { runDelta } from './test-support.js';
@@ -24,7 +23,16 @@ afterEach(async () => {
 const agentYaml = {
   name: 'pause-resume',
   llm: { model: 'm', max_retries: 0 },
-  tools: [{ name: 'slow', description: 'Sleep, then leave a marker', shell: 'sleep 2; touch marker' }],
+  tools: [
+    {
+      name: 'slow',
+      description: 'Say which process group it runs in, wait for the test to release it, then leave a marker',
+      // Runs until the test writes `release` (30 s at most), so no test depends on how fast the machine is.
+      shell:
+        'cut -d " " -f 5 /proc/$$/stat > group.tmp && mv group.tmp group; ' +
+        'i=0; until [ -e release ] || [ $i -ge 600 ]; do sleep 0.05; i=$((i+1)); done; touch marker',
+    },
+  ],
 };
 
 async function setup(script: (request: Request, index: number) => ScriptStep) {
@@ -33,6 +41,21 @@ async function setup(script: (request: Request, index: number) => ScriptStep) {
   const work = join(await createTempDir('pause-'), 'w');
   const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl };
   return { agent, work, env };
+}
+
+/** Pids of the processes in a process group that are still running (a zombie nobody reaps does not count). */
+function liveProcessesOfGroup(group: number): number[] {
+  return readdirSync('/proc').flatMap((entry) => {
+    if (!/^\d+$/.test(entry)) return [];
+    try {
+      // pid (comm) state ppid pgrp ...; comm may hold spaces, so the fields are read after its ')'.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return Number(pgrp) === group && state !== 'Z' ? [Number(entry)] : [];
+    } catch {
+      return []; // gone while listed
+    }
+  });
 }
 
 const messagesOf = (request: Request) => request.body.messages ?? [];
@@ -160,14 +183,16 @@ describe('signals', () => {
           : { tool_calls: [{ id: 'call_slow', name: 'slow', arguments: {} }] },
       );
       const running = startDelta(['run', '--agent', agent, '-m', 'Be slow', '-w', work], env);
-      await waitForJournal(work, (line) => line.includes('"ACTION_REQUEST"'));
-      await sleep(200);
+      // The signal comes once the tool runs: it has written its process group.
+      const groupFile = join(work, 'group');
+      await vi.waitFor(() => expect(existsSync(groupFile)).toBe(true), { timeout: 20_000, interval: 5 });
+      const group = Number(readFileSync(groupFile, 'utf8'));
       running.child.kill(signal);
       const stopped = await running.done;
       expect(stopped.exitCode).toBe(130);
       expect(stopped.stderr).toContain(`Resume it with: delta continue -w ${work}`);
-      // The tool would have created the marker after its sleep: its process group was stopped.
-      await sleep(2300);
+      // The marker could only come from a process of the tool's group: once none is left, it never will.
+      await vi.waitFor(() => expect(liveProcessesOfGroup(group)).toEqual([]), { timeout: 10_000, interval: 20 });
       expect(existsSync(join(work, 'marker'))).toBe(false);
       expect(metadataOf(work)).toMatchObject({ status: 'INTERRUPTED', exit_code: 130 });
       const result = journalOf(work).find((event) => event.type === 'ACTION_RESULT');
@@ -274,7 +299,9 @@ describe('delta continue, row by row (spec 2.6.2)', () => {
     const again = await runDelta(['run', '--agent', agent, '-m', 'hurry', '-w', work], { env });
     expect(again.exitCode).toBe(2);
     expect(again.stderr).toContain(`(pid ${running.child.pid}`);
+    writeFileSync(join(work, 'release'), '');
     expect((await running.done).exitCode).toBe(0);
+    expect(existsSync(join(work, 'marker'))).toBe(true);
     expectConsistentJournal(journalOf(work));
 
     const empty = await createTempDir('empty-');
