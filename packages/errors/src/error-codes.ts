@@ -26,6 +26,7 @@ export const errorCodes = {
   MODEL_UNAUTHORIZED: 'configuration',
   NO_RUN: 'configuration',
   RUN_ID_INVALID: 'configuration',
+  RUN_ID_TAKEN: 'configuration',
   RUN_LOCKED: 'configuration',
   TOOL_DEFINITION_INVALID: 'configuration',
   USAGE: 'configuration',
