@@ -238,6 +238,9 @@ describe('invocation request records', () => {
         '  - field prefix_bytes: Too small: expected number to be >=0',
     });
     writeFileSync(deltaFile, '{"format": ');
-    expect(failure()).toMatchObject({ code: 'INVOCATION_REQUEST_INVALID', message: expect.stringMatching(/request\.delta\.json is not valid JSON: /) });
+    expect(failure()).toMatchObject({
+      code: 'INVOCATION_REQUEST_INVALID',
+      message: expect.stringMatching(/request\.delta\.json is not valid JSON: /),
+    });
   });
 });
