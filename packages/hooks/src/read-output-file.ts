@@ -27,6 +27,14 @@ export function readOutputText(file: string): OutputFile<string> {
 export function readOutputJson<T>(file: string, schema: SafeParseSchema<T>): OutputFile<T> {
   const text = readOutputText(file);
   if (!text.found || !('value' in text)) return text;
-  const parsed = safeParseJson(text.value, `output/${basename(file)}`, { schema });
+  // Checked, not rebuilt: the value is the hook's own, as written (a schema's output may reorder keys,
+  // and a final_payload.json must be sent byte for byte in the order the hook chose).
+  const asWritten: SafeParseSchema<T> = {
+    safeParse: (value) => {
+      const checked = schema.safeParse(value);
+      return checked.success ? { success: true, data: value as T } : checked;
+    },
+  };
+  const parsed = safeParseJson(text.value, `output/${basename(file)}`, { schema: asWritten });
   return parsed.success ? { found: true, value: parsed.data } : { found: true, problem: parsed.error.message };
 }
