@@ -215,8 +215,9 @@ describe('invocation request records', () => {
 
   it('names the file and the field when a delta is not JSON or has a wrong field', () => {
     const paths = run();
-    writeInvocationRequest(paths, '0001_iiiiii', body(conversation(1)));
-    writeInvocationRequest(paths, '0002_iiiiii', body(conversation(2)));
+    const requests = new InvocationRequestRecorder(paths);
+    requests.write('0001_iiiiii', body(conversation(1)));
+    requests.write('0002_iiiiii', body(conversation(2)));
     const deltaFile = join(paths.invocationsDir, '0002_iiiiii', REQUEST_DELTA_FILE);
     const delta = JSON.parse(readFileSync(deltaFile, 'utf8'));
     const failure = () => {
