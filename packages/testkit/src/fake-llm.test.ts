@@ -205,7 +205,7 @@ describe('startFakeLlm', () => {
 
   it('rejects an invalid array script at start', async () => {
     await expect(startFakeLlm({ script: [{ content: 'ok' }, { delay_ms: 1 } as never] })).rejects.toThrow(
-      'the script given to startFakeLlm: step 1: a step needs content, tool_calls or error',
+      'the script given to startFakeLlm: step 1: a step needs content, tool_calls, error, raw or large',
     );
   });
 

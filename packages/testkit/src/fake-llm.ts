@@ -1,19 +1,23 @@
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { writeAnswer } from './answer-writer.js';
 import { buildReply, promptLength } from './assistant-reply.js';
-import { completionBody, streamChunks } from './completion-body.js';
+import { type CompletionIdentity, completionBody, streamChunks } from './completion-body.js';
 import { type AcceptedCompletion, createCompletionReader } from './completion-reader.js';
-import { readBody, sendEventStream, sendJson } from './http-response.js';
+import { readBody, sendJson } from './http-response.js';
+import { largeAnswer } from './large-answer.js';
+import type { ServerProfile } from './server-profile.js';
+import { serverProfile } from './server-profiles.js';
 import { errorTypeForStatus, openAiError } from './openai-error.js';
 import { formatPath, parseScript } from './parse-script.js';
 import { type RecordedRequest, type Recording, recordRequest } from './recorded-request.js';
-import { ScriptStep } from './script-step.js';
+import { ScriptStep, type ScriptStepInput } from './script-step.js';
 
 export type { RecordedRequest } from './recorded-request.js';
 
 /** A list of steps, one per chat-completions request, or a function that picks the step. */
-export type FakeLlmScript = ScriptStep[] | ((request: RecordedRequest, index: number) => ScriptStep | Promise<ScriptStep>);
+export type FakeLlmScript = ScriptStepInput[] | ((request: RecordedRequest, index: number) => ScriptStepInput | Promise<ScriptStepInput>);
 
 export interface FakeLlmOptions {
   script: FakeLlmScript;
@@ -25,6 +29,8 @@ export interface FakeLlmOptions {
   model?: string;
   /** When set, requests without `Authorization: Bearer <apiKey>` get 401, like the real API. */
   apiKey?: string;
+  /** The server to imitate (see SERVER_PROFILES): a profile or its name. Defaults to `openai`. */
+  profile?: ServerProfile | string;
 }
 
 export interface FakeLlm {
@@ -46,6 +52,8 @@ const modelPaths = new Set(['/v1/models', '/models']);
 export async function startFakeLlm(options: FakeLlmOptions): Promise<FakeLlm> {
   const script = Array.isArray(options.script) ? parseScript(options.script, 'the script given to startFakeLlm') : options.script;
   const model = options.model ?? 'fake-model';
+  const profile = typeof options.profile === 'object' ? options.profile : serverProfile(options.profile ?? 'openai');
+  const { dialect } = profile;
   const requests: RecordedRequest[] = [];
   const readCompletion = createCompletionReader();
   const closing = new AbortController();
@@ -82,21 +90,54 @@ export async function startFakeLlm(options: FakeLlmOptions): Promise<FakeLlm> {
       if (closing.signal.aborted) return 0;
     }
     if (step.error) {
-      const { status, message, type, code, should_retry: shouldRetry } = step.error;
+      const { status, message, type, code, should_retry: shouldRetry, retry_after: retryAfter } = step.error;
       const text = message ?? `delta-fake-llm: scripted error ${status} for request ${index + 1}`;
       const headers: Record<string, string> = shouldRetry === undefined ? {} : { 'x-should-retry': String(shouldRetry) };
+      if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
       sendJson(response, status, openAiError(text, { type: type ?? errorTypeForStatus(status), code: code ?? null }), headers);
       return status;
     }
     // A script that read request.body may have changed it, and the reply follows the body as it left it.
     const bodyRead = recording.bodyParsed();
     const body = bodyRead ? record.body : (accepted.fields as RecordedRequest['body']);
-    const reply = buildReply(step, index, bodyRead ? promptLength(body) : accepted.promptLength);
-    const identity = { id: `chatcmpl-${index + 1}`, created, model: body.model as string };
-    if (body.stream === true) {
-      sendEventStream(response, streamChunks(reply, identity, body.stream_options?.include_usage === true));
+    const writing = { dropAfterBytes: step.drop_after_bytes, stallMs: step.stall_ms, signal: closing.signal };
+    if (step.raw) {
+      const text = step.raw.body ?? JSON.stringify(step.raw.json);
+      const headers: Record<string, string> = step.raw.content_type === undefined ? {} : { 'content-type': step.raw.content_type };
+      await writeAnswer(response, [text], { ...writing, status: step.raw.status, headers });
+      return step.raw.status;
+    }
+    const identity: CompletionIdentity = { requestIndex: index, id: dialect.completionId(index), created, model: body.model as string };
+    const streamed = body.stream === true;
+    const sse = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' };
+    if (step.large) {
+      const headers = streamed ? sse : { 'content-type': 'application/json' };
+      await writeAnswer(response, largeAnswer(step.large, identity, streamed), {
+        ...writing,
+        status: 200,
+        headers,
+        pieceDelayMs: step.large.chunk_delay_ms,
+      });
+      return 200;
+    }
+    const reply = buildReply(step, index, bodyRead ? promptLength(body) : accepted.promptLength, dialect.toolCallId);
+    if (streamed) {
+      const frames = streamChunks(reply, identity, body.stream_options?.include_usage === true, dialect).map(
+        (chunk) => `data: ${JSON.stringify(chunk)}\n\n`,
+      );
+      const keepAlive = dialect.stream.keepAlive;
+      if (keepAlive) {
+        // Before the first event (the server is busy) and once more mid-stream, as the documentation says it may.
+        frames.splice(1, 0, `${keepAlive}\n\n`);
+        frames.unshift(`${keepAlive}\n\n`);
+      }
+      frames.push('data: [DONE]\n\n');
+      await writeAnswer(response, frames, { ...writing, status: 200, headers: sse });
     } else {
-      sendJson(response, 200, completionBody(reply, identity));
+      const text = `${dialect.jsonPrefix ?? ''}${JSON.stringify(completionBody(reply, identity, dialect))}${dialect.jsonSuffix ?? ''}`;
+      const headers = { 'content-type': dialect.jsonContentType ?? 'application/json' };
+      const pieces = dialect.jsonPrefix ? [dialect.jsonPrefix, text.slice(dialect.jsonPrefix.length)] : [text];
+      await writeAnswer(response, pieces, { ...writing, status: 200, headers });
     }
     return 200;
   }
@@ -121,6 +162,9 @@ export async function startFakeLlm(options: FakeLlmOptions): Promise<FakeLlm> {
       const { message, param, code } = read.problem;
       record.status = 400;
       sendJson(response, 400, openAiError(message, { param, code }));
+    } else if (read && dialect.refuse?.(record.body)) {
+      record.status = 400;
+      sendJson(response, 400, openAiError(dialect.refuse(record.body)!, { param: 'messages' }));
     } else if (read) {
       record.status = await answerCompletion(recording, read.accepted, response);
     } else if (method === 'GET' && modelPaths.has(pathname)) {

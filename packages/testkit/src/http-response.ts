@@ -19,16 +19,3 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
   });
   response.end(text);
 }
-
-/** Server-sent events as the OpenAI API sends them: `data: <json>` lines, then `data: [DONE]`. */
-export function sendEventStream(response: ServerResponse, events: unknown[], headers: Record<string, string> = {}): void {
-  if (response.destroyed || response.writableEnded) return;
-  response.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-    ...headers,
-  });
-  for (const event of events) response.write(`data: ${JSON.stringify(event)}\n\n`);
-  response.end('data: [DONE]\n\n');
-}

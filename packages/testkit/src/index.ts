@@ -1,7 +1,11 @@
 export { startFakeLlm } from './fake-llm.js';
 export type { FakeLlm, FakeLlmOptions, FakeLlmScript } from './fake-llm.js';
 export type { RecordedRequest } from './recorded-request.js';
-export { ScriptStep, ScriptToolCall, ScriptHttpError } from './script-step.js';
+export { ScriptStep, ScriptToolCall, ScriptHttpError, ScriptRawResponse, ScriptLargeResponse } from './script-step.js';
+export type { ScriptStepInput } from './script-step.js';
+export { SERVER_PROFILES, serverProfile } from './server-profiles.js';
+export type { ServerProfile } from './server-profile.js';
+export type { ServerDialect } from './server-dialect.js';
 export { loadScript } from './load-script.js';
 export { parseScript, ScriptFileError } from './parse-script.js';
 export { validateConversation, validateRequest } from './validate-request.js';

@@ -70,7 +70,7 @@ describe('loadScript', () => {
 
   it('rejects steps that do nothing or do two things at once', () => {
     expect(failure(() => parseScript([{ delay_ms: 5 }], 's.yaml')).message).toBe(
-      's.yaml: step 0: a step needs content, tool_calls or error',
+      's.yaml: step 0: a step needs content, tool_calls, error, raw or large',
     );
     expect(failure(() => parseScript([{ content: 'x', error: { status: 500 } }], 's.yaml')).message).toMatch(
       /step 0, field 'error': an error step cannot also have content or tool_calls/,

@@ -29,7 +29,7 @@ export function formatPath(path: ReadonlyArray<PropertyKey>): string {
 
 function describeIssue(issue: z.core.$ZodIssue): string {
   if (issue.code === 'unrecognized_keys') {
-    return `unknown key ${issue.keys.map((key) => `'${key}'`).join(', ')} (allowed: content, tool_calls, error, delay_ms, usage)`;
+    return `unknown key ${issue.keys.map((key) => `'${key}'`).join(', ')} (allowed: content, reasoning, tool_calls, error, raw, large, delay_ms, drop_after_bytes, stall_ms, usage)`;
   }
   return issue.message;
 }

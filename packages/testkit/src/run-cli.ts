@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { type FakeLlm, startFakeLlm } from './fake-llm.js';
 import { loadScript } from './load-script.js';
 import { ScriptFileError } from './parse-script.js';
+import { SERVER_PROFILES } from './server-profiles.js';
 
 export const helpText = `delta-fake-llm: a scripted OpenAI-compatible chat-completions server, for running agents with no API key.
 
@@ -22,6 +23,8 @@ Options:
   -p, --port N        port to listen on (default: a free one)
       --host HOST     address to listen on (default: 127.0.0.1)
       --api-key KEY   answer 401 unless requests send this key (with a command: the key it is given)
+      --profile NAME  answer the way this server does: ${SERVER_PROFILES.map((profile) => profile.name).join(', ')}
+                      (default: openai)
   -h, --help          show this help
 
 Example:
@@ -53,6 +56,7 @@ function parse(argv: string[]) {
         port: { type: 'string', short: 'p' },
         host: { type: 'string' },
         'api-key': { type: 'string' },
+        profile: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -67,7 +71,11 @@ function parse(argv: string[]) {
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
     throw new UsageError(`--port must be a whole number from 0 to 65535, got '${values.port}'`);
   }
-  return { help: false as const, script: values.script, port, host: values.host, apiKey: values['api-key'], command };
+  const profile = values.profile ?? 'openai';
+  if (!SERVER_PROFILES.some((known) => known.name === profile)) {
+    throw new UsageError(`unknown --profile '${profile}' (known: ${SERVER_PROFILES.map((known) => known.name).join(', ')})`);
+  }
+  return { help: false as const, script: values.script, port, host: values.host, apiKey: values['api-key'], profile, command };
 }
 
 /** The delta-fake-llm command, in-process: returns the exit code instead of exiting. */
@@ -97,6 +105,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const llm = await startFakeLlm({
     script,
     port: options.port,
+    profile: options.profile,
     ...(options.host === undefined ? {} : { host: options.host }),
     ...(apiKey === undefined ? {} : { apiKey }),
   });

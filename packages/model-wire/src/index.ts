@@ -1,0 +1,13 @@
+export { createModelWire, DEFAULT_IDLE_TIMEOUT_MS } from './model-wire.js';
+export type { ModelCall, ModelReply, ModelWire, ModelWireOptions, RetryNotice } from './model-wire.js';
+export { normaliseCompletion, usageOf, INVALID_TOOL_CALL_NAME } from './normalise-completion.js';
+export type { NormaliseOptions } from './normalise-completion.js';
+export type { ModelTurn, ReasoningField, WireToolCall, WireUsage } from './model-turn.js';
+export { StreamAssembler } from './stream-assembler.js';
+export type { StreamDelta } from './stream-assembler.js';
+export { SseReader } from './sse-reader.js';
+export type { SseEvent } from './sse-reader.js';
+export { DEFAULT_MAX_RESPONSE_BYTES } from './read-answer.js';
+export { DEFAULT_MAX_RETRIES, MAX_RETRY_AFTER_MS, backoffMs, retryAfterMs, transientStatus } from './retry-policy.js';
+export { ModelWireError, ModelResponseError, ModelAuthenticationError, attemptFailure } from './wire-errors.js';
+export type { AttemptFailure } from './wire-errors.js';
