@@ -30,7 +30,14 @@ export async function writeAnswer(response: ServerResponse, pieces: Iterable<str
     const drop = options.dropAfterBytes !== undefined && sent + bytes.length >= options.dropAfterBytes;
     if (drop) bytes = bytes.subarray(0, options.dropAfterBytes! - sent);
     sent += bytes.length;
-    if (!response.write(bytes)) await Promise.race([once(response, 'drain'), once(response, 'close')]);
+    if (!response.write(bytes)) {
+      // Whichever comes first removes the other's listener: a long body would otherwise pile them up.
+      const settled = new AbortController();
+      await Promise.race([once(response, 'drain', { signal: settled.signal }), once(response, 'close', { signal: settled.signal })]).catch(
+        () => undefined,
+      );
+      settled.abort();
+    }
     if (drop) {
       // Let the bytes leave, then break the connection without ending the body.
       await new Promise((resolve) => setImmediate(resolve));
