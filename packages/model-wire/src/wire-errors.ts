@@ -1,4 +1,12 @@
-import { ConfigurationError, DeltaError, ModelBehaviourError, type DeltaErrorOptions, SystemError } from '@delta/errors';
+import {
+  ConfigurationError,
+  DeltaError,
+  ModelBehaviourError,
+  type DeltaErrorOptions,
+  type ModelBehaviourErrorCode,
+  SystemError,
+  type SystemErrorCode,
+} from '@delta/errors';
 
 /** What the retry loop needs to know about a failed attempt. */
 export interface AttemptFailure {
@@ -10,7 +18,7 @@ export interface AttemptFailure {
   retryAfterMs?: number | undefined;
 }
 
-export interface WireErrorOptions extends DeltaErrorOptions, AttemptFailure {}
+export interface WireErrorOptions extends DeltaErrorOptions<SystemErrorCode>, AttemptFailure {}
 
 /** The network or the server failed (no connection, no answer in time, an HTTP error, a body that is no chat completion). */
 export class ModelWireError extends SystemError implements AttemptFailure {
@@ -35,7 +43,7 @@ export class ModelResponseError extends ModelBehaviourError implements AttemptFa
   readonly status: number | undefined;
   readonly retryAfterMs = undefined;
 
-  constructor(message: string, options: DeltaErrorOptions & { status?: number | undefined }) {
+  constructor(message: string, options: DeltaErrorOptions<ModelBehaviourErrorCode> & { status?: number | undefined }) {
     super(message, options);
     this.status = options.status;
   }
