@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   cleanupTempDirs,
@@ -47,6 +48,16 @@ function smallDisk(size: string): SmallDisk | undefined {
 
 /** A file appears in `dir` when the test says so: the `wait_for` tool waits for it. */
 const WAIT_TOOL = '#!/bin/sh\nuntil [ -e "$1" ]; do sleep 0.01; done\necho "$1 is there"\n';
+
+async function waitForFirstInvocationRecords(invocations: string, timeoutMs = 120_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    const first = readdirSync(invocations).find((name) => name.startsWith('0001_'));
+    if (first && existsSync(join(invocations, first, 'metadata.json'))) return;
+    await sleep(5);
+  }
+  throw new Error(`${invocations}/0001_*/metadata.json never appeared within ${timeoutMs} ms`);
+}
 
 async function agentWithTools(): Promise<string> {
   return createTempAgent({
@@ -173,6 +184,9 @@ describe('a read-only disk (EROFS)', () => {
     await waitForJournal(work, (line) => line.includes('"ACTION_REQUEST"'));
     // While the tool waits, the run's io/invocations/ becomes a read-only file system of its own.
     const invocations = join(latestRunDir(work)!, 'io', 'invocations');
+    // The launcher writes the first call's records (response.json, then metadata.json) while the engine
+    // goes on: wait for the last of them, or the mount hides their directory mid-write (ENOENT, not EROFS).
+    await waitForFirstInvocationRecords(invocations);
     const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'ro,size=1m', 'tmpfs', invocations], { encoding: 'utf8' });
     expect(mounted.stderr).toBe('');
     cleanups.push(() => spawnSync('umount', ['-l', invocations]));
