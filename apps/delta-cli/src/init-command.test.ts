@@ -150,6 +150,61 @@ describe('delta init', () => {
     });
   }
 
+  /** Runs a template's agent through one scripted conversation; returns the workspace and the tool outputs. */
+  async function runTemplate(
+    name: string,
+    steps: ScriptStep[],
+  ): Promise<{ workspace: string; outputs: string[]; exitCode: number | null }> {
+    const parent = await createTempDir();
+    expect((await runDelta(['init', 'agent', '-t', name], { cwd: parent })).exitCode).toBe(0);
+    const home = join(parent, 'agent');
+    mkdirSync(join(home, 'workspaces/W001'), { recursive: true });
+    writeFileSync(join(home, 'workspaces/W001/keep.txt'), 'mine\n');
+    const llm = await startFakeLlm({ script: steps, apiKey: 'sk-test' });
+    try {
+      const run = await runDelta(['run', '--agent', home, '-w', join(home, 'workspaces/W001'), '-m', 'Go'], {
+        env: { DELTA_API_KEY: 'sk-test', DELTA_BASE_URL: llm.baseUrl },
+      });
+      const last = llm.requests.at(-1)!.body as { messages: Array<{ role: string; content: string }> };
+      const outputs = last.messages.filter((message) => message.role === 'tool').map((message) => message.content);
+      return { workspace: join(home, 'workspaces/W001'), outputs, exitCode: run.exitCode };
+    } finally {
+      await llm.close();
+    }
+  }
+
+  it('file-ops: a directory of "-delete" is a path, not a find expression; the workspace and .delta/ stay intact', async () => {
+    const { workspace, outputs, exitCode } = await runTemplate('file-ops', [
+      { tool_calls: [{ name: 'find_files', arguments: { directory: '-delete', pattern: '*.nothing' } }] },
+      { tool_calls: [{ name: 'read_file', arguments: { filename: '-n' } }] },
+      { content: 'Looked.' },
+    ]);
+    expect(exitCode).toBe(0);
+    expect(outputs[0]).toContain('./-delete');
+    expect(outputs[1]).toContain('-n');
+    expect(readFileSync(join(workspace, 'keep.txt'), 'utf8')).toBe('mine\n');
+    const [runId] = readFileSync(join(workspace, '.delta/LATEST'), 'utf8').trim().split('\n');
+    expect(JSON.parse(readFileSync(join(workspace, '.delta', runId!, 'metadata.json'), 'utf8'))).toMatchObject({ status: 'COMPLETED' });
+    expect(readFileSync(join(workspace, '.delta', runId!, 'journal.jsonl'), 'utf8')).toContain('"ENGINE_END"');
+  });
+
+  it('api-tester: a url of "-K<file>" is a URL, not curl\'s config option that would write into .delta/', async () => {
+    const config = `url = "${apiUrl}/x"\noutput = ".delta/pwned"\n`;
+    const { workspace, outputs, exitCode } = await runTemplate('api-tester', [
+      { tool_calls: [{ name: 'write_report', arguments: { filename: 'cfg', content: config } }] },
+      { tool_calls: [{ name: 'http_get', arguments: { url: '-Kcfg' } }] },
+      { tool_calls: [{ name: 'http_request', arguments: { method: '--next', url: `${apiUrl}/y` } }] },
+      { content: 'Tested.' },
+    ]);
+    expect(exitCode).toBe(0);
+    expect(outputs[1]).toMatch(/curl: \(\d+\)/);
+    expect(outputs[2]).toBe(
+      'Error: Invalid arguments for tool \'http_request\': Argument \'method\' must be one of "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE" or "OPTIONS", found the string "--next". Known arguments: method (one of "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE" or "OPTIONS"; required), url (required), body (optional).',
+    );
+    expect(existsSync(join(workspace, '.delta/pwned'))).toBe(false);
+    expect(readFileSync(join(workspace, 'keep.txt'), 'utf8')).toBe('mine\n');
+  });
+
   it('uses the minimal template with -y, and when no terminal is attached', async () => {
     const parent = await createTempDir();
     expect((await runDelta(['init', 'a', '-y'], { cwd: parent })).exitCode).toBe(0);

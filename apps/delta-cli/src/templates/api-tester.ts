@@ -16,29 +16,31 @@ system_prompt: system_prompt.md
 tools:
   - name: http_get
     description: GET a URL; shows the status line, the headers and the body.
-    exec: "curl -sS -i --max-time 30 \${url}"
+    exec: "curl -sS -i --max-time 30 -- \${url}"
 
   - name: http_post_json
     description: POST a JSON body to a URL; shows the status line, the headers and the body.
-    exec: "curl -sS -i --max-time 30 -X POST -H 'Content-Type: application/json' --data-binary @- \${url}"
+    exec: "curl -sS -i --max-time 30 -X POST -H 'Content-Type: application/json' --data-binary @- -- \${url}"
     stdin: body
 
   - name: http_request
     description: Send a request with any method (PUT, PATCH, DELETE, ...) and an optional JSON body.
-    exec: "curl -sS -i --max-time 30 -X \${method} -H 'Content-Type: application/json' --data-binary @- \${url}"
+    exec: "curl -sS -i --max-time 30 -X \${method} -H 'Content-Type: application/json' --data-binary @- -- \${url}"
     stdin: body
     parameters:
+      - name: method
+        enum: [GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS]
       - name: body
         required: false
         description: The JSON body; leave empty for none.
 
   - name: status_code
     description: Only the HTTP status code of a GET.
-    exec: "curl -sS -o /dev/null -w '%{http_code}' --max-time 30 \${url}"
+    exec: "curl -sS -o /dev/null -w '%{http_code}' --max-time 30 -- \${url}"
 
   - name: write_report
     description: Write the test report (Markdown) to a file in the workspace.
-    exec: "tee \${filename}"
+    exec: "tee -- \${filename}"
     stdin: content
 `,
   systemPrompt: `# API Tester Agent

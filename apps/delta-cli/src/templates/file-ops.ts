@@ -16,41 +16,43 @@ system_prompt: system_prompt.md
 tools:
   - name: list_files
     description: List a directory, with sizes and dates.
-    exec: "ls -la \${directory}"
+    exec: "ls -la -- \${directory}"
 
   - name: find_files
     description: Find files under a directory whose names match a pattern such as "*.txt".
-    exec: "find \${directory} -name \${pattern}"
+    # find reads an argument starting with - as an expression (-delete), even after --: the ./ keeps the
+    # directory a path. The pattern is -name's own value, so it can never be an expression.
+    exec: "find ./\${directory} -name \${pattern}"
 
   - name: read_file
     description: Read a file.
-    exec: "cat \${filename}"
+    exec: "cat -- \${filename}"
 
   - name: write_file
     description: Write text to a file (the file is replaced).
-    exec: "tee \${filename}"
+    exec: "tee -- \${filename}"
     stdin: content
 
   - name: append_file
     description: Add text to the end of a file.
-    exec: "tee -a \${filename}"
+    exec: "tee -a -- \${filename}"
     stdin: content
 
   - name: make_directory
     description: Create a directory (and its parents).
-    exec: "mkdir -p \${directory}"
+    exec: "mkdir -p -- \${directory}"
 
   - name: copy_file
     description: Copy a file.
-    exec: "cp \${source} \${destination}"
+    exec: "cp -- \${source} \${destination}"
 
   - name: move_file
     description: Move or rename a file or directory.
-    exec: "mv \${source} \${destination}"
+    exec: "mv -- \${source} \${destination}"
 
   - name: delete_file
     description: Delete a file.
-    exec: "rm \${filename}"
+    exec: "rm -- \${filename}"
 
   - name: count_lines
     description: Count the lines of a file.

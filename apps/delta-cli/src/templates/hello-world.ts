@@ -24,18 +24,18 @@ tools:
 
   - name: list_files
     description: List the files in a directory of the workspace.
-    exec: "ls -la \${directory}"
+    exec: "ls -la -- \${directory}"
     parameters:
       - name: directory
         description: The directory to list, e.g. "."
 
   - name: read_file
     description: Read a file of the workspace.
-    exec: "cat \${filename}"
+    exec: "cat -- \${filename}"
 
   - name: write_file
     description: Write text to a file in the workspace (the file is replaced).
-    exec: "tee \${filename}"
+    exec: "tee -- \${filename}"
     stdin: content
 `,
   systemPrompt: `# Hello World Agent

@@ -20,7 +20,7 @@ tools:
 
   - name: write_file
     description: Write text to a file in the workspace (the file is replaced).
-    exec: "tee \${filename}"
+    exec: "tee -- \${filename}"
     stdin: content
 `,
   systemPrompt: `# Minimal Agent
