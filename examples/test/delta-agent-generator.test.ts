@@ -49,7 +49,7 @@ describe('examples/3-advanced/delta-agent-generator', () => {
     expect(observation(parent.journal, 'call_6_2')).toContain(`job/.delta/${child.runId}/journal.jsonl`);
     // The key reached the sub-agent through the environment only: not in the command line that was logged.
     const command = readFileSync(join(parent.runDir, 'io/tool_executions/call_3_1/command.txt'), 'utf8');
-    expect(command).toMatch(/^delta run --agent agents\/haiku-writer -w job -y -m /);
+    expect(command).toMatch(/^delta run --agent\\=agents\/haiku-writer --work-dir\\=job -y '--message=/);
     expect(command).not.toContain('fake-key');
   });
 

@@ -46,7 +46,7 @@ describe('examples/1-basics/file-reader', () => {
       '2. A search box backed by a prebuilt index.',
     ]);
     expect(readFileSync(join(latestRun(workspace).runDir, 'io/tool_executions/call_3_1/command.txt'), 'utf8')).toContain(
-      'head -n4 notes/ideas.md',
+      'head -n4 -- notes/ideas.md',
     );
   });
 });

@@ -52,7 +52,7 @@ describe('docs/getting-started.md', () => {
         .map((type) => `"type":"${type}"\n`)
         .join(''),
     );
-    expect(output('command.txt')).toBe('echo Hello\\, World\\!\ntee greeting.txt\nHello, World!\nHello, World!\n');
+    expect(output('command.txt')).toBe('echo Hello\\, World\\!\ntee -- greeting.txt\nHello, World!\nHello, World!\n');
     expect(output('delta continue')).toBe('I greeted Mars too.\n2\n');
 
     const workspace = join(home, 'delta-tutorial/my-agent/workspaces/W001');

@@ -1,3 +1,4 @@
+import { argumentInjectionWarning, unguardedArguments } from './argument-injection.js';
 import { executionSettings } from './execution-settings.js';
 import type { ExpandedParameter, ExpandedTool } from './expanded-tool.js';
 import { fieldPath } from './field-path.js';
@@ -5,23 +6,25 @@ import { mergeParameters } from './merge-parameters.js';
 import { isEngineVariable, PLACEHOLDER_REFERENCE } from './placeholder.js';
 import { rewriteShellTemplate } from './rewrite-shell-template.js';
 import type { ToolDefinition } from './tool-definition.js';
-import type { ToolDefinitionIssue } from './tool-definition-error.js';
+import type { ToolDefinitionIssue, ToolDefinitionWarning } from './tool-definition-error.js';
 import { TemplateProblem } from './template-problem.js';
 import { tokenizeExecTemplate, type TemplatePlaceholder } from './tokenize-exec-template.js';
 
 /** The shell that runs `shell:` templates. */
 export const SHELL = 'sh';
 
-/** Expands an `exec:` or `shell:` tool; problems are added to `issues`. */
+/** Expands an `exec:` or `shell:` tool; problems are added to `issues`, warnings to `warnings`. */
 export function expandTemplateTool(
   definition: ToolDefinition,
   mode: 'exec' | 'shell',
   issues: ToolDefinitionIssue[],
   basePath: string | undefined,
+  warnings: ToolDefinitionWarning[] = [],
 ): ExpandedTool | undefined {
   const template = definition[mode] as string;
   let command: string[];
   let placeholders: TemplatePlaceholder[];
+  let unguarded: string[] | undefined;
   try {
     if (mode === 'exec') {
       const tokens = tokenizeExecTemplate(template);
@@ -32,6 +35,7 @@ export function expandTemplateTool(
       const rewritten = rewriteShellTemplate(template);
       command = [SHELL, '-c', rewritten.script, '--', ...rewritten.engineVariables.map((name) => `\${${name}}`)];
       placeholders = rewritten.placeholders;
+      unguarded = rewritten.unguarded;
     }
   } catch (error) {
     if (!(error instanceof TemplateProblem)) throw error;
@@ -82,7 +86,17 @@ export function expandTemplateTool(
   }
 
   const parameters = mergeParameters(inferred, definition.parameters, issues, basePath);
-  return { name: definition.name, description: definition.description ?? '', mode, command, parameters, ...executionSettings(definition) };
+  const tool: ExpandedTool = {
+    name: definition.name,
+    description: definition.description ?? '',
+    mode,
+    command,
+    parameters,
+    ...executionSettings(definition),
+  };
+  const warning = argumentInjectionWarning(tool, unguarded ?? unguardedArguments(tool), fieldPath(basePath, [mode]));
+  if (warning !== undefined) warnings.push(warning);
+  return tool;
 }
 
 /** The program an exec: tool runs must be fixed by the author, never chosen by the model. */

@@ -507,7 +507,7 @@ describe('the definition shape', () => {
   it('warns about unknown keys by name and still expands', () => {
     const warnings: ToolDefinitionWarning[] = [];
     const result = safeExpandTool(
-      { name: 'a', exec: 'ls ${d}', timeout: 5, parameters: [{ name: 'd', note: 'mine' }] },
+      { name: 'a', exec: 'ls -- ${d}', timeout: 5, parameters: [{ name: 'd', note: 'mine' }] },
       { path: 'tools[0]', onWarning: (warning) => warnings.push(warning) },
     );
     expect(result.success).toBe(true);

@@ -1,6 +1,8 @@
+import { argumentInjectionWarning, unguardedArguments } from './argument-injection.js';
 import { expandCommandTool } from './expand-command-tool.js';
 import { expandTemplateTool } from './expand-template-tool.js';
 import type { ExpandedTool } from './expanded-tool.js';
+import { fieldPath } from './field-path.js';
 import { safeParseToolDefinition, type ToolDefinitionOptions } from './parse-tool-definition.js';
 import { ToolDefinitionError, type ToolDefinitionIssue, type ToolDefinitionWarning } from './tool-definition-error.js';
 
@@ -19,16 +21,22 @@ export function safeExpandTool(definition: unknown, options: ExpandToolOptions =
   if (!parsed.success) return parsed;
   const tool = parsed.definition;
   const issues: ToolDefinitionIssue[] = [];
+  const warnings: ToolDefinitionWarning[] = [...parsed.warnings];
   const expanded =
     tool.exec !== undefined
-      ? expandTemplateTool(tool, 'exec', issues, options.path)
+      ? expandTemplateTool(tool, 'exec', issues, options.path, warnings)
       : tool.shell !== undefined
-        ? expandTemplateTool(tool, 'shell', issues, options.path)
+        ? expandTemplateTool(tool, 'shell', issues, options.path, warnings)
         : expandCommandTool(tool, issues, options.path);
   if (issues.length > 0 || expanded === undefined) {
     return { success: false, error: new ToolDefinitionError(issues, { file: options.file, tool: tool.name }), warnings: parsed.warnings };
   }
-  return { success: true, tool: expanded, warnings: parsed.warnings };
+  if (expanded.mode === 'command') {
+    const warning = argumentInjectionWarning(expanded, unguardedArguments(expanded), fieldPath(options.path, ['command']));
+    if (warning !== undefined) warnings.push(warning);
+  }
+  for (const warning of warnings.slice(parsed.warnings.length)) options.onWarning?.(warning);
+  return { success: true, tool: expanded, warnings };
 }
 
 /** Like {@link safeExpandTool}, but throws the {@link ToolDefinitionError}. */

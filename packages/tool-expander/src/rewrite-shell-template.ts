@@ -9,6 +9,8 @@ export interface ShellScript {
   engineVariables: string[];
   /** Model parameters in order of first appearance; they follow the engine variables. */
   placeholders: TemplatePlaceholder[];
+  /** Parameters used somewhere as a whole argument with no `--` before it in their command (not :raw). */
+  unguarded: string[];
 }
 
 type Context = 'top' | 'double' | 'substitution' | 'backtick' | 'arithmetic';
@@ -25,6 +27,8 @@ interface Occurrence {
   name: string;
   raw: boolean;
   quoted: boolean;
+  /** A whole argument of its command, with no `--` before it: a leading '-' would make it an option. */
+  unguarded: boolean;
 }
 
 /**
@@ -110,7 +114,14 @@ export function rewriteShellTemplate(template: string): ShellScript {
           hint: `Declare the parameter type: integer, set a shell variable before the expression and use the variable inside it: n=\${${body.name}}; echo $((n + 1)).`,
         });
       }
-      occurrences.push({ start: index, end: end + 1, name: body.name, raw: body.raw, quoted: context === 'double' });
+      occurrences.push({
+        start: index,
+        end: end + 1,
+        name: body.name,
+        raw: body.raw,
+        quoted: context === 'double',
+        unguarded: !body.raw && !isEngineVariable(body.name) && isUnguardedArgument(template, index, end + 1, context === 'double'),
+      });
       index = end + 1;
     } else if (char === '$' && next === '$') {
       index += 2;
@@ -164,7 +175,8 @@ export function rewriteShellTemplate(template: string): ShellScript {
     copied = occurrence.end;
   }
   script += template.slice(copied);
-  return { script, engineVariables, placeholders };
+  const unguarded = [...new Set(occurrences.filter((occurrence) => occurrence.unguarded).map((occurrence) => occurrence.name))];
+  return { script, engineVariables, placeholders, unguarded };
 }
 
 /**
@@ -228,6 +240,28 @@ function skipHeredocBodies(template: string, from: number, heredocs: readonly Pe
 /** `$1` ... `$9`, then `${10}`: POSIX reads `$10` as `${1}0`. */
 export function positionalReference(number: number): string {
   return number < 10 ? `$${number}` : `\${${number}}`;
+}
+
+/**
+ * Whether the placeholder at `start`..`end` is a whole word (`${x}` or `"${x}"`) that is an argument of
+ * its command (not the command itself, not a redirection target) with no `--` word before it. A
+ * heuristic on the text of the command: it is for a warning, and errs towards warning.
+ */
+function isUnguardedArgument(template: string, start: number, end: number, quoted: boolean): boolean {
+  const before = quoted && template[start - 1] === '"' ? start - 1 : start;
+  const after = quoted && template[end] === '"' ? end + 1 : end;
+  if (quoted && (before === start || after === end)) return false;
+  if (before > 0 && !/[\s;&|(`]/.test(template[before - 1] as string)) return false;
+  if (after < template.length && !/[\s;&|)`<>]/.test(template[after] as string)) return false;
+  const separator = Math.max(...[';', '&', '|', '\n', '(', '`'].map((char) => template.lastIndexOf(char, before - 1)));
+  const words = template
+    .slice(separator + 1, before)
+    .trim()
+    .split(/\s+/)
+    .filter((word) => word !== '');
+  if (words.length === 0) return false;
+  if (/^\d*(<|>|>>|<>|>\|)$/.test(words.at(-1) as string)) return false;
+  return !words.includes('--');
 }
 
 function isWordStart(template: string, index: number): boolean {

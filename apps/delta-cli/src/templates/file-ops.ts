@@ -20,9 +20,9 @@ tools:
 
   - name: find_files
     description: Find files under a directory whose names match a pattern such as "*.txt".
-    # find reads an argument starting with - as an expression (-delete), even after --: the ./ keeps the
-    # directory a path. The pattern is -name's own value, so it can never be an expression.
-    exec: "find ./\${directory} -name \${pattern}"
+    # find reads an argument starting with - as an expression (-delete) even after its --, so ./ keeps
+    # the directory a path; the pattern is -name's own value.
+    exec: "find -- ./\${directory} -name \${pattern}"
 
   - name: read_file
     description: Read a file.

@@ -16,7 +16,7 @@ system_prompt: system_prompt.md
 tools:
   - name: echo
     description: Print a message.
-    exec: "echo \${message}"
+    exec: "printf -- '%s\\\\n' \${message}"
 
   - name: write_file
     description: Write text to a file in the workspace (the file is replaced).

@@ -5,9 +5,12 @@
 #   session.sh end NAME                  end the session and forget the name
 # Every answer is delta-sessions' own JSON. The names live beside the sessions, in <sessions dir>/names/.
 set -u
+# The agent writes `session.sh ACTION -- NAME`: the -- tells delta the name is never an option.
 action=${1:-}
-name=${2:-}
-[ $# -ge 2 ] && shift 2
+[ $# -ge 1 ] && shift
+[ "${1:-}" = -- ] && shift
+name=${1:-}
+[ $# -ge 1 ] && shift
 fail() {
   printf '{ "error": { "code": "%s", "message": "%s" } }\n' "$1" "$2"
   exit 1

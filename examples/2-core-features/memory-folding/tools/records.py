@@ -2,7 +2,7 @@
 """A stand-in data source for the example: 40 sensor records, the same every time.
 
     records.py list        the record names, one a line
-    records.py read NAME   one record (about 1 KB): a header and 24 readings
+    records.py read -- NAME   one record (about 1 KB): a header and 24 readings
 """
 import sys
 
@@ -33,8 +33,8 @@ def main(argv):
         for number in range(1, COUNT + 1):
             print(f"record-{number:02d}")
         return 0
-    if len(argv) == 3 and argv[1] == "read":
-        return show(argv[2])
+    if len(argv) == 4 and argv[1:3] == ["read", "--"]:
+        return show(argv[3])
     print(__doc__, file=sys.stderr)
     return 2
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""check.py FILE...: the project's mechanical checks, one finding a line as FILE:LINE: message."""
+"""check.py [--] FILE...: the project's mechanical checks, one finding a line as FILE:LINE: message."""
 import ast
 import sys
 
@@ -24,6 +24,7 @@ def check(path):
 
 
 def main(paths):
+    paths = paths[1:] if paths[:1] == ["--"] else paths
     if not paths:
         print(__doc__.strip(), file=sys.stderr)
         return 2

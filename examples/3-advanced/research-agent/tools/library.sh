@@ -3,6 +3,8 @@
 #   library.sh search QUERY   the sources whose text contains QUERY (case-insensitive), with the matching lines
 #   library.sh read NAME      one source, by the name search printed
 set -eu
+# The agent writes `library.sh ACTION -- VALUE`: the -- tells delta the value is never an option. Drop it.
+if [ "${2:-}" = -- ]; then action=$1; shift 2; set -- "$action" "$@"; fi
 library="$(dirname "$0")/../library"
 case ${1:-} in
   search)

@@ -3,6 +3,8 @@
 #   notes.sh add SOURCE          append the finding read from stdin, citing SOURCE
 #   notes.sh show OUTPUT_FILE    write the notes as a context block (the computed_file generator)
 set -eu
+# The agent writes `notes.sh ACTION -- VALUE`: the -- tells delta the value is never an option. Drop it.
+if [ "${2:-}" = -- ]; then action=$1; shift 2; set -- "$action" "$@"; fi
 case ${1:-} in
   add)
     finding=$(cat | tr '\n' ' ' | sed 's/ *$//')
