@@ -242,4 +242,18 @@ describe('delta tool expand', () => {
     expect(expanded.stdout).toContain('      - name: method\n        type: string\n        enum:\n          - GET\n          - POST\n');
     expect(expanded.stdout).toContain('      - name: seconds\n        type: integer\n        default: 30\n');
   });
+  it('shows the argument-injection warning for a placeholder with no -- before it, and --strict refuses it', async () => {
+    const agent = await createTempAgent({
+      agentYaml: 'name: finder\nllm: {model: m}\ntools:\n  - name: find_files\n    exec: "find ${directory} -name ${pattern}"\n',
+    });
+    const shown = await runDelta(['tool', 'expand', agent]);
+    expect(shown.exitCode).toBe(0);
+    expect(shown.stderr).toContain(
+      "tools[0].exec: ${directory}, ${pattern} are whole arguments with no -- before them: a value starting with '-' would be read as an option",
+    );
+    const strict = await runDelta(['tool', 'expand', agent, '--strict']);
+    expect(strict.exitCode).toBe(2);
+    expect(strict.stderr).toContain('${directory}, ${pattern} are whole arguments with no -- before them');
+    expect(strict.stderr).not.toMatch(STACK_FRAME);
+  });
 });
