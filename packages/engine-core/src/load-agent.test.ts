@@ -31,7 +31,7 @@ describe('agent.yaml', () => {
         llm: { model: 'gpt-4o', temperature: 0.2, max_tokens: 100, top_p: 0.9 },
         system_prompt: 'system_prompt.md',
         max_iterations: 7,
-        tools: [{ name: 'greet', exec: 'echo ${text}' }],
+        tools: [{ name: 'greet', exec: 'echo -- ${text}' }],
       },
     });
     const agent = loadAgent(home);
