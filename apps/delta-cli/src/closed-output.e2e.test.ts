@@ -10,7 +10,7 @@ import { DELTA_BIN, runDelta } from './test-support.js';
 const LONG_THOUGHT = `I will think at length. ${'All work and no play. '.repeat(20_000)}`;
 
 /** A tool that waits until a file appears: the run goes on only once the reader of its output is gone. */
-const WAIT_TOOL = '#!/bin/sh\nuntil [ -e "$1" ]; do sleep 0.01; done\necho "$1 is there"\n';
+const WAIT_TOOL = '#!/bin/sh\n[ "$1" = -- ] && shift\nuntil [ -e "$1" ]; do sleep 0.01; done\necho "$1 is there"\n';
 
 const servers: FakeLlm[] = [];
 afterAll(async () => {
@@ -42,8 +42,8 @@ async function agentWithTools(): Promise<string> {
       name: 'closed-output',
       llm: { model: 'test-model' },
       tools: [
-        { name: 'wait_for', description: 'Wait for a file', exec: '${AGENT_HOME}/wait.sh ${file}' },
-        { name: 'say', description: 'Say something', exec: 'echo ${text}' },
+        { name: 'wait_for', description: 'Wait for a file', exec: '${AGENT_HOME}/wait.sh -- ${file}' },
+        { name: 'say', description: 'Say something', exec: 'printf -- %s ${text}' },
       ],
     },
     files: { 'wait.sh': { content: WAIT_TOOL, mode: 0o755 } },

@@ -14,8 +14,8 @@ afterAll(() => llm.close());
 
 const VALID: Record<string, string> = {
   'agent.yaml':
-    'name: cli-fuzz\nllm:\n  model: m\n  temperature: 0.5\nimports:\n  - ./tools.yaml\ntools:\n  - name: greet\n    exec: "echo ${name}"\n',
-  'tools.yaml': 'tools:\n  - name: read_file\n    exec: "cat ${path}"\n',
+    'name: cli-fuzz\nllm:\n  model: m\n  temperature: 0.5\nimports:\n  - ./tools.yaml\ntools:\n  - name: greet\n    exec: "printf -- %s ${name}"\n',
+  'tools.yaml': 'tools:\n  - name: read_file\n    exec: "cat -- ${path}"\n',
   'context.yaml':
     "sources:\n  - type: file\n    id: system_prompt\n    path: '${AGENT_HOME}/system_prompt.md'\n  - type: journal\n    id: conversation_history\n",
   'hooks.yaml': 'on_run_end:\n  command: [echo, done]\n',

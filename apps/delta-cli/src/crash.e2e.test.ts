@@ -23,7 +23,7 @@ const agentYaml = {
       name: 'work',
       description: 'Do one step of work (it takes a moment) and log it',
       // The label is the call id: steps.log shows every call that really ran, so a rerun would show twice.
-      shell: 'sleep 0.02; echo ${label} >> steps.log; echo done ${label}',
+      shell: 'sleep 0.02; printf -- \'%s\\n\' ${label} >> steps.log; echo "done ${label}"',
     },
   ],
 };

@@ -79,7 +79,7 @@ describe('delta log', () => {
       '── iteration 1',
       'THOUGHT   Writing a file and printing HTML.',
       'CALL      write_file {"path":"a.txt","content":"alpha\\n"} [call_write]',
-      '$ tee a.txt',
+      '$ tee -- a.txt',
       'RESULT    write_file SUCCESS, exit 0 [call_write]',
       'CALL      print_html {} [call_html]',
       HOSTILE_OUTPUT,

@@ -12,7 +12,7 @@ const TRIALS = 20;
 const agentYaml = {
   name: 'race-target',
   llm: { model: 'm', max_retries: 0 },
-  tools: [{ name: 'pause', description: 'Wait a moment', shell: 'sleep ${seconds}; echo waited' }],
+  tools: [{ name: 'pause', description: 'Wait a moment', shell: 'sleep -- ${seconds}; echo waited' }],
 };
 
 /** Two tool steps, then an answer; the first tool call is slow so that a run can be killed inside it. */

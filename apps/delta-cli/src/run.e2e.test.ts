@@ -28,8 +28,8 @@ const twoTools = {
   name: 'two-tools',
   llm: { model: 'test-model' },
   tools: [
-    { name: 'write_file', description: 'Write a file', exec: 'tee ${path}', stdin: 'content' },
-    { name: 'read_file', description: 'Read a file', exec: 'cat ${path}' },
+    { name: 'write_file', description: 'Write a file', exec: 'tee -- ${path}', stdin: 'content' },
+    { name: 'read_file', description: 'Read a file', exec: 'cat -- ${path}' },
   ],
 };
 
@@ -101,7 +101,7 @@ describe('delta run, end to end', () => {
       expect(existsSync(join(dir, 'stderr.log'))).toBe(true);
     }
     expect(readFileSync(join(runDir, 'io', 'tool_executions', 'call_2_1', 'stdout.log'), 'utf8')).toBe('alpha\n');
-    expect(readFileSync(join(runDir, 'io', 'tool_executions', 'call_1_1', 'command.txt'), 'utf8')).toBe('tee a.txt\n');
+    expect(readFileSync(join(runDir, 'io', 'tool_executions', 'call_1_1', 'command.txt'), 'utf8')).toBe('tee -- a.txt\n');
     const invocations = readdirSync(join(runDir, 'io', 'invocations')).sort();
     expect(invocations).toHaveLength(3);
     invocations.forEach((id, index) => {

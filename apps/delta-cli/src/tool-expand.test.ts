@@ -12,9 +12,9 @@ llm:
 tools:
   - name: list_files
     description: List a directory
-    exec: "ls -la \${directory}"
+    exec: "ls -la -- \${directory}"
   - name: run_docker
-    shell: "docker run \${options:raw} \${image} | tee \${CWD}/docker.log"
+    shell: "docker run \${options:raw} -- \${image} | tee \${CWD}/docker.log"
     timeout_ms: 600000
   - name: serve
     command: [serve, --quiet]
@@ -25,14 +25,15 @@ tools:
         default: "8080"
       - name: root
         description: Directory to serve
+        enum: [public, site]
   - name: write_file
-    exec: "tee \${filename}"
+    exec: "tee -- \${filename}"
     stdin: content
     parameters:
       - name: content
         description: What to write
   - name: sub_agent
-    exec: "delta run --agent \${AGENT_HOME}/helper -m \${task}"
+    exec: "delta run --agent \${AGENT_HOME}/helper --message=\${task}"
     pass_model_credentials: true
 `;
 
@@ -42,6 +43,7 @@ const EXPANDED_YAML = `tools:
     command:
       - ls
       - -la
+      - --
       - \${directory}
     timeout_ms: 120000
     parameters:
@@ -53,7 +55,7 @@ const EXPANDED_YAML = `tools:
     command:
       - sh
       - -c
-      - docker run $2 "$3" | tee "$1"/docker.log
+      - docker run $2 -- "$3" | tee "$1"/docker.log
       - --
       - \${CWD}
     timeout_ms: 600000
@@ -79,12 +81,16 @@ const EXPANDED_YAML = `tools:
         option_name: --port
       - name: root
         type: string
+        enum:
+          - public
+          - site
         description: Directory to serve
         inject_as: argument
         position: 0
   - name: write_file
     command:
       - tee
+      - --
       - \${filename}
     timeout_ms: 120000
     parameters:
@@ -102,8 +108,7 @@ const EXPANDED_YAML = `tools:
       - run
       - --agent
       - \${AGENT_HOME}/helper
-      - -m
-      - \${task}
+      - --message=\${task}
     timeout_ms: 120000
     pass_model_credentials: true
     parameters:
@@ -147,7 +152,7 @@ describe('delta tool expand', () => {
         description: '',
         parameters: {
           type: 'object',
-          properties: { port: { type: 'string' }, root: { type: 'string', description: 'Directory to serve' } },
+          properties: { port: { type: 'string' }, root: { type: 'string', enum: ['public', 'site'], description: 'Directory to serve' } },
           required: ['root'],
           additionalProperties: false,
         },
@@ -165,7 +170,7 @@ describe('delta tool expand', () => {
     const { tools } = JSON.parse(result.stdout) as { tools: Array<Record<string, unknown>> };
     expect(tools[1]).toMatchObject({
       name: 'run_docker',
-      command: ['sh', '-c', 'docker run $2 "$3" | tee "$1"/docker.log', '--', '${CWD}'],
+      command: ['sh', '-c', 'docker run $2 -- "$3" | tee "$1"/docker.log', '--', '${CWD}'],
       timeout_ms: 600000,
     });
     expect(tools[4]).toMatchObject({ name: 'sub_agent', pass_model_credentials: true });

@@ -12,10 +12,10 @@ export const inspectAgentYaml = {
   name: 'inspect-me',
   llm: { model: 'test-model', pricing: { input_per_million: 2.5, output_per_million: 10, currency: 'USD' } },
   tools: [
-    { name: 'write_file', description: 'Write a file', exec: 'tee ${path}', stdin: 'content' },
+    { name: 'write_file', description: 'Write a file', exec: 'tee -- ${path}', stdin: 'content' },
     { name: 'print_html', description: 'Print some HTML', shell: `printf '%s\\n' ${quoted}; echo 'to stderr' >&2` },
     { name: 'fail', description: 'Fail loudly', shell: 'echo "bad ${why}" >&2; exit 7' },
-    { name: 'slow', description: 'Take a while', exec: 'sleep ${seconds}' },
+    { name: 'slow', description: 'Take a while', exec: 'sleep -- ${seconds}' },
   ],
 };
 
