@@ -47,7 +47,7 @@ function smallDisk(size: string): SmallDisk | undefined {
 }
 
 /** A file appears in `dir` when the test says so: the `wait_for` tool waits for it. */
-const WAIT_TOOL = '#!/bin/sh\nuntil [ -e "$1" ]; do sleep 0.01; done\necho "$1 is there"\n';
+const WAIT_TOOL = '#!/bin/sh\n[ "$1" = -- ] && shift\nuntil [ -e "$1" ]; do sleep 0.01; done\necho "$1 is there"\n';
 
 async function waitForFirstInvocationRecords(invocations: string, timeoutMs = 120_000): Promise<void> {
   const until = Date.now() + timeoutMs;
@@ -65,9 +65,9 @@ async function agentWithTools(): Promise<string> {
       name: 'disk-faults',
       llm: { model: 'test-model', max_retries: 0 },
       tools: [
-        { name: 'say', description: 'Say something', exec: 'echo ${text}' },
+        { name: 'say', description: 'Say something', exec: 'printf -- %s ${text}' },
         { name: 'fill', description: 'Write a large file', exec: 'dd if=/dev/zero of=${file} bs=64k count=100' },
-        { name: 'wait_for', description: 'Wait for a file', exec: '${AGENT_HOME}/wait.sh ${file}' },
+        { name: 'wait_for', description: 'Wait for a file', exec: '${AGENT_HOME}/wait.sh -- ${file}' },
       ],
     },
     files: { 'wait.sh': { content: WAIT_TOOL, mode: 0o755 } },
