@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempAgent, createTempDir, runProcess, startFakeLlm, type FakeLlm } from '@delta/testkit';
 import { readJournal, readMetadata, runPaths } from '@delta/journal';
-import { latestRunDir } from './test-processes.js';
+import { deltaEnv, latestRunDir } from './test-processes.js';
 import { DELTA_BIN, runDelta } from './test-support.js';
 
 /** Longer than a pipe holds (64 KiB) plus what `head` reads at once: `delta log | head -1` must meet a closed pipe. */
@@ -76,15 +76,7 @@ async function pipeline(
       ? `{ until [ -e "$OUT/gone" ]; do sleep 0.01; done; ${writer}; } | { exec 0<&-; : >"$OUT/gone"; }`
       : `{ ${writer}; } | { head -1 >"$OUT/first"; exec 0<&-; : >"$OUT/gone"; }`;
   const result = await runProcess('sh', ['-c', script, 'sh', process.execPath, DELTA_BIN, ...args], {
-    env: {
-      ...process.env,
-      DELTA_API_KEY: undefined,
-      OPENAI_API_KEY: undefined,
-      DELTA_BASE_URL: undefined,
-      OPENAI_BASE_URL: undefined,
-      ...options.env,
-      OUT: options.out,
-    },
+    env: deltaEnv({ ...options.env, OUT: options.out }),
   });
   expect(result.stderr).toBe('');
   const read = (name: string) => (existsSync(join(options.out, name)) ? readFileSync(join(options.out, name), 'utf8') : '');

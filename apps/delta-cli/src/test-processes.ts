@@ -18,6 +18,18 @@ export function lineCount(file: string): number {
   return count;
 }
 
+/** The environment of a `delta` under test: this process's, less any model credentials or endpoint, plus `env`. */
+export function deltaEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    DELTA_API_KEY: undefined,
+    OPENAI_API_KEY: undefined,
+    DELTA_BASE_URL: undefined,
+    OPENAI_BASE_URL: undefined,
+    ...env,
+  };
+}
+
 export interface RunningDelta {
   child: ChildProcess;
   done: Promise<DeltaResult>;
@@ -26,14 +38,7 @@ export interface RunningDelta {
 /** Starts `delta` as a real process, to signal or kill it while it runs. Model credentials come only from `env`. */
 export function startDelta(args: string[], env: Record<string, string>): RunningDelta {
   const child = spawn(process.execPath, [DELTA_BIN, ...args], {
-    env: {
-      ...process.env,
-      DELTA_API_KEY: undefined,
-      OPENAI_API_KEY: undefined,
-      DELTA_BASE_URL: undefined,
-      OPENAI_BASE_URL: undefined,
-      ...env,
-    },
+    env: deltaEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';

@@ -10,12 +10,3 @@ export function describeValue(value: unknown): string {
   }
   return `${typeof value} ${String(value)}`;
 }
-
-export function formatPath(path: readonly PropertyKey[]): string {
-  let text = '';
-  for (const part of path) {
-    if (typeof part === 'number') text += `[${part}]`;
-    else text += text === '' ? String(part) : `.${String(part)}`;
-  }
-  return text === '' ? '(top level)' : text;
-}

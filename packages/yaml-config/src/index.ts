@@ -3,4 +3,6 @@ export type { ConfigProblem, ParsedConfig, ParseYamlConfigOptions, HintFor, Unkn
 export { knownKeysAt } from './known-keys.js';
 export { positionOf } from './source-position.js';
 export type { SourcePosition } from './source-position.js';
-export { describeValue, formatPath } from './describe-value.js';
+export { describeValue } from './describe-value.js';
+/** The field path of a message (`tools[2].exec`): the one of @delta/errors, under its earlier name here. */
+export { formatFieldPath as formatPath } from '@delta/errors';

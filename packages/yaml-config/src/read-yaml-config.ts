@@ -2,8 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
-import { ConfigurationError, suggestName } from '@delta/errors';
-import { describeValue, formatPath } from './describe-value.js';
+import { ConfigurationError, formatFieldPath, suggestName } from '@delta/errors';
+import { describeValue } from './describe-value.js';
 import { knownKeysAt } from './known-keys.js';
 import { positionOf } from './source-position.js';
 
@@ -166,7 +166,7 @@ export function parseYamlConfig<S extends z.ZodType>(
         const unknownKey = {
           path: issue.path,
           key,
-          field: formatPath([...issue.path, key]),
+          field: formatFieldPath([...issue.path, key]),
           known,
           suggestion: suggestName(key, known),
         };
@@ -189,11 +189,11 @@ export function parseYamlConfig<S extends z.ZodType>(
           found === undefined && expected !== undefined
             ? `is required but missing (expected ${expected})`
             : `${issue.message.replace(/^Invalid input: /, '')}; found ${describeValue(found)}`;
-        return { file, ...where(issue.path), field: formatPath(issue.path), message };
+        return { file, ...where(issue.path), field: formatFieldPath(issue.path), message };
       });
       fail(
         problems,
-        others.map((issue) => options.hintFor?.(formatPath(issue.path))).filter((hint): hint is string => hint !== undefined),
+        others.map((issue) => options.hintFor?.(formatFieldPath(issue.path))).filter((hint): hint is string => hint !== undefined),
       );
     }
   }
