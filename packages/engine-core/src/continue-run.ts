@@ -10,6 +10,7 @@ import {
   runPaths,
   updateMetadata,
   type RunMetadata,
+  type JournalEvent,
   type RunState,
   type RunStatus,
 } from '@delta/journal';
@@ -74,6 +75,13 @@ function unfinishedEnd(metadata: RunMetadata): string {
   );
 }
 
+/** The run's last error was the endpoint's or the network's (marked `transient` in the journal), not the conversation's. */
+function failedTransiently(events: Iterable<JournalEvent>): boolean {
+  let last: JournalEvent | undefined;
+  for (const event of events) if (event.type === 'ERROR') last = event;
+  return last?.type === 'ERROR' && (last as { transient?: unknown }).transient === true;
+}
+
 function requireMessage(status: RunStatus, workDir: string): ConfigurationError {
   const example = status === 'FAILED' ? 'Retry with this information: ...' : 'Now do something else';
   return new ConfigurationError(`Run is ${status}. To continue, provide a message using -m/--message`, {
@@ -125,7 +133,8 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
       updateMetadata(paths.metadata, { status, end_time: status === 'WAITING_FOR_INPUT' ? null : new Date().toISOString() });
     }
     const message = options.message;
-    if ((status === 'COMPLETED' || status === 'FAILED') && message === undefined) throw requireMessage(status, workDir);
+    const resend = status === 'FAILED' && message === undefined && failedTransiently(journal.state.events);
+    if ((status === 'COMPLETED' || status === 'FAILED') && message === undefined && !resend) throw requireMessage(status, workDir);
     if (status === 'WAITING_FOR_INPUT') {
       if (message !== undefined) {
         const response = interactionFiles(paths).response;

@@ -1,4 +1,5 @@
 import { asDiskFault, DeltaError, exitCodeOf } from '@delta/errors';
+import { attemptFailure } from '@delta/model-wire';
 import { ExitCode, type RunOutcome } from './exit-codes.js';
 import { invokeHook } from './lifecycle-hooks.js';
 import { record, type RunContext } from './run-context.js';
@@ -107,6 +108,8 @@ export function finishRun(context: RunContext, outcome: RunOutcome): RunOutcome 
         iteration,
         error_message: outcome.reason ?? 'the run failed',
         ...(DeltaError.isInstance(error) ? { error_code: error.code } : {}),
+        // The endpoint or the network failed, not the conversation: a plain `delta continue` sends the same request again.
+        ...(attemptFailure(error).transient ? { transient: true } : {}),
       });
     } catch {
       // The journal is refused: ENGINE_END, shorter, may still fit; the outcome already says what failed.

@@ -101,13 +101,44 @@ describe('endpoint faults', () => {
     expect(result).toMatchObject({ status: 'FAILED', exitCode: ExitCode.FAILED });
     expect(result.reason).toContain('answered HTTP 503 (3 attempts)');
     const error = result.error as { hint?: string };
-    expect(error.hint).toContain('`delta continue -w <workspace> -m "retry"`');
+    expect(error.hint).toContain('`delta continue -w <workspace>` sends the same request again');
     expect(readMetadata(result.paths.metadata)).toMatchObject({ status: 'FAILED', exit_code: 1 });
     expect(readJournal(result.paths.journal).find((event) => event.type === 'ERROR')).toMatchObject({ error_code: 'MODEL_ERROR' });
 
     const retried = await continueRun({ workDir, agent, message: 'retry', apiKey: 'k', baseUrl: server!.baseUrl });
     expect(retried).toMatchObject({ status: 'COMPLETED', finalAnswer: 'back again' });
     expect(server!.requests.map((request) => request.status)).toEqual([503, 503, 503, 200]);
+  });
+
+  it('resumes a run FAILED by 500s with a plain delta continue, sending the failed request again byte for byte', async () => {
+    const down = { error: { status: 500, message: 'boom' } } satisfies ScriptStep;
+    const { result, agent, workDir } = await start(
+      { max_retries: 2 },
+      await fake([{ content: 'first' }, down, down, down, { content: 'second' }]),
+    );
+    expect(result).toMatchObject({ status: 'COMPLETED', finalAnswer: 'first' });
+    const next = await continueRun({ workDir, agent, message: 'and again', apiKey: 'k', baseUrl: server!.baseUrl });
+    expect(next).toMatchObject({ status: 'FAILED', exitCode: ExitCode.FAILED });
+    expect(readJournal(next.paths.journal).findLast((event) => event.type === 'ERROR')).toMatchObject({
+      error_code: 'MODEL_ERROR',
+      transient: true,
+    });
+
+    const resumed = await continueRun({ workDir, agent, apiKey: 'k', baseUrl: server!.baseUrl });
+    expect(resumed).toMatchObject({ status: 'COMPLETED', finalAnswer: 'second' });
+    const requests = server!.requests;
+    expect(requests.map((request) => request.status)).toEqual([200, 500, 500, 500, 200]);
+    expect(requests[4]!.rawBody).toBe(requests[3]!.rawBody);
+    // The conversation was left as it was: no message added for the retry.
+    expect(requests[4]!.body.messages.filter((message: { role: string }) => message.role === 'user')).toHaveLength(2);
+  });
+
+  it('still asks for a message to continue a run FAILED by an error that would come again (HTTP 400)', async () => {
+    const { result, agent, workDir } = await start({ max_retries: 2 }, await fake([{ error: { status: 400, message: 'bad request' } }]));
+    expect(result.status).toBe('FAILED');
+    await expect(continueRun({ workDir, agent, apiKey: 'k', baseUrl: server!.baseUrl })).rejects.toMatchObject({
+      code: 'MESSAGE_REQUIRED',
+    });
   });
 
   it('stops waiting for a retry at once when the run is interrupted', async () => {

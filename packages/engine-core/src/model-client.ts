@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import { ConfigurationError, SystemError } from '@delta/errors';
+import { ConfigurationError } from '@delta/errors';
+import { attemptFailure, ModelWireError, normaliseCompletion, transientStatus } from '@delta/model-wire';
 import { BodyRecorder } from './body-recorder.js';
 import { httpFetch } from './http-fetch.js';
 
@@ -92,7 +93,11 @@ export async function createModelClient(options: ModelClientOptions): Promise<Mo
       try {
         for (let attempt = 0; ; attempt += 1) {
           try {
-            return await createChatCompletion(client, payload, callOptions);
+            const endpoint = chatCompletionsUrl(baseUrl);
+            const completion = completionOf(await createChatCompletion(client, payload, callOptions), endpoint);
+            // An answer with no choice, no message or no chat completion at all is thrown here, so it is retried.
+            normaliseCompletion(completion, { endpoint });
+            return completion;
           } catch (error) {
             recorder.rethrowFailure();
             const delay = attempt < maxRetries ? retryDelay(error, attempt, OpenAIClient) : undefined;
@@ -114,7 +119,8 @@ export async function createModelClient(options: ModelClientOptions): Promise<Mo
  */
 function retryDelay(error: unknown, attempt: number, sdk: typeof OpenAI): number | undefined {
   if (error instanceof sdk.APIUserAbortError) return undefined;
-  if (!(error instanceof sdk.APIConnectionError)) {
+  const wire = attemptFailure(error);
+  if (!wire.transient && !(error instanceof sdk.APIConnectionError)) {
     if (!(error instanceof sdk.APIError) || error.status === undefined) return undefined;
     const headers = error.headers as Headers | undefined;
     const said = headers?.get('x-should-retry');
@@ -124,6 +130,31 @@ function retryDelay(error: unknown, attempt: number, sdk: typeof OpenAI): number
     if (asked !== undefined) return asked <= MAX_RETRY_AFTER_MS ? asked : undefined;
   }
   return Math.min(500 * 2 ** attempt, 8_000) * (1 - Math.random() * 0.25);
+}
+
+/**
+ * The SDK hands over a body not labelled as JSON as text: JSON text is read as such (some servers label a
+ * chat completion text/plain), anything else (a proxy's HTML page) is no chat completion, and retried.
+ */
+function completionOf(value: unknown, endpoint: string): ChatCompletion {
+  if (typeof value !== 'string') return value as ChatCompletion;
+  try {
+    return JSON.parse(value) as ChatCompletion;
+  } catch {
+    throw new ModelWireError(
+      `The model endpoint ${endpoint} answered HTTP 200 with a body that is not JSON, so no chat completion; it begins: ${JSON.stringify(value.slice(0, 200))}`,
+      {
+        code: 'MODEL_BAD_RESPONSE',
+        transient: true,
+        hint: 'A proxy or a gateway may be answering in place of the model server: check DELTA_BASE_URL. The engine retries it.',
+      },
+    );
+  }
+}
+
+/** The URL requests go to, for messages. */
+export function chatCompletionsUrl(baseUrl: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/chat/completions`;
 }
 
 function retryAfterMs(headers: Headers | undefined): number | undefined {
@@ -140,20 +171,24 @@ function retryAfterMs(headers: Headers | undefined): number | undefined {
 function describeModelError(error: unknown, baseUrl: string, sdk: typeof OpenAI, retries: number, keySent: boolean): unknown {
   if (error instanceof sdk.APIUserAbortError) return error;
   const tries = retries > 0 ? ` (${retries + 1} attempts)` : '';
+  // A transient failure leaves the conversation as it was: a plain `delta continue` sends the same request again.
+  const resendHint = 'Once it works again, `delta continue -w <workspace>` sends the same request again.';
   const retryHint = 'Once it works again, `delta continue -w <workspace> -m "retry"` retries the run from where it stopped.';
   if (error instanceof sdk.APIConnectionTimeoutError) {
-    return new SystemError(`The model endpoint ${baseUrl} did not answer in time${tries}.`, {
+    return new ModelWireError(`The model endpoint ${baseUrl} did not answer in time${tries}.`, {
       code: 'MODEL_TIMEOUT',
       cause: error,
-      hint: `Check that the endpoint is up, or raise llm.timeout_ms in agent.yaml. ${retryHint}`,
+      transient: true,
+      hint: `Check that the endpoint is up, or raise llm.timeout_ms in agent.yaml. ${resendHint}`,
     });
   }
   if (error instanceof sdk.APIConnectionError) {
     const reason = causeCode(error) ?? error.message;
-    return new SystemError(`Cannot reach the model endpoint ${baseUrl} (${reason})${tries}.`, {
+    return new ModelWireError(`Cannot reach the model endpoint ${baseUrl} (${reason})${tries}.`, {
       code: 'MODEL_UNREACHABLE',
       cause: error,
-      hint: 'Check DELTA_BASE_URL (or OPENAI_BASE_URL) and that the server is running and reachable.',
+      transient: true,
+      hint: `Check DELTA_BASE_URL (or OPENAI_BASE_URL) and that the server is running and reachable. ${resendHint}`,
     });
   }
   if (error instanceof sdk.AuthenticationError && !keySent) {
@@ -174,10 +209,13 @@ function describeModelError(error: unknown, baseUrl: string, sdk: typeof OpenAI,
     });
   }
   if (error instanceof sdk.APIError) {
-    return new SystemError(`The model endpoint ${baseUrl} answered HTTP ${error.status ?? '?'}${tries}: ${error.message}`, {
+    const transient = error.status !== undefined && transientStatus(error.status);
+    return new ModelWireError(`The model endpoint ${baseUrl} answered HTTP ${error.status ?? '?'}${tries}: ${error.message}`, {
       code: 'MODEL_ERROR',
       cause: error,
-      hint: `The full request is in io/invocations/ of this run. ${retryHint}`,
+      transient,
+      status: error.status,
+      hint: `The full request is in io/invocations/ of this run. ${transient ? resendHint : retryHint}`,
     });
   }
   return error;

@@ -3,11 +3,13 @@ import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'ope
 import { buildContext, estimateTokens } from '@delta/context-builder';
 import { payloadOverride } from '@delta/hooks';
 import { createInvocationId, writeInvocationResult, type RecordedToolCall, type TokenUsage } from '@delta/journal';
+import { normaliseCompletion } from '@delta/model-wire';
 import { act } from './act.js';
 import { invokeHook } from './lifecycle-hooks.js';
 import { ENGINE_LLM_KEYS } from './agent-config.js';
 import { requestTools } from './built-in-tools.js';
 import { ExitCode, type RunOutcome } from './exit-codes.js';
+import { chatCompletionsUrl } from './model-client.js';
 import { record, recordWriter, type RunContext } from './run-context.js';
 import { budgetExhausted, finalAnswerGiven, isFinalAnswer } from './stop-conditions.js';
 import { RequestBodyBuilder } from './request-body.js';
@@ -176,25 +178,38 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
 
     const { invocationId, response, usage } = await think(context, iteration, payload, body);
     await invokeHook(context, 'post_llm_response', { iteration, inputs: { response } });
-    const choice = response.choices[0];
-    const message = choice?.message;
-    const toolCalls: RecordedToolCall[] = (message?.tool_calls ?? []).flatMap((call) =>
-      call.type === 'function' ? [{ id: call.id, name: call.function.name, arguments: call.function.arguments }] : [],
+    // What the server sent, in one shape (docs/models.md): ids usable and unique in the run, arguments as
+    // text, a call that cannot be run kept with the problem its result will tell. io/invocations keeps the original.
+    const turn = normaliseCompletion(response, {
+      endpoint: chatCompletionsUrl(context.model.baseUrl),
+      assignId: (index) => `call_delta_${invocationId}_${index + 1}`,
+    });
+    const toolCalls = turn.tool_calls.map(
+      (call): RecordedToolCall => ({
+        id: call.id,
+        name: call.name,
+        arguments: call.arguments,
+        ...(call.server_id !== undefined ? { server_id: call.server_id } : {}),
+        ...(call.arguments_type ? { arguments_type: call.arguments_type } : {}),
+        ...(call.problem !== undefined ? { problem: call.problem } : {}),
+      }),
     );
     record(context, {
       type: 'THOUGHT',
       iteration,
-      content: message?.content ?? null,
+      content: turn.content,
       tool_calls: toolCalls,
       llm_invocation_ref: invocationId,
-      finish_reason: choice?.finish_reason ?? null,
+      finish_reason: turn.finish_reason,
+      ...(turn.reasoning !== undefined ? { reasoning: turn.reasoning } : {}),
+      ...(turn.normalised.length > 0 ? { normalised: turn.normalised } : {}),
       ...(usage ? { usage } : {}),
     });
     context.metadata.updateSoon({ iterations: iteration, ...usageTotals(context, usage) });
-    if (message?.content) context.log(`[${iteration}] ${summarise(message.content)}`);
+    if (turn.content) context.log(`[${iteration}] ${summarise(turn.content)}`);
     if (isFinalAnswer(toolCalls.length)) {
       await invokeHook(context, 'on_iteration_end', { iteration });
-      return { status: 'COMPLETED', exitCode: ExitCode.COMPLETED, finalAnswer: message?.content ?? '' };
+      return { status: 'COMPLETED', exitCode: ExitCode.COMPLETED, finalAnswer: turn.content ?? '' };
     }
     const paused = await act(context, context.journal.state.pendingCalls);
     if (paused) return paused;

@@ -66,6 +66,7 @@ export type PreparedToolCall =
  * arguments that are not JSON or do not fit) become observations it can act on, not failures.
  */
 export function prepareToolCall(call: RecordedToolCall, context: ToolCallContext): PreparedToolCall {
+  if (call.problem !== undefined) return { kind: 'rejected', args: null, observation: `Error: ${call.problem}` };
   const parsed = parseToolArguments(call.arguments);
   const tool = context.tools.find((candidate) => candidate.name === call.name);
   if (!tool) {

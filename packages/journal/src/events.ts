@@ -11,9 +11,17 @@ const envelope = {
 
 /** A tool call as the model made it; `arguments` is the raw string the model sent. */
 export const RecordedToolCall = z.object({
+  /** The id used everywhere in the conversation: the server's, or one the engine assigned. */
   id: z.string(),
   name: z.string(),
+  /** The arguments as JSON text, as sent back to the model. */
   arguments: z.string(),
+  /** Present when the engine assigned `id`: the server's id (null when it sent none, or an empty or repeated one). */
+  server_id: z.string().nullable().optional(),
+  /** `object` when the server sent the arguments as a JSON object (io/invocations keeps the original). */
+  arguments_type: z.literal('object').optional(),
+  /** The call could not be run as sent (no function, no name): what the model is told as its result. */
+  problem: z.string().optional(),
 });
 export type RecordedToolCall = z.infer<typeof RecordedToolCall>;
 
