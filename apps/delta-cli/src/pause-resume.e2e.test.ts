@@ -260,14 +260,15 @@ describe('delta continue, row by row (spec 2.6.2)', () => {
     expectConsistentJournal(journalOf(work));
   });
 
-  it('FAILED needs -m (the exact error), then retries', async () => {
+  // A 400 is not transient (a 503 is: see continue-after-transient tests), so continuing needs a message.
+  it('FAILED by a non-transient error needs -m (the exact error), then retries', async () => {
     let failing = true;
     const { agent, work, env } = await setup((request) =>
-      failing ? { error: { status: 503, message: 'overloaded', should_retry: false } } : echoScript(request),
+      failing ? { error: { status: 400, message: 'bad request', should_retry: false } } : echoScript(request),
     );
     const failed = await runDelta(['run', '--agent', agent, '-m', 'one', '-w', work], { env });
     expect(failed.exitCode).toBe(1);
-    expect(failed.stderr).toContain('HTTP 503');
+    expect(failed.stderr).toContain('HTTP 400');
     expect(failed.stderr).toContain(`Retry it with: delta continue -w ${work} -m`);
     expect(metadataOf(work)).toMatchObject({ status: 'FAILED' });
     const refused = await runDelta(['continue', '-w', work], { env });
