@@ -32,7 +32,7 @@ describe('examples/2-core-features/interactive-shell', () => {
     expect(JSON.parse(observation(journal, 'call_5_1'))).toEqual({ status: 'terminated', session_id: started.session_id });
     // The session lived in the workspace's .sessions/ and is over; its name is forgotten.
     const list = await runProcess('delta-sessions', ['list'], { cwd: workspace, env: { PATH: PATH_WITH_REPOSITORY_BINS } });
-    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ session_id: started.session_id, status: 'ended' })]);
+    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ session_id: started.session_id, status: 'terminated' })]);
     expect(readdirSync(join(workspace, '.sessions', 'names'))).toEqual([]);
   });
 });

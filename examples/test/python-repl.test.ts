@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTempDirs } from '@delta/testkit';
@@ -32,6 +32,47 @@ describe('examples/2-core-features/python-repl', () => {
     expect(JSON.parse(observation(journal, 'call_4_1'))).toMatchObject({ exit_code: 1, stderr: expect.stringContaining('IndexError') });
     expect(JSON.parse(observation(journal, 'call_5_1'))).toMatchObject({ stdout: 'saved sales-summary.json\n', exit_code: 0 });
     const list = await runProcess('delta-sessions', ['list'], { cwd: workspace, env: { PATH: PATH_WITH_REPOSITORY_BINS } });
-    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ session_id: started.session_id, status: 'ended' })]);
+    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ session_id: started.session_id, status: 'terminated' })]);
+  });
+
+  // docs/sessions.md and docs/hooks.md: `on_run_end: delta-sessions cleanup` ends what the model forgot.
+  it('ends a session the model never ended through the on_run_end hook the docs show', async () => {
+    const agent = await copyExample('2-core-features/python-repl');
+    writeFileSync(join(agent, 'hooks.yaml'), 'on_run_end:\n  command: ["delta-sessions", "cleanup"]\n');
+    const script = join(agent, 'forgetful.yaml');
+    writeFileSync(
+      script,
+      [
+        'steps:',
+        '  - tool_calls:',
+        '      - name: python_start',
+        '        arguments: { name: py }',
+        '  - tool_calls:',
+        '      - name: python_exec',
+        '        arguments: { name: py, code: "x = 1" }',
+        '  - content: Done, and I forgot to end the session.',
+        '',
+      ].join('\n'),
+    );
+    const result = await runScripted(script, ['run', '--agent', agent, '-m', 'Start and forget', '-y'], {
+      env: { PATH: PATH_WITH_REPOSITORY_BINS },
+    });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const workspace = join(agent, 'workspaces', 'W001');
+    const { journal } = latestRun(workspace);
+    const started = JSON.parse(observation(journal, 'call_1_1'));
+    const metadata = JSON.parse(readFileSync(join(workspace, '.sessions', started.session_id, 'metadata.json'), 'utf8'));
+    expect(metadata.status).toBe('terminated');
+    // The session's process is gone (a zombie not yet reaped by init counts as gone).
+    const state = (() => {
+      try {
+        return readFileSync(`/proc/${metadata.pid}/stat`, 'utf8').split(') ')[1]?.[0];
+      } catch {
+        return 'gone';
+      }
+    })();
+    expect(['gone', 'Z', 'X']).toContain(state);
+    const list = await runProcess('delta-sessions', ['list'], { cwd: workspace, env: { PATH: PATH_WITH_REPOSITORY_BINS } });
+    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ session_id: started.session_id, status: 'terminated' })]);
   });
 });

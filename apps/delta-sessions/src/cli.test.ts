@@ -78,7 +78,7 @@ beforeEach(async () => {
 afterEach(async () => {
   const listed = await run(['list']);
   for (const session of (listed.json ?? []) as Array<{ session_id: string; status: string }>) {
-    if (session.status !== 'ended') await run(['end', session.session_id]);
+    if (session.status !== 'terminated') await run(['end', session.session_id]);
   }
   await rm(cwd, { recursive: true, force: true });
 });
@@ -88,7 +88,7 @@ describe('delta-sessions', () => {
     const help = await run(['--help']);
     expect(help.status).toBe(0);
     const execHelp = await run(['exec', '--help']);
-    for (const word of ['start', 'exec', 'end', 'list', '--sessions-dir', '--timeout-ms', '--max-output-bytes']) {
+    for (const word of ['start', 'exec', 'end', 'cleanup', 'list', '--sessions-dir', '--timeout-ms', '--max-output-bytes']) {
       expect(help.stdout + execHelp.stdout).toContain(word);
     }
     expect((await run(['--version'])).stdout).toMatch(/delta-sessions\/\d+\.\d+\.\d+/);
@@ -113,6 +113,35 @@ describe('delta-sessions', () => {
     const after = await run(['exec', id, 'true']);
     expect(after.status).toBe(1);
     expect(after.json.error.code).toBe('SESSION_ENDED');
+    // One word: what `end` answered is what `list` says afterwards.
+    expect((await run(['list'])).json).toEqual([expect.objectContaining({ session_id: id, status: 'terminated' })]);
+  });
+
+  it('cleanup ends every session not yet terminated, a dead one included, and stops their processes', async () => {
+    const shell = await start();
+    const python = await start('python3');
+    const dying = await start('python3');
+    const done = await start();
+    await run(['end', done]);
+    const pids = await Promise.all(
+      [python, dying].map(async (id) => JSON.parse(await readFile(join(cwd, '.sessions', id, 'metadata.json'), 'utf8')).pid as number),
+    );
+    expect(pids.every(alive)).toBe(true);
+    // A session whose interpreter a run left dead: its supervisor's group is killed behind its back.
+    process.kill(-pids[1]!, 'SIGKILL');
+    while (alive(pids[1]!)) await new Promise((resolve) => setImmediate(resolve));
+    expect((await run(['list'])).json.find((entry: { session_id: string }) => entry.session_id === dying).status).toBe('dead');
+
+    const cleaned = await run(['cleanup']);
+    expect(cleaned.status, cleaned.stderr).toBe(0);
+    const byId = (a: { session_id: string }, b: { session_id: string }) => a.session_id.localeCompare(b.session_id);
+    expect([...cleaned.json].sort(byId)).toEqual(
+      [shell, python, dying].map((session_id) => ({ status: 'terminated', session_id })).sort(byId),
+    );
+    expect((await run(['list'])).json.map((entry: { status: string }) => entry.status)).toEqual(Array(4).fill('terminated'));
+    expect(alive(pids[0]!)).toBe(false);
+    // Nothing left: a second cleanup ends nothing and still succeeds.
+    expect((await run(['cleanup'])).json).toEqual([]);
   });
 
   it('keeps a python3 session alive after `start` exits', async () => {

@@ -3,6 +3,7 @@ import {
   DEFAULT_MAX_OUTPUT_BYTES,
   DEFAULT_TIMEOUT_MS,
   SessionError,
+  cleanupSessions,
   endSession,
   execInSession,
   listSessions,
@@ -61,7 +62,14 @@ cli.command('end <id>', 'End a session and stop its processes').action(async (id
   printJson(await endSession(String(id), sessionsDir(options)));
 });
 
-cli.command('list', 'List sessions with their status: active, ended or dead').action(async (options: GlobalOptions) => {
+cli
+  .command('cleanup', 'End every session of this workspace not yet terminated, dead ones included (for an on_run_end hook)')
+  .example('delta-sessions cleanup')
+  .action(async (options: GlobalOptions) => {
+    printJson(await cleanupSessions(sessionsDir(options)));
+  });
+
+cli.command('list', 'List sessions with their status: active, terminated or dead').action(async (options: GlobalOptions) => {
   printJson(await listSessions(sessionsDir(options)));
 });
 
@@ -93,7 +101,7 @@ async function main(): Promise<void> {
         cli.outputHelp();
         return;
       }
-      throw new SessionError(`Unknown command "${cli.args[0]}"; the commands are start, exec, end and list (see --help).`, {
+      throw new SessionError(`Unknown command "${cli.args[0]}"; the commands are start, exec, end, cleanup and list (see --help).`, {
         code: 'INVALID_ARGUMENT',
       });
     }

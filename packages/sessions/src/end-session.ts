@@ -9,15 +9,15 @@ import type { EndResult } from './types.js';
 
 /**
  * Ends a session: stops an interpreter's process group (supervisor, interpreter and whatever it
- * started), removes the saved shell state, and marks the session ended. metadata.json stays, so
- * later calls can say the session has ended rather than that it never existed.
+ * started), removes the saved shell state, and marks the session terminated. metadata.json stays, so
+ * later calls can say the session was terminated rather than that it never existed.
  */
 export async function endSession(sessionId: string, options: SessionsOptions = {}): Promise<EndResult> {
   const cwd = resolve(options.cwd ?? process.cwd());
   const paths = sessionPaths(resolveSessionsDir({ ...options, cwd }), sessionId);
   const before = await readMetadata(paths, sessionId);
-  if (before.status === 'ended') {
-    throw new SessionError(`Session ${sessionId} has already ended.`, { code: 'SESSION_ENDED' });
+  if (before.status === 'terminated') {
+    throw new SessionError(`Session ${sessionId} was already terminated.`, { code: 'SESSION_ENDED' });
   }
   if (before.kind === 'interpreter') {
     // Stopping first also cuts short an exec in progress, which then releases the lock.
@@ -29,11 +29,11 @@ export async function endSession(sessionId: string, options: SessionsOptions = {
   const release = await acquireExecLock(paths.lock);
   try {
     const metadata = await readMetadata(paths, sessionId);
-    if (metadata.status === 'ended') {
-      throw new SessionError(`Session ${sessionId} has already ended.`, { code: 'SESSION_ENDED' });
+    if (metadata.status === 'terminated') {
+      throw new SessionError(`Session ${sessionId} was already terminated.`, { code: 'SESSION_ENDED' });
     }
-    metadata.status = 'ended';
-    metadata.ended_at = new Date().toISOString();
+    metadata.status = 'terminated';
+    metadata.terminated_at = new Date().toISOString();
     await writeMetadata(paths, metadata);
     await removeFiles(paths.environment, paths.functions, paths.workDir, ...(metadata.socket_path ? [metadata.socket_path] : []));
   } finally {

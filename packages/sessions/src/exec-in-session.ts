@@ -65,8 +65,8 @@ export async function execInSession(sessionId: string, code: string, options: Ex
 }
 
 function checkUsable(metadata: SessionMetadata, directory: string): void {
-  if (metadata.status === 'ended') {
-    throw new SessionError(`Session ${metadata.session_id} has ended; start a new one with \`delta-sessions start\`.`, {
+  if (metadata.status === 'terminated') {
+    throw new SessionError(`Session ${metadata.session_id} was terminated; start a new one with \`delta-sessions start\`.`, {
       code: 'SESSION_ENDED',
     });
   }

@@ -57,11 +57,12 @@ export const SessionMetadataShape = objectOf<SessionMetadata>(
     kind: oneOf('shell', 'interpreter'),
     created_at: string,
     last_executed_at: nullable(string),
-    status: oneOf('active', 'ended'),
+    // `ended` is what sessions before 1.x's one-word rule stored; read as `terminated`.
+    status: oneOf('active', 'terminated', 'ended'),
     work_dir: string,
     execution_count: integer,
   },
-  { pid: integer, interpreter_pid: integer, socket_path: string, ended_at: string },
+  { pid: integer, interpreter_pid: integer, socket_path: string, ended_at: string, terminated_at: string },
 );
 
 /** An exec lock file: who holds it. */

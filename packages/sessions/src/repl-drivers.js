@@ -27,7 +27,11 @@ def _delta_main():
         trace = error.__traceback__
         while trace is not None and trace.tb_frame.f_code.co_filename != '<session>':
             trace = trace.tb_next
-        traceback.print_exception(type(error), error, trace)
+        report = traceback.TracebackException(type(error), error, trace)
+        # A timeout's KeyboardInterrupt is raised in on_interrupt: that frame is the driver's, not the user's.
+        report.stack = traceback.StackSummary.from_list(
+            [step for step in report.stack if step.name != 'on_interrupt' or step.filename != '<string>'])
+        sys.stderr.write(''.join(report.format()))
 
     while True:
         line = requests.readline()

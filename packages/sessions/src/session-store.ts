@@ -69,8 +69,15 @@ export async function readMetadata(paths: SessionPaths, sessionId: string): Prom
       { code: 'UNSUPPORTED_STATE_VERSION' },
     );
   }
-  return parseSessionJson(text, paths.metadata, SessionMetadataShape);
+  const metadata = parseSessionJson(text, paths.metadata, SessionMetadataShape) as SessionMetadata | StoredBeforeOneWord;
+  if (metadata.status !== 'ended') return metadata as SessionMetadata;
+  // An older version wrote `ended`/`ended_at`; one word, `terminated`, is used everywhere now.
+  const { ended_at: endedAt, ...rest } = metadata as StoredBeforeOneWord;
+  return { ...rest, status: 'terminated', ...(endedAt === undefined ? {} : { terminated_at: endedAt }) };
 }
+
+/** metadata.json as versions before the one-word rule wrote it. */
+type StoredBeforeOneWord = Omit<SessionMetadata, 'status'> & { status: 'ended'; ended_at?: string };
 
 /** The ids of every session directory, oldest name first. */
 export async function listSessionIds(sessionsDir: string): Promise<string[]> {

@@ -116,7 +116,7 @@ describe('bash sessions', () => {
     expect(await endSession(session_id, { cwd })).toEqual({ status: 'terminated', session_id });
     expect((await failure(execInSession(session_id, 'true', { cwd }))).code).toBe('SESSION_ENDED');
     expect((await failure(endSession(session_id, { cwd }))).code).toBe('SESSION_ENDED');
-    expect(await listSessions({ cwd })).toEqual([{ session_id, command: 'bash', status: 'ended', created_at: expect.any(String) }]);
+    expect(await listSessions({ cwd })).toEqual([{ session_id, command: 'bash', status: 'terminated', created_at: expect.any(String) }]);
   });
 
   it('keeps sessions where DELTA_SESSIONS_DIR says', async () => {

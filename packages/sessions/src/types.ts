@@ -1,5 +1,8 @@
-/** `active`: usable. `ended`: stopped by `end`. `dead`: an interpreter session whose process is gone. */
-export type SessionStatus = 'active' | 'ended' | 'dead';
+/**
+ * `active`: usable. `terminated`: stopped by `end` or `cleanup` (the word `end` answers with, spec 2.3.2).
+ * `dead`: an interpreter session whose process is gone.
+ */
+export type SessionStatus = 'active' | 'terminated' | 'dead';
 
 /** `shell`: bash or sh, state restored from files on every exec. `interpreter`: a long-lived process. */
 export type SessionKind = 'shell' | 'interpreter';
@@ -45,8 +48,8 @@ export interface SessionMetadata {
   kind: SessionKind;
   created_at: string;
   last_executed_at: string | null;
-  /** `active` or `ended`; `dead` is never stored, it is found by looking at the process. */
-  status: 'active' | 'ended';
+  /** `active` or `terminated`; `dead` is never stored, it is found by looking at the process. */
+  status: 'active' | 'terminated';
   /** The directory the session started in. */
   work_dir: string;
   execution_count: number;
@@ -56,5 +59,5 @@ export interface SessionMetadata {
   interpreter_pid?: number;
   /** Interpreter sessions: the unix socket the supervisor listens on. */
   socket_path?: string;
-  ended_at?: string;
+  terminated_at?: string;
 }

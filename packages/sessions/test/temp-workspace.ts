@@ -10,7 +10,7 @@ export async function temporaryWorkspace(): Promise<{ cwd: string; dispose: () =
     cwd,
     dispose: async () => {
       for (const session of await listSessions({ cwd })) {
-        if (session.status !== 'ended') await endSession(session.session_id, { cwd }).catch(() => undefined);
+        if (session.status !== 'terminated') await endSession(session.session_id, { cwd }).catch(() => undefined);
       }
       await rm(cwd, { recursive: true, force: true });
     },
