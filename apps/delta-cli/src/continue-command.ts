@@ -1,5 +1,5 @@
 import { printConfigWarning } from './config-warnings.js';
-import { parseMaxIterations } from './run-command.js';
+import { parseMaxIterations, parseRetries } from './run-command.js';
 import { usageError } from './usage-error.js';
 import { withEngineSession } from './engine-session.js';
 import { reportOutcome } from './report-outcome.js';
@@ -11,6 +11,7 @@ export interface ContinueFlags {
   message?: string;
   runId?: string;
   maxIterations?: string | number;
+  retries?: string | number;
   verbose?: boolean;
   interactive?: boolean;
   quiet?: boolean;
@@ -25,6 +26,7 @@ export async function continueCommand(flags: ContinueFlags): Promise<number> {
     throw usageError('delta continue needs the workspace: -w/--work-dir is missing.', 'For example: delta continue -w ./workspaces/W001');
   }
   const maxIterations = parseMaxIterations(flags.maxIterations);
+  const maxRetries = parseRetries(flags.retries);
   const format = parseOutputFormat(flags);
   const runId = flags.runId === undefined ? undefined : parseRunIdFlag(flags.runId);
   const engine = await import('@delta/engine');
@@ -37,6 +39,7 @@ export async function continueCommand(flags: ContinueFlags): Promise<number> {
         ...(runId === undefined ? {} : { runId }),
         ...(flags.message === undefined ? {} : { message: String(flags.message) }),
         ...(maxIterations === undefined ? {} : { maxIterations }),
+        ...(maxRetries === undefined ? {} : { maxRetries }),
         strict: flags.strict === true,
         onWarning: printConfigWarning,
       });

@@ -13,6 +13,7 @@ export interface RunFlags {
   message?: string;
   workDir?: string;
   maxIterations?: string | number;
+  retries?: string | number;
   yes?: boolean;
   verbose?: boolean;
   interactive?: boolean;
@@ -32,6 +33,16 @@ export function parseMaxIterations(value: string | number | undefined): number |
   return number;
 }
 
+/** `--retries N`: 0 to 10, as `llm.max_retries` allows. */
+export function parseRetries(value: string | number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (String(value).trim() === '' || !Number.isInteger(number) || number < 0 || number > 10) {
+    throw usageError(`--retries must be a whole number from 0 to 10, got "${value}".`, 'For example: --retries 5 (0: no retry)');
+  }
+  return number;
+}
+
 const RESUMABLE = new Set(['INTERRUPTED', 'WAITING_FOR_INPUT', 'RUNNING']);
 
 /** `delta run`: load the agent, pick the workspace, start (or auto-resume) the run, print the answer. */
@@ -43,6 +54,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     );
   }
   const maxIterations = parseMaxIterations(flags.maxIterations);
+  const maxRetries = parseRetries(flags.retries);
   const format = parseOutputFormat(flags);
   const runId = flags.runId === undefined ? undefined : parseRunIdFlag(flags.runId);
   const engine = await import('@delta/engine');
@@ -63,7 +75,11 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   return withEngineSession(
     flags.interactive === true,
     async (session) => {
-      const common = { ...session, ...(maxIterations === undefined ? {} : { maxIterations }) };
+      const common = {
+        ...session,
+        ...(maxIterations === undefined ? {} : { maxIterations }),
+        ...(maxRetries === undefined ? {} : { maxRetries }),
+      };
       let result;
       if (resume) {
         const waiting = latestMetadata.status === 'WAITING_FOR_INPUT';

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type OpenAI from 'openai';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import { ConfigurationError } from '@delta/errors';
+import { ConfigurationError, DeltaError } from '@delta/errors';
 import { attemptFailure, ModelWireError, normaliseCompletion, transientStatus } from '@delta/model-wire';
 import { BodyRecorder } from './body-recorder.js';
 import { httpFetch } from './http-fetch.js';
@@ -19,6 +19,21 @@ export interface ModelClientOptions {
   baseUrl?: string | undefined;
   maxRetries?: number | undefined;
   timeoutMs?: number | undefined;
+}
+
+/** Said after a failed attempt, before the wait that precedes the next one. */
+export interface ModelRetryNotice {
+  /** The attempt that failed (1 for the first). */
+  attempt: number;
+  /** Attempts in all (retries + 1). */
+  attempts: number;
+  /** The wait before the next attempt. */
+  delayMs: number;
+  /** What the server asked for with Retry-After (or retry-after-ms), when it did. */
+  retryAfterMs: number | undefined;
+  status: number | undefined;
+  /** Why the attempt failed, for a person: `HTTP 500`, `ECONNREFUSED`, `no answer in time`... */
+  reason: string;
 }
 
 /** What the engine needs from a model endpoint: one chat completion for a payload. */
@@ -40,6 +55,8 @@ export interface ModelClient {
        * They are valid until `complete` returns.
        */
       body?: Uint8Array;
+      /** Hears every retry and its wait before the wait starts. */
+      onRetry?: (notice: ModelRetryNotice) => void;
     },
   ): Promise<ChatCompletion>;
 }
@@ -100,9 +117,17 @@ export async function createModelClient(options: ModelClientOptions): Promise<Mo
             return completion;
           } catch (error) {
             recorder.rethrowFailure();
-            const delay = attempt < maxRetries ? retryDelay(error, attempt, OpenAIClient) : undefined;
-            if (delay === undefined) throw describeModelError(error, baseUrl, OpenAIClient, attempt, keySent);
-            await sleep(delay, undefined, callOptions.signal ? { signal: callOptions.signal } : {});
+            const wait = attempt < maxRetries ? retryDelay(error, attempt, OpenAIClient) : undefined;
+            if (wait === undefined) throw describeModelError(error, baseUrl, OpenAIClient, attempt, keySent);
+            callOptions.onRetry?.({
+              attempt: attempt + 1,
+              attempts: maxRetries + 1,
+              delayMs: wait.delayMs,
+              retryAfterMs: wait.retryAfterMs,
+              status: statusOf(error),
+              reason: failureReason(error, OpenAIClient),
+            });
+            await sleep(wait.delayMs, undefined, callOptions.signal ? { signal: callOptions.signal } : {});
           }
         }
       } finally {
@@ -117,7 +142,7 @@ export async function createModelClient(options: ModelClientOptions): Promise<Mo
  * connection or no answer in time, 408, 409, 429 and 5xx (an `x-should-retry` header overrides). The
  * wait is `retry-after-ms` or `Retry-After` when given, else 0.5 s doubling up to 8 s, with jitter.
  */
-function retryDelay(error: unknown, attempt: number, sdk: typeof OpenAI): number | undefined {
+function retryDelay(error: unknown, attempt: number, sdk: typeof OpenAI): { delayMs: number; retryAfterMs?: number } | undefined {
   if (error instanceof sdk.APIUserAbortError) return undefined;
   const wire = attemptFailure(error);
   if (!wire.transient && !(error instanceof sdk.APIConnectionError)) {
@@ -127,9 +152,24 @@ function retryDelay(error: unknown, attempt: number, sdk: typeof OpenAI): number
     const retryable = said === 'true' || (said !== 'false' && ([408, 409, 429].includes(error.status) || error.status >= 500));
     if (!retryable) return undefined;
     const asked = retryAfterMs(headers);
-    if (asked !== undefined) return asked <= MAX_RETRY_AFTER_MS ? asked : undefined;
+    if (asked !== undefined) return asked <= MAX_RETRY_AFTER_MS ? { delayMs: asked, retryAfterMs: asked } : undefined;
   }
-  return Math.min(500 * 2 ** attempt, 8_000) * (1 - Math.random() * 0.25);
+  return { delayMs: Math.round(Math.min(500 * 2 ** attempt, 8_000) * (1 - Math.random() * 0.25)) };
+}
+
+function statusOf(error: unknown): number | undefined {
+  const status = (error as { status?: unknown } | null)?.status;
+  return typeof status === 'number' ? status : undefined;
+}
+
+/** A failed attempt in a few words, for the retry line of the progress output and the journal. */
+function failureReason(error: unknown, sdk: typeof OpenAI): string {
+  if (error instanceof sdk.APIConnectionTimeoutError) return 'no answer in time';
+  if (error instanceof sdk.APIConnectionError) return causeCode(error) ?? 'no connection';
+  const status = statusOf(error);
+  if (status !== undefined) return `HTTP ${status}`;
+  if (DeltaError.isInstance(error)) return error.code;
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**

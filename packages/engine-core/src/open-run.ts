@@ -27,7 +27,7 @@ export async function resolveModel(
   const model = await createModelClient({
     apiKey,
     baseUrl: options.baseUrl ?? settings?.baseUrl,
-    maxRetries: llm.max_retries,
+    maxRetries: options.maxRetries ?? llm.max_retries,
     timeoutMs: llm.timeout_ms,
   });
   return { model, apiKey };

@@ -9,7 +9,7 @@ import { invokeHook } from './lifecycle-hooks.js';
 import { ENGINE_LLM_KEYS } from './agent-config.js';
 import { requestTools } from './built-in-tools.js';
 import { ExitCode, type RunOutcome } from './exit-codes.js';
-import { chatCompletionsUrl } from './model-client.js';
+import { chatCompletionsUrl, type ModelRetryNotice } from './model-client.js';
 import { record, recordWriter, type RunContext } from './run-context.js';
 import { budgetExhausted, finalAnswerGiven, isFinalAnswer } from './stop-conditions.js';
 import { RequestBodyBuilder } from './request-body.js';
@@ -25,6 +25,29 @@ function requestParameters(context: RunContext): Record<string, unknown> {
     if (!ENGINE_LLM_KEYS.includes(key)) parameters[key] = value;
   }
   return { ...parameters, ...context.agent.config.llm.extra_body };
+}
+
+/** A retry and its wait, in the journal before the wait starts and on the progress output. */
+function recordRetry(context: RunContext, iteration: number, invocationId: string, notice: ModelRetryNotice): void {
+  const retry = `retry ${notice.attempt}/${notice.attempts - 1}`;
+  const asked = notice.retryAfterMs !== undefined ? ' (as Retry-After asked)' : '';
+  const content = `model: ${notice.reason} from ${chatCompletionsUrl(context.model.baseUrl)}, ${retry} in ${(notice.delayMs / 1000).toFixed(1)} s${asked}`;
+  record(context, {
+    type: 'SYSTEM_MESSAGE',
+    iteration,
+    level: 'WARN',
+    content,
+    model_retry: {
+      llm_invocation_ref: invocationId,
+      attempt: notice.attempt,
+      attempts: notice.attempts,
+      delay_ms: notice.delayMs,
+      ...(notice.retryAfterMs !== undefined ? { retry_after_ms: notice.retryAfterMs } : {}),
+      ...(notice.status !== undefined ? { status: notice.status } : {}),
+      reason: notice.reason,
+    },
+  });
+  context.log(content);
 }
 
 /** Calls the model once with `body` (the payload's bytes), recording the exact request and the response under io/invocations/. */
@@ -44,6 +67,7 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
       body,
       signal: call.signal,
       onRequestBody: (sent) => context.requests.write(invocationId, sent),
+      onRetry: (notice) => recordRetry(context, iteration, invocationId, notice),
     });
   } catch (error) {
     try {

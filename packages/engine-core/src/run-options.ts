@@ -9,6 +9,8 @@ export interface EngineOptions {
   maxIterations?: number;
   /** A model client of your own; otherwise one is made from `apiKey`/`baseUrl` or the environment. */
   model?: ModelClient;
+  /** Retries of a failed model request, over agent.yaml's `llm.max_retries` (not for a client of your own). */
+  maxRetries?: number;
   apiKey?: string;
   baseUrl?: string;
   /** The environment the engine reads settings from and passes on to tools (default `process.env`). */

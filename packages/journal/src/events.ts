@@ -25,10 +25,15 @@ export const RecordedToolCall = z.object({
 });
 export type RecordedToolCall = z.infer<typeof RecordedToolCall>;
 
+/** Token counts as the server reported them; the two details only when it reported them. */
 export const TokenUsage = z.object({
   prompt_tokens: z.number(),
   completion_tokens: z.number(),
   total_tokens: z.number(),
+  /** Prompt tokens served from the provider's cache (`prompt_tokens_details.cached_tokens`); part of prompt_tokens. */
+  cached_tokens: z.number().optional(),
+  /** Completion tokens spent reasoning (`completion_tokens_details.reasoning_tokens`); part of completion_tokens. */
+  reasoning_tokens: z.number().optional(),
 });
 export type TokenUsage = z.infer<typeof TokenUsage>;
 
@@ -61,6 +66,14 @@ export const ThoughtEvent = z.looseObject({
   llm_invocation_ref: z.string(),
   finish_reason: z.string().nullable().optional(),
   usage: TokenUsage.optional(),
+  /** The model's reasoning as text (`reasoning_content` or `reasoning` of the message), when the server sent any. */
+  reasoning: z.string().optional(),
+  /** Which field the reasoning came in, so that it can be sent back under that name (`llm.send_reasoning`). */
+  reasoning_field: z.enum(['reasoning_content', 'reasoning']).optional(),
+  /** OpenRouter's structured reasoning, kept as sent. */
+  reasoning_details: z.array(z.unknown()).optional(),
+  /** What the engine changed in the server's answer to give it the official shape, one sentence each. */
+  normalised: z.array(z.string()).optional(),
 });
 
 export const ActionRequestEvent = z.looseObject({
@@ -106,12 +119,33 @@ export const HumanInputReceivedEvent = z.looseObject({
   response: z.string(),
 });
 
+/** A model request that failed and is tried again, and the wait before it (on a SYSTEM_MESSAGE). */
+export const ModelRetry = z.looseObject({
+  /** The invocation whose request is sent again. */
+  llm_invocation_ref: z.string(),
+  /** The attempt that failed (1 for the first). */
+  attempt: z.number().int().positive(),
+  /** Attempts in all: the retries (`llm.max_retries`, `--retries`) plus the first. */
+  attempts: z.number().int().positive(),
+  /** How long the engine waits before the next attempt. */
+  delay_ms: z.number().nonnegative(),
+  /** What the server asked for with `Retry-After` (or `retry-after-ms`), when it did. */
+  retry_after_ms: z.number().nonnegative().optional(),
+  /** The HTTP status of the failed attempt, when it got one. */
+  status: z.number().int().optional(),
+  /** Why the attempt failed. */
+  reason: z.string(),
+});
+export type ModelRetry = z.infer<typeof ModelRetry>;
+
 export const SystemMessageEvent = z.looseObject({
   ...envelope,
   type: z.literal('SYSTEM_MESSAGE'),
   iteration: z.number().int().nonnegative().optional(),
   level: z.enum(['INFO', 'WARN', 'ERROR']),
   content: z.string(),
+  /** Present when the message reports a retried model request. */
+  model_retry: ModelRetry.optional(),
 });
 
 export const HookExecutionAuditEvent = z.looseObject({
@@ -130,6 +164,8 @@ export const ErrorEvent = z.looseObject({
   error_message: z.string(),
   error_code: z.string().optional(),
   error_details: z.unknown().optional(),
+  /** The model endpoint or the network failed, not the conversation: a plain `delta continue` sends the same request again. */
+  transient: z.boolean().optional(),
 });
 
 export const EngineEndEvent = z.looseObject({

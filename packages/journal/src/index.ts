@@ -12,6 +12,7 @@ export {
   HumanInputRequestEvent,
   HumanInputReceivedEvent,
   SystemMessageEvent,
+  ModelRetry,
   HookExecutionAuditEvent,
   ErrorEvent,
   EngineEndEvent,
