@@ -3,6 +3,10 @@ import packageJson from '../package.json' with { type: 'json' };
 import { cacMessageAsTyped, optionAsTyped, optionValuesAsTyped } from './option-as-typed.js';
 import { handleClosedOutput, keepRunningWhenOutputCloses } from './closed-output.js';
 import { reportError } from './report-error.js';
+import { takeHandedKeys } from './handed-keys.js';
+
+// First of all, before anything starts a process: the keys bin/delta handed over, and their descriptor closed.
+takeHandedKeys();
 
 // `delta log | head -1` ends quietly; a run goes on whatever happens to its output (see closed-output.ts).
 handleClosedOutput();

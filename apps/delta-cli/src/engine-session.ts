@@ -1,6 +1,7 @@
 import type { JournalEvent } from '@delta/journal';
 import { createRunOutput, type OutputFlags } from './progress/run-output.js';
 import { abortOnSignals } from './signals.js';
+import { engineEnvironment } from './handed-keys.js';
 import { subAgentEnvironment } from './sub-agent-environment.js';
 import { TerminalAsker } from './terminal-asker.js';
 
@@ -10,6 +11,8 @@ export async function withEngineSession<T>(
   body: (options: {
     signal: AbortSignal;
     toolEnv: Record<string, string>;
+    /** This process's environment plus the model keys bin/delta handed over (see handed-keys.ts). */
+    environment: NodeJS.ProcessEnv;
     onLog: (line: string) => void;
     onEvent?: (event: JournalEvent) => void;
     askHuman?: TerminalAsker['ask'];
@@ -24,6 +27,7 @@ export async function withEngineSession<T>(
     return await body({
       signal: controller.signal,
       toolEnv: subAgentEnvironment(),
+      environment: engineEnvironment(),
       onLog: output.onLog,
       ...(output.onEvent ? { onEvent: output.onEvent } : {}),
       // Progress held back is written before a question, so that the question comes last.

@@ -1,3 +1,4 @@
+import { engineEnvironment } from './handed-keys.js';
 import { describeModelSettings, resolveModelSettings, type LoadedAgent } from '@delta/engine';
 
 /**
@@ -9,7 +10,7 @@ export function reportSettings(agent: LoadedAgent, workDir: string, write: (text
   for (const file of agent.imports) write(`  imports ${file}\n`);
   if (agent.hooksFile !== undefined) write(`  hooks from ${agent.hooksFile}\n`);
   try {
-    write(`${describeModelSettings(resolveModelSettings(workDir, agent.home))}\n`);
+    write(`${describeModelSettings(resolveModelSettings(workDir, agent.home, engineEnvironment()))}\n`);
   } catch {
     // startRun raises the same configuration error, with its fix, in its place.
   }

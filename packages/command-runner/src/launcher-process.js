@@ -13,7 +13,8 @@
 //        { id, error: { code, message } } when it could not be started (then nothing else for this id)
 //        { id, writeError: message, code, file }  when a write failed (code: the errno code)
 // The launcher opens the two output files itself, starts the command without a shell in its own process
-// group, writes its pid and start time to processFile (as runCommand does), writes stdin, and reports.
+// group, writes its pid and start time to processFile (as runCommand does), writes stdin, and reports;
+// once the command has exited, whatever is left in its process group is killed.
 // Once its stdin closes it exits as soon as no command is running.
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, renameSync, writeFileSync } from 'node:fs';
@@ -39,6 +40,15 @@ function send(message) {
 function describe(error) {
   const { code, message } = /** @type {{ code?: unknown, message?: unknown }} */ (error ?? {});
   return { code: typeof code === 'string' ? code : undefined, message: String(message ?? error) };
+}
+
+/** @param {number} pid */
+function stopGroup(pid) {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // Nothing was left in the group.
+  }
 }
 
 let running = 0;
@@ -81,7 +91,13 @@ function launch(request) {
     if (closed && running === 0) process.exit(0);
   };
   child.once('error', (error) => finish({ id, error: describe(error) }));
-  child.once('exit', (code, signal) => finish({ id, exit: code, signal }));
+  child.once('exit', (code, signal) => {
+    // No process outlives the command that started it: what it left running in its process group
+    // (background jobs, a server it forked) is stopped now. A process that left the group (setsid) is not
+    // reached here; a sandboxed run's PID namespace ends those with the run.
+    if (child.pid !== undefined) stopGroup(child.pid);
+    finish({ id, exit: code, signal });
+  });
   if (child.pid !== undefined) {
     if (request.processFile) {
       try {

@@ -195,6 +195,8 @@ async function runDirect(options: RunCommandOptions): Promise<CommandResult> {
 
   const streams = Promise.all([collect(child.stdout, stdoutCapture), collect(child.stderr, stderrCapture)]);
   const result = await end;
+  // No process outlives the command: what it left running in its process group is stopped (see killGroup).
+  killGroup(child.pid, 'SIGKILL');
   // A background process the command started may hold a pipe open for ever: once the command itself has
   // exited, its output gets a short grace period, then our ends of the pipes are closed.
   if (child.stdout || child.stderr) await Promise.race([streams, delay(STREAM_GRACE_MS)]);

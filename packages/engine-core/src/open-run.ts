@@ -85,6 +85,7 @@ export function openRunContext(
       DELTA_CWD: paths.workDir,
     }),
     credentials: modelCredentials(apiKey, model.baseUrl),
+    secret: apiKey,
     maxIterations: options.maxIterations ?? agent.config.max_iterations ?? DEFAULT_MAX_ITERATIONS,
     signal: options.signal ?? new AbortController().signal,
     log,

@@ -10,6 +10,7 @@ import type {
   RunPaths,
 } from '@delta/journal';
 import type { LoadedAgent } from './load-agent.js';
+import { redactSecret } from './redact-secret.js';
 import type { AskHumanInteractively } from './ask-human.js';
 import type { ModelClient } from './model-client.js';
 
@@ -26,6 +27,8 @@ export interface RunContext {
   model: ModelClient;
   /** The environment for tools and generators (no model credentials). */
   env: Record<string, string>;
+  /** The model key, redacted from the journal's events and from each request (see redact-secret.ts). */
+  secret: string | undefined;
   /** Added only to the environment of tools that declare `pass_model_credentials: true`. */
   credentials: Record<string, string>;
   /** Model calls this engine invocation may make. */
@@ -56,7 +59,7 @@ export function recordWriter(context: RunContext): RecordWriter {
 
 /** Appends an event (which advances `context.journal.state`) and tells the listener. */
 export function record(context: RunContext, event: NewJournalEvent): JournalEvent {
-  const written = context.journal.append(event);
+  const written = context.journal.append(redactSecret(event, context.secret));
   context.onEvent?.(written);
   return written;
 }

@@ -12,6 +12,7 @@ import { ExitCode, type RunOutcome } from './exit-codes.js';
 import { chatCompletionsUrl, type ModelRetryNotice } from './model-client.js';
 import { record, recordWriter, type RunContext } from './run-context.js';
 import { budgetExhausted, finalAnswerGiven, isFinalAnswer } from './stop-conditions.js';
+import { redactBody } from './redact-secret.js';
 import { RequestBodyBuilder } from './request-body.js';
 import { summarise } from './summarise.js';
 import { addTokenUsage, estimateCost } from './token-usage.js';
@@ -198,7 +199,9 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
     const proposed = { ...parameters, messages: built.messages } as ChatCompletionCreateParamsNonStreaming;
     const payload = await applyPreLlmRequest(context, iteration, proposed);
     // The proposed payload's body is built from the messages' JSON texts; a hook's own payload is serialized whole.
-    const body = payload === proposed ? bodies.build(parameters, built.json) : Buffer.from(JSON.stringify(payload), 'utf8');
+    const serialized = payload === proposed ? bodies.build(parameters, built.json) : Buffer.from(JSON.stringify(payload), 'utf8');
+    // The journal holds no key already; a context file or the system prompt might (a tool wrote it there).
+    const body = redactBody(serialized, context.secret);
 
     const { invocationId, response, usage } = await think(context, iteration, payload, body);
     await invokeHook(context, 'post_llm_response', { iteration, inputs: { response } });

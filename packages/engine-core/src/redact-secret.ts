@@ -1,0 +1,42 @@
+/** What stands in the journal and the requests where the model key was. */
+export const REDACTED = '[REDACTED]';
+
+/** Shorter values are not redacted: replacing every "test" in a conversation would hide more than a key. */
+const SHORTEST_REDACTED = 8;
+
+/**
+ * Replaces every occurrence of `secret` (the model key) in the strings of a JSON value, so that a key a
+ * tool printed (read from a .env file in the workspace, say) is not written to the journal nor sent to the
+ * model. Returns the value itself when there is nothing to replace. The tool's own stdout.log is left as the
+ * tool wrote it.
+ */
+export function redactSecret<T>(value: T, secret: string | undefined): T {
+  if (secret === undefined || secret.length < SHORTEST_REDACTED) return value;
+  return redact(value, secret) as T;
+}
+
+function redact(value: unknown, secret: string): unknown {
+  if (typeof value === 'string') return value.includes(secret) ? value.split(secret).join(REDACTED) : value;
+  if (Array.isArray(value)) {
+    const items = value.map((item) => redact(item, secret));
+    return items.some((item, index) => item !== value[index]) ? items : value;
+  }
+  if (value !== null && typeof value === 'object') {
+    let changed = false;
+    const entries = Object.entries(value).map(([key, item]) => {
+      const redacted = redact(item, secret);
+      if (redacted !== item) changed = true;
+      return [key, redacted] as const;
+    });
+    return changed ? Object.fromEntries(entries) : value;
+  }
+  return value;
+}
+
+/** The request's bytes with the key replaced, when they hold it (a context file the key was written to). */
+export function redactBody(body: Uint8Array, secret: string | undefined): Uint8Array {
+  if (secret === undefined || secret.length < SHORTEST_REDACTED || !Buffer.from(body).includes(secret)) return body;
+  const text = Buffer.from(body).toString('utf8');
+  // In the JSON text a key (letters, digits and punctuation such as "-" and "_") is written as it is.
+  return Buffer.from(text.split(secret).join(REDACTED), 'utf8');
+}
