@@ -83,14 +83,14 @@ describe('runCommand', () => {
     );
   });
 
-  it('hands output files to the command: a background child that keeps writing does not hold the result', async () => {
+  it('hands output files to the command: a background child does not hold the result, and is stopped once the command exits', async () => {
     const dir = temp();
     const go = join(dir, 'go');
-    // The background child writes only once this test lets it, after runCommand has returned: had
-    // runCommand waited for it, the test would never get there.
+    // The background child would write only once this test lets it, after runCommand has returned: had
+    // runCommand waited for it, the test would never get there. It is killed when the command exits.
     const result = await runCommand({
       file: 'sh',
-      args: ['-c', `echo first; (while [ ! -e ${go} ]; do sleep 0.01; done; echo late) & echo last >&2`],
+      args: ['-c', `echo first; (while [ ! -e ${go} ]; do sleep 0.01; done; echo late) & echo $! > ${join(dir, 'background.pid')}; echo last >&2`],
       cwd: dir,
       env,
       stdoutFile: join(dir, 'out.log'),
@@ -98,9 +98,10 @@ describe('runCommand', () => {
     });
     expect(result.stdout).toEqual({ head: 'first\n', tail: '', totalBytes: 6, omittedBytes: 0 });
     expect(result.stderr.head).toBe('last\n');
+    const background = Number(readFileSync(join(dir, 'background.pid'), 'utf8'));
+    await until(() => !isProcessAlive(background), 'the background child to be stopped');
     writeFileSync(go, '');
-    await until(() => readFileSync(join(dir, 'out.log'), 'utf8').endsWith('late\n'), 'the background child to write');
-    expect(readFileSync(join(dir, 'out.log'), 'utf8')).toBe('first\nlate\n');
+    expect(readFileSync(join(dir, 'out.log'), 'utf8')).toBe('first\n');
   });
 
   it('survives a command that exits without reading a large stdin, and names one that cannot run', async () => {
@@ -156,7 +157,7 @@ describe('runCommand', () => {
     expect(result.signal).toBe('SIGTERM');
   });
 
-  it('returns when the command exits even if a background child keeps stdout open', async () => {
+  it('returns when the command exits even if a background child kept stdout open, and stops that child', async () => {
     const dir = temp();
     const result = await runCommand({
       file: 'sh',
@@ -166,9 +167,8 @@ describe('runCommand', () => {
     });
     expect(result.exitCode).toBe(0);
     expect(result.stdout.head).toBe('hi\n');
-    // Returned while the background child still holds the pipe: it did not wait for it to end.
+    // It did not wait 30 s for the background child, which was stopped with the command's process group.
     const background = Number(readFileSync(join(dir, 'background.pid'), 'utf8'));
-    expect(isProcessAlive(background)).toBe(true);
-    process.kill(background, 'SIGKILL');
+    await until(() => !isProcessAlive(background), 'the background child to be stopped');
   });
 });

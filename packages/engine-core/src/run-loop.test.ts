@@ -174,8 +174,13 @@ describe('the run loop', () => {
     expect(result.status).toBe('COMPLETED');
     const [plain, opted] = lastToolMessages();
     expect(plain!.content).not.toContain('sk-secret-456');
-    expect(opted!.content).toContain('DELTA_API_KEY=sk-secret-456');
+    // The tool got the key (its stdout.log, as written, shows it); the model never sees it (redacted).
+    expect(opted!.content).toContain('DELTA_API_KEY=[REDACTED]');
+    expect(opted!.content).not.toContain('sk-secret-456');
     expect(opted!.content).toContain(`DELTA_BASE_URL=${server.baseUrl}`);
+    const executions = result.paths.toolExecutionsDir;
+    const logs = readdirSync(executions).map((name) => readFileSync(join(executions, name, 'stdout.log'), 'utf8'));
+    expect(logs.filter((log) => log.includes('DELTA_API_KEY=sk-secret-456\n'))).toHaveLength(1);
   });
 
   it('emits every journal event to onEvent, in order', async () => {
