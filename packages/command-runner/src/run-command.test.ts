@@ -90,7 +90,10 @@ describe('runCommand', () => {
     // runCommand waited for it, the test would never get there. It is killed when the command exits.
     const result = await runCommand({
       file: 'sh',
-      args: ['-c', `echo first; (while [ ! -e ${go} ]; do sleep 0.01; done; echo late) & echo $! > ${join(dir, 'background.pid')}; echo last >&2`],
+      args: [
+        '-c',
+        `echo first; (while [ ! -e ${go} ]; do sleep 0.01; done; echo late) & echo $! > ${join(dir, 'background.pid')}; echo last >&2`,
+      ],
       cwd: dir,
       env,
       stdoutFile: join(dir, 'out.log'),
