@@ -93,7 +93,7 @@ cli
 cli
   .command(
     'show <kind> [id]',
-    "show invocation N|ID: the exact model request and response; show action ID|N: a tool's command line, stdout and stderr",
+    "show run: tokens (cached, reasoning), cost and retries; show invocation N|ID: the exact model request and response; show action ID|N: a tool's command line, stdout and stderr",
   )
   .option('-w, --work-dir <dir>', 'The workspace (default: the current directory)')
   .option('--run-id <id>', 'The run (default: the latest)')

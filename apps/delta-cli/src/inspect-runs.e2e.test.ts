@@ -38,10 +38,10 @@ describe('delta list', () => {
     const result = await runDelta(['list', '-w', first.workDir]);
     expect(result.exitCode).toBe(0);
     const [header, row, ...rest] = result.stdout.trimEnd().split('\n');
-    expect(header).toMatch(/^RUN ID\s+STATUS\s+ITER\s+TOKENS\s+COST\s+STARTED\s+DURATION$/);
+    expect(header).toMatch(/^RUN ID\s+STATUS\s+ITER\s+TOKENS\s+CACHED\s+REASONING\s+COST\s+STARTED\s+DURATION$/);
     expect(rest).toEqual([]);
     expect(row).toMatch(
-      new RegExp(`^${runId}\\s+COMPLETED\\s+3/30\\s+6,170\\s+0\\.0167 USD\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\s+\\d`),
+      new RegExp(`^${runId}\\s+COMPLETED\\s+3/30\\s+6,170\\s+-\\s+-\\s+0\\.0167 USD\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\s+\\d`),
     );
     expect(result.stdout).not.toContain('\u001b[');
   });

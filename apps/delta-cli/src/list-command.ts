@@ -116,16 +116,31 @@ export function listCommand(flags: ListFlags): number {
     return 0;
   }
   const palette = paletteFor(process.stdout);
-  const header = ['RUN ID', ...(byAgent ? ['WORKSPACE'] : []), 'STATUS', 'ITER', 'TOKENS', 'COST', 'STARTED', 'DURATION'];
+  const header = [
+    'RUN ID',
+    ...(byAgent ? ['WORKSPACE'] : []),
+    'STATUS',
+    'ITER',
+    'TOKENS',
+    'CACHED',
+    'REASONING',
+    'COST',
+    'STARTED',
+    'DURATION',
+  ];
+  // Cached tokens are part of the prompt tokens, reasoning tokens of the completion tokens: '-' when the server reported none.
+  const detail = (count: number | undefined) => (count === undefined ? '-' : formatCount(count));
   const rows = runs.map((run) => {
     const metadata = run.metadata;
-    if (!metadata) return [run.runId, ...(byAgent ? [run.workspace] : []), 'UNREADABLE', '-', '-', '-', '-', '-'];
+    if (!metadata) return [run.runId, ...(byAgent ? [run.workspace] : []), 'UNREADABLE', '-', '-', '-', '-', '-', '-', '-'];
     return [
       run.runId,
       ...(byAgent ? [run.workspace] : []),
       metadata.status,
       `${metadata.iterations}/${metadata.max_iterations}`,
       metadata.usage ? formatCount(metadata.usage.total_tokens) : '-',
+      detail(metadata.usage?.cached_tokens),
+      detail(metadata.usage?.reasoning_tokens),
       metadata.estimated_cost ? formatCost(metadata.estimated_cost) : '-',
       started(metadata.created_at),
       duration(metadata),

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import type { ActionResultEvent, RunPaths } from '@delta/journal';
 import { paletteFor } from './inspect/color.js';
 import { formatCount, formatDuration } from './inspect/format-numbers.js';
+import { showRun } from './show-run.js';
 import { locateRun } from './inspect/locate-run.js';
 import {
   listInvocationIds,
@@ -58,13 +59,22 @@ async function showInvocation(paths: RunPaths, key: string, flags: ShowFlags): P
   const heading = (text: string) => process.stdout.write(`${palette.bold(`== ${text}`)}\n`);
   heading(`invocation ${id}`);
   if (metadata) {
-    const usage = metadata.token_usage
-      ? `, tokens ${formatCount(metadata.token_usage.prompt_tokens)} in + ${formatCount(metadata.token_usage.completion_tokens)} out`
+    const tokens = metadata.token_usage;
+    const cached = tokens?.cached_tokens === undefined ? '' : ` (${formatCount(tokens.cached_tokens)} cached)`;
+    const reasoning = tokens?.reasoning_tokens === undefined ? '' : ` (${formatCount(tokens.reasoning_tokens)} reasoning)`;
+    const usage = tokens
+      ? `, tokens ${formatCount(tokens.prompt_tokens)} in${cached} + ${formatCount(tokens.completion_tokens)} out${reasoning}`
       : '';
     process.stdout.write(
       `iteration ${metadata.iteration}, model ${metadata.model}, ${metadata.status}, ${formatDuration(metadata.duration_ms)}${usage}, started ${metadata.started_at}\n`,
     );
     if (metadata.error) process.stdout.write(`${palette.red(`error: ${metadata.error}`)}\n`);
+  }
+  // The model's reasoning as the journal keeps it (the response below has it where the server put it).
+  const thought = readRunJournal(paths).find((event) => event.type === 'THOUGHT' && event.llm_invocation_ref === id);
+  if (thought?.type === 'THOUGHT' && thought.reasoning) {
+    heading('reasoning');
+    process.stdout.write(`${thought.reasoning.replace(/\n?$/, '\n')}`);
   }
   heading('request (exact bytes sent)');
   process.stdout.write(request ? `${request.toString('utf8').replace(/\n?$/, '\n')}` : palette.dim('(not recorded)\n'));
@@ -121,12 +131,16 @@ async function showAction(paths: RunPaths, key: string, flags: ShowFlags): Promi
   return 0;
 }
 
-/** `delta show invocation N|ID` and `delta show action ID|N`: the exact records of one step. */
+/** `delta show run`, `delta show invocation N|ID` and `delta show action ID|N`: a run's totals, the exact records of one step. */
 export async function showCommand(kind: string, key: string | undefined, flags: ShowFlags): Promise<number> {
+  if (kind === 'run') {
+    if (key !== undefined) throw usageError('delta show run takes no id.', 'Name the run with --run-id ID (default: the latest).');
+    return showRun(locateRun(flags));
+  }
   if (kind !== 'invocation' && kind !== 'action') {
     throw usageError(
-      `delta show knows "invocation" and "action", not "${kind}".`,
-      'For example: delta show invocation 1, or delta show action call_abc.',
+      `delta show knows "run", "invocation" and "action", not "${kind}".`,
+      'For example: delta show run, delta show invocation 1, or delta show action call_abc.',
     );
   }
   if (key === undefined) {

@@ -7,6 +7,8 @@ import { CHAT_COMPLETION_PARAMETERS, ENGINE_REQUEST_FIELDS } from './llm-paramet
  */
 export const LlmPricing = z.strictObject({
   input_per_million: z.number().nonnegative(),
+  /** The price of prompt tokens served from the provider's cache; without it they cost the input price. */
+  cached_input_per_million: z.number().nonnegative().optional(),
   output_per_million: z.number().nonnegative(),
   currency: z
     .string()
@@ -28,6 +30,8 @@ export const LlmConfig = z
     max_retries: z.number().int().min(0).max(10).optional(),
     timeout_ms: z.number().int().positive().optional(),
     pricing: LlmPricing.optional(),
+    /** Send the model's reasoning back with its messages in later requests (interleaved-thinking models want it; DeepSeek refuses it). */
+    send_reasoning: z.boolean().optional(),
   })
   .superRefine((llm, context) => {
     for (const key of Object.keys(llm.extra_body ?? {})) {
@@ -61,7 +65,7 @@ export const AgentConfig = z.strictObject({
 export type AgentConfig = z.infer<typeof AgentConfig>;
 
 /** Keys of `llm:` that configure the engine and are not sent to the model as they are. */
-export const ENGINE_LLM_KEYS: readonly string[] = ['extra_body', 'max_retries', 'timeout_ms', 'pricing'];
+export const ENGINE_LLM_KEYS: readonly string[] = ['extra_body', 'max_retries', 'timeout_ms', 'pricing', 'send_reasoning'];
 
 export const DEFAULT_MAX_ITERATIONS = 30;
 

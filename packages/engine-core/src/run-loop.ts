@@ -3,7 +3,7 @@ import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'ope
 import { buildContext, estimateTokens } from '@delta/context-builder';
 import { payloadOverride } from '@delta/hooks';
 import { createInvocationId, writeInvocationResult, type RecordedToolCall, type TokenUsage } from '@delta/journal';
-import { normaliseCompletion } from '@delta/model-wire';
+import { normaliseCompletion, usageOf } from '@delta/model-wire';
 import { act } from './act.js';
 import { invokeHook } from './lifecycle-hooks.js';
 import { ENGINE_LLM_KEYS } from './agent-config.js';
@@ -14,6 +14,7 @@ import { record, recordWriter, type RunContext } from './run-context.js';
 import { budgetExhausted, finalAnswerGiven, isFinalAnswer } from './stop-conditions.js';
 import { redactBody } from './redact-secret.js';
 import { RequestBodyBuilder } from './request-body.js';
+import { sendReasoningBack } from './send-reasoning.js';
 import { summarise } from './summarise.js';
 import { addTokenUsage, estimateCost } from './token-usage.js';
 
@@ -91,13 +92,8 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
   } finally {
     context.signal.removeEventListener('abort', abort);
   }
-  const usage = response.usage
-    ? {
-        prompt_tokens: response.usage.prompt_tokens,
-        completion_tokens: response.usage.completion_tokens,
-        total_tokens: response.usage.total_tokens,
-      }
-    : undefined;
+  // As the server reported it, with cached and reasoning tokens when it gave them (docs/models.md).
+  const usage: TokenUsage | undefined = usageOf(response.usage);
   writeInvocationResult(
     context.paths,
     invocationId,
@@ -196,10 +192,12 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
     // messages last: a request then starts with the bytes of the previous one, and io/invocations keeps only what is new.
     // A strict server refuses an empty tools list: an agent with no tools and ask_human off sends none.
     const parameters = { ...requestParameters(context), model: context.agent.config.llm.model, ...(tools.length > 0 ? { tools } : {}) };
-    const proposed = { ...parameters, messages: built.messages } as ChatCompletionCreateParamsNonStreaming;
+    // llm.send_reasoning: the model's earlier reasoning goes back with its messages (off by default: DeepSeek refuses it).
+    const sent = context.agent.config.llm.send_reasoning === true ? sendReasoningBack(built, context.journal.state) : built;
+    const proposed = { ...parameters, messages: sent.messages } as ChatCompletionCreateParamsNonStreaming;
     const payload = await applyPreLlmRequest(context, iteration, proposed);
     // The proposed payload's body is built from the messages' JSON texts; a hook's own payload is serialized whole.
-    const serialized = payload === proposed ? bodies.build(parameters, built.json) : Buffer.from(JSON.stringify(payload), 'utf8');
+    const serialized = payload === proposed ? bodies.build(parameters, sent.json) : Buffer.from(JSON.stringify(payload), 'utf8');
     // The journal holds no key already; a context file or the system prompt might (a tool wrote it there).
     const body = redactBody(serialized, context.secret);
 
@@ -219,6 +217,7 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
         ...(call.server_id !== undefined ? { server_id: call.server_id } : {}),
         ...(call.arguments_type ? { arguments_type: call.arguments_type } : {}),
         ...(call.problem !== undefined ? { problem: call.problem } : {}),
+        ...(call.extra !== undefined ? { extra: call.extra } : {}),
       }),
     );
     record(context, {
@@ -229,6 +228,8 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
       llm_invocation_ref: invocationId,
       finish_reason: turn.finish_reason,
       ...(turn.reasoning !== undefined ? { reasoning: turn.reasoning } : {}),
+      ...(turn.reasoning_field !== undefined ? { reasoning_field: turn.reasoning_field } : {}),
+      ...(turn.reasoning_details !== undefined ? { reasoning_details: turn.reasoning_details } : {}),
       ...(turn.normalised.length > 0 ? { normalised: turn.normalised } : {}),
       ...(usage ? { usage } : {}),
     });

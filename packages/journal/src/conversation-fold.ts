@@ -79,6 +79,8 @@ function assistantMessage(thought: ThoughtEvent): ConversationMessage {
       id: call.id,
       type: 'function' as const,
       function: { name: call.name, arguments: call.arguments },
+      // A server that attached more to a call (Gemini's thought signature) wants it back with the call.
+      ...call.extra,
     })),
   });
 }

@@ -22,6 +22,8 @@ export const RecordedToolCall = z.object({
   arguments_type: z.literal('object').optional(),
   /** The call could not be run as sent (no function, no name): what the model is told as its result. */
   problem: z.string().optional(),
+  /** What the server attached to the call besides id, type and function (Gemini's `extra_content`): sent back with it. */
+  extra: z.record(z.string(), z.unknown()).optional(),
 });
 export type RecordedToolCall = z.infer<typeof RecordedToolCall>;
 

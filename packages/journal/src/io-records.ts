@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { diskWrite, makeDirectory } from '@delta/errors';
 import { type ProcessFile, readProcessFile } from '@delta/process-identity';
 import type { RunPaths } from './layout.js';
+import type { TokenUsage } from './events.js';
 
 /** The files of one tool execution record: `io/tool_executions/<ref>/`. */
 export interface ToolExecutionRecord {
@@ -91,7 +92,8 @@ export interface InvocationMetadata {
   duration_ms: number;
   status: 'SUCCESS' | 'FAILED';
   stream: boolean;
-  token_usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+  /** As the server reported it, with cached and reasoning tokens when it gave them. */
+  token_usage?: TokenUsage;
   error?: string;
 }
 

@@ -12,6 +12,8 @@ export const EstimatedCost = z.looseObject({
   amount: z.number().nonnegative(),
   currency: z.string(),
   input_per_million: z.number().nonnegative(),
+  /** Present when agent.yaml gives a price for prompt tokens served from the provider's cache. */
+  cached_input_per_million: z.number().nonnegative().optional(),
   output_per_million: z.number().nonnegative(),
 });
 export type EstimatedCost = z.infer<typeof EstimatedCost>;

@@ -1,4 +1,4 @@
-import type { EstimatedCost } from '@delta/journal';
+import type { EstimatedCost, TokenUsage } from '@delta/journal';
 
 /** 12345 -> "12,345". */
 export function formatCount(value: number): string {
@@ -19,4 +19,14 @@ export function formatDuration(milliseconds: number): string {
 /** An estimated cost: "0.0130 USD" below one unit, "12.40 USD" above. */
 export function formatCost(cost: Pick<EstimatedCost, 'amount' | 'currency'>): string {
   return `${cost.amount.toFixed(cost.amount < 1 ? 4 : 2)} ${cost.currency}`;
+}
+
+/**
+ * Tokens in and out with the details the server reported: "4,000 tokens in (2,000 cached), 300 out
+ * (190 reasoning)". Cached tokens are part of the tokens in, reasoning tokens part of the tokens out.
+ */
+export function formatTokensInOut(usage: TokenUsage): string {
+  const cached = usage.cached_tokens === undefined ? '' : ` (${formatCount(usage.cached_tokens)} cached)`;
+  const reasoning = usage.reasoning_tokens === undefined ? '' : ` (${formatCount(usage.reasoning_tokens)} reasoning)`;
+  return `${formatCount(usage.prompt_tokens)} tokens in${cached}, ${formatCount(usage.completion_tokens)} out${reasoning}`;
 }

@@ -1,6 +1,6 @@
 import type { JournalEvent } from '@delta/journal';
 import { NO_COLORS, type Palette } from '../inspect/color.js';
-import { formatCount } from '../inspect/format-numbers.js';
+import { formatTokensInOut } from '../inspect/format-numbers.js';
 
 const LABEL_WIDTH = 9;
 const INDENT = ' '.repeat(8 + 2 + LABEL_WIDTH + 1);
@@ -56,15 +56,15 @@ export function createTranscriptFormatter(palette: Palette = NO_COLORS): (event:
         return line(event, 'USER', palette.cyan, event.content);
       case 'THOUGHT': {
         for (const call of event.tool_calls) rawArguments.set(call.id, call.arguments);
-        const usage = event.usage
-          ? palette.dim(`(${formatCount(event.usage.prompt_tokens)} tokens in, ${formatCount(event.usage.completion_tokens)} out)`)
-          : '';
+        const usage = event.usage ? palette.dim(`(${formatTokensInOut(event.usage)})`) : '';
         const calls =
           event.tool_calls.length === 0
             ? 'no tool calls: the final answer'
             : `calls ${event.tool_calls.map((call) => call.name).join(', ')}`;
         const content = event.content === null || event.content === '' ? palette.dim('(no text)') : event.content;
-        return prefix + line(event, 'THOUGHT', palette.magenta, `${content}\n${palette.dim(calls)} ${usage}`.trimEnd());
+        // The model's reasoning, when the server sent it, before what it said.
+        const reasoning = event.reasoning ? `${line(event, 'REASONING', palette.dim, palette.dim(event.reasoning))}` : '';
+        return prefix + reasoning + line(event, 'THOUGHT', palette.magenta, `${content}\n${palette.dim(calls)} ${usage}`.trimEnd());
       }
       case 'ACTION_REQUEST': {
         const command = event.resolved_command ? `\n${palette.dim('$')} ${event.resolved_command}` : '';

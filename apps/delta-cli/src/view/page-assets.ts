@@ -26,6 +26,7 @@ button { font: inherit; padding: 3px 10px; border: 1px solid var(--line); border
 .iteration, .run-event { border: 1px solid var(--line); border-radius: 8px; margin: 14px 0; padding: 12px 14px; }
 .run-event { background: var(--panel); }
 .thought { white-space: pre-wrap; margin: 8px 0; padding-left: 10px; border-left: 3px solid var(--model); }
+.reasoning pre { color: var(--muted); font-style: italic; }
 .tool-call { border: 1px solid var(--line); border-left: 4px solid var(--tool); border-radius: 6px; margin: 10px 0; padding: 8px 10px; }
 .tool-call.failed { border-left-color: var(--bad); }
 .tool-head { display: flex; gap: 10px; align-items: baseline; flex-wrap: wrap; }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ActionRequestEvent, ActionResultEvent, JournalEvent, ThoughtEvent } from '@delta/journal';
-import { formatCost, formatCount, formatDuration } from '../inspect/format-numbers.js';
+import { formatCost, formatCount, formatDuration, formatTokensInOut } from '../inspect/format-numbers.js';
 import type { EmbeddedText, RunView } from './collect-run.js';
 import { escapeHtml as esc } from './escape-html.js';
 import { PAGE_SCRIPT, PAGE_STYLE } from './page-assets.js';
@@ -93,11 +93,13 @@ function renderTimeline(times: IterationTimes[]): string {
 function renderThought(view: RunView, event: ThoughtEvent): string {
   const invocation = view.invocations.get(event.llm_invocation_ref);
   const text = event.content === null || event.content === '' ? '<span class="muted">(no text)</span>' : esc(event.content);
-  const usage = event.usage
-    ? `${formatCount(event.usage.prompt_tokens)} tokens in, ${formatCount(event.usage.completion_tokens)} out`
-    : 'no token count';
+  const usage = event.usage ? formatTokensInOut(event.usage) : 'no token count';
   const duration = invocation?.metadata ? `, ${formatDuration(invocation.metadata.duration_ms)}` : '';
+  const reasoning = event.reasoning
+    ? `<details class="reasoning" open><summary>Reasoning</summary><pre>${esc(event.reasoning)}</pre></details>`
+    : '';
   return (
+    reasoning +
     `<div class="thought">${text}</div>` +
     `<details class="invocation"><summary>Model call <code>${esc(event.llm_invocation_ref)}</code> <span class="muted">(${esc(usage)}${esc(duration)})</span></summary>` +
     (invocation
@@ -173,12 +175,7 @@ function renderSummary(view: RunView): string {
     ['Agent', metadata?.agent_name ?? '?'],
     ['Status', metadata?.status ?? '?', `status-${metadata?.status ?? ''}`],
     ['Iterations', metadata ? `${metadata.iterations} of ${metadata.max_iterations}` : '?'],
-    [
-      'Tokens',
-      metadata?.usage
-        ? `${formatCount(metadata.usage.total_tokens)} (${formatCount(metadata.usage.prompt_tokens)} in, ${formatCount(metadata.usage.completion_tokens)} out)`
-        : '-',
-    ],
+    ['Tokens', metadata?.usage ? `${formatCount(metadata.usage.total_tokens)} (${formatTokensInOut(metadata.usage)})` : '-'],
     ['Estimated cost', metadata?.estimated_cost ? formatCost(metadata.estimated_cost) : '-'],
     ['Started', metadata?.created_at ?? '?'],
     ['Duration', metadata && end ? formatDuration(Date.parse(end) - Date.parse(metadata.created_at)) : '?'],

@@ -1,0 +1,51 @@
+import { readMetadata, type RunPaths, type SystemMessageEvent, type ThoughtEvent } from '@delta/journal';
+import { paletteFor } from './inspect/color.js';
+import { formatCost, formatCount, formatDuration, formatTokensInOut } from './inspect/format-numbers.js';
+import { readRunJournal } from './inspect/run-records.js';
+
+/**
+ * `delta show run`: the run's totals from metadata.json (tokens with their cached and reasoning parts,
+ * the estimated cost and the prices it used), then each model call's tokens and the retries, from the journal.
+ */
+export function showRun(paths: RunPaths): number {
+  const palette = paletteFor(process.stdout);
+  const write = (text: string) => process.stdout.write(`${text}\n`);
+  const heading = (text: string) => write(palette.bold(`== ${text}`));
+  const metadata = readMetadata(paths.metadata);
+  const journal = readRunJournal(paths);
+  heading(`run ${metadata.run_id} (agent ${metadata.agent_name})`);
+  const end = metadata.end_time ?? metadata.updated_at;
+  write(
+    `${metadata.status}, ${metadata.iterations} of ${metadata.max_iterations} iterations, ${formatDuration(Date.parse(end) - Date.parse(metadata.created_at))}, started ${metadata.created_at}`,
+  );
+  if (metadata.status_reason) write(`reason: ${metadata.status_reason}`);
+  if (metadata.error) write(palette.red(`error: ${metadata.error}`));
+  const usage = metadata.usage;
+  write(usage ? `tokens ${formatCount(usage.total_tokens)}: ${formatTokensInOut(usage)}` : 'tokens: none reported');
+  const cost = metadata.estimated_cost;
+  if (cost) {
+    const cached = cost.cached_input_per_million === undefined ? '' : `, cached input ${cost.cached_input_per_million}`;
+    write(
+      `estimated cost ${formatCost(cost)} (per million tokens: input ${cost.input_per_million}${cached}, output ${cost.output_per_million})`,
+    );
+  }
+  const retries = journal.filter(
+    (event): event is SystemMessageEvent => event.type === 'SYSTEM_MESSAGE' && event.model_retry !== undefined,
+  );
+  write(`model retries: ${retries.length}`);
+
+  const thoughts = journal.filter((event): event is ThoughtEvent => event.type === 'THOUGHT');
+  if (thoughts.length === 0) return 0;
+  heading('model calls');
+  for (const [index, thought] of thoughts.entries()) {
+    const tokens = thought.usage ? formatTokensInOut(thought.usage) : 'no token count';
+    const retried = retries.filter((event) => event.model_retry!.llm_invocation_ref === thought.llm_invocation_ref).length;
+    const notes = [
+      tokens,
+      ...(retried > 0 ? [`${retried} ${retried === 1 ? 'retry' : 'retries'}`] : []),
+      ...(thought.reasoning ? ['reasoning'] : []),
+    ];
+    write(`${String(index + 1).padStart(3)}  ${thought.llm_invocation_ref}  iteration ${thought.iteration}: ${notes.join(', ')}`);
+  }
+  return 0;
+}
