@@ -116,7 +116,7 @@ describe('usage details, cost and reasoning in the inspection commands', () => {
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain('<summary>Reasoning</summary><pre>The user wants an echo; call the tool.</pre>');
     expect(result.stdout).toContain('<summary>Reasoning</summary><pre>The echo worked.</pre>');
-    expect(result.stdout).toContain('4,300 (4,000 tokens in (2,000 cached), 300 out (190 reasoning))');
+    expect(result.stdout).toContain('4,300 (4,000 in (2,000 cached), 300 out (190 reasoning))');
     expect(result.stdout).toContain('3,000 tokens in (2,000 cached), 100 out (40 reasoning)');
   });
 });

@@ -25,8 +25,8 @@ export function formatCost(cost: Pick<EstimatedCost, 'amount' | 'currency'>): st
  * Tokens in and out with the details the server reported: "4,000 tokens in (2,000 cached), 300 out
  * (190 reasoning)". Cached tokens are part of the tokens in, reasoning tokens part of the tokens out.
  */
-export function formatTokensInOut(usage: TokenUsage): string {
+export function formatTokensInOut(usage: TokenUsage, inLabel = 'tokens in'): string {
   const cached = usage.cached_tokens === undefined ? '' : ` (${formatCount(usage.cached_tokens)} cached)`;
   const reasoning = usage.reasoning_tokens === undefined ? '' : ` (${formatCount(usage.reasoning_tokens)} reasoning)`;
-  return `${formatCount(usage.prompt_tokens)} tokens in${cached}, ${formatCount(usage.completion_tokens)} out${reasoning}`;
+  return `${formatCount(usage.prompt_tokens)} ${inLabel}${cached}, ${formatCount(usage.completion_tokens)} out${reasoning}`;
 }

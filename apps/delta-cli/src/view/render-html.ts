@@ -175,7 +175,7 @@ function renderSummary(view: RunView): string {
     ['Agent', metadata?.agent_name ?? '?'],
     ['Status', metadata?.status ?? '?', `status-${metadata?.status ?? ''}`],
     ['Iterations', metadata ? `${metadata.iterations} of ${metadata.max_iterations}` : '?'],
-    ['Tokens', metadata?.usage ? `${formatCount(metadata.usage.total_tokens)} (${formatTokensInOut(metadata.usage)})` : '-'],
+    ['Tokens', metadata?.usage ? `${formatCount(metadata.usage.total_tokens)} (${formatTokensInOut(metadata.usage, 'in')})` : '-'],
     ['Estimated cost', metadata?.estimated_cost ? formatCost(metadata.estimated_cost) : '-'],
     ['Started', metadata?.created_at ?? '?'],
     ['Duration', metadata && end ? formatDuration(Date.parse(end) - Date.parse(metadata.created_at)) : '?'],
