@@ -128,6 +128,7 @@ describe('delta init', () => {
       expect(init.stdout).toContain('delta run -y --agent . -m "Your task description here"');
       expect(parse(readFileSync(join(home, 'agent.yaml'), 'utf8')).name).toBe(`my-${template.name}`);
       expect(readFileSync(join(home, 'context.yaml'), 'utf8')).toBe(DEFAULT_CONTEXT_YAML);
+      expect(DEFAULT_CONTEXT_YAML).toMatch(/^# Delta Engine context.yaml \(docs\/context.md/);
       expect(readFileSync(join(home, 'system_prompt.md'), 'utf8')).toBe(template.systemPrompt);
 
       const conversation = conversations[template.name]!;

@@ -105,6 +105,40 @@ describe('loadContextManifest', () => {
     writeFileSync(join(agent, 'context.yaml'), "sources:\n  - type: file\n    path: '${HOME}/x'\n");
     expect(() => loadContextManifest(agent)).toThrow(/sources\[0\]\.path: unknown variable \$\{HOME\}/);
   });
+
+  it('checks a file source that does not depend on the workspace when it loads, not in the run', () => {
+    const agent = temp();
+    mkdirSync(join(agent, 'notes'));
+    const write = (path: string, extra = '') =>
+      writeFileSync(join(agent, 'context.yaml'), `sources:\n  - type: journal\n  - type: file\n    path: '${path}'\n${extra}`);
+    write('${AGENT_HOME}/nope.md');
+    expect(() => loadContextManifest(agent)).toThrow(
+      new RegExp(`context\\.yaml:4:11 sources\\[1\\]\\.path: ${agent}/nope\\.md does not exist`),
+    );
+    write('${AGENT_HOME}/notes');
+    expect(() => loadContextManifest(agent)).toThrow(/sources\[1\]\.path: .*notes is not a file/);
+    write(join(agent, 'absent.md'));
+    expect(() => loadContextManifest(agent)).toThrow(/absent\.md does not exist/);
+    // Skipped sources, and paths that depend on the workspace, wait for the run.
+    write('${AGENT_HOME}/nope.md', '    on_missing: skip\n');
+    expect(loadContextManifest(agent).warnings).toEqual([]);
+    write('${CWD}/DELTA.md');
+    expect(loadContextManifest(agent).warnings).toEqual([]);
+  });
+
+  it('warns about a second journal source and about two sources with one id', () => {
+    const agent = temp();
+    writeFileSync(join(agent, 'a.md'), 'a');
+    writeFileSync(
+      join(agent, 'context.yaml'),
+      "sources:\n  - type: file\n    id: notes\n    path: '${AGENT_HOME}/a.md'\n  - type: journal\n    id: notes\n  - type: journal\n",
+    );
+    const { warnings } = loadContextManifest(agent);
+    expect(warnings.map((warning) => [warning.field, warning.line, warning.message])).toEqual([
+      ['sources[2]', 7, expect.stringContaining('a second journal source (the first is sources[1])')],
+      ['sources[1].id', 6, expect.stringContaining('id "notes" is also the id of sources[0]')],
+    ]);
+  });
 });
 
 describe('buildContextMessages', () => {
@@ -168,7 +202,7 @@ describe('buildContextMessages', () => {
   it('reports a missing file source with its field and fix', async () => {
     const agent = temp();
     mkdirSync(join(agent, 'x'));
-    writeFileSync(join(agent, 'context.yaml'), "sources:\n  - type: file\n    path: '${AGENT_HOME}/nope.md'\n");
+    writeFileSync(join(agent, 'context.yaml'), "sources:\n  - type: file\n    path: '${CWD}/nope.md'\n");
     const loaded = loadContextManifest(agent);
     await expect(
       buildContextMessages({

@@ -1,5 +1,5 @@
-import { join } from 'node:path';
-import { existsSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigurationError } from '@delta/errors';
 import { readYamlConfig, type ConfigProblem } from '@delta/yaml-config';
@@ -111,16 +111,69 @@ export function loadContextManifest(agentHome: string): LoadedContextManifest {
         checkVariables(part, file, `sources[${index}].generator.command[${position}]`);
     }
   });
-  warnings.push(...budgetWarnings(data, file, locate));
+  data.sources.forEach((source, index) => {
+    if (source.type === 'file') checkFileAtLoad(source, index, agentHome, file, locate);
+  });
+  warnings.push(...budgetWarnings(data, file, locate), ...duplicateWarnings(data, file, locate));
   return { file, manifest: data, warnings };
 }
 
+type Locate = (path: readonly PropertyKey[]) => { line: number; column: number } | undefined;
+
+/**
+ * A `file` source whose path does not depend on the workspace is checked now, when the agent loads,
+ * rather than failing the run at its first step. Paths with ${CWD} can only be checked in the run.
+ */
+function checkFileAtLoad(source: FileSource, index: number, agentHome: string, file: string, locate: Locate): void {
+  if (source.on_missing === 'skip' || source.path.includes('${CWD}')) return;
+  const path = source.path.replaceAll('${AGENT_HOME}', agentHome);
+  if (!isAbsolute(path)) return;
+  const exists = existsSync(path);
+  if (exists && statSync(path).isFile()) return;
+  const position = locate(['sources', index, 'path']);
+  throw new ConfigurationError(
+    `${file}${position ? `:${position.line}:${position.column}` : ''} sources[${index}].path: ${path} ${exists ? 'is not a file' : 'does not exist'}`,
+    {
+      code: 'CONTEXT_SOURCE_MISSING',
+      file,
+      field: `sources[${index}].path`,
+      hint: 'Create the file, fix the path (${AGENT_HOME} is the agent directory, ${CWD} the workspace), or add `on_missing: skip` to the source.',
+    },
+  );
+}
+
+/** Two journal sources send the conversation twice; two sources with one id make the id useless. */
+function duplicateWarnings(manifest: ContextManifest, file: string, locate: Locate): ConfigProblem[] {
+  const warnings: ConfigProblem[] = [];
+  const journals = manifest.sources.flatMap((source, index) => (source.type === 'journal' ? [index] : []));
+  for (const index of journals.slice(1)) {
+    warnings.push({
+      file,
+      ...(locate(['sources', index]) ?? {}),
+      field: `sources[${index}]`,
+      message: `a second journal source (the first is sources[${journals[0]}]): the model would get the conversation twice (remove one)`,
+    });
+  }
+  const firstWithId = new Map<string, number>();
+  manifest.sources.forEach((source, index) => {
+    if (source.id === undefined) return;
+    const first = firstWithId.get(source.id);
+    if (first === undefined) {
+      firstWithId.set(source.id, index);
+      return;
+    }
+    warnings.push({
+      file,
+      ...(locate(['sources', index, 'id']) ?? {}),
+      field: `sources[${index}].id`,
+      message: `id "${source.id}" is also the id of sources[${first}]: errors and the context trace could not tell them apart (give each source its own id)`,
+    });
+  });
+  return warnings;
+}
+
 /** Budgets that can never take effect: worth saying, not fatal. */
-function budgetWarnings(
-  manifest: ContextManifest,
-  file: string,
-  locate: (path: readonly PropertyKey[]) => { line: number; column: number } | undefined,
-): ConfigProblem[] {
+function budgetWarnings(manifest: ContextManifest, file: string, locate: Locate): ConfigProblem[] {
   const total = manifest.total_max_tokens;
   if (total === undefined) return [];
   const warnings: ConfigProblem[] = [];

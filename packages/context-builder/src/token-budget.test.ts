@@ -219,6 +219,8 @@ describe('context.yaml budget fields', () => {
       join(agent, 'context.yaml'),
       "total_max_tokens: 1000\nsources:\n  - type: file\n    path: '${AGENT_HOME}/a'\n    max_tokens: 600\n  - type: file\n    path: '${AGENT_HOME}/b'\n    max_tokens: 400\n  - type: journal\n",
     );
+    writeFileSync(join(agent, 'a'), 'a');
+    writeFileSync(join(agent, 'b'), 'b');
     expect(loadContextManifest(agent).warnings).toEqual([
       expect.objectContaining({
         field: 'total_max_tokens',

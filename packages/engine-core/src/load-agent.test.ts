@@ -31,7 +31,7 @@ describe('agent.yaml', () => {
         llm: { model: 'gpt-4o', temperature: 0.2, max_tokens: 100, top_p: 0.9 },
         system_prompt: 'system_prompt.md',
         max_iterations: 7,
-        tools: [{ name: 'greet', exec: 'echo -- ${text}' }],
+        tools: [{ name: 'greet', description: 'Greets.', exec: 'echo -- ${text}' }],
       },
     });
     const agent = loadAgent(home);
@@ -44,7 +44,7 @@ describe('agent.yaml', () => {
 
   it('warns about unknown keys by name, with line and column, and still loads', async () => {
     const home = await createTempAgent({
-      agentYaml: 'name: a\nllm:\n  model: m\nmodle: typo\ntools:\n  - name: t\n    exec: echo hi\n    colour: red\n',
+      agentYaml: 'name: a\nllm:\n  model: m\nmodle: typo\ntools:\n  - name: t\n    description: T.\n    exec: echo hi\n    colour: red\n',
     });
     const agent = loadAgent(home);
     expect(agent.warnings).toEqual([
@@ -57,7 +57,7 @@ describe('agent.yaml', () => {
       }),
       expect.objectContaining({
         file: join(home, 'agent.yaml'),
-        line: 8,
+        line: 9,
         field: 'tools[0].colour',
         message: expect.stringContaining("'colour'"),
       }),
@@ -91,9 +91,44 @@ describe('agent.yaml', () => {
     );
   });
 
+  it('warns about a kept tool with no description, at its entry, and not about one a later file replaces', async () => {
+    const home = await createTempAgent({
+      agentYaml:
+        'name: a\nllm:\n  model: m\nimports: [./shared.yaml]\ntools:\n  - name: bare\n    exec: echo hi\n  - name: shared\n    description: Described here.\n    exec: echo s\n',
+      files: { 'shared.yaml': 'tools:\n  - name: shared\n    exec: echo s\n  - name: blank\n    description: "  "\n    exec: echo b\n' },
+    });
+    const warnings = loadAgent(home).warnings.map(({ file, line, field, message }) => ({ file, line, field, message }));
+    expect(warnings).toEqual([
+      {
+        file: join(home, 'shared.yaml'),
+        line: 4,
+        field: 'tools[1].description',
+        message: expect.stringContaining(`tool 'blank' has no description, so the model is sent ""`),
+      },
+      { file: join(home, 'agent.yaml'), line: 6, field: 'tools[0].description', message: expect.stringContaining("tool 'bare'") },
+    ]);
+  });
+
+  it('refuses an oversized agent.yaml, and a FIFO as an import or hooks.yaml, naming what each is, without reading it', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const big = await createTempAgent({ agentYaml: `name: a\nllm:\n  model: m\ndescription: "${'x'.repeat(1024 * 1024)}"\n` });
+    const tooBig = configurationError(big);
+    expect(tooBig.message).toBe(`${join(big, 'agent.yaml')} is 1.0 MiB; configuration files are capped at 1 MiB`);
+    expect(tooBig.hint).toMatch(/Keep large text out of configuration/);
+
+    const piped = await createTempAgent({ agentYaml: agentWithImports(['./tools.yaml']) });
+    execFileSync('mkfifo', [join(piped, 'tools.yaml')]);
+    // A read would block for ever: the check must come first, or this test hangs.
+    expect(configurationError(piped).message).toContain('"./tools.yaml" is a named pipe (FIFO), not a YAML file');
+
+    const hooks = await createTempAgent();
+    execFileSync('mkfifo', [join(hooks, 'hooks.yaml')]);
+    expect(configurationError(hooks).message).toContain(`${join(hooks, 'hooks.yaml')} is a named pipe (FIFO), not a configuration file`);
+  });
+
   it('makes every warning an error in strict mode, listing each', async () => {
     const home = await createTempAgent({
-      agentYaml: 'name: a\nllm:\n  model: m\nowner: me\ntools:\n  - name: t\n    exec: echo hi\n    colour: red\n',
+      agentYaml: 'name: a\nllm:\n  model: m\nowner: me\ntools:\n  - name: t\n    description: T.\n    exec: echo hi\n    colour: red\n',
     });
     expect(loadAgent(home).warnings).toHaveLength(2);
     expect(loadAgent(home, { strict: false }).warnings).toHaveLength(2);
@@ -108,7 +143,7 @@ describe('agent.yaml', () => {
     expect(error?.message).toBe(
       `The agent ${home} has 2 warnings, and strict mode makes every warning an error:\n` +
         `  - ${join(home, 'agent.yaml')}:4:1 owner: unknown key "owner" is ignored (check its spelling and indentation)\n` +
-        `  - ${join(home, 'agent.yaml')}:8:5 tools[0].colour: Unknown tool key 'colour' is ignored. Known keys: name, description, exec, shell, command, parameters, stdin, timeout_ms, pass_model_credentials.`,
+        `  - ${join(home, 'agent.yaml')}:9:5 tools[0].colour: Unknown tool key 'colour' is ignored. Known keys: name, description, exec, shell, command, parameters, stdin, timeout_ms, pass_model_credentials.`,
     );
     expect(error?.hint).toMatch(/--strict/);
 
@@ -163,7 +198,7 @@ describe('agent.yaml', () => {
   it('refuses an agent.yaml that is a directory, without a raw EISDIR', async () => {
     const home = await createTempDir();
     mkdirSync(join(home, 'agent.yaml'));
-    expect(configurationError(home).message).toMatch(/agent\.yaml is a directory, not a file/);
+    expect(configurationError(home).message).toMatch(/agent\.yaml is a directory, not a configuration file/);
   });
 });
 
@@ -180,10 +215,10 @@ describe('hostile input', () => {
   it('reports a context.yaml or hooks.yaml that is a directory as a configuration error', async () => {
     const context = await createTempAgent({ contextYaml: null });
     mkdirSync(join(context, 'context.yaml'));
-    expect(configurationError(context).message).toMatch(/context\.yaml could not be read: /);
+    expect(configurationError(context).message).toMatch(/context\.yaml is a directory, not a configuration file/);
     const hooks = await createTempAgent();
     mkdirSync(join(hooks, 'hooks.yaml'));
-    expect(configurationError(hooks).message).toMatch(/hooks\.yaml could not be read: /);
+    expect(configurationError(hooks).message).toMatch(/hooks\.yaml is a directory, not a configuration file/);
   });
 });
 
@@ -308,6 +343,7 @@ describe('imports', () => {
       'shared-tools/file-ops.yaml': 'tools:\n  - name: read_file\n    exec: cat ${path}\n',
       'agents/agent-a/agent.yaml': 'name: a\nllm: {model: m}\nimports:\n  - ../../shared-tools/file-ops.yaml\n',
       'agents/agent-a/context.yaml': defaultContextYaml,
+      'agents/agent-a/system_prompt.md': 'You help.\n',
     });
     const agent = loadAgent(join(repository, 'agents/agent-a'));
     expect(agent.tools.map((tool) => tool.name)).toEqual(['read_file']);

@@ -1,6 +1,5 @@
-import { readFileSync, statSync } from 'node:fs';
 import { ConfigurationError, DeltaError } from '@delta/errors';
-import { parseYamlConfig, type ParsedConfig, type ParseYamlConfigOptions } from '@delta/yaml-config';
+import { parseYamlConfig, readConfigText, type ParsedConfig, type ParseYamlConfigOptions } from '@delta/yaml-config';
 import type { z } from 'zod';
 
 function describeReadFailure(error: unknown): string {
@@ -21,10 +20,7 @@ export function readConfigFile<S extends z.ZodType>(
 ): ParsedConfig<z.output<S>> {
   let text: string;
   try {
-    if (statSync(file).isDirectory()) {
-      throw new ConfigurationError(`${file} is a directory, not a file`, { code: 'CONFIG_INVALID', file, hint: options.missingHint });
-    }
-    text = readFileSync(file, 'utf8');
+    text = readConfigText(file);
   } catch (error) {
     if (DeltaError.isInstance(error)) throw error;
     throw new ConfigurationError(`${file} ${describeReadFailure(error)}`, {

@@ -1,7 +1,7 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { ConfigurationError, type ConfigurationErrorCode } from '@delta/errors';
-import type { ConfigProblem, ParsedConfig } from '@delta/yaml-config';
+import { describeFileKind, type ConfigProblem, type ParsedConfig } from '@delta/yaml-config';
 import { ImportedToolsFile } from './agent-config.js';
 import { isInsideBoundary, type ImportBoundary } from './import-boundary.js';
 import { readConfigFile } from './read-config-file.js';
@@ -78,12 +78,13 @@ function resolveImportPath(from: ImportingFile, index: number, boundary: ImportB
       ),
     );
   }
-  if (!statSync(real).isFile()) {
+  const stats = statSync(real);
+  if (!stats.isFile()) {
     return fail(
       importError(
         from,
         index,
-        `"${written}" is a directory, not a YAML file (${real})`,
+        `"${written}" is ${describeFileKind(stats)}, not a YAML file (${real})`,
         `Import a file that holds a tools: list. ${relativeHint}`,
       ),
     );

@@ -6,6 +6,7 @@ import {
   ConfigFileError,
   parseYamlConfig,
   positionOf,
+  readConfigText,
   unknownKeyVerdict,
   type ConfigProblem,
   type ParsedConfig,
@@ -50,7 +51,7 @@ export function loadHooksConfig(options: LoadHooksConfigOptions): LoadedHooksCon
   const legacyFile = options.legacyFile ?? join(options.agentHome, 'agent.yaml');
   const hasLegacy = options.legacyLifecycleHooks !== undefined && options.legacyLifecycleHooks !== null;
   if (existsSync(file)) {
-    const loaded = validate(readFileSync(file, 'utf8'), file, HooksFile, [], true);
+    const loaded = validate(readConfigText(file), file, HooksFile, [], true);
     if (hasLegacy) {
       loaded.warnings.push({
         file: legacyFile,
@@ -62,7 +63,7 @@ export function loadHooksConfig(options: LoadHooksConfigOptions): LoadedHooksCon
   }
   if (!hasLegacy) return { hooks: {}, warnings: [] };
   const loaded = legacyFileHolds(legacyFile, options.legacyLifecycleHooks)
-    ? validate(readFileSync(legacyFile, 'utf8'), legacyFile, z.looseObject({ [LEGACY_FIELD]: HooksFileEntries }), [LEGACY_FIELD], true)
+    ? validate(readConfigText(legacyFile), legacyFile, z.looseObject({ [LEGACY_FIELD]: HooksFileEntries }), [LEGACY_FIELD], true)
     : parseHooksConfig(options.legacyLifecycleHooks, legacyFile);
   loaded.warnings.unshift({
     file: legacyFile,

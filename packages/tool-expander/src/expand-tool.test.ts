@@ -365,7 +365,7 @@ describe('parameter merging (001 section 3.7.1)', () => {
     expect(error.message).toBe(
       "agent.yaml: tool 'bad_tool' has 2 problems:\n" +
         "  - tools[0].parameters[0].inject_as: Cannot override inject_as for parameter 'pattern' (inferred: argument, explicit: stdin)\n" +
-        "  - tools[0].parameters[1].name: Parameter 'nope' not found in template Expected one of 'pattern', 'file', found 'nope'.",
+        "  - tools[0].parameters[1].name: Parameter 'nope' not found in template. Expected one of 'pattern', 'file', found 'nope'.",
     );
     expect(error.hint).toContain('tools[0].parameters[1].name: Add ${nope}');
   });

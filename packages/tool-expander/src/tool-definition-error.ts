@@ -49,7 +49,9 @@ export function formatIssue(issue: ToolDefinitionIssue): string {
   const location = issue.field === '' ? '' : `${issue.field}: `;
   const detail =
     issue.expected === undefined ? '' : ` Expected ${issue.expected}${issue.found === undefined ? '' : `, found ${issue.found}`}.`;
-  return `${location}${issue.message}${detail}`;
+  // Some messages are written without a full stop; the detail must not run on as the same sentence.
+  const message = detail === '' || /[.?!:]$/.test(issue.message) ? issue.message : `${issue.message}.`;
+  return `${location}${message}${detail}`;
 }
 
 function formatMessage(issues: readonly ToolDefinitionIssue[], options: ToolDefinitionErrorOptions): string {

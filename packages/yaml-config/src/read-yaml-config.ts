@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
@@ -6,6 +6,7 @@ import { ConfigurationError, formatFieldPath, suggestName } from '@delta/errors'
 import { describeValue } from './describe-value.js';
 import { knownKeysAt } from './known-keys.js';
 import { positionOf } from './source-position.js';
+import { readConfigText } from './read-config-text.js';
 
 export interface ConfigProblem {
   file: string;
@@ -213,5 +214,5 @@ export function readYamlConfig<S extends z.ZodType>(
       hint: `Create ${options.label ?? basename(file)}.`,
     });
   }
-  return parseYamlConfig(readFileSync(file, 'utf8'), file, schema, options);
+  return parseYamlConfig(readConfigText(file), file, schema, options);
 }

@@ -1,5 +1,5 @@
 /** The context.yaml every new agent gets (spec 000 section 2.4.4), comments included: they teach the file. */
-export const DEFAULT_CONTEXT_YAML = `# Delta Engine Context Strategy (v1.6+)
+export const DEFAULT_CONTEXT_YAML = `# Delta Engine context.yaml (docs/context.md has every source type and option)
 # This file defines HOW the Agent's attention window (LLM context) is constructed.
 # It is the explicit "recipe" for what the Agent sees.
 
