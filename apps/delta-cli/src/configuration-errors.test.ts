@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempAgent, startFakeLlm, type FakeLlm, seededRandom } from '@delta/testkit';
@@ -107,6 +107,29 @@ describe('configuration errors through the real CLI', () => {
     expect(result.stderr).toContain(`API key: DELTA_API_KEY from ${join(workspace, '.env')}`);
     expect(result.exitCode).toBe(0);
     expect(result.stdout.trim()).toBe('ok');
+    // Spec 003 section 10.2: -v says where the journal is as the run starts, and the file is there.
+    const runId = readFileSync(join(workspace, '.delta', 'LATEST'), 'utf8').trim();
+    const journal = join(workspace, '.delta', runId, 'journal.jsonl');
+    expect(result.stderr).toContain(`Journal log: ${journal}\n`);
+    expect(existsSync(journal)).toBe(true);
+    const quiet = await runDelta(['continue', '-w', workspace, '-m', 'again'], { env: { DELTA_API_KEY: 'sk-wrong' } });
+    expect(quiet.exitCode).toBe(0);
+    expect(quiet.stderr).not.toContain('Journal log:');
+  });
+
+  // docs/cli.md#exit-codes is the one rule: a run a configuration error ended is FAILED and exits 2.
+  it('ends a run whose key the endpoint rejects (401) FAILED with exit 2, as the exit-code table says', async () => {
+    const home = await createTempAgent();
+    const workspace = join(home, 'workspaces/W001');
+    const result = await runDelta(['run', '--agent', home, '-w', workspace, '-m', 'hi'], {
+      env: { DELTA_API_KEY: 'sk-wrong', DELTA_BASE_URL: llm.baseUrl },
+    });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(/401/);
+    expect(result.stderr).toMatch(/Hint: .*DELTA_API_KEY/);
+    const runId = readFileSync(join(workspace, '.delta', 'LATEST'), 'utf8').trim();
+    const metadata = JSON.parse(readFileSync(join(workspace, '.delta', runId, 'metadata.json'), 'utf8'));
+    expect(metadata).toMatchObject({ status: 'FAILED', exit_code: 2 });
   });
 
   it('refuses a misspelled gate with exit 2, naming the key and the suggestion, and runs nothing', async () => {
@@ -137,7 +160,7 @@ describe('configuration errors through the real CLI', () => {
 
   it('--strict makes every warning an error on run, continue and tool expand; without it they are warnings', async () => {
     const home = await createTempAgent({
-      agentYaml: 'name: a\nllm: {model: m}\nowner: me\ntools:\n  - name: t\n    exec: echo hi\n',
+      agentYaml: 'name: a\nllm: {model: m}\nowner: me\ntools:\n  - name: t\n    description: Says hi.\n    exec: echo hi\n',
       files: { '.env': `DELTA_API_KEY=sk-test\nDELTA_BASE_URL=${llm.baseUrl}\n` },
     });
     const warning = `warning: ${join(home, 'agent.yaml')}:3:1 owner: unknown key "owner" is ignored (check its spelling and indentation)\n`;

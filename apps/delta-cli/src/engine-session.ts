@@ -1,5 +1,5 @@
-import type { JournalEvent } from '@delta/journal';
-import { createRunOutput, type OutputFlags } from './progress/run-output.js';
+import { runPaths, type JournalEvent } from '@delta/journal';
+import { createRunOutput, type OutputFlags, type RunOutput } from './progress/run-output.js';
 import { abortOnSignals } from './signals.js';
 import { engineEnvironment } from './handed-keys.js';
 import { subAgentEnvironment } from './sub-agent-environment.js';
@@ -17,19 +17,20 @@ export async function withEngineSession<T>(
     onEvent?: (event: JournalEvent) => void;
     askHuman?: TerminalAsker['ask'];
   }) => Promise<T>,
-  outputFlags: OutputFlags = {},
+  outputFlags: OutputFlags & { verbose?: boolean } = {},
 ): Promise<T> {
   const controller = new AbortController();
   const release = abortOnSignals(controller, (text) => process.stderr.write(text));
   const asker = interactive ? new TerminalAsker() : undefined;
   const output = createRunOutput(outputFlags);
+  const onEvent = withJournalPath(output.onEvent, outputFlags.verbose === true);
   try {
     return await body({
       signal: controller.signal,
       toolEnv: subAgentEnvironment(),
       environment: engineEnvironment(),
       onLog: output.onLog,
-      ...(output.onEvent ? { onEvent: output.onEvent } : {}),
+      ...(onEvent ? { onEvent } : {}),
       // Progress held back is written before a question, so that the question comes last.
       ...(asker
         ? {
@@ -45,4 +46,13 @@ export async function withEngineSession<T>(
     asker?.close();
     release();
   }
+}
+
+/** Under -v, the journal's path as the run starts (spec 003 section 10.2), so it can be followed at once. */
+function withJournalPath(onEvent: RunOutput['onEvent'], verbose: boolean): RunOutput['onEvent'] {
+  if (!verbose) return onEvent;
+  return (event) => {
+    if (event.type === 'ENGINE_START') process.stderr.write(`Journal log: ${runPaths(event.work_dir, event.run_id).journal}\n`);
+    onEvent?.(event);
+  };
 }

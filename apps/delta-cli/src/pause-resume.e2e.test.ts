@@ -171,6 +171,18 @@ describe('ask_human', () => {
         .map((event) => event.type === 'HUMAN_INPUT_RECEIVED' && event.response),
     ).toEqual(['Ada', 'sk-secret']);
     expect(metadataOf(work)).toMatchObject({ status: 'COMPLETED' });
+
+    // The journal keeps the password; delta log and delta view hide it wherever it appears.
+    const log = await runDelta(['log', '-w', work], { env });
+    expect(log.exitCode).toBe(0);
+    expect(log.stdout).toContain('Ada');
+    expect(log.stdout).toContain('API key? (password)');
+    expect(log.stdout).toContain('•••••• (hidden: an answer to a password or sensitive question; the journal keeps it)');
+    expect(log.stdout).not.toContain('sk-secret');
+    const page = await runDelta(['view', '-w', work, '--stdout'], { env });
+    expect(page.exitCode).toBe(0);
+    expect(page.stdout).toContain('Ada + ••••••');
+    expect(page.stdout).not.toContain('sk-secret');
   });
 });
 

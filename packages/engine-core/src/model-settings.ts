@@ -18,7 +18,12 @@ export interface ModelSettings {
 
 const KEY_NAMES = ['DELTA_API_KEY', 'OPENAI_API_KEY'];
 const BASE_URL_NAMES = ['DELTA_BASE_URL', 'OPENAI_BASE_URL', 'OPENAI_API_URL'];
-export const CREDENTIAL_NAMES: readonly string[] = KEY_NAMES;
+/**
+ * Kept out of tools' environments: the key, and the endpoint too, so that a sub-agent a tool starts
+ * without pass_model_credentials gets neither and says so (resolveModelSettings), rather than calling
+ * the parent's endpoint with no key and failing on a 401.
+ */
+export const CREDENTIAL_NAMES: readonly string[] = [...KEY_NAMES, ...BASE_URL_NAMES];
 
 /**
  * The `.env` files in priority order (spec README resolution 9): the workspace, the agent, the project
@@ -65,6 +70,18 @@ export function resolveModelSettings(
   const layers = settingLayers(workDir, agentHome, environment);
   const key = lookup(layers, KEY_NAMES);
   const baseUrl = explicit.baseUrl === undefined ? lookup(layers, BASE_URL_NAMES) : { value: explicit.baseUrl, source: 'option' };
+  if (!key && !baseUrl && environment.DELTA_RUN_ID) {
+    // The engine sets DELTA_RUN_ID for its tools: this delta is a sub-agent a tool started, and tools get no key by default.
+    throw new ConfigurationError(
+      `No API key for the model: this delta was started by a tool of run ${environment.DELTA_RUN_ID}, and tools do not receive the model key unless their definition allows it.`,
+      {
+        code: 'API_KEY_MISSING',
+        hint:
+          `Add pass_model_credentials: true to the tool that starts this sub-agent, in the agent ${environment.DELTA_AGENT_HOME ?? 'that started it'} (docs/tools.md, "Model credentials").\n` +
+          'Or give the sub-agent its own key: a .env file with DELTA_API_KEY in its workspace or agent directory.',
+      },
+    );
+  }
   if (!key && !baseUrl) {
     throw new ConfigurationError('No API key for the model: DELTA_API_KEY (or OPENAI_API_KEY) is missing or empty.', {
       code: 'API_KEY_MISSING',

@@ -71,6 +71,9 @@ describe('the environments it is built from', () => {
       DELTA_RUN_ID: 'r',
     });
     expect(shared).toEqual({ PATH: '/bin', DELTA_RUN_ID: 'r' });
+    // The endpoint stays with the engine too: a sub-agent started without the opt-in then says what to add.
+    const endpoints = { DELTA_BASE_URL: 'http://a/v1', OPENAI_BASE_URL: 'http://b/v1', OPENAI_API_URL: 'http://c/v1' };
+    expect(toolEnvironment({ PATH: '/bin', ...endpoints }, undefined, {})).toEqual({ PATH: '/bin' });
     expect(modelCredentials(KEY, undefined)).toEqual({ DELTA_API_KEY: KEY });
     expect(modelCredentials(undefined, undefined)).toEqual({});
     expect(environmentForTool(shared, undefined)).toBe(shared);

@@ -5,6 +5,11 @@ export function formatCount(value: number): string {
   return Math.round(value).toLocaleString('en-US');
 }
 
+/** 1 -> "1 iteration", 3 -> "3 iterations": a count with its noun, singular for one. */
+export function countOf(value: number, noun: string): string {
+  return `${formatCount(value)} ${value === 1 ? noun : `${noun}s`}`;
+}
+
 /** A duration for a person: "850ms", "4.2s", "3m 05s", "1h 02m". */
 export function formatDuration(milliseconds: number): string {
   if (!Number.isFinite(milliseconds) || milliseconds < 0) return '-';

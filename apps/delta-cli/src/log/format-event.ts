@@ -1,6 +1,7 @@
 import type { JournalEvent } from '@delta/journal';
 import { NO_COLORS, type Palette } from '../inspect/color.js';
-import { formatTokensInOut } from '../inspect/format-numbers.js';
+import { countOf, formatTokensInOut } from '../inspect/format-numbers.js';
+import { HIDDEN_ANSWER, HiddenAnswers } from '../inspect/hidden-answers.js';
 
 const LABEL_WIDTH = 9;
 const INDENT = ' '.repeat(8 + 2 + LABEL_WIDTH + 1);
@@ -27,16 +28,17 @@ function argumentsText(args: Record<string, unknown> | null, raw: string | undef
 
 /**
  * Turns journal events into a readable transcript, one entry per event. Stateful only to remember
- * the raw arguments of each tool call (for calls whose arguments could not be parsed) and the
- * current iteration (for the iteration rule).
+ * the raw arguments of each tool call (for calls whose arguments could not be parsed), the current
+ * iteration (for the iteration rule) and the answers to password or sensitive questions, which it hides.
  */
 export function createTranscriptFormatter(palette: Palette = NO_COLORS): (event: JournalEvent) => string {
   const rawArguments = new Map<string, string>();
+  const hidden = new HiddenAnswers();
   let iteration = 0;
   const line = (event: JournalEvent, label: string, color: (text: string) => string, text: string) =>
     `${palette.dim(clock(event.timestamp))}  ${color(label.padEnd(LABEL_WIDTH))} ${block(text)}\n`;
 
-  return (event) => {
+  const render = (event: JournalEvent): string => {
     let prefix = '';
     if (event.type === 'THOUGHT' && event.iteration !== iteration) {
       iteration = event.iteration;
@@ -78,7 +80,11 @@ export function createTranscriptFormatter(palette: Palette = NO_COLORS): (event:
       case 'ACTION_RESULT': {
         const color = event.status === 'SUCCESS' ? palette.green : palette.red;
         const exit = event.exit_code === null ? '' : `, exit ${event.exit_code}`;
-        const observation = event.observation_content === '' ? palette.dim('(no output)') : event.observation_content;
+        const observation = hidden.hides(event.action_id)
+          ? palette.dim(HIDDEN_ANSWER)
+          : event.observation_content === ''
+            ? palette.dim('(no output)')
+            : event.observation_content;
         return line(
           event,
           'RESULT',
@@ -87,9 +93,14 @@ export function createTranscriptFormatter(palette: Palette = NO_COLORS): (event:
         );
       }
       case 'HUMAN_INPUT_REQUEST':
-        return line(event, 'ASK', palette.yellow, `${event.prompt}${event.sensitive ? palette.dim(' (sensitive)') : ''}`);
+        return line(
+          event,
+          'ASK',
+          palette.yellow,
+          `${event.prompt}${event.sensitive || event.input_type === 'password' ? palette.dim(` (${event.input_type === 'password' ? 'password' : 'sensitive'})`) : ''}`,
+        );
       case 'HUMAN_INPUT_RECEIVED':
-        return line(event, 'HUMAN', palette.yellow, event.response);
+        return line(event, 'HUMAN', palette.yellow, hidden.hides(event.action_id) ? palette.dim(HIDDEN_ANSWER) : event.response);
       case 'SYSTEM_MESSAGE':
         return line(event, 'SYSTEM', event.level === 'INFO' ? palette.dim : palette.yellow, `${event.level}: ${event.content}`);
       case 'HOOK_EXECUTION_AUDIT':
@@ -107,9 +118,13 @@ export function createTranscriptFormatter(palette: Palette = NO_COLORS): (event:
           event,
           'END',
           color,
-          `${color(event.status)} after ${event.final_iteration} iterations${event.reason ? `: ${event.reason}` : ''}`,
+          `${color(event.status)} after ${countOf(event.final_iteration, 'iteration')}${event.reason ? `: ${event.reason}` : ''}`,
         );
       }
     }
+  };
+  return (event) => {
+    hidden.observe(event);
+    return hidden.mask(render(event));
   };
 }

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readMetadata, runPaths, type JournalEvent, type RunMetadata } from '@delta/journal';
 import type { Palette } from '../inspect/color.js';
-import { formatCost, formatCount, formatDuration } from '../inspect/format-numbers.js';
+import { countOf, formatCost, formatCount, formatDuration } from '../inspect/format-numbers.js';
 import { fitWidth, renderStatusLine, type ProgressState } from './status-line.js';
 
 const CLEAR_LINE = '\r\u001b[2K';
@@ -161,7 +161,7 @@ export class LiveDisplay {
         const color =
           event.status === 'COMPLETED' ? this.palette.green : event.status === 'FAILED' ? this.palette.red : this.palette.yellow;
         const totals = [
-          `${event.final_iteration} iterations`,
+          countOf(event.final_iteration, 'iteration'),
           `${formatCount(this.state.tokens)} tokens`,
           ...(this.state.cost ? [`~${formatCost(this.state.cost)}`] : []),
           formatDuration(now - this.startedAt),

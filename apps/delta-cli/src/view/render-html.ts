@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { ActionRequestEvent, ActionResultEvent, JournalEvent, ThoughtEvent } from '@delta/journal';
-import { formatCost, formatCount, formatDuration, formatTokensInOut } from '../inspect/format-numbers.js';
+import { countOf, formatCost, formatCount, formatDuration, formatTokensInOut } from '../inspect/format-numbers.js';
 import type { EmbeddedText, RunView } from './collect-run.js';
 import { escapeHtml as esc } from './escape-html.js';
+import { hideAnswers } from './hide-answers.js';
 import { PAGE_SCRIPT, PAGE_STYLE } from './page-assets.js';
 
 interface IterationTimes {
@@ -160,7 +161,7 @@ function renderOther(event: JournalEvent): string {
     case 'ENGINE_END':
       return renderLine(
         'Ended',
-        `${event.status} after ${event.final_iteration} iterations${event.reason ? `: ${event.reason}` : ''} (${event.timestamp})`,
+        `${event.status} after ${countOf(event.final_iteration, 'iteration')}${event.reason ? `: ${event.reason}` : ''} (${event.timestamp})`,
         event.status === 'FAILED' ? 'ERROR' : '',
       );
     default:
@@ -186,7 +187,8 @@ function renderSummary(view: RunView): string {
 }
 
 /** One self-contained HTML page for a run: inline style and script, every value escaped. */
-export function renderRunHtml(view: RunView): string {
+export function renderRunHtml(run: RunView): string {
+  const view = hideAnswers(run);
   const pairs = pairResults(view.events);
   const paired = new Set(pairs.values());
   const times = new Map(iterationTimes(view).map((entry) => [entry.iteration, entry]));
