@@ -19,7 +19,11 @@ cli
   .option('-m, --message <text>', 'The task for the agent')
   .option('-w, --work-dir <dir>', 'The workspace (default: a new <agent>/workspaces/W00N)')
   .option('--run-id <id>', 'Name the new run (letters, digits, ".", "_", "-"; not already used in the workspace)')
-  .option('--max-iterations <n>', 'Model calls before the run stops as INTERRUPTED (default: agent.yaml max_iterations, or 30)')
+  .option('--new', "Start a new run even when the workspace's latest run is interrupted or paused (default: resume it)")
+  .option(
+    '--max-iterations <n>',
+    'Model calls in this invocation before the run stops as INTERRUPTED; a resumed run gets a fresh budget (default: agent.yaml max_iterations, or 30)',
+  )
   .option('--retries <n>', 'Retries of a model request that failed transiently (default: agent.yaml llm.max_retries, or 2)')
   .option('-y, --yes', 'Never ask: create a new workspace when -w is not given')
   .option('-i, --interactive', 'Answer ask_human at this terminal instead of pausing the run')
@@ -37,7 +41,10 @@ cli
   .option('-w, --work-dir <dir>', 'The workspace that holds the run')
   .option('-m, --message <text>', 'A new message, or the answer when the run waits for input')
   .option('--run-id <id>', 'The run to continue (default: the latest, in .delta/LATEST)')
-  .option('--max-iterations <n>', 'Model calls before the run stops again as INTERRUPTED')
+  .option(
+    '--max-iterations <n>',
+    'Model calls in this invocation before the run stops again as INTERRUPTED (a fresh budget, not the run total)',
+  )
   .option('--retries <n>', 'Retries of a model request that failed transiently (default: agent.yaml llm.max_retries, or 2)')
   .option('-i, --interactive', 'Answer ask_human at this terminal instead of pausing the run')
   .option('-q, --quiet', 'No progress output, only the answer and errors')

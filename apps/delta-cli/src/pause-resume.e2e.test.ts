@@ -258,6 +258,31 @@ describe('delta continue, row by row (spec 2.6.2)', () => {
     ]);
   });
 
+  it('delta run -w on an INTERRUPTED run resumes it, and with --new starts a new run beside it', async () => {
+    const { agent, work, env } = await setup((request) => {
+      const users = messagesOf(request).filter((message) => message.role === 'user');
+      if (messagesOf(request).some((message) => message.role === 'tool')) return { content: `done: ${String(users[0]!.content)}` };
+      return { tool_calls: [{ id: 'call_a', name: 'ask_human', arguments: { prompt: 'x' } }] };
+    });
+    const budget = await runDelta(['run', '-i', '--agent', agent, '-m', 'first', '-w', work, '--max-iterations', '1'], {
+      env,
+      input: 'a\n',
+    });
+    expect(budget.exitCode).toBe(3);
+    const interrupted = latestRunDir(work)!;
+    const fresh = await runDelta(['run', '--agent', agent, '-m', 'another task', '-w', work, '--new', '--max-iterations', '1'], { env });
+    expect(fresh.stderr).not.toContain('Resuming run');
+    expect(latestRunDir(work)).not.toBe(interrupted);
+    expect(readJournal(join(latestRunDir(work)!, 'journal.jsonl')).find((event) => event.type === 'USER_MESSAGE')).toMatchObject({
+      content: 'another task',
+    });
+    // The interrupted run is untouched, and still the one a plain delta continue --run-id resumes.
+    expect(readMetadata(join(interrupted, 'metadata.json'))).toMatchObject({ status: 'INTERRUPTED' });
+    const help = await runDelta(['run', '--help']);
+    expect(help.stdout).toMatch(/--new\s+Start a new run even when/);
+    expect(help.stdout).toMatch(/--max-iterations <n>\s+Model calls in this invocation/);
+  });
+
   it('COMPLETED needs -m (the exact error), then extends the conversation', async () => {
     const { agent, work, env } = await setup(echoScript);
     expect((await runDelta(['run', '-i', '--agent', agent, '-m', 'one', '-w', work], { env, input: 'x\n' })).exitCode).toBe(0);

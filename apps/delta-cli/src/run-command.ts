@@ -21,6 +21,8 @@ export interface RunFlags {
   json?: boolean;
   strict?: boolean;
   runId?: string;
+  /** Start a new run even when the latest one could be resumed. */
+  new?: boolean;
   format?: string;
 }
 
@@ -66,8 +68,8 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   if (flags.verbose === true) (await import('./report-settings.js')).reportSettings(agent, workDir, (text) => process.stderr.write(text));
 
   // Smart resume (spec 2.6.1): the workspace's latest run is interrupted, paused or crashed. Not with
-  // --run-id: the caller asked for a new run of that name (another run may be going on beside it).
-  const latest = runId === undefined ? readLatestRunId(workDir) : undefined;
+  // --run-id or --new: the caller asked for a new run (another run may be going on beside it).
+  const latest = runId === undefined && flags.new !== true ? readLatestRunId(workDir) : undefined;
   const latestMetadata =
     latest && existsSync(runPaths(workDir, latest).metadata) ? readMetadata(runPaths(workDir, latest).metadata) : undefined;
   const resume = latestMetadata !== undefined && RESUMABLE.has(latestMetadata.status);
@@ -91,7 +93,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
               ? answerFromFile
                 ? 'its answer is taken from interaction/response.txt; your -m message is not used (send it afterwards with delta continue -m).\n'
                 : 'your -m message is the answer to its question.\n'
-              : 'your -m message is added to it.\n'),
+              : 'your -m message is added to it (add --new to start a new run instead).\n'),
         );
         result = await engine.continueRun({ ...common, agent, workDir, runId: latest!, ...(answerFromFile ? {} : { message }) });
       } else {

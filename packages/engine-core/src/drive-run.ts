@@ -108,6 +108,7 @@ export function finishRun(context: RunContext, outcome: RunOutcome): RunOutcome 
         iteration,
         error_message: outcome.reason ?? 'the run failed',
         ...(DeltaError.isInstance(error) ? { error_code: error.code } : {}),
+        error_details: errorDetails(error),
         // The endpoint or the network failed, not the conversation: a plain `delta continue` sends the same request again.
         ...(attemptFailure(error).transient ? { transient: true } : {}),
       });
@@ -139,4 +140,29 @@ export function finishRun(context: RunContext, outcome: RunOutcome): RunOutcome 
   }
   logQuietly(context, `run ${context.paths.runId} ended: ${ended.status}${ended.reason ? ` (${ended.reason})` : ''}`);
   return ended;
+}
+
+/**
+ * What a script reading the journal needs beyond the message (spec 000's `error_details`): who is at fault,
+ * the file, field and fix when known, and the underlying cause (an errno code, an HTTP status). No stack.
+ */
+function errorDetails(error: unknown): Record<string, unknown> {
+  const details: Record<string, unknown> = {};
+  if (DeltaError.isInstance(error)) {
+    details.kind = error.kind;
+    if (error.file !== undefined) details.file = error.file;
+    if (error.field !== undefined) details.field = error.field;
+    if (error.hint !== undefined) details.hint = error.hint;
+  }
+  const cause = DeltaError.isInstance(error) ? (error as { cause?: unknown }).cause : error;
+  if (cause instanceof Error) {
+    const { code, status } = cause as { code?: unknown; status?: unknown };
+    details.cause = {
+      name: cause.name,
+      message: cause.message,
+      ...(typeof code === 'string' || typeof code === 'number' ? { code } : {}),
+      ...(typeof status === 'number' ? { status } : {}),
+    };
+  }
+  return details;
 }

@@ -103,7 +103,11 @@ describe('endpoint faults', () => {
     const error = result.error as { hint?: string };
     expect(error.hint).toContain('`delta continue -w <workspace>` sends the same request again');
     expect(readMetadata(result.paths.metadata)).toMatchObject({ status: 'FAILED', exit_code: 1 });
-    expect(readJournal(result.paths.journal).find((event) => event.type === 'ERROR')).toMatchObject({ error_code: 'MODEL_ERROR' });
+    // Spec 000's error_details: who is at fault, the fix and the cause, for scripts that read the journal.
+    expect(readJournal(result.paths.journal).find((event) => event.type === 'ERROR')).toMatchObject({
+      error_code: 'MODEL_ERROR',
+      error_details: { kind: 'system', hint: expect.stringContaining('delta continue'), cause: { status: 503 } },
+    });
 
     const retried = await continueRun({ workDir, agent, message: 'retry', apiKey: 'k', baseUrl: server!.baseUrl });
     expect(retried).toMatchObject({ status: 'COMPLETED', finalAnswer: 'back again' });
