@@ -114,6 +114,29 @@ describe('retries of model requests', () => {
     expect(retries(work).map((event) => event.model_retry!.attempts)).toEqual([2]);
   });
 
+  it('names an answer with nothing to act on by its code, and an HTML page from a proxy', async () => {
+    const { agent, work, env, endpoint } = await setUp(
+      [
+        { raw: { json: { id: 'x', object: 'chat.completion', choices: [] } } },
+        { raw: { status: 200, content_type: 'text/html', body: '<html><body>Bad gateway</body></html>' } },
+        { content: 'Finally.' },
+      ],
+      2,
+    );
+    const result = await runDelta(['run', '--agent', agent, '-m', 'hi', '-w', work], { env });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(
+      new RegExp(`model: MODEL_EMPTY_RESPONSE from ${endpoint.replace(/[.]/g, '\\.')}, retry 1/2 in 0\\.[45] s\\n`),
+    );
+    expect(result.stderr).toMatch(
+      new RegExp(`model: MODEL_BAD_RESPONSE from ${endpoint.replace(/[.]/g, '\\.')}, retry 2/2 in \\d\\.\\d s\\n`),
+    );
+    expect(retries(work).map((event) => [event.model_retry!.reason, event.model_retry!.status])).toEqual([
+      ['MODEL_EMPTY_RESPONSE', undefined],
+      ['MODEL_BAD_RESPONSE', undefined],
+    ]);
+  });
+
   it('refuses a --retries that is not a whole number from 0 to 10', async () => {
     const { agent, work, env } = await setUp([{ content: 'never asked' }], 2);
     for (const value of ['-1', '11', 'two']) {

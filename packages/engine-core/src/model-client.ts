@@ -166,9 +166,11 @@ function statusOf(error: unknown): number | undefined {
 function failureReason(error: unknown, sdk: typeof OpenAI): string {
   if (error instanceof sdk.APIConnectionTimeoutError) return 'no answer in time';
   if (error instanceof sdk.APIConnectionError) return causeCode(error) ?? 'no connection';
+  if (error instanceof sdk.APIError && error.status !== undefined) return `HTTP ${error.status}`;
+  // An answer that came with a success status but holds nothing to act on: its code says what was wrong.
+  if (DeltaError.isInstance(error)) return error.code;
   const status = statusOf(error);
   if (status !== undefined) return `HTTP ${status}`;
-  if (DeltaError.isInstance(error)) return error.code;
   return error instanceof Error ? error.message : String(error);
 }
 
