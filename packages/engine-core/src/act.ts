@@ -109,6 +109,7 @@ export async function act(context: RunContext, pending: readonly PendingCall[]):
     signal: context.signal,
     launcher: context.launcher,
     writeRecord: recordWriter(context),
+    ...(context.agent.config.max_tool_output_bytes === undefined ? {} : { maxOutputBytes: context.agent.config.max_tool_output_bytes }),
   };
   for (const item of pending) {
     const { call, iteration } = item;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_OUTPUT_BYTES, MIN_OUTPUT_BYTES } from '@delta/tool-expander';
 import { CHAT_COMPLETION_PARAMETERS, ENGINE_REQUEST_FIELDS } from './llm-parameters.js';
 
 /**
@@ -60,6 +61,8 @@ export const AgentConfig = z.strictObject({
   max_iterations: z.number().int().positive().optional(),
   /** false: the model is not offered ask_human, so an unattended run never stops to wait for a person (101). */
   ask_human: z.boolean().optional(),
+  /** Bytes of each of a tool's stdout and stderr the model is shown (first and last halves); a tool's own max_output_bytes wins. */
+  max_tool_output_bytes: z.number().int().min(MIN_OUTPUT_BYTES).max(MAX_OUTPUT_BYTES).optional(),
   lifecycle_hooks: z.unknown().optional(),
 });
 export type AgentConfig = z.infer<typeof AgentConfig>;
@@ -68,6 +71,9 @@ export type AgentConfig = z.infer<typeof AgentConfig>;
 export const ENGINE_LLM_KEYS: readonly string[] = ['extra_body', 'max_retries', 'timeout_ms', 'pricing', 'send_reasoning'];
 
 export const DEFAULT_MAX_ITERATIONS = 30;
+
+/** What the model is shown of each output stream of a tool by default: its first and last 64 KiB. */
+export const DEFAULT_TOOL_OUTPUT_BYTES = 128 * 1024;
 
 /** A file listed under `imports:` (spec 000 section 2.7.4): tools, and possibly imports of its own. */
 export const ImportedToolsFile = z.strictObject({

@@ -9,6 +9,7 @@ import {
   type RecordWriter,
   type RunPaths,
 } from '@delta/journal';
+import { DEFAULT_TOOL_OUTPUT_BYTES } from './agent-config.js';
 import { formatObservation } from './observation.js';
 import { environmentForTool } from './tool-environment.js';
 
@@ -36,6 +37,8 @@ export interface ToolCallContext {
   signal?: AbortSignal;
   /** A cap over every tool's own `timeout_ms` (the smaller wins); each tool's limit applies without it. */
   timeoutMs?: number;
+  /** agent.yaml's max_tool_output_bytes: what the model is shown of each output stream, unless the tool says. */
+  maxOutputBytes?: number;
   /** Starts the tool's process; without it the tool is started by forking this process. */
   launcher?: CommandLauncher | undefined;
   /** Writes exit_code.txt and duration_ms.txt; at once without it. */
@@ -109,6 +112,8 @@ export async function executeToolCall(call: RecordedToolCall, invocation: Invoca
     stderrFile: record.stderr,
     ...(context.signal ? { signal: context.signal } : {}),
     timeoutMs,
+    // Half from the start of each stream and half from its end; the files keep everything.
+    captureBytes: Math.ceil((tool?.max_output_bytes ?? context.maxOutputBytes ?? DEFAULT_TOOL_OUTPUT_BYTES) / 2),
     ...(context.launcher ? { launcher: context.launcher } : {}),
   });
   finishToolExecutionRecord(record, result.exitCode, result.durationMs, context.writeRecord);

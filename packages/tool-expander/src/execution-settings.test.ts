@@ -60,3 +60,20 @@ describe('pass_model_credentials', () => {
     expect(result.error.message).toContain('Expected true or false, found "yes"');
   });
 });
+
+describe('max_output_bytes', () => {
+  it('is carried and shown only when declared, in every syntax', () => {
+    for (const definition of [
+      { name: 'a', exec: 'ls', max_output_bytes: 4000 },
+      { name: 'b', shell: 'ls | wc -l', max_output_bytes: 4000 },
+      { name: 'c', command: ['ls'], max_output_bytes: 4000 },
+    ]) {
+      const tool = expandTool(definition);
+      expect(tool.max_output_bytes).toBe(4000);
+      expect(toExpandedDefinition(tool)).toMatchObject({ max_output_bytes: 4000 });
+    }
+    const plain = expandTool({ name: 'd', exec: 'ls' });
+    expect(plain).not.toHaveProperty('max_output_bytes');
+    expect(toExpandedDefinition(plain)).not.toHaveProperty('max_output_bytes');
+  });
+});

@@ -46,4 +46,6 @@ export interface ExpandedTool {
   timeout_ms: number;
   /** True only when the definition says `pass_model_credentials: true`: the tool gets DELTA_API_KEY. */
   pass_model_credentials: boolean;
+  /** Bytes of each output stream the model is shown, when the definition sets it; else the agent's default. */
+  max_output_bytes?: number;
 }

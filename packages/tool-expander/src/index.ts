@@ -5,6 +5,7 @@ export { expandTool, safeExpandTool } from './expand-tool.js';
 export type { ExpandToolOptions, SafeExpandToolResult } from './expand-tool.js';
 export type { ExpandedParameter, ExpandedTool, InjectAs, ToolMode } from './expanded-tool.js';
 export { DEFAULT_TOOL_TIMEOUT_MS, MAX_TOOL_TIMEOUT_MS } from './execution-settings.js';
+export { MAX_OUTPUT_BYTES, MIN_OUTPUT_BYTES } from './tool-definition.js';
 export { buildInvocation } from './build-invocation.js';
 export type { Invocation } from './build-invocation.js';
 export { toFunctionTool } from './to-function-tool.js';

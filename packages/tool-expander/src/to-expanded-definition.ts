@@ -21,6 +21,7 @@ export interface ExpandedDefinition {
   timeout_ms: number;
   /** Shown only when true, so a tool that receives the model's API key stands out. */
   pass_model_credentials?: true;
+  max_output_bytes?: number;
   parameters: ExpandedParameterDefinition[];
 }
 
@@ -36,6 +37,7 @@ export function toExpandedDefinition(tool: ExpandedTool): ExpandedDefinition {
     command: [...tool.command],
     timeout_ms: tool.timeout_ms,
     ...(tool.pass_model_credentials ? { pass_model_credentials: true as const } : {}),
+    ...(tool.max_output_bytes === undefined ? {} : { max_output_bytes: tool.max_output_bytes }),
     parameters: tool.parameters.map((parameter) => ({
       name: parameter.name,
       type: parameter.type,

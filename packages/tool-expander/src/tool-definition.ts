@@ -22,6 +22,10 @@ export const ToolParameter = z.object({
 });
 export type ToolParameter = z.infer<typeof ToolParameter>;
 
+/** The smallest and largest `max_output_bytes`: enough for a line, at most 64 MiB held in memory. */
+export const MIN_OUTPUT_BYTES = 64;
+export const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
+
 /** A tool as a user writes it in agent.yaml: exactly one of `exec:`, `shell:` or `command:`. */
 export const ToolDefinition = z
   .object({
@@ -36,6 +40,8 @@ export const ToolDefinition = z
     timeout_ms: z.number().int().positive().max(MAX_TOOL_TIMEOUT_MS).optional(),
     /** Opt-in: the engine's model API key (and base URL) go into this tool's environment. */
     pass_model_credentials: z.boolean().optional(),
+    /** Bytes of each of stdout and stderr the model is shown (its first and last halves); the agent's default otherwise. */
+    max_output_bytes: z.number().int().min(MIN_OUTPUT_BYTES).max(MAX_OUTPUT_BYTES).optional(),
   })
   .superRefine((definition, context) => {
     const modes = (['exec', 'shell', 'command'] as const).filter((mode) => definition[mode] !== undefined);

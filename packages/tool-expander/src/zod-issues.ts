@@ -42,6 +42,10 @@ const FIELD_EXPECTATIONS: Record<string, { expected: string; hint: string }> = {
     expected: 'true or false',
     hint: 'Write pass_model_credentials: true only for a tool that must call the model itself, such as one that starts a sub-agent.',
   },
+  max_output_bytes: {
+    expected: 'a whole number of bytes from 64 to 67108864, such as 20000',
+    hint: 'Write max_output_bytes: 20000 to show the model the first and last 10000 bytes of each stream; leave it out for the agent default.',
+  },
   raw: { expected: 'true or false', hint: 'Mark raw values in the template instead: ${name:raw}.' },
 };
 
