@@ -117,7 +117,7 @@ describe('retries of model requests', () => {
   it('names an answer with nothing to act on by its code, and an HTML page from a proxy', async () => {
     const { agent, work, env, endpoint } = await setUp(
       [
-        { raw: { json: { id: 'x', object: 'chat.completion', choices: [] } } },
+        { raw: { status: 200, json: { id: 'x', object: 'chat.completion', choices: [] } } },
         { raw: { status: 200, content_type: 'text/html', body: '<html><body>Bad gateway</body></html>' } },
         { content: 'Finally.' },
       ],

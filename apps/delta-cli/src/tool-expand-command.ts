@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
-import { stringify } from 'yaml';
+import { Document, isNode, stringify } from 'yaml';
+import type { ExpandedDefinition, ExpandedTool } from '@delta/tool-expander';
 import { printConfigWarning } from './config-warnings.js';
 import { usageError } from './usage-error.js';
 
@@ -38,8 +39,38 @@ export async function toolExpandCommand(target: string | undefined, flags: ToolE
   const tools = flags.schema ? requestTools(agent) : agent.tools.map(toExpandedDefinition);
   if (flags.json) {
     process.stdout.write(`${JSON.stringify({ tools }, null, 2)}\n`);
-  } else {
+  } else if (flags.schema) {
     process.stdout.write(stringify({ tools }, { lineWidth: 0 }));
+  } else {
+    process.stdout.write(withPlaceholderNotes(tools as ExpandedDefinition[], agent.tools).toString({ lineWidth: 0 }));
   }
   return 0;
+}
+
+const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::raw)?\}/g;
+const ENGINE_VARIABLES = new Set(['AGENT_HOME', 'CWD']);
+
+/**
+ * `${name}` reads the same in an exec: tool, where the model's value replaces it, and in a command: tool,
+ * where it is literal text. A comment above each command that has some says which is which.
+ */
+function withPlaceholderNotes(tools: ExpandedDefinition[], expanded: readonly ExpandedTool[]): Document {
+  const document = new Document({ tools });
+  tools.forEach((tool, index) => {
+    const names = [...new Set(tool.command.flatMap((part) => [...part.matchAll(PLACEHOLDER)].map((match) => match[1]!)))];
+    const parameters = new Set(tool.parameters.map((parameter) => parameter.name));
+    const notes = [
+      ...names.filter((name) => ENGINE_VARIABLES.has(name)).map((name) => `\${${name}} is filled in by the engine`),
+      ...names
+        .filter((name) => !ENGINE_VARIABLES.has(name))
+        .map((name) =>
+          expanded[index]?.mode !== 'command' && parameters.has(name)
+            ? `\${${name}} is the model's value for ${name}`
+            : `\${${name}} is literal text, passed as written (not a parameter)`,
+        ),
+    ];
+    const command = document.getIn(['tools', index, 'command'], true);
+    if (notes.length > 0 && isNode(command)) command.commentBefore = ` ${notes.join('; ')}`;
+  });
+  return document;
 }

@@ -41,6 +41,7 @@ const EXPANDED_YAML = `tools:
   - name: list_files
     description: List a directory
     command:
+      # \${directory} is the model's value for directory
       - ls
       - -la
       - --
@@ -53,6 +54,7 @@ const EXPANDED_YAML = `tools:
         position: 0
   - name: run_docker
     command:
+      # \${CWD} is filled in by the engine
       - sh
       - -c
       - docker run $2 -- "$3" | tee "$1"/docker.log
@@ -89,6 +91,7 @@ const EXPANDED_YAML = `tools:
         position: 0
   - name: write_file
     command:
+      # \${filename} is the model's value for filename
       - tee
       - --
       - \${filename}
@@ -104,6 +107,7 @@ const EXPANDED_YAML = `tools:
         inject_as: stdin
   - name: sub_agent
     command:
+      # \${AGENT_HOME} is filled in by the engine; \${task} is the model's value for task
       - delta
       - run
       - --agent
@@ -139,6 +143,17 @@ describe('delta tool expand', () => {
     ]);
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toBe(EXPANDED_YAML);
+  });
+
+  it('says which ${...} in a command is the model value, the engine, or literal text (command: tools have no placeholders)', async () => {
+    const agent = await createTempAgent({
+      agentYaml: `name: literal\nllm: {model: m}\ntools:\n  - name: legacy\n    description: Echo a note\n    command: [echo, "\${note}", "\${AGENT_HOME}"]\n    parameters:\n      - name: note\n        inject_as: option\n        option_name: --note\n`,
+    });
+    const result = await runDelta(['tool', 'expand', agent]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain(
+      '    command:\n      # ${AGENT_HOME} is filled in by the engine; ${note} is literal text, passed as written (not a parameter)\n      - echo\n',
+    );
   });
 
   it('accepts the agent.yaml path, or the current directory, with the same output', async () => {
