@@ -83,13 +83,27 @@ async function showInvocation(paths: RunPaths, key: string, flags: ShowFlags): P
   return 0;
 }
 
-function resolveAction(paths: RunPaths, key: string): { ref: string; result?: ActionResultEvent } {
+/**
+ * The tool call `key` names: an execution reference (unique in a run), an action id, or a number. An id
+ * that names several executions (ids can repeat across `delta continue`) is refused with the choices;
+ * a call that never ran (a hook blocked it, its arguments were refused) has a result and no `ref`.
+ */
+function resolveAction(paths: RunPaths, key: string): { ref?: string; result?: ActionResultEvent } {
   const results = readRunJournal(paths).filter((event): event is ActionResultEvent => event.type === 'ACTION_RESULT');
+  const executed = results.filter((event) => event.execution_ref);
+  const byId = results.filter((event) => event.action_id === key);
+  const ran = byId.filter((event) => event.execution_ref);
+  // The number of a tool execution is unique in a run; an id the model used again is not.
+  if (ran.length > 1) {
+    const choices = ran.map((event) => `${executed.indexOf(event) + 1} (iteration ${event.iteration})`);
+    throw usageError(
+      `The id "${key}" names ${ran.length} tool executions in run ${paths.runId}: the model used it again after a delta continue.`,
+      `Give its number instead: ${choices.join(' or ')}. \`delta show action N\` counts the run's tool executions in order.`,
+    );
+  }
   const byRef = results.find((event) => event.execution_ref === key);
   if (byRef) return { ref: key, result: byRef };
-  const byId = results.filter((event) => event.action_id === key && event.execution_ref);
-  if (byId.length > 0) return { ref: byId.at(-1)!.execution_ref!, result: byId.at(-1)! };
-  const executed = results.filter((event) => event.execution_ref);
+  if (byId.length > 0) return { result: byId.at(-1)! };
   const number = Number(key);
   if (Number.isInteger(number) && number >= 1 && number <= executed.length)
     return { ref: executed[number - 1]!.execution_ref!, result: executed[number - 1]! };
@@ -104,6 +118,7 @@ function resolveAction(paths: RunPaths, key: string): { ref: string; result?: Ac
 
 async function showAction(paths: RunPaths, key: string, flags: ShowFlags): Promise<number> {
   const { ref, result } = resolveAction(paths, key);
+  if (ref === undefined) return showCallThatDidNotRun(result!);
   const files = toolExecutionFiles(paths, ref);
   if (!files) throw usageError(`The tool execution record io/tool_executions/${ref} is missing.`, 'It may have been deleted.');
   if (flags.stdout || flags.stderr) {
@@ -128,6 +143,20 @@ async function showAction(paths: RunPaths, key: string, flags: ShowFlags): Promi
   if (size(files.stdout) > 0) process.stdout.write('\n');
   heading(`stderr (${formatCount(size(files.stderr))} bytes)`);
   await pipeFile(files.stderr);
+  return 0;
+}
+
+/** A call with a result and no execution: what stopped it, and what the model was told instead. */
+function showCallThatDidNotRun(result: ActionResultEvent): number {
+  const palette = paletteFor(process.stdout);
+  const { blocked_by: blockedBy } = result as ActionResultEvent & { blocked_by?: string };
+  process.stdout.write(`${palette.bold(`== action ${result.action_id} (${result.tool_name}, iteration ${result.iteration})`)}\n`);
+  process.stdout.write(
+    blockedBy === undefined
+      ? `${result.status}: it did not run (it was refused before it started)\n`
+      : `BLOCKED: it did not run; the pre_tool_execution hook refused it (${blockedBy})\n`,
+  );
+  process.stdout.write(`${palette.bold('== what the model was told')}\n${result.observation_content.replace(/\n?$/, '\n')}`);
   return 0;
 }
 

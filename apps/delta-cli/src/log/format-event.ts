@@ -89,7 +89,7 @@ export function createTranscriptFormatter(palette: Palette = NO_COLORS): (event:
           event,
           'RESULT',
           color,
-          `${palette.bold(event.tool_name)} ${color(event.status)}${exit} ${palette.dim(`[${event.action_id}]`)}\n${observation}`,
+          `${palette.bold(event.tool_name)} ${color(event.status)}${exit}${hookNote(event, palette)} ${palette.dim(`[${event.execution_ref ?? event.action_id}]`)}\n${observation}`,
         );
       }
       case 'HUMAN_INPUT_REQUEST':
@@ -127,4 +127,15 @@ export function createTranscriptFormatter(palette: Palette = NO_COLORS): (event:
     hidden.observe(event);
     return hidden.mask(render(event));
   };
+}
+
+/** A call a hook blocked did not run (its CALL line shows what would have); an observation a hook replaced says so. */
+function hookNote(event: JournalEvent & { type: 'ACTION_RESULT' }, palette: Palette): string {
+  const { blocked_by: blockedBy, observation_overridden_by: overriddenBy } = event as {
+    blocked_by?: string;
+    observation_overridden_by?: string;
+  };
+  if (blockedBy !== undefined) return ` ${palette.yellow('BLOCKED by a hook: it did not run')} ${palette.dim(`(${blockedBy})`)}`;
+  if (overriddenBy !== undefined) return ` ${palette.yellow('observation replaced by a hook')} ${palette.dim(`(${overriddenBy})`)}`;
+  return '';
 }
