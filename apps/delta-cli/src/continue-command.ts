@@ -32,7 +32,7 @@ export async function continueCommand(flags: ContinueFlags): Promise<number> {
   const engine = await import('@delta/engine');
   return withEngineSession(
     flags.interactive === true,
-    async (session) => {
+    async (session, endProgress) => {
       const result = await engine.continueRun({
         ...session,
         workDir: flags.workDir!,
@@ -43,6 +43,7 @@ export async function continueCommand(flags: ContinueFlags): Promise<number> {
         strict: flags.strict === true,
         onWarning: printConfigWarning,
       });
+      endProgress();
       return reportOutcome(result, flags.verbose === true, { json: flags.json === true, format });
     },
     flags,

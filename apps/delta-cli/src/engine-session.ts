@@ -5,18 +5,25 @@ import { engineEnvironment } from './handed-keys.js';
 import { subAgentEnvironment } from './sub-agent-environment.js';
 import { TerminalAsker } from './terminal-asker.js';
 
-/** What `delta run` and `delta continue` pass to the engine: signals, progress (-q, --json, the terminal display), -i, sub-agent PATH. */
+/**
+ * What `delta run` and `delta continue` pass to the engine: signals, progress (-q, --json, the terminal
+ * display), -i, sub-agent PATH. `body` calls `endProgress` before it reports the outcome, so that progress
+ * held back (up to PROGRESS_BATCH_MS) is not written after "Agent paused" and the other last lines.
+ */
 export async function withEngineSession<T>(
   interactive: boolean,
-  body: (options: {
-    signal: AbortSignal;
-    toolEnv: Record<string, string>;
-    /** This process's environment plus the model keys bin/delta handed over (see handed-keys.ts). */
-    environment: NodeJS.ProcessEnv;
-    onLog: (line: string) => void;
-    onEvent?: (event: JournalEvent) => void;
-    askHuman?: TerminalAsker['ask'];
-  }) => Promise<T>,
+  body: (
+    options: {
+      signal: AbortSignal;
+      toolEnv: Record<string, string>;
+      /** This process's environment plus the model keys bin/delta handed over (see handed-keys.ts). */
+      environment: NodeJS.ProcessEnv;
+      onLog: (line: string) => void;
+      onEvent?: (event: JournalEvent) => void;
+      askHuman?: TerminalAsker['ask'];
+    },
+    endProgress: () => void,
+  ) => Promise<T>,
   outputFlags: OutputFlags & { verbose?: boolean } = {},
 ): Promise<T> {
   const controller = new AbortController();
@@ -25,22 +32,25 @@ export async function withEngineSession<T>(
   const output = createRunOutput(outputFlags);
   const onEvent = withJournalPath(output.onEvent, outputFlags.verbose === true);
   try {
-    return await body({
-      signal: controller.signal,
-      toolEnv: subAgentEnvironment(),
-      environment: engineEnvironment(),
-      onLog: output.onLog,
-      ...(onEvent ? { onEvent } : {}),
-      // Progress held back is written before a question, so that the question comes last.
-      ...(asker
-        ? {
-            askHuman: (...args: Parameters<TerminalAsker['ask']>) => {
-              output.flush();
-              return asker.ask(...args);
-            },
-          }
-        : {}),
-    });
+    return await body(
+      {
+        signal: controller.signal,
+        toolEnv: subAgentEnvironment(),
+        environment: engineEnvironment(),
+        onLog: output.onLog,
+        ...(onEvent ? { onEvent } : {}),
+        // Progress held back is written before a question, so that the question comes last.
+        ...(asker
+          ? {
+              askHuman: (...args: Parameters<TerminalAsker['ask']>) => {
+                output.flush();
+                return asker.ask(...args);
+              },
+            }
+          : {}),
+      },
+      output.stop,
+    );
   } finally {
     output.stop();
     asker?.close();

@@ -90,6 +90,13 @@ describe('ask_human', () => {
     expect(paused.stderr).toContain(`Agent paused. Provide response in `);
     expect(paused.stderr).toContain(`interaction/response.txt`);
     expect(paused.stderr).toContain(`Or use: delta continue -w ${work} -m <response>`);
+    // The progress lines come first, the instructions last (progress held back was once written after them).
+    const lines = paused.stderr.trimEnd().split('\n');
+    expect(lines.at(-1)).toBe(`Or use: delta continue -w ${work} -m <response>`);
+    expect(lines.findIndex((line) => line.includes('? ask_human: Which colour?'))).toBeGreaterThan(-1);
+    expect(lines.findIndex((line) => / ended: WAITING_FOR_INPUT/.test(line))).toBeLessThan(
+      lines.findIndex((line) => line.startsWith('Agent paused.')),
+    );
     expect(metadataOf(work)).toMatchObject({ status: 'WAITING_FOR_INPUT', exit_code: 101 });
     const request = JSON.parse(readFileSync(join(runDir, 'interaction', 'request.json'), 'utf8'));
     expect(request).toMatchObject({ prompt: 'Which colour?', input_type: 'text', sensitive: false });

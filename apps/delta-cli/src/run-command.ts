@@ -76,7 +76,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
 
   return withEngineSession(
     flags.interactive === true,
-    async (session) => {
+    async (session, endProgress) => {
       const common = {
         ...session,
         ...(maxIterations === undefined ? {} : { maxIterations }),
@@ -103,6 +103,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
           throw runId === undefined ? error : runIdTaken(error, runId, workDir);
         }
       }
+      endProgress();
       return reportOutcome(result, flags.verbose === true, { json: flags.json === true, format });
     },
     flags,
