@@ -77,14 +77,19 @@ cli
   .action(async (dir: string | undefined, flags) => (await import('./init-command.js')).initCommand(dir, flags));
 
 cli
-  .command('list', 'List runs, latest first: status, iterations, tokens, cost, start and duration (alias: list-runs)')
+  .command('list', 'List runs, latest first: status, iterations, tokens, cost, start, duration and task, with totals (alias: list-runs)')
   .alias('list-runs')
   .option('-w, --work-dir <dir>', 'The workspace (default: the current directory)')
-  .option('--agent <dir>', 'List the runs of every workspace of this agent')
+  .option('--agent <dir>', 'List the runs of every workspace of this agent, those given with delta run -w too')
+  .option(
+    '--status <statuses>',
+    'Only runs of these statuses, separated by commas (completed, failed, interrupted, waiting_for_input, running)',
+  )
   .option('--first', 'Only the latest run')
   .option('--format <format>', 'text (a table), json (one JSON object per run) or raw (run ids, one per line)')
   .option('--json', 'One JSON object per run (the same as --format json)')
   .example('delta list --agent examples/hello-world')
+  .example('delta list --agent my-agent --status failed,interrupted')
   .example('RUN=$(delta list-runs --first --format raw)   # in a workspace: the latest run id')
   .action(async (flags) => (await import('./list-command.js')).listCommand(flags));
 

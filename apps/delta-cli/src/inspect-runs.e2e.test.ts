@@ -38,7 +38,7 @@ describe('delta list', () => {
     const result = await runDelta(['list', '-w', first.workDir]);
     expect(result.exitCode).toBe(0);
     const [header, row, ...rest] = result.stdout.trimEnd().split('\n');
-    expect(header).toMatch(/^RUN ID\s+STATUS\s+ITER\s+TOKENS\s+CACHED\s+REASONING\s+COST\s+STARTED\s+DURATION$/);
+    expect(header).toMatch(/^RUN ID\s+STATUS\s+ITER\s+TOKENS\s+CACHED\s+REASONING\s+COST\s+STARTED\s+DURATION\s+TASK$/);
     expect(rest).toEqual([]);
     expect(row).toMatch(
       new RegExp(`^${runId}\\s+COMPLETED\\s+3/30\\s+6,170\\s+-\\s+-\\s+0\\.0167 USD\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\s+\\d`),
@@ -51,10 +51,11 @@ describe('delta list', () => {
     expect(result.exitCode).toBe(0);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^RUN ID\s+WORKSPACE\s+STATUS/);
-    expect(lines.slice(1).map((line) => line.split(/\s+/).slice(1, 4))).toEqual([
+    expect(lines.slice(1, -1).map((line) => line.split(/\s+/).slice(1, 4))).toEqual([
       ['W002', 'COMPLETED', '1/30'],
       ['W001', 'COMPLETED', '3/30'],
     ]);
+    expect(lines.at(-1)).toMatch(/^total: 2 runs \(2 COMPLETED\) · [\d,]+ tokens · cost \d+\.\d+ USD$/);
     // From the agent directory itself, without flags.
     expect((await runDelta(['list'], { cwd: first.agent })).stdout).toBe(result.stdout);
   });

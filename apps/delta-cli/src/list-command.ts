@@ -1,10 +1,12 @@
 import { existsSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import {
   controlDirectory,
   listRunIds,
   listWorkspaces,
   readMetadata,
+  readOtherWorkspaces,
+  RunStatus,
   runPaths,
   workspacesDirectory,
   type RunMetadata,
@@ -19,6 +21,24 @@ export interface ListFlags {
   json?: boolean;
   first?: boolean;
   format?: string;
+  status?: string;
+}
+
+/** `--status COMPLETED,FAILED`: the statuses to keep, any case; undefined keeps every run. */
+function statusFilter(value: string | undefined): Set<string> | undefined {
+  if (value === undefined) return undefined;
+  const wanted = String(value)
+    .split(',')
+    .map((status) => status.trim().toUpperCase())
+    .filter((status) => status !== '');
+  const unknown = wanted.filter((status) => !RunStatus.options.includes(status as RunStatus) && status !== 'UNREADABLE');
+  if (wanted.length === 0 || unknown.length > 0) {
+    throw usageError(
+      `--status takes run statuses separated by commas, got "${value}".`,
+      `The statuses: ${RunStatus.options.join(', ')} (and UNREADABLE for runs whose metadata.json cannot be read). For example: --status failed,interrupted`,
+    );
+  }
+  return new Set(wanted);
 }
 
 /** `--format text|json|raw`; `--json` is `--format json`. */
@@ -72,8 +92,43 @@ function findRuns(flags: ListFlags): { runs: ListedRun[]; byAgent: boolean } {
   if (agentHome === undefined) return { runs: runsOf(workDir, '.'), byAgent: false };
   if (!existsSync(agentHome))
     throw usageError(`The agent directory ${agentHome} does not exist.`, 'Pass the directory that holds agent.yaml.');
-  const runs = listWorkspaces(agentHome).flatMap((name) => runsOf(join(workspacesDirectory(agentHome), name), name));
-  return { runs, byAgent: true };
+  const own = listWorkspaces(agentHome).flatMap((name) => runsOf(join(workspacesDirectory(agentHome), name), name));
+  // Workspaces given with -w: listed by delta run in OTHER_WORKSPACES. Another agent may have run there
+  // too; only this agent's runs are its own (a run whose metadata cannot be read is shown, to be looked at).
+  const others = readOtherWorkspaces(agentHome)
+    .filter((dir) => existsSync(dir))
+    .flatMap((dir) => runsOf(dir, relative(process.cwd(), dir) || '.'))
+    .filter((run) => run.metadata === undefined || resolve(run.metadata.agent_home) === agentHome);
+  return { runs: [...own, ...others], byAgent: true };
+}
+
+/** The task a run was given, on one line, cut to `width` characters. */
+function task(metadata: RunMetadata, width = 40): string {
+  const line = metadata.initial_message.replace(/\s+/g, ' ').trim();
+  return line.length <= width ? line : `${line.slice(0, width - 1)}…`;
+}
+
+const TOTALS_ORDER = ['COMPLETED', 'FAILED', 'INTERRUPTED', 'WAITING_FOR_INPUT', 'RUNNING', 'UNREADABLE'];
+
+/** The last line of the table: how many runs of each status, their tokens and cost. */
+function totalsLine(runs: ListedRun[]): string {
+  const counts = new Map<string, number>();
+  let tokens = 0;
+  const costs = new Map<string, number>();
+  for (const run of runs) {
+    const status = run.metadata?.status ?? 'UNREADABLE';
+    counts.set(status, (counts.get(status) ?? 0) + 1);
+    tokens += run.metadata?.usage?.total_tokens ?? 0;
+    const cost = run.metadata?.estimated_cost;
+    if (cost) costs.set(cost.currency, (costs.get(cost.currency) ?? 0) + cost.amount);
+  }
+  const statuses = TOTALS_ORDER.filter((status) => counts.has(status))
+    .map((status) => `${counts.get(status)} ${status}`)
+    .join(', ');
+  const parts = [`${runs.length} runs (${statuses})`, `${formatCount(tokens)} tokens`];
+  // Prices in agent.yaml name their currency: amounts in different currencies are summed apart.
+  if (costs.size > 0) parts.push(`cost ${[...costs].map(([currency, amount]) => formatCost({ amount, currency })).join(' + ')}`);
+  return `total: ${parts.join(' · ')}`;
 }
 
 function duration(metadata: RunMetadata): string {
@@ -90,16 +145,21 @@ function started(timestamp: string): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
 }
 
-/** `delta list`: the runs of a workspace, or of every workspace of an agent, latest first. */
+/** `delta list`: the runs of a workspace, or of every workspace of an agent (with those it ran in by -w), latest first. */
 export function listCommand(flags: ListFlags): number {
   const format = listFormat(flags);
-  const { runs: found, byAgent } = findRuns(flags);
+  const statuses = statusFilter(flags.status);
+  const { runs: all, byAgent } = findRuns(flags);
+  const found = statuses ? all.filter((run) => statuses.has(run.metadata?.status ?? 'UNREADABLE')) : all;
   // Latest first, by the start time to the millisecond.
   found.sort((a, b) => b.startedAt.localeCompare(a.startedAt) || b.runId.localeCompare(a.runId));
   const runs = flags.first ? found.slice(0, 1) : found;
   if (runs.length === 0) {
+    const where = byAgent ? 'the workspaces of this agent' : resolve(flags.workDir ?? '.');
     process.stderr.write(
-      `No runs yet in ${byAgent ? 'the workspaces of this agent' : resolve(flags.workDir ?? '.')}. Start one with \`delta run\`.\n`,
+      all.length > 0
+        ? `None of the ${all.length} runs in ${where} is ${[...statuses!].join(' or ')}.\n`
+        : `No runs yet in ${where}. Start one with \`delta run\`.\n`,
     );
     return 0;
   }
@@ -127,12 +187,13 @@ export function listCommand(flags: ListFlags): number {
     'COST',
     'STARTED',
     'DURATION',
+    'TASK',
   ];
   // Cached tokens are part of the prompt tokens, reasoning tokens of the completion tokens: '-' when the server reported none.
   const detail = (count: number | undefined) => (count === undefined ? '-' : formatCount(count));
   const rows = runs.map((run) => {
     const metadata = run.metadata;
-    if (!metadata) return [run.runId, ...(byAgent ? [run.workspace] : []), 'UNREADABLE', '-', '-', '-', '-', '-', '-', '-'];
+    if (!metadata) return [run.runId, ...(byAgent ? [run.workspace] : []), 'UNREADABLE', '-', '-', '-', '-', '-', '-', '-', '-'];
     return [
       run.runId,
       ...(byAgent ? [run.workspace] : []),
@@ -144,6 +205,7 @@ export function listCommand(flags: ListFlags): number {
       metadata.estimated_cost ? formatCost(metadata.estimated_cost) : '-',
       started(metadata.created_at),
       duration(metadata),
+      task(metadata),
     ];
   });
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
@@ -165,6 +227,7 @@ export function listCommand(flags: ListFlags): number {
       .trimEnd();
   process.stdout.write(`${render(header, true)}\n`);
   for (const row of rows) process.stdout.write(`${render(row, false)}\n`);
+  if (runs.length > 1) process.stdout.write(`${palette.dim(totalsLine(runs))}\n`);
   for (const run of runs) if (run.problem) process.stderr.write(`warning: ${run.runId}: ${run.problem}\n`);
   return 0;
 }

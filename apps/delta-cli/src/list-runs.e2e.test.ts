@@ -1,7 +1,7 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, runProcess, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTempDirs, createTempAgent, createTempDir, runProcess, startFakeLlm, type FakeLlm } from '@delta/testkit';
 import { listRunIds, readLatestRunId } from '@delta/journal';
 import { DELTA_BIN, runDelta } from './test-support.js';
 
@@ -11,20 +11,33 @@ let work: string;
 let older: string;
 let latest: string;
 let otherWorkspaceRun: string;
+let outside: string;
+let outsideRun: string;
+let failedRun: string;
+let strangerRun: string;
 
 beforeAll(async () => {
-  server = await startFakeLlm({ script: () => ({ content: 'done' }) });
+  server = await startFakeLlm({
+    script: (request: { body: { messages?: { content?: unknown }[] } }) =>
+      String(request.body.messages?.at(-1)?.content).includes('fail') ? { error: { status: 400, message: 'no' } } : { content: 'done' },
+  });
   agent = await createTempAgent({ agentYaml: { name: 'lister', llm: { model: 'm', max_retries: 0 } } });
   work = join(agent, 'workspaces', 'W001');
   const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl };
-  const run = async (workspace: string, extra: string[] = []) => {
-    const result = await runDelta(['run', '--agent', agent, '-w', workspace, '-m', 'go', ...extra], { env });
-    expect(result.exitCode).toBe(0);
+  const run = async (workspace: string, extra: string[] = [], message = 'go', exitCode = 0, by = agent) => {
+    const result = await runDelta(['run', '--agent', by, '-w', workspace, '-m', message, ...extra], { env });
+    expect(result.exitCode).toBe(exitCode);
     return readLatestRunId(workspace)!;
   };
   older = await run(work);
   latest = await run(work, ['--run-id', 'chosen']);
   otherWorkspaceRun = await run(join(agent, 'workspaces', 'W002'));
+  // A workspace outside the agent's workspaces/, given with -w, and another agent's run in it.
+  outside = join(await createTempDir('list-outside-'), 'elsewhere');
+  outsideRun = await run(outside, [], 'Summarise   the\nreport in  outside/notes.txt, all of it please');
+  failedRun = await run(outside, ['--new'], 'this one will fail', 1);
+  const stranger = await createTempAgent({ agentYaml: { name: 'stranger', llm: { model: 'm', max_retries: 0 } } });
+  strangerRun = await run(outside, ['--new'], 'not the lister', 0, stranger);
 }, 120_000);
 afterAll(async () => {
   await server.close();
@@ -51,9 +64,10 @@ describe('delta list-runs', () => {
       table.stdout
         .trimEnd()
         .split('\n')
-        .slice(1)
+        .slice(1, -1)
         .map((line) => line.split(/\s+/)[0]),
     ).toEqual([latest, older]);
+    expect(table.stdout.trimEnd().split('\n').at(-1)).toMatch(/^total: 2 runs \(2 COMPLETED\) · [\d,]+ tokens$/);
 
     expect((await runDelta(['list-runs', '--format', 'raw'], { cwd: work })).stdout).toBe(`${latest}\n${older}\n`);
     expect((await runDelta(['list-runs', '-w', work, '--format', 'raw'])).stdout).toBe(`${latest}\n${older}\n`);
@@ -75,10 +89,36 @@ describe('delta list-runs', () => {
     expect(firstTable.stdout.trimEnd().split('\n')).toHaveLength(2);
   });
 
-  it('lists every workspace of an agent from the agent directory, --first across them', async () => {
+  it('lists every workspace of an agent from the agent directory, -w workspaces too, --first across them', async () => {
     const raw = await runDelta(['list-runs', '--format', 'raw'], { cwd: agent });
-    expect(raw.stdout).toBe(`${otherWorkspaceRun}\n${latest}\n${older}\n`);
-    expect((await runDelta(['list-runs', '--agent', agent, '--first', '--format', 'raw'])).stdout).toBe(`${otherWorkspaceRun}\n`);
+    expect(raw.stdout).toBe(`${failedRun}\n${outsideRun}\n${otherWorkspaceRun}\n${latest}\n${older}\n`);
+    expect(raw.stdout).not.toContain(strangerRun);
+    expect(readFileSync(join(agent, 'workspaces', 'OTHER_WORKSPACES'), 'utf8')).toBe(`${outside}\n`);
+    expect((await runDelta(['list-runs', '--agent', agent, '--first', '--format', 'raw'])).stdout).toBe(`${failedRun}\n`);
+  });
+
+  it("shows each run's task and workspace, the totals, and keeps the statuses asked for", async () => {
+    const table = await runDelta(['list', '--agent', agent], { cwd: outside });
+    expect(table.exitCode).toBe(0);
+    const lines = table.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(/^RUN ID\s+WORKSPACE\s+STATUS\s+.*\s+DURATION\s+TASK$/);
+    expect(lines[1]).toMatch(new RegExp(`^${failedRun}\\s+\\.\\s+FAILED\\s.*\\sthis one will fail$`));
+    // One line, whitespace folded, cut at 40 characters.
+    expect(lines[2]).toMatch(/\sCOMPLETED\s.*\sSummarise the report in outside\/notes\.t…$/);
+    expect(lines[3]).toMatch(new RegExp(`^${otherWorkspaceRun}\\s+W002\\s+COMPLETED\\s.*\\sgo$`));
+    expect(lines.at(-1)).toMatch(/^total: 5 runs \(4 COMPLETED, 1 FAILED\) · [\d,]+ tokens$/);
+    expect(lines).toHaveLength(7);
+
+    const failed = await runDelta(['list', '--agent', agent, '--status', 'failed,Interrupted', '--format', 'raw']);
+    expect(failed.stdout).toBe(`${failedRun}\n`);
+    const none = await runDelta(['list', '-w', work, '--status', 'WAITING_FOR_INPUT']);
+    expect(none.exitCode).toBe(0);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toBe(`None of the 2 runs in ${work} is WAITING_FOR_INPUT.\n`);
+    const bad = await runDelta(['list', '-w', work, '--status', 'done']);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('--status takes run statuses separated by commas, got "done".');
+    expect(bad.stderr).toContain('RUNNING, WAITING_FOR_INPUT, COMPLETED, FAILED, INTERRUPTED');
   });
 
   it('prints nothing on stdout for a workspace without runs, and refuses a bad --format', async () => {
@@ -96,5 +136,17 @@ describe('delta list-runs', () => {
     const both = await runDelta(['list', '-w', work, '--json', '--format', 'raw']);
     expect(both.exitCode).toBe(2);
     expect(both.stderr).toContain('--json and --format raw contradict each other.');
+  });
+
+  it('runs on when the agent directory cannot record a -w workspace, and says what is lost', async () => {
+    const blocked = await createTempAgent({ agentYaml: { name: 'blocked', llm: { model: 'm', max_retries: 0 } } });
+    // OTHER_WORKSPACES is a directory here, so it cannot be appended to (running as root, a mode would not stop the write).
+    mkdirSync(join(blocked, 'workspaces', 'OTHER_WORKSPACES'), { recursive: true });
+    const where = join(await createTempDir('list-blocked-'), 'w');
+    const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl };
+    const result = await runDelta(['run', '--agent', blocked, '-w', where, '-m', 'go'], { env });
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toContain(`note: ${where} could not be listed in ${join(blocked, 'workspaces', 'OTHER_WORKSPACES')} (`);
+    expect(result.stderr).toContain(`\`delta list --agent\` will not show its runs (\`delta list -w ${where}\` will).`);
   });
 });

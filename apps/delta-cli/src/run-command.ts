@@ -45,6 +45,20 @@ export function parseRetries(value: string | number | undefined): number | undef
   return number;
 }
 
+/**
+ * A `-w DIR` outside the agent's workspaces/ is listed in its OTHER_WORKSPACES, for `delta list --agent`.
+ * An agent directory that cannot be written (read-only, say) does not stop the run: a note says what is lost.
+ */
+function noteOtherWorkspace(agentHome: string, workDir: string, record: (agentHome: string, workDir: string) => void): void {
+  try {
+    record(agentHome, workDir);
+  } catch (error) {
+    process.stderr.write(
+      `note: ${workDir} could not be listed in ${join(agentHome, 'workspaces', 'OTHER_WORKSPACES')} (${error instanceof Error ? error.message : String(error)}); \`delta list --agent\` will not show its runs (\`delta list -w ${workDir}\` will).\n`,
+    );
+  }
+}
+
 const RESUMABLE = new Set(['INTERRUPTED', 'WAITING_FOR_INPUT', 'RUNNING']);
 
 /** `delta run`: load the agent, pick the workspace, start (or auto-resume) the run, print the answer. */
@@ -60,12 +74,13 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   const format = parseOutputFormat(flags);
   const runId = flags.runId === undefined ? undefined : parseRunIdFlag(flags.runId);
   const engine = await import('@delta/engine');
-  const { readLatestRunId, readMetadata, runPaths } = await import('@delta/journal');
+  const { readLatestRunId, readMetadata, recordOtherWorkspace, runPaths } = await import('@delta/journal');
   const agent = engine.loadAgent(flags.agent ?? '.', { strict: flags.strict === true });
   for (const warning of agent.warnings) printConfigWarning(warning);
   const message = String(flags.message);
   const workDir = flags.workDir === undefined ? await chooseWorkspace(agent.home, flags.yes === true) : resolve(flags.workDir);
   if (flags.verbose === true) (await import('./report-settings.js')).reportSettings(agent, workDir, (text) => process.stderr.write(text));
+  if (flags.workDir !== undefined) noteOtherWorkspace(agent.home, workDir, recordOtherWorkspace);
 
   // Smart resume (spec 2.6.1): the workspace's latest run is interrupted, paused or crashed. Not with
   // --run-id or --new: the caller asked for a new run (another run may be going on beside it).

@@ -18,6 +18,7 @@ export function showRun(paths: RunPaths): number {
   write(
     `${metadata.status}, ${metadata.iterations} of ${metadata.max_iterations} iterations, ${formatDuration(Date.parse(end) - Date.parse(metadata.created_at))}, started ${metadata.created_at}`,
   );
+  write(`task: ${metadata.initial_message}`);
   if (metadata.status_reason) write(`reason: ${metadata.status_reason}`);
   if (metadata.error) write(palette.red(`error: ${metadata.error}`));
   const usage = metadata.usage;

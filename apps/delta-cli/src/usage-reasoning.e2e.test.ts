@@ -75,7 +75,7 @@ describe('usage details, cost and reasoning in the inspection commands', () => {
     const result = await runDelta(['list', '-w', workDir]);
     expect(result.exitCode).toBe(0);
     const [header, row] = result.stdout.split('\n');
-    expect(header).toMatch(/^RUN ID\s+STATUS\s+ITER\s+TOKENS\s+CACHED\s+REASONING\s+COST\s+STARTED\s+DURATION$/);
+    expect(header).toMatch(/^RUN ID\s+STATUS\s+ITER\s+TOKENS\s+CACHED\s+REASONING\s+COST\s+STARTED\s+DURATION\s+TASK$/);
     expect(row).toMatch(new RegExp(`^${runId}\\s+COMPLETED\\s+2/30\\s+4,300\\s+2,000\\s+190\\s+0\\.0085 USD\\s`));
   });
 
@@ -83,6 +83,7 @@ describe('usage details, cost and reasoning in the inspection commands', () => {
     const result = await runDelta(['show', 'run', '-w', workDir]);
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain(`== run ${runId} (agent thinker)\nCOMPLETED, 2 of 30 iterations, `);
+    expect(result.stdout).toContain('\ntask: echo hi\n');
     expect(result.stdout).toContain('tokens 4,300: 4,000 tokens in (2,000 cached), 300 out (190 reasoning)\n');
     expect(result.stdout).toContain('estimated cost 0.0085 USD (per million tokens: input 2.5, cached input 0.25, output 10)\n');
     expect(result.stdout).toContain('model retries: 1\n');

@@ -55,6 +55,9 @@ export {
   createNextWorkspace,
   readLastUsedWorkspace,
   writeLastUsedWorkspace,
+  otherWorkspacesFile,
+  recordOtherWorkspace,
+  readOtherWorkspaces,
 } from './layout.js';
 export type { RunPaths } from './layout.js';
 export { acquireRunLock } from './run-lock.js';

@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { isAbsolute, join, relative } from 'node:path';
 import { asDiskFault, ConfigurationError, diskWrite, makeDirectory } from '@delta/errors';
 import { CONTROL_PLANE_VERSION } from './metadata.js';
 import { isRunId } from './run-id.js';
@@ -141,4 +141,35 @@ export function writeLastUsedWorkspace(agentHome: string, id: string): void {
   makeDirectory(workspacesDirectory(agentHome));
   const file = join(workspacesDirectory(agentHome), 'LAST_USED');
   diskWrite(file, () => writeFileSync(file, `${id}\n`));
+}
+
+/** Where the workspaces an agent ran in outside `<agent>/workspaces` (`delta run -w DIR`) are listed, one path a line. */
+export function otherWorkspacesFile(agentHome: string): string {
+  return join(workspacesDirectory(agentHome), 'OTHER_WORKSPACES');
+}
+
+/**
+ * Adds `workDir` to the agent's OTHER_WORKSPACES unless it is one of `<agent>/workspaces/` or listed
+ * already, so that `delta list --agent` finds its runs. `workDir` is absolute.
+ */
+export function recordOtherWorkspace(agentHome: string, workDir: string): void {
+  const inside = relative(workspacesDirectory(agentHome), workDir);
+  if (inside !== '' && !inside.startsWith('..') && !isAbsolute(inside)) return;
+  if (readOtherWorkspaces(agentHome).includes(workDir)) return;
+  makeDirectory(workspacesDirectory(agentHome));
+  const file = otherWorkspacesFile(agentHome);
+  diskWrite(file, () => appendFileSync(file, `${workDir}\n`));
+}
+
+/** The paths in the agent's OTHER_WORKSPACES, in the order they were first used (some may be gone since). */
+export function readOtherWorkspaces(agentHome: string): string[] {
+  const file = otherWorkspacesFile(agentHome);
+  if (!existsSync(file)) return [];
+  return [
+    ...new Set(
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((line) => line.trim() !== ''),
+    ),
+  ];
 }
