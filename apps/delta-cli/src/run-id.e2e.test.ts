@@ -95,7 +95,7 @@ describe('delta run --run-id', () => {
     expect(readFileSync(output, 'utf8')).toContain('nightly-1');
 
     const list = await runDelta(['list', '-w', work]);
-    expect(list.stdout.split('\n').map((line) => line.split(/\s+/)[0])).toEqual(['RUN', 'other', 'nightly-1', '']);
+    expect(list.stdout.split('\n').map((line) => line.split(/\s+/)[0])).toEqual(['RUN', 'other', 'nightly-1', 'total:', '']);
     const json = await runDelta(['list-runs', '-w', work, '--format', 'json']);
     expect(
       json.stdout
