@@ -11,6 +11,7 @@ import { mustRun, runCommand } from './run-command.js';
 import { publicPackages, REPOSITORY_ROOT } from './public-packages.js';
 
 const LIBRARY_USAGE = join(REPOSITORY_ROOT, 'examples', 'library-usage');
+const PACK = join(REPOSITORY_ROOT, 'scripts', 'pack.mjs');
 const TSC = join(REPOSITORY_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
 let project: string;
@@ -19,7 +20,9 @@ const packages = publicPackages();
 
 beforeAll(async () => {
   const tarballs = await createTempDir('delta-tarballs-');
-  await Promise.all(packages.map((entry) => mustRun('pnpm', ['pack', '--pack-destination', tarballs], { cwd: entry.directory })));
+  // The command docs/library.md gives: pnpm pack-packages --out DIR.
+  const packed = await mustRun(process.execPath, [PACK, '--out', tarballs], { cwd: REPOSITORY_ROOT });
+  expect(packed.stdout).toContain(`npm install ${tarballs}/*.tgz`);
   project = await createTempDir('delta-install-');
   writeFileSync(
     join(project, 'package.json'),
@@ -109,5 +112,59 @@ describe('the packed packages, installed outside the monorepo', () => {
     expect(result.stdout).toContain('result SUCCESS: Delta as a library.');
     expect(result.stdout).toContain('status: COMPLETED (exit code 0)');
     expect(readFileSync(join(workDir, 'note.txt'), 'utf8')).toBe('Delta as a library.\n');
+  });
+
+  it('serves a scripted model from the installed test kit: startFakeLlm in a program, delta-fake-llm as a command', async () => {
+    // A user's own regression test: the server from @delta/testkit, the agent run by the installed delta.
+    cpSync(join(LIBRARY_USAGE, 'agent'), join(project, 'kit-agent'), { recursive: true });
+    writeFileSync(
+      join(project, 'kit.mjs'),
+      [
+        "import { execFile } from 'node:child_process';",
+        "import { promisify } from 'node:util';",
+        "import { loadScript, startFakeLlm } from '@delta/testkit';",
+        "const server = await startFakeLlm({ script: loadScript('kit-agent/fake-llm.yaml') });",
+        'try {',
+        // Not execFileSync: the server answers from this process's event loop.
+        "  await promisify(execFile)('npx', ['--no-install', 'delta', 'run', '--agent', 'kit-agent', '-m', 'Write a note', '-w', 'kit-workspace', '-q'], {",
+        "    env: { ...process.env, DELTA_BASE_URL: server.baseUrl, DELTA_API_KEY: 'k' },",
+        '  });',
+        "  console.log(`requests: ${server.requests.length}, first user message: ${server.requests[0].body.messages.find((m) => m.role === 'user').content}`);",
+        '} finally {',
+        '  await server.close();',
+        '}',
+      ].join('\n'),
+    );
+    const program = await runCommand(process.execPath, ['kit.mjs'], {
+      cwd: project,
+      env: { DELTA_BASE_URL: '', DELTA_API_KEY: '', OPENAI_API_KEY: '', OPENAI_BASE_URL: '' },
+    });
+    expect(program.exitCode, program.stderr).toBe(0);
+    expect(program.stdout).toMatch(/requests: [1-9]\d*, first user message: Write a note\n/);
+    expect(readFileSync(join(project, 'kit-workspace', 'note.txt'), 'utf8')).toBe('Delta as a library.\n');
+
+    const command = await runCommand(
+      'npx',
+      [
+        '--no-install',
+        'delta-fake-llm',
+        '--script',
+        'kit-agent/fake-llm.yaml',
+        '--',
+        'npx',
+        '--no-install',
+        'delta',
+        'run',
+        '--agent',
+        'kit-agent',
+        '-m',
+        'Write a note',
+        '-w',
+        'bin-workspace',
+      ],
+      { cwd: project, env: { DELTA_BASE_URL: '', DELTA_API_KEY: '', OPENAI_API_KEY: '', OPENAI_BASE_URL: '' } },
+    );
+    expect(command.exitCode, command.stderr).toBe(0);
+    expect(readFileSync(join(project, 'bin-workspace', 'note.txt'), 'utf8')).toBe('Delta as a library.\n');
   });
 });

@@ -107,6 +107,13 @@ describe('runCli', () => {
     expect(JSON.parse(await readFile(output, 'utf8'))).toMatchObject({ status: 200, content: 'keyed', apiKey: 'sk-mine' });
   });
 
+  it('gives the command a key when DELTA_API_KEY is exported but empty', async () => {
+    const file = await script('- content: blank\n');
+    const output = join(await createTempDir('delta-cli-out-'), 'out.json');
+    expect(await runCli(['--script', file, '--', ...askOnce(output)], captureIo({ DELTA_API_KEY: '' }))).toBe(3);
+    expect(JSON.parse(await readFile(output, 'utf8'))).toMatchObject({ status: 200, content: 'blank', apiKey: 'fake-key' });
+  });
+
   it('exits 127 when the command does not exist', async () => {
     const file = await script('- content: x\n');
     const io = captureIo();

@@ -101,7 +101,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return 2;
   }
   const [command, ...args] = options.command;
-  const apiKey = command === undefined ? options.apiKey : (options.apiKey ?? io.env.DELTA_API_KEY ?? 'fake-key');
+  // An empty DELTA_API_KEY (exported but blank) counts as none: the command gets a key it can send.
+  const apiKey = command === undefined ? options.apiKey : (options.apiKey ?? (io.env.DELTA_API_KEY || 'fake-key'));
   const llm = await startFakeLlm({
     script,
     port: options.port,
