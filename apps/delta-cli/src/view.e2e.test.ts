@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,8 @@ import { cleanupTempDirs } from '@delta/testkit';
 import { readLatestRunId, runPaths } from '@delta/journal';
 import { HOSTILE_OUTPUT, recordRun, threeIterations, type RecordedRun } from './inspect/recorded-run.test-support.js';
 import { runDelta } from './test-support.js';
+import { escapeHtml } from './view/escape-html.js';
+import { readInvocationRequestBytes } from './inspect/run-records.js';
 
 /** Debian's chromium; .ci/run installs it. Only a machine where that install failed may skip, loudly. */
 function findChromium(): string | undefined {
@@ -71,6 +73,30 @@ describe('delta view', () => {
     expect(html).not.toContain(HOSTILE_OUTPUT);
     expect(html).toContain(
       '&lt;script&gt;document.body.setAttribute(&#39;data-pwned&#39;,&#39;1&#39;)&lt;/script&gt;&lt;img src=x onerror=&quot;',
+    );
+  });
+
+  it('shows each model call as the conversation it sent, with the exact bytes one click away', () => {
+    const paths = runPaths(run.workDir, readLatestRunId(run.workDir)!);
+    const last = readdirSync(join(paths.runDir, 'io', 'invocations'))
+      .sort()
+      .at(-1)!;
+    // What `delta show invocation 3 --request` prints (the record may be kept as a delta of the one before).
+    const bytes = readInvocationRequestBytes(paths, last)!.toString('utf8');
+    expect(html).toContain(
+      `<summary>Raw request (the exact bytes sent) <span class="muted">(${Buffer.byteLength(bytes).toLocaleString('en-US')} bytes, io/invocations/${last}/request.json)</span></summary><pre>${escapeHtml(bytes)}</pre>`,
+    );
+    // The last call's conversation: the user's task, the assistant's calls with their ids, each result.
+    const chat = html.slice(html.lastIndexOf('<div class="chat">'));
+    expect(chat).toMatch(
+      /^<div class="chat"><div class="muted">What the model was sent: model test-model · 7 messages · tools offered: write_file, print_html, fail, slow, ask_human<\/div>/,
+    );
+    expect(chat).toContain('<div class="msg role-user"><div class="msg-role">user</div><pre class="msg-text">Inspect me</pre></div>');
+    expect(chat).toContain(
+      '<div class="msg-call"><span class="tool-name">write_file</span><code>{&quot;path&quot;:&quot;a.txt&quot;,&quot;content&quot;:&quot;alpha\\n&quot;}</code> <span class="muted">call_write</span></div>',
+    );
+    expect(chat).toMatch(
+      /<div class="msg role-tool"><div class="msg-role">tool result for call_fail<\/div><pre class="msg-text">[^<]*bad luck/,
     );
   });
 

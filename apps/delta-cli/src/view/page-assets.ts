@@ -39,6 +39,15 @@ details { margin: 4px 0; } summary { cursor: pointer; color: var(--muted); }
 .label { font-weight: 600; margin-right: 6px; }
 .event-line { margin: 6px 0; white-space: pre-wrap; }
 .event-line.ERROR, .event-line.FAILED { color: var(--bad); }
+.chat { margin: 6px 0; display: flex; flex-direction: column; gap: 6px; }
+.msg { border: 1px solid var(--line); border-radius: 8px; padding: 6px 10px; max-width: 92%; }
+.msg .msg-text { background: transparent; padding: 0; max-height: 240px; }
+.msg-role { font-size: 12px; font-weight: 600; text-transform: uppercase; letter-spacing: .03em; color: var(--muted); }
+.msg.role-system { background: var(--panel); }
+.msg.role-user { align-self: flex-end; border-color: var(--ok); }
+.msg.role-assistant { border-left: 3px solid var(--model); }
+.msg.role-tool { border-left: 3px solid var(--tool); }
+.msg-call { font-size: 12px; margin: 2px 0; overflow-wrap: anywhere; } .msg-call code { margin-left: 6px; }
 `;
 
 export const PAGE_SCRIPT = `

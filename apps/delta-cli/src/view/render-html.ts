@@ -5,6 +5,7 @@ import type { EmbeddedText, RunView } from './collect-run.js';
 import { escapeHtml as esc } from './escape-html.js';
 import { hideAnswers } from './hide-answers.js';
 import { PAGE_SCRIPT, PAGE_STYLE } from './page-assets.js';
+import { renderRequestChat } from './render-request.js';
 
 interface IterationTimes {
   iteration: number;
@@ -21,15 +22,6 @@ function embedded(title: string, content: EmbeddedText | undefined, open = false
       : `<div class="note">Cut at ${formatCount(Buffer.byteLength(content.text))} of ${formatCount(content.truncatedFrom)} bytes; the whole text is in ${esc(content.file)}.</div>`;
   const bytes = Buffer.byteLength(content.text);
   return `<details${open ? ' open' : ''}><summary>${esc(title)} <span class="muted">(${formatCount(content.truncatedFrom ?? bytes)} bytes, ${esc(content.file)})</span></summary>${cut}<pre>${esc(content.text)}</pre></details>`;
-}
-
-function prettyJson(content: EmbeddedText | undefined): EmbeddedText | undefined {
-  if (!content || content.truncatedFrom !== undefined) return content;
-  try {
-    return { ...content, text: JSON.stringify(JSON.parse(content.text), null, 2) };
-  } catch {
-    return content;
-  }
 }
 
 /** Pairs each ACTION_REQUEST with the next ACTION_RESULT of the same call id (ids can repeat across responses). */
@@ -104,7 +96,9 @@ function renderThought(view: RunView, event: ThoughtEvent): string {
     `<div class="thought">${text}</div>` +
     `<details class="invocation"><summary>Model call <code>${esc(event.llm_invocation_ref)}</code> <span class="muted">(${esc(usage)}${esc(duration)})</span></summary>` +
     (invocation
-      ? embedded('Request (exact payload sent)', prettyJson(invocation.request)) + embedded('Response', invocation.response)
+      ? renderRequestChat(invocation.request) +
+        embedded('Raw request (the exact bytes sent)', invocation.request) +
+        embedded('Raw response', invocation.response)
       : '<div class="muted">Not recorded.</div>') +
     `</details>`
   );
