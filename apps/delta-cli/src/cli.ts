@@ -56,6 +56,27 @@ cli
   .action(async (flags) => (await import('./continue-command.js')).continueCommand(flags));
 
 cli
+  .command(
+    'batch [tasks]',
+    'Run an agent over a dataset (JSONL): each task x model x repeat is one run in OUT/<task>/<model>/<k>/, resumable',
+  )
+  .option('--agent <dir>', 'The agent directory (holds agent.yaml)', { default: '.' })
+  .option('--out <dir>', 'The batch directory (required); the same command again resumes the batch in it')
+  .option('--concurrency <n>', 'Runs at a time, in this one process (default: 4)')
+  .option('--model <names>', "Models to compare, comma-separated or repeated, over agent.yaml llm.model (default: agent.yaml's)")
+  .option('--repeat <k>', 'Runs of each task per model (default: 1)')
+  .option('--set <key=value>', 'Override a field of agent.yaml for every run, e.g. --set llm.temperature=0 (repeatable)')
+  .option('--grader <command>', 'A command (run with sh in the workspace) that scores each completed run: prints {"score": N} or exits 0/1')
+  .option('--retry-failed', 'Run FAILED runs again (by default they are left as they are)')
+  .option('--max-iterations <n>', 'Model calls per run in this invocation before it stops as INTERRUPTED')
+  .option('--retries <n>', 'Retries of a model request that failed transiently (default: agent.yaml llm.max_retries, or 2)')
+  .option('--json', 'Print one JSON event per line (batch_start, run_start, run_end, batch_end) on stdout')
+  .option('--strict', 'Every configuration warning is an error (exit 2)')
+  .option('-v, --verbose', 'Show stack traces')
+  .example('delta batch tasks.jsonl --agent ./my-agent --out results --concurrency 8 --model gpt-4o,gpt-4o-mini --repeat 3')
+  .action(async (tasks: string | undefined, flags) => (await import('./batch/batch-command.js')).batchCommand(tasks, flags));
+
+cli
   .command('tool <action> [agent]', 'tool expand [agent]: print the tools of an agent in their expanded form (what really runs)')
   .option('--schema', 'Print the function definitions the model receives instead')
   .option('--json', 'Print JSON instead of YAML')
@@ -134,7 +155,8 @@ async function main(): Promise<number> {
     cli.parse(process.argv, { run: false });
     if (cli.options.help || cli.options.version) return 0;
     if (cli.matchedCommand) Object.assign(cli.options, optionValuesAsTyped(cli.matchedCommand.options, process.argv.slice(2), cli.options));
-    if (cli.matchedCommandName === 'run' || cli.matchedCommandName === 'continue') keepRunningWhenOutputCloses();
+    if (cli.matchedCommandName === 'run' || cli.matchedCommandName === 'continue' || cli.matchedCommandName === 'batch')
+      keepRunningWhenOutputCloses();
     if (!cli.matchedCommand) {
       // cac checks options against a command's only: `delta --bogus` would print the help and exit 0.
       const unknown = Object.keys(cli.options).find((key) => key !== '--');

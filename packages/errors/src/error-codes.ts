@@ -14,6 +14,8 @@ export const errorCodes = {
   CONFIG_INVALID: 'configuration',
   CONFIG_MISSING: 'configuration',
   CONFIG_STRICT: 'configuration',
+  BATCH_CHANGED: 'configuration',
+  DATASET_INVALID: 'configuration',
   CONTEXT_BUDGET_EXCEEDED: 'configuration',
   CONTEXT_MISSING: 'configuration',
   CONTEXT_SOURCE_MISSING: 'configuration',

@@ -1,0 +1,196 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { readJournal, readLatestRunId, readMetadata, runPaths } from '@delta/journal';
+import { cleanupTempDirs, createTempAgent, createTempDir, type FakeLlm, type RecordedRequest, startFakeLlm } from '@delta/testkit';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DELTA_BIN, runDelta } from './test-support.js';
+
+// `delta batch` against the testkit's server: each task makes two `note` tool calls, then answers.
+
+function userText(request: RecordedRequest): string {
+  const messages = (request.body as { messages: { role: string; content: unknown }[] }).messages;
+  return JSON.stringify(messages.find((message) => message.role === 'user')?.content ?? '');
+}
+
+function toolResults(request: RecordedRequest): number {
+  return (request.body as { messages: { role: string }[] }).messages.filter((message) => message.role === 'tool').length;
+}
+
+/** Called with each request the server answers; a test sets it to wait for a moment of the batch. */
+let onRequest: (request: RecordedRequest) => void = () => {};
+let llm: FakeLlm;
+beforeAll(async () => {
+  llm = await startFakeLlm({
+    script: (request) => {
+      onRequest(request);
+      const tools = toolResults(request);
+      if (tools < 2) return { tool_calls: [{ name: 'note', arguments: { text: `step ${tools + 1}\n` } }], delay_ms: 20 };
+      return { content: `answer to ${JSON.parse(userText(request))}`, delay_ms: 120 };
+    },
+  });
+});
+afterEach(async () => {
+  onRequest = () => {};
+  await cleanupTempDirs();
+});
+afterAll(() => llm.close());
+
+const agentYaml = {
+  name: 'batcher',
+  llm: { model: 'fake-model', max_retries: 0 },
+  tools: [{ name: 'note', description: 'Append a line to notes.txt', exec: 'tee -a -- notes.txt', stdin: 'text' }],
+};
+
+async function setup(tasks: number): Promise<{ agent: string; tasksFile: string; out: string; env: Record<string, string> }> {
+  const agent = await createTempAgent({ agentYaml });
+  const directory = await createTempDir();
+  const tasksFile = join(directory, 'tasks.jsonl');
+  const lines = Array.from({ length: tasks }, (_, index) => JSON.stringify({ id: `task-${index + 1}`, message: `do ${index + 1}` }));
+  writeFileSync(tasksFile, `${lines.join('\n')}\n`);
+  return { agent, tasksFile, out: join(directory, 'out'), env: { DELTA_API_KEY: 'k', DELTA_BASE_URL: llm.baseUrl } };
+}
+
+function runDirectory(out: string, task: string, repeat = 1): string {
+  return join(out, task, 'fake-model', String(repeat));
+}
+
+/** Starts `delta batch` and resolves with its exit once it ends; `stop` sends it a signal. */
+function startBatch(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, [DELTA_BIN, 'batch', ...args], {
+    env: { ...process.env, DELTA_API_KEY: undefined, OPENAI_API_KEY: undefined, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => (stdout += chunk));
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
+  return { child, exited };
+}
+
+function jsonEvents(stdout: string): Array<Record<string, unknown>> {
+  return stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+describe('delta batch', () => {
+  it('killed with SIGKILL in the middle, the same command again finishes every run and executes no completed run twice', async () => {
+    const { agent, tasksFile, out, env } = await setup(8);
+    const args = [tasksFile, '--agent', agent, '--out', out, '--concurrency', '2', '--json'];
+    // The moment to kill: two runs have answered and another is between its tool calls.
+    const answered = new Set<string>();
+    const midRun = new Promise<void>((resolve) => {
+      onRequest = (request) => {
+        const task = userText(request);
+        if (toolResults(request) === 2) answered.add(task);
+        else if (answered.size >= 2 && toolResults(request) === 1 && !answered.has(task)) resolve();
+      };
+    });
+    const first = startBatch(args, env);
+    await midRun;
+    // Give the answer in flight no time: the kill lands while at least one run is between steps.
+    first.child.kill('SIGKILL');
+    const killed = await first.exited;
+    expect(killed.signal).toBe('SIGKILL');
+
+    const tasks = Array.from({ length: 8 }, (_, index) => `task-${index + 1}`);
+    const completedBefore = new Map<string, string>();
+    const unfinished: string[] = [];
+    for (const task of tasks) {
+      const workDir = runDirectory(out, task);
+      const runId = existsSync(workDir) ? readLatestRunId(workDir) : undefined;
+      if (!runId || !existsSync(runPaths(workDir, runId).journal)) continue;
+      const journal = readFileSync(runPaths(workDir, runId).journal, 'utf8');
+      if (journal.includes('"status":"COMPLETED"')) completedBefore.set(task, journal);
+      else unfinished.push(task);
+    }
+    expect(completedBefore.size).toBeGreaterThanOrEqual(2);
+    expect(completedBefore.size).toBeLessThan(8);
+    expect(unfinished.length).toBeGreaterThanOrEqual(1);
+
+    const second = startBatch(args, env);
+    const rerun = await second.exited;
+    expect(rerun.stderr).toBe('');
+    expect(rerun.code).toBe(0);
+    const ends = jsonEvents(rerun.stdout).filter((event) => event.type === 'run_end');
+    expect(ends).toHaveLength(8);
+    for (const end of ends) {
+      const task = (end.key as { task: string }).task;
+      expect(end.status, task).toBe('COMPLETED');
+      expect(end.action, task).toBe(completedBefore.has(task) ? 'skipped' : unfinished.includes(task) ? 'continued' : 'started');
+    }
+    for (const task of tasks) {
+      const paths = runPaths(runDirectory(out, task), 'run-1');
+      expect(readMetadata(paths.metadata).status, task).toBe('COMPLETED');
+      const journal = readFileSync(paths.journal, 'utf8');
+      // A completed run is not touched again: its journal is byte for byte what it was.
+      if (completedBefore.has(task)) expect(journal, task).toBe(completedBefore.get(task));
+      const starts = readJournal(paths.journal).filter((event) => event.type === 'ENGINE_START').length;
+      expect(starts, task).toBe(unfinished.includes(task) ? 2 : 1);
+      // Two tool calls, each run once, across the kill.
+      expect(readFileSync(join(runDirectory(out, task), 'notes.txt'), 'utf8'), task).toBe('step 1\nstep 2\n');
+    }
+  });
+
+  it('runs each task x repeat in OUT/<task>/<model>/<k>/ and prints a line per run and a summary', async () => {
+    const { agent, tasksFile, out, env } = await setup(3);
+    const result = await runDelta(['batch', tasksFile, '--agent', agent, '--out', out, '--repeat', '2'], { env });
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    for (const task of ['task-1', 'task-2', 'task-3']) {
+      for (const repeat of [1, 2]) {
+        expect(readMetadata(runPaths(runDirectory(out, task, repeat), 'run-1').metadata).status).toBe('COMPLETED');
+        expect(result.stdout).toContain(`COMPLETED task-${task.slice(5)} / fake-model / ${repeat} (started, 2 iterations`);
+      }
+    }
+    expect(result.stdout).toContain('6 runs: 6 completed, 0 failed, 0 interrupted, 0 waiting for input');
+    expect(result.stdout).toContain(`Report: delta report ${out}`);
+  });
+
+  it('Ctrl-C (SIGINT) leaves every started run INTERRUPTED and resumable', async () => {
+    const { agent, tasksFile, out, env } = await setup(6);
+    const args = [tasksFile, '--agent', agent, '--out', out, '--concurrency', '3', '--json'];
+    const inFlight = new Promise<void>((resolve) => {
+      onRequest = (request) => {
+        if (toolResults(request) === 1) resolve();
+      };
+    });
+    const first = startBatch(args, env);
+    await inFlight;
+    first.child.kill('SIGINT');
+    const stopped = await first.exited;
+    expect(stopped.code).toBe(130);
+    const statuses = ['task-1', 'task-2', 'task-3', 'task-4', 'task-5', 'task-6']
+      .map((task) => runDirectory(out, task))
+      .filter((workDir) => existsSync(workDir))
+      .map((workDir) => readMetadata(runPaths(workDir, 'run-1').metadata).status);
+    expect(statuses.length).toBeGreaterThanOrEqual(1);
+    expect(statuses).toContain('INTERRUPTED');
+    expect(statuses.every((status) => status === 'INTERRUPTED' || status === 'COMPLETED')).toBe(true);
+    expect(jsonEvents(stopped.stdout).at(-1)).toMatchObject({ type: 'batch_end', stopped: true });
+
+    const again = await startBatch(args, env).exited;
+    expect(again.code).toBe(0);
+    expect(jsonEvents(again.stdout).at(-1)).toMatchObject({ type: 'batch_end', completed: 6, stopped: false });
+  });
+
+  it('names the line of a bad task (exit 2) and refuses another batch in the same --out', async () => {
+    const { agent, tasksFile, out, env } = await setup(2);
+    writeFileSync(tasksFile, '{"id": "a", "message": "x"}\n{"id": "a b", "message": "y"}\n');
+    const bad = await runDelta(['batch', tasksFile, '--agent', agent, '--out', out], { env });
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain(`${tasksFile}:2 (id): the id "a b" cannot name a directory`);
+    expect(bad.stderr).not.toContain('    at ');
+
+    writeFileSync(tasksFile, '{"id": "a", "message": "x"}\n');
+    expect((await runDelta(['batch', tasksFile, '--agent', agent, '--out', out], { env })).exitCode).toBe(0);
+    const other = await runDelta(['batch', tasksFile, '--agent', agent, '--out', out, '--repeat', '2'], { env });
+    expect(other.exitCode).toBe(2);
+    expect(other.stderr).toContain('--repeat 2, the batch has 1');
+  });
+});

@@ -1,0 +1,115 @@
+import type { BatchEvent, BatchRunOutcome, BatchSummary } from '@delta/experiments';
+import type { JournalEvent } from '@delta/journal';
+import { formatCount, formatDuration } from '../inspect/format-numbers.js';
+import { fitWidth } from '../progress/status-line.js';
+
+/** How `delta batch` shows its progress: JSON events, plain lines, or a live line on a terminal. */
+export interface BatchDisplay {
+  onBatchEvent: (event: BatchEvent) => void;
+  onRunEvent: (event: JournalEvent) => void;
+  stop: () => void;
+}
+
+function keyText(outcome: Pick<BatchRunOutcome, 'key'>): string {
+  return `${outcome.key.task} / ${outcome.key.model} / ${outcome.key.repeat}`;
+}
+
+/** One line per run that ended: "COMPLETED t1 / gpt-4o / 1 (started, 3 iterations, 1,234 tokens, score 1)". */
+export function describeOutcome(outcome: BatchRunOutcome): string {
+  if (outcome.error !== undefined) return `ERROR     ${keyText(outcome)}: ${outcome.error}`;
+  const details = [
+    outcome.action,
+    ...(outcome.iterations === undefined ? [] : [`${formatCount(outcome.iterations)} iterations`]),
+    ...(outcome.usage ? [`${formatCount(outcome.usage.total_tokens)} tokens`] : []),
+    ...(outcome.grade ? [outcome.grade.score === null ? `grader error: ${outcome.grade.error}` : `score ${outcome.grade.score}`] : []),
+    ...(outcome.reason && outcome.status !== 'COMPLETED' ? [outcome.reason] : []),
+  ];
+  const paused = outcome.status === 'WAITING_FOR_INPUT' ? ` — answer with: delta continue -w ${outcome.workDir} -m "..."` : '';
+  return `${outcome.status.padEnd(9)} ${keyText(outcome)} (${details.join(', ')})${paused}`;
+}
+
+/** The closing lines: counts, tokens, cost, and what to do next. */
+export function describeSummary(summary: BatchSummary, elapsedMs: number): string {
+  const lines = [
+    `${summary.runs} runs: ${summary.completed} completed, ${summary.failed} failed, ${summary.interrupted} interrupted, ${summary.waiting} waiting for input${summary.errors ? `, ${summary.errors} not executed` : ''} (${summary.executed} executed by this command in ${formatDuration(elapsedMs)}; ${formatCount(summary.usage.total_tokens)} tokens${summary.cost > 0 ? `, cost ${summary.cost.toFixed(4)}` : ''})`,
+  ];
+  if (summary.stopped) lines.push('Stopped: run the same command again to resume the batch.');
+  else if (summary.interrupted > 0) lines.push('Run the same command again to continue the interrupted runs.');
+  if (summary.failed > 0) lines.push('Add --retry-failed to run the failed runs again.');
+  lines.push(`Report: delta report ${summary.out}`);
+  return `${lines.join('\n')}\n`;
+}
+
+interface LiveCounts {
+  total: number;
+  done: number;
+  running: number;
+  failed: number;
+  waiting: number;
+  executed: number;
+  tokens: number;
+  cost: number;
+}
+
+export function createBatchDisplay(
+  mode: { json: boolean; terminal: boolean },
+  write: (text: string) => void,
+  writeStatus: (text: string) => void,
+): BatchDisplay {
+  const started = Date.now();
+  const counts: LiveCounts = { total: 0, done: 0, running: 0, failed: 0, waiting: 0, executed: 0, tokens: 0, cost: 0 };
+  let shown = false;
+  const clear = () => {
+    if (shown) writeStatus('\r\u001b[2K');
+    shown = false;
+  };
+  const draw = () => {
+    if (!mode.terminal || mode.json) return;
+    const perRun = counts.executed > 0 ? (Date.now() - started) / counts.executed : undefined;
+    const left = counts.total - counts.done;
+    const eta = perRun === undefined ? '-' : formatDuration((perRun * left) / Math.max(1, counts.running || 1));
+    const line = [
+      `${counts.done}/${counts.total} done`,
+      `${counts.running} running`,
+      `${counts.failed} failed`,
+      ...(counts.waiting ? [`${counts.waiting} waiting`] : []),
+      `ETA ${eta}`,
+      `${formatCount(counts.tokens)} tokens`,
+      ...(counts.cost > 0 ? [`cost ${counts.cost.toFixed(4)}`] : []),
+    ].join(' · ');
+    writeStatus(`\r\u001b[2K${fitWidth(line, Math.max(20, (process.stderr.columns ?? 100) - 1))}`);
+    shown = true;
+  };
+  const timer = mode.terminal && !mode.json ? setInterval(draw, 500) : undefined;
+  timer?.unref();
+  return {
+    onBatchEvent(event) {
+      if (mode.json) write(`${JSON.stringify(event)}\n`);
+      if (event.type === 'batch_start') counts.total = event.runs;
+      else if (event.type === 'run_start') counts.running += 1;
+      else if (event.type === 'run_end') {
+        counts.running -= 1;
+        counts.done += 1;
+        if (event.action !== 'skipped') counts.executed += 1;
+        if (event.status === 'FAILED' || event.error !== undefined) counts.failed += 1;
+        if (event.status === 'WAITING_FOR_INPUT') counts.waiting += 1;
+        counts.cost += event.cost ?? 0;
+        if (!mode.json && (event.action !== 'skipped' || event.status !== 'COMPLETED')) {
+          clear();
+          write(`${describeOutcome(event)}\n`);
+        }
+      } else if (event.type === 'batch_end' && !mode.json) {
+        clear();
+        write(describeSummary(event, Date.now() - started));
+      }
+      draw();
+    },
+    onRunEvent(event) {
+      if (event.type === 'THOUGHT' && event.usage) counts.tokens += event.usage.total_tokens;
+    },
+    stop() {
+      if (timer) clearInterval(timer);
+      clear();
+    },
+  };
+}

@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { ConfigurationError, diskWrite, makeDirectory, parseJson } from '@delta/errors';
+import { z } from 'zod';
+import { batchControlDirectory, batchDefinitionFile } from './batch-layout.js';
+
+export const BatchModel = z.object({
+  /** The model name exactly as given (`--model`) or as agent.yaml has it. */
+  name: z.string(),
+  /** Its directory under each task. */
+  directory: z.string(),
+  /** Given with `--model` (applied over agent.yaml), not read from agent.yaml. */
+  override: z.boolean(),
+});
+export type BatchModel = z.infer<typeof BatchModel>;
+
+/**
+ * What a batch is: recorded in `OUT/.batch/definition.json` by its first command, so that the same
+ * command resumes it and another one is refused rather than mixed into it.
+ */
+export const BatchDefinition = z.looseObject({
+  schema_version: z.literal(1),
+  tasks_file: z.string(),
+  tasks_sha256: z.string(),
+  task_ids: z.array(z.string()),
+  agent: z.string(),
+  models: z.array(BatchModel).min(1),
+  repeat: z.number().int().positive(),
+  set: z.array(z.string()),
+  grader: z.string().nullable(),
+  created_at: z.string(),
+});
+export type BatchDefinition = z.infer<typeof BatchDefinition>;
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+export function readBatchDefinition(out: string): BatchDefinition | undefined {
+  const file = batchDefinitionFile(out);
+  if (!existsSync(file)) return undefined;
+  return parseJson(readFileSync(file, 'utf8'), file, { schema: BatchDefinition });
+}
+
+export function writeBatchDefinition(out: string, definition: BatchDefinition): void {
+  const file = batchDefinitionFile(out);
+  makeDirectory(batchControlDirectory(out));
+  // Written whole and renamed: a batch killed here has either no definition or a complete one.
+  diskWrite(file, () => {
+    writeFileSync(`${file}.tmp`, `${JSON.stringify(definition, null, 2)}\n`);
+    renameSync(`${file}.tmp`, file);
+  });
+}
+
+/** What differs between the batch in OUT and the one asked for, in words; empty when they are the same batch. */
+export function definitionDifferences(recorded: BatchDefinition, asked: BatchDefinition): string[] {
+  const differences: string[] = [];
+  const show = (value: unknown) => JSON.stringify(value);
+  if (recorded.tasks_sha256 !== asked.tasks_sha256) {
+    differences.push(
+      `the tasks: ${asked.tasks_file} is not the TASKS file the batch was started with (${recorded.tasks_file}, as it was then)`,
+    );
+  }
+  if (recorded.agent !== asked.agent) differences.push(`the agent: ${asked.agent}, the batch has ${recorded.agent}`);
+  const models = (definition: BatchDefinition) => definition.models.map((model) => model.name);
+  if (show(models(recorded)) !== show(models(asked))) {
+    differences.push(`the models: ${models(asked).join(', ')}, the batch has ${models(recorded).join(', ')}`);
+  }
+  if (recorded.repeat !== asked.repeat) differences.push(`--repeat ${asked.repeat}, the batch has ${recorded.repeat}`);
+  if (show(recorded.set) !== show(asked.set)) {
+    differences.push(`--set: ${show(asked.set)}, the batch has ${show(recorded.set)}`);
+  }
+  if (recorded.grader !== asked.grader) {
+    differences.push(`--grader: ${show(asked.grader)}, the batch has ${show(recorded.grader)}`);
+  }
+  return differences;
+}
+
+/** Records the definition in a new OUT, or checks that OUT holds this same batch. */
+export function claimBatchDefinition(out: string, asked: BatchDefinition): BatchDefinition {
+  const recorded = readBatchDefinition(out);
+  if (recorded === undefined) {
+    writeBatchDefinition(out, asked);
+    return asked;
+  }
+  const differences = definitionDifferences(recorded, asked);
+  if (differences.length > 0) {
+    throw new ConfigurationError(
+      `${out} holds another batch; this command differs from it in ${differences.length === 1 ? 'one way' : `${differences.length} ways`}:\n${differences.map((line) => `  - ${line}`).join('\n')}`,
+      {
+        code: 'BATCH_CHANGED',
+        file: batchDefinitionFile(out),
+        hint: `Run the batch's own command again to resume it (recorded in ${batchDefinitionFile(out)}), or pass a new --out for a new batch. To re-score with another grader, use delta grade ${out} --grader CMD.`,
+      },
+    );
+  }
+  return recorded;
+}

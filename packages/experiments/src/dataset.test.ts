@@ -1,0 +1,52 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { cleanupTempDirs, createTempDir } from '@delta/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseTasks } from './dataset.js';
+
+afterEach(() => cleanupTempDirs());
+
+function problem(text: string, file = '/data/tasks.jsonl'): string {
+  try {
+    parseTasks(text, file);
+  } catch (error) {
+    expect((error as { code?: string }).code).toBe('DATASET_INVALID');
+    return (error as Error).message;
+  }
+  throw new Error('parsed');
+}
+
+describe('parseTasks', () => {
+  it('reads one task per line, skipping blank lines', () => {
+    const tasks = parseTasks(
+      '{"id": "a", "message": "m1", "expected": 3}\n\n{"id": "b", "message": "m2", "files": {"x/y.txt": "hi"}}\n',
+      'f',
+    );
+    expect(tasks).toEqual([
+      { id: 'a', message: 'm1', expected: 3 },
+      { id: 'b', message: 'm2', files: { 'x/y.txt': 'hi' } },
+    ]);
+  });
+
+  it('names the file, the line and the field of each problem', () => {
+    const first = '{"id": "a", "message": "m"}\n';
+    expect(problem(`${first}{"id": "b", "message": "m"\n`)).toMatch(/^\/data\/tasks\.jsonl:2: not valid JSON/);
+    expect(problem(`${first}{"id": "b"}\n`)).toMatch(/^\/data\/tasks\.jsonl:2 \(message\): /);
+    expect(problem(`${first}{"id": "a", "message": "again"}\n`)).toBe('/data/tasks.jsonl:2 (id): the id "a" is already used on line 1.');
+    expect(problem('{"id": "../up", "message": "m"}\n')).toContain('tasks.jsonl:1 (id): the id "../up" cannot name a directory');
+    expect(problem('{"id": ".hidden", "message": "m"}\n')).toContain('cannot name a directory');
+    expect(problem('{"id": "a", "message": "m", "expeted": 1}\n')).toMatch(/tasks\.jsonl:1: .*expeted/);
+    expect(problem('{"id": "a", "message": "m", "files": {"../x": "y"}}\n')).toContain(
+      'tasks.jsonl:1 (files.../x): the path "../x" is not inside the workspace',
+    );
+    expect(problem('{"id": "a", "message": "m", "workspace": "missing"}\n')).toContain('(workspace): /data/missing is not a directory');
+    expect(problem('\n\n')).toContain('holds no task');
+  });
+
+  it('resolves a workspace directory against the TASKS file', async () => {
+    const directory = await createTempDir();
+    mkdirSync(join(directory, 'repo'));
+    const [task] = parseTasks('{"id": "a", "message": "m", "workspace": "repo"}', join(directory, 'tasks.jsonl'));
+    expect(task?.workspace).toBe(join(directory, 'repo'));
+  });
+});

@@ -1,0 +1,123 @@
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, normalize, resolve } from 'node:path';
+import { ConfigurationError, formatFieldPath } from '@delta/errors';
+import { z } from 'zod';
+
+/** One line of a TASKS file: what the agent is asked, what its workspace starts with, and what a grader expects. */
+export const Task = z.strictObject({
+  id: z.string(),
+  message: z.string().min(1, 'must not be empty'),
+  /** Files written into the run's workspace before it starts, by relative path. */
+  files: z.record(z.string(), z.string()).optional(),
+  /** A directory copied into the run's workspace before it starts (relative to the TASKS file). */
+  workspace: z.string().min(1).optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  /** Whatever the grader compares the run with; given to it as JSON. */
+  expected: z.unknown().optional(),
+});
+export type Task = z.infer<typeof Task>;
+
+/** A task id becomes a directory name: letters, digits, `.`, `_` and `-`, not starting with `.`. */
+const SAFE_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}$/;
+
+function lineError(file: string, line: number, field: string | undefined, problem: string, hint: string): ConfigurationError {
+  return new ConfigurationError(`${file}:${line}${field ? ` (${field})` : ''}: ${problem}`, {
+    code: 'DATASET_INVALID',
+    file,
+    ...(field ? { field } : {}),
+    hint,
+  });
+}
+
+const TASK_HINT =
+  'Each line is one JSON object: {"id": "t1", "message": "...", "files": {"a.txt": "..."} or "workspace": "dir", "metadata": {...}, "expected": ...}.';
+
+/** A relative path that stays inside the workspace (no `..`, not absolute). */
+function insideWorkspace(path: string): boolean {
+  if (path === '' || isAbsolute(path)) return false;
+  const normal = normalize(path);
+  return normal !== '..' && !normal.startsWith('../') && normal !== '.' && !normal.split('/').includes('.delta');
+}
+
+/**
+ * Parses a TASKS file's text (JSONL: one task per line; blank lines are skipped). Every problem names the
+ * file, the line and the field; `workspace` directories are resolved against the file's directory.
+ */
+export function parseTasks(text: string, file: string): Task[] {
+  const tasks: Task[] = [];
+  const seen = new Map<string, number>();
+  const lines = text.split('\n');
+  for (const [index, content] of lines.entries()) {
+    const line = index + 1;
+    if (content.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(content);
+    } catch (error) {
+      throw lineError(file, line, undefined, `not valid JSON (${error instanceof Error ? error.message : String(error)}).`, TASK_HINT);
+    }
+    const parsed = Task.safeParse(value);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      const field = issue.path.length > 0 ? formatFieldPath(issue.path) : undefined;
+      throw lineError(file, line, field, `${issue.message}.`, TASK_HINT);
+    }
+    const task = parsed.data;
+    if (!SAFE_ID.test(task.id)) {
+      throw lineError(
+        file,
+        line,
+        'id',
+        `the id ${JSON.stringify(task.id)} cannot name a directory: use letters, digits, ".", "_" and "-" (up to 100, not starting with ".").`,
+        'The id names the run directories OUT/<id>/<model>/<k>/; for example "task-001".',
+      );
+    }
+    const earlier = seen.get(task.id);
+    if (earlier !== undefined) {
+      throw lineError(file, line, 'id', `the id "${task.id}" is already used on line ${earlier}.`, 'Every task needs its own id.');
+    }
+    seen.set(task.id, line);
+    for (const path of Object.keys(task.files ?? {})) {
+      if (!insideWorkspace(path)) {
+        throw lineError(
+          file,
+          line,
+          formatFieldPath(['files', path]),
+          `the path ${JSON.stringify(path)} is not inside the workspace.`,
+          'Give paths relative to the workspace, without "..", and outside .delta/.',
+        );
+      }
+    }
+    if (task.workspace !== undefined) {
+      const directory = resolve(dirname(file), task.workspace);
+      if (!existsSync(directory) || !statSync(directory).isDirectory()) {
+        throw lineError(
+          file,
+          line,
+          'workspace',
+          `${directory} is not a directory.`,
+          'Name a directory to copy, relative to the TASKS file.',
+        );
+      }
+      task.workspace = directory;
+    }
+    tasks.push(task);
+  }
+  if (tasks.length === 0) {
+    throw new ConfigurationError(`${file} holds no task.`, { code: 'DATASET_INVALID', file, hint: TASK_HINT });
+  }
+  return tasks;
+}
+
+/** Reads and parses a TASKS file. */
+export function readTasks(file: string): Task[] {
+  const path = resolve(file);
+  if (!existsSync(path) || !statSync(path).isFile()) {
+    throw new ConfigurationError(`The TASKS file ${path} does not exist.`, {
+      code: 'DATASET_INVALID',
+      file: path,
+      hint: 'Pass a JSONL file with one task per line.',
+    });
+  }
+  return parseTasks(readFileSync(path, 'utf8'), path);
+}

@@ -1,0 +1,161 @@
+import { existsSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { continueRun, type EngineOptions, type RunResult, startRun } from '@delta/engine';
+import { DeltaError } from '@delta/errors';
+import { listRunIds, type RunStatus, type TokenUsage } from '@delta/journal';
+import type { BatchRunKey } from './batch-layout.js';
+import { type Grade, readGrade, runGrader } from './grade.js';
+import { type OpenedBatch, runDirectoryOf } from './open-batch.js';
+import { prepareWorkspace, resetWorkspace } from './prepare-workspace.js';
+import { finalAnswerOf, readRunOnDisk } from './run-record.js';
+
+/** What one execution of a batch run did. */
+export type BatchRunAction =
+  /** A new run was started. */
+  | 'started'
+  /** An interrupted, crashed or answered run was continued. */
+  | 'continued'
+  /** A failed run was tried again (`retryFailed`): a new run in the reset workspace, or a resend after a transient failure. */
+  | 'retried'
+  /** Nothing to do: completed, failed (without `retryFailed`) or waiting for a person. */
+  | 'skipped';
+
+export interface BatchRunOutcome {
+  key: BatchRunKey;
+  workDir: string;
+  action: BatchRunAction;
+  /** How the run stands now; RUNNING only when the run could not be touched (`error` says why). */
+  status: RunStatus;
+  runId?: string;
+  exitCode?: number;
+  reason?: string;
+  iterations?: number;
+  usage?: TokenUsage;
+  cost?: number;
+  grade?: Grade;
+  /** The run could not be executed at all (locked by another process, a disk fault): the message. */
+  error?: string;
+}
+
+/** The engine options a batch passes to every run (the model endpoint, environments, the signal). */
+export type BatchEngineOptions = Pick<
+  EngineOptions,
+  'apiKey' | 'baseUrl' | 'model' | 'environment' | 'toolEnv' | 'maxIterations' | 'maxRetries' | 'signal' | 'onEvent'
+>;
+
+export interface ExecuteRunOptions extends BatchEngineOptions {
+  /** Try FAILED runs again (`--retry-failed`); otherwise they are left as they are. */
+  retryFailed?: boolean;
+}
+
+/** The first run of a batch workspace is `run-1`, a retry of a failed one `run-2`, and so on. */
+function nextRunId(workDir: string): string {
+  const taken = new Set(listRunIds(workDir));
+  let attempt = taken.size + 1;
+  while (taken.has(`run-${attempt}`)) attempt += 1;
+  return `run-${attempt}`;
+}
+
+function lastErrorWasTransient(events: readonly { type: string }[]): boolean {
+  const last = events.findLast((event) => event.type === 'ERROR') as { transient?: unknown } | undefined;
+  return last?.transient === true;
+}
+
+/**
+ * Executes one run of a batch, given the batch and the run's key: starts it, continues it (interrupted,
+ * crashed, or answered through interaction/response.txt), retries it when FAILED and asked to, or leaves
+ * it (COMPLETED, FAILED, or waiting for a person). Everything it decides comes from the run's journal, so a
+ * local pool and a queue worker can call it for the same key, any number of times. A grader, when the
+ * batch has one, scores a completed run that has no grade.json yet.
+ */
+export async function executeBatchRun(batch: OpenedBatch, key: BatchRunKey, options: ExecuteRunOptions = {}): Promise<BatchRunOutcome> {
+  const workDir = runDirectoryOf(batch, key);
+  const task = batch.tasks.get(key.task);
+  const agent = batch.agents.get(key.model);
+  if (!task || !agent) throw new Error(`no task "${key.task}" or model "${key.model}" in the batch in ${batch.out}`);
+  // No askHuman: a run that asks a person pauses (WAITING_FOR_INPUT) and the batch goes on.
+  const { retryFailed, ...engineOptions } = options;
+  const engine = { ...engineOptions, agent };
+  let result: RunResult | undefined;
+  let action: BatchRunAction = 'skipped';
+  try {
+    const found = readRunOnDisk(workDir);
+    if (found.kind === 'none' || found.kind === 'unstarted') {
+      // A run stopped before its metadata.json existed never reached the model: claim its id again.
+      if (found.kind === 'unstarted') rmSync(found.paths.runDir, { recursive: true, force: true });
+      prepareWorkspace(workDir, task);
+      const runId = found.kind === 'unstarted' ? found.runId : 'run-1';
+      result = await startRun({ ...engine, message: task.message, workDir, runId });
+      action = 'started';
+    } else if (found.status === 'INTERRUPTED' || found.crashed) {
+      result = await continueRun({ ...engine, workDir, runId: found.runId });
+      action = 'continued';
+    } else if (found.status === 'WAITING_FOR_INPUT' && existsSync(join(found.paths.interactionDir, 'response.txt'))) {
+      result = await continueRun({ ...engine, workDir, runId: found.runId });
+      action = 'continued';
+    } else if (found.status === 'FAILED' && retryFailed === true) {
+      if (lastErrorWasTransient(found.events)) {
+        // The endpoint failed, not the conversation: the engine sends the same request again.
+        result = await continueRun({ ...engine, workDir, runId: found.runId });
+      } else {
+        resetWorkspace(workDir, task);
+        result = await startRun({ ...engine, message: task.message, workDir, runId: nextRunId(workDir) });
+      }
+      action = 'retried';
+    }
+  } catch (error) {
+    if (!DeltaError.isInstance(error)) throw error;
+    return { key, workDir, action, status: 'RUNNING', error: error.message };
+  }
+  return describe(batch, key, workDir, action, result, options);
+}
+
+/** The outcome as the run's files now say it (metadata.json's totals), graded if the batch has a grader. */
+async function describe(
+  batch: OpenedBatch,
+  key: BatchRunKey,
+  workDir: string,
+  action: BatchRunAction,
+  result: RunResult | undefined,
+  options: ExecuteRunOptions,
+): Promise<BatchRunOutcome> {
+  const found = readRunOnDisk(workDir);
+  if (found.kind !== 'run') return { key, workDir, action, status: 'RUNNING', error: 'the run left no metadata.json' };
+  const outcome: BatchRunOutcome = {
+    key,
+    workDir,
+    action,
+    status: found.status,
+    runId: found.runId,
+    iterations: found.metadata.iterations,
+    ...(result ? { exitCode: result.exitCode } : {}),
+    ...((result?.reason ?? found.metadata.status_reason) ? { reason: (result?.reason ?? found.metadata.status_reason)! } : {}),
+    ...(found.metadata.usage ? { usage: found.metadata.usage } : {}),
+    ...(found.metadata.estimated_cost ? { cost: found.metadata.estimated_cost.amount } : {}),
+  };
+  const grader = batch.definition.grader;
+  if (grader === null || found.status !== 'COMPLETED') return outcome;
+  const existing = readGrade(found.paths.runDir);
+  if (existing && existing.run_id === found.runId && action === 'skipped') return { ...outcome, grade: existing };
+  const task = batch.tasks.get(key.task)!;
+  const grade = await runGrader({
+    command: grader,
+    ...(options.environment ? { environment: options.environment } : {}),
+    input: {
+      task: {
+        id: task.id,
+        message: task.message,
+        ...(task.metadata ? { metadata: task.metadata } : {}),
+        ...(task.expected !== undefined ? { expected: task.expected } : {}),
+      },
+      model: key.model,
+      repeat: key.repeat,
+      run_id: found.runId,
+      status: found.status,
+      final_answer: result?.finalAnswer ?? finalAnswerOf(found.events) ?? null,
+      work_dir: workDir,
+      run_dir: found.paths.runDir,
+    },
+  });
+  return { ...outcome, grade };
+}

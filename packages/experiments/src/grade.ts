@@ -1,0 +1,174 @@
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { diskWrite, parseJson } from '@delta/errors';
+import { z } from 'zod';
+
+/** `grade.json` in the run directory (`.delta/<run_id>/`): what the grader said about the run. */
+export const Grade = z.looseObject({
+  /** The score: the grader's `score`, or 1 and 0 for exit codes 0 and 1. Null when the grader itself failed. */
+  score: z.number().nullable(),
+  /** Pass or fail, for a grader that answered by its exit code (or printed `passed`); null for a plain score. */
+  passed: z.boolean().nullable(),
+  /** The JSON object the grader printed, when it printed one. */
+  details: z.record(z.string(), z.unknown()).optional(),
+  /** Why there is no score: the grader timed out, exited with another code, or printed no usable score. */
+  error: z.string().optional(),
+  grader: z.string(),
+  exit_code: z.number().nullable(),
+  run_id: z.string(),
+  graded_at: z.string(),
+});
+export type Grade = z.infer<typeof Grade>;
+
+/** What a grader is told about the run it scores. */
+export interface GradeInput {
+  task: { id: string; message: string; metadata?: Record<string, unknown>; expected?: unknown };
+  model: string;
+  repeat: number;
+  run_id: string;
+  status: string;
+  final_answer: string | null;
+  work_dir: string;
+  run_dir: string;
+}
+
+export interface RunGraderOptions {
+  command: string;
+  input: GradeInput;
+  /** The environment the grader starts from (default `process.env`); model keys are never passed on. */
+  environment?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+}
+
+export const GRADE_FILE = 'grade.json';
+export const GRADE_INPUT_FILE = 'grade-input.json';
+const DEFAULT_TIMEOUT_MS = 5 * 60_000;
+const MAX_STDOUT = 1024 * 1024;
+/** Larger values go only through grade-input.json: an environment variable has a size limit. */
+const MAX_VARIABLE = 64 * 1024;
+
+export function gradeFileOf(runDir: string): string {
+  return join(runDir, GRADE_FILE);
+}
+
+export function readGrade(runDir: string): Grade | undefined {
+  const file = gradeFileOf(runDir);
+  if (!existsSync(file)) return undefined;
+  return parseJson(readFileSync(file, 'utf8'), file, { schema: Grade });
+}
+
+function graderEnvironment(options: RunGraderOptions, inputFile: string): NodeJS.ProcessEnv {
+  const { input } = options;
+  const environment: NodeJS.ProcessEnv = { ...(options.environment ?? process.env) };
+  for (const name of ['DELTA_API_KEY', 'OPENAI_API_KEY']) delete environment[name];
+  const expected = JSON.stringify(input.task.expected ?? null);
+  const answer = input.final_answer ?? '';
+  return {
+    ...environment,
+    DELTA_GRADE_INPUT: inputFile,
+    DELTA_TASK_ID: input.task.id,
+    DELTA_MODEL: input.model,
+    DELTA_REPEAT: String(input.repeat),
+    DELTA_RUN_ID: input.run_id,
+    DELTA_RUN_STATUS: input.status,
+    DELTA_RUN_DIR: input.run_dir,
+    DELTA_WORK_DIR: input.work_dir,
+    ...(expected.length <= MAX_VARIABLE ? { DELTA_EXPECTED: expected } : {}),
+    ...(answer.length <= MAX_VARIABLE ? { DELTA_FINAL_ANSWER: answer } : {}),
+  };
+}
+
+/** The grader's verdict from its last line of output (a JSON object with a numeric score) or its exit code. */
+function verdict(stdout: string, exitCode: number | null): Pick<Grade, 'score' | 'passed' | 'details' | 'error'> {
+  const last = stdout.trim().split('\n').at(-1)?.trim() ?? '';
+  if (last.startsWith('{')) {
+    let printed: unknown;
+    try {
+      printed = JSON.parse(last);
+    } catch {
+      return { score: null, passed: null, error: `the grader's last line is not valid JSON: ${last.slice(0, 200)}` };
+    }
+    const details = printed as Record<string, unknown>;
+    if (typeof details.score !== 'number' || !Number.isFinite(details.score)) {
+      return { score: null, passed: null, details, error: 'the grader printed a JSON object without a numeric "score"' };
+    }
+    return { score: details.score, passed: typeof details.passed === 'boolean' ? details.passed : null, details };
+  }
+  if (exitCode === 0) return { score: 1, passed: true };
+  if (exitCode === 1) return { score: 0, passed: false };
+  return {
+    score: null,
+    passed: null,
+    error: `the grader exited with code ${exitCode ?? 'none (killed)'} and printed no {"score": ...} line`,
+  };
+}
+
+/**
+ * Runs a grader command (through sh, in the run's workspace) on a finished run, and writes its verdict to
+ * `grade.json` in the run directory. The journal is not touched.
+ */
+export async function runGrader(options: RunGraderOptions): Promise<Grade> {
+  const { input } = options;
+  const inputFile = join(input.run_dir, GRADE_INPUT_FILE);
+  diskWrite(inputFile, () => writeFileSync(inputFile, `${JSON.stringify(input, null, 2)}\n`));
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const { stdout, stderr, exitCode, timedOut } = await new Promise<{
+    stdout: string;
+    stderr: string;
+    exitCode: number | null;
+    timedOut: boolean;
+  }>((resolvePromise) => {
+    // Its own process group, so that a timeout stops whatever the grader started too.
+    const child = spawn('/bin/sh', ['-c', options.command], {
+      cwd: input.work_dir,
+      env: graderEnvironment(options, inputFile),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let out = '';
+    let err = '';
+    let expired = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (out.length < MAX_STDOUT) out += chunk.toString('utf8');
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      err = (err + chunk.toString('utf8')).slice(-4000);
+    });
+    const timer = setTimeout(() => {
+      expired = true;
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }, timeoutMs);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      resolvePromise({ stdout: out, stderr: error.message, exitCode: null, timedOut: false });
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolvePromise({ stdout: out, stderr: err, exitCode: code, timedOut: expired });
+    });
+  });
+  const found = timedOut
+    ? { score: null, passed: null, error: `the grader did not finish within ${Math.round(timeoutMs / 1000)} s and was stopped` }
+    : verdict(stdout, exitCode);
+  const grade: Grade = {
+    ...found,
+    ...(found.error !== undefined && stderr.trim() !== ''
+      ? { error: `${found.error}; its stderr ends: ${stderr.trim().slice(-500)}` }
+      : {}),
+    grader: options.command,
+    exit_code: exitCode,
+    run_id: input.run_id,
+    graded_at: new Date().toISOString(),
+  };
+  const file = gradeFileOf(input.run_dir);
+  diskWrite(file, () => {
+    writeFileSync(`${file}.tmp`, `${JSON.stringify(grade, null, 2)}\n`);
+    renameSync(`${file}.tmp`, file);
+  });
+  return grade;
+}

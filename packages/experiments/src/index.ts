@@ -1,0 +1,15 @@
+export { Task, parseTasks, readTasks } from './dataset.js';
+export { BatchDefinition, BatchModel, readBatchDefinition, definitionDifferences } from './batch-definition.js';
+export { batchDefinitionFile, batchRunDirectory, describeKey, modelDirectoryName } from './batch-layout.js';
+export type { BatchRunKey } from './batch-layout.js';
+export { batchKeys, openBatch, prepareBatch, runDirectoryOf } from './open-batch.js';
+export type { BatchSpec, OpenedBatch } from './open-batch.js';
+export { executeBatchRun } from './execute-run.js';
+export type { BatchEngineOptions, BatchRunAction, BatchRunOutcome, ExecuteRunOptions } from './execute-run.js';
+export { executeBatch, runBatch } from './run-batch.js';
+export type { BatchEvent, BatchSummary, RunBatchOptions } from './run-batch.js';
+export { runPool } from './run-pool.js';
+export { Grade, GRADE_FILE, GRADE_INPUT_FILE, readGrade, runGrader } from './grade.js';
+export type { GradeInput, RunGraderOptions } from './grade.js';
+export { finalAnswerOf, readRunOnDisk } from './run-record.js';
+export type { RunOnDisk } from './run-record.js';

@@ -1,0 +1,151 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { LoadedAgent } from '@delta/engine';
+import { ConfigurationError } from '@delta/errors';
+import type { ConfigProblem } from '@delta/yaml-config';
+import {
+  type BatchDefinition,
+  type BatchModel,
+  claimBatchDefinition,
+  definitionDifferences,
+  readBatchDefinition,
+  sha256,
+} from './batch-definition.js';
+import { type BatchRunKey, batchDefinitionFile, batchRunDirectory, modelDirectoryName } from './batch-layout.js';
+import { parseTasks, readTasks, type Task } from './dataset.js';
+import { loadBatchAgent } from './load-batch-agent.js';
+
+/** A batch ready to execute runs: its definition, its tasks by id, and its agent loaded once per model. */
+export interface OpenedBatch {
+  out: string;
+  definition: BatchDefinition;
+  tasks: ReadonlyMap<string, Task>;
+  agents: ReadonlyMap<string, LoadedAgent>;
+}
+
+/** What `delta batch` is given. */
+export interface BatchSpec {
+  tasksFile: string;
+  agent: string;
+  out: string;
+  /** Models to run (`--model a,b`); by default agent.yaml's `llm.model`. */
+  models?: readonly string[];
+  repeat?: number;
+  set?: readonly string[];
+  grader?: string;
+  strict?: boolean;
+  onWarning?: (warning: ConfigProblem) => void;
+}
+
+function loadAgents(
+  home: string,
+  models: readonly BatchModel[],
+  set: readonly string[],
+  options: Pick<BatchSpec, 'strict' | 'onWarning'>,
+): Map<string, LoadedAgent> {
+  const agents = new Map<string, LoadedAgent>();
+  for (const [index, model] of models.entries()) {
+    agents.set(
+      model.name,
+      loadBatchAgent(home, {
+        ...(model.override ? { model: model.name } : {}),
+        set,
+        strict: options.strict === true,
+        // The same agent.yaml's warnings once, not once per model.
+        ...(index === 0 && options.onWarning ? { onWarning: options.onWarning } : {}),
+      }),
+    );
+  }
+  return agents;
+}
+
+function batchModels(names: readonly string[] | undefined, defaultModel: string): BatchModel[] {
+  if (names === undefined || names.length === 0) {
+    return [{ name: defaultModel, directory: modelDirectoryName(defaultModel), override: false }];
+  }
+  const models: BatchModel[] = [];
+  for (const name of names) {
+    const directory = modelDirectoryName(name);
+    const clash = models.find((model) => model.directory === directory);
+    if (clash) {
+      throw new ConfigurationError(
+        clash.name === name
+          ? `--model names ${name} twice.`
+          : `--model ${clash.name} and ${name} would share the directory "${directory}" under each task.`,
+        { code: 'USAGE', field: '--model', hint: 'Give each model once, with names that differ in more than / : or spaces.' },
+      );
+    }
+    models.push({ name, directory, override: true });
+  }
+  return models;
+}
+
+/** Builds the batch the command asks for and records it in OUT, or checks that OUT holds this same batch. */
+export function prepareBatch(spec: BatchSpec): OpenedBatch {
+  const out = resolve(spec.out);
+  const tasksFile = resolve(spec.tasksFile);
+  const tasks = readTasks(tasksFile);
+  const set = [...(spec.set ?? [])];
+  // The agent as agent.yaml has it, for its home and default model; per-model copies are loaded below.
+  const base = loadBatchAgent(spec.agent, { strict: spec.strict === true });
+  const models = batchModels(spec.models, base.config.llm.model);
+  const agents = loadAgents(base.home, models, set, spec);
+  const definition = claimBatchDefinition(out, {
+    schema_version: 1,
+    tasks_file: tasksFile,
+    tasks_sha256: sha256(readFileSync(tasksFile, 'utf8')),
+    task_ids: tasks.map((task) => task.id),
+    agent: base.home,
+    models,
+    repeat: spec.repeat ?? 1,
+    set,
+    grader: spec.grader ?? null,
+    created_at: new Date().toISOString(),
+  });
+  return { out, definition, tasks: new Map(tasks.map((task) => [task.id, task])), agents };
+}
+
+/**
+ * Opens the batch recorded in OUT, from OUT alone: what a worker that executes one run of it (a queue
+ * worker, say) or `delta grade` starts from. The TASKS file must still hold what it held.
+ */
+export function openBatch(outDirectory: string, options: Pick<BatchSpec, 'strict' | 'onWarning'> = {}): OpenedBatch {
+  const out = resolve(outDirectory);
+  const definition = readBatchDefinition(out);
+  if (definition === undefined) {
+    throw new ConfigurationError(`${out} holds no batch (${batchDefinitionFile(out)} does not exist).`, {
+      code: 'USAGE',
+      hint: 'Pass the --out directory of a `delta batch` command.',
+    });
+  }
+  const text = readFileSync(definition.tasks_file, 'utf8');
+  const current = { ...definition, tasks_sha256: sha256(text) };
+  if (definitionDifferences(definition, current).length > 0) {
+    throw new ConfigurationError(`The TASKS file ${definition.tasks_file} changed since the batch in ${out} started.`, {
+      code: 'BATCH_CHANGED',
+      file: definition.tasks_file,
+      hint: 'Restore the file as it was, or start a new batch with a new --out.',
+    });
+  }
+  const tasks = parseTasks(text, definition.tasks_file);
+  const agents = loadAgents(definition.agent, definition.models, definition.set, options);
+  return { out, definition, tasks: new Map(tasks.map((task) => [task.id, task])), agents };
+}
+
+/** Every run of the batch: each task × model × repeat, task by task. */
+export function batchKeys(definition: BatchDefinition): BatchRunKey[] {
+  const keys: BatchRunKey[] = [];
+  for (const task of definition.task_ids) {
+    for (const model of definition.models) {
+      for (let repeat = 1; repeat <= definition.repeat; repeat += 1) keys.push({ task, model: model.name, repeat });
+    }
+  }
+  return keys;
+}
+
+/** The run's workspace directory, `OUT/<task>/<model directory>/<k>/`. */
+export function runDirectoryOf(batch: Pick<OpenedBatch, 'out' | 'definition'>, key: BatchRunKey): string {
+  const model = batch.definition.models.find((candidate) => candidate.name === key.model);
+  if (!model) throw new ConfigurationError(`The batch has no model "${key.model}".`, { code: 'USAGE' });
+  return batchRunDirectory(batch.out, key.task, model.directory, key.repeat);
+}

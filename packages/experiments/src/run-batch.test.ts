@@ -1,0 +1,109 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { readJournal, readMetadata, runPaths } from '@delta/journal';
+import { cleanupTempDirs, createTempDir, type FakeLlm, startFakeLlm } from '@delta/testkit';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createNoteAgent, noteScript, writeTasks } from './batch-fixture.test-support.js';
+import { type BatchEvent, runBatch } from './run-batch.js';
+
+let llm: FakeLlm;
+beforeAll(async () => {
+  llm = await startFakeLlm({ script: noteScript() });
+});
+afterAll(() => llm.close());
+afterEach(() => cleanupTempDirs());
+
+describe('runBatch', () => {
+  it('runs every task in OUT/<task>/<model>/<k>/ with its files, then leaves completed runs alone', async () => {
+    const agent = await createNoteAgent();
+    const tasksFile = await writeTasks(3);
+    const out = join(await createTempDir(), 'out');
+    const events: BatchEvent[] = [];
+    const options = { tasksFile, agent, out, repeat: 2, concurrency: 3, baseUrl: llm.baseUrl, apiKey: 'k' };
+    const summary = await runBatch({ ...options, onBatchEvent: (event) => events.push(event) });
+    expect(summary).toMatchObject({ runs: 6, completed: 6, failed: 0, executed: 6, stopped: false });
+    expect(summary.usage.total_tokens).toBeGreaterThan(0);
+    for (const task of ['t1', 't2', 't3']) {
+      for (const repeat of [1, 2]) {
+        const workDir = join(out, task, 'fake-model', String(repeat));
+        expect(readFileSync(join(workDir, 'task.txt'), 'utf8')).toBe(`${task}\n`);
+        expect(readFileSync(join(workDir, 'notes.txt'), 'utf8')).toContain('step 2 of Say');
+        const metadata = readMetadata(runPaths(workDir, 'run-1').metadata);
+        expect(metadata.status).toBe('COMPLETED');
+      }
+    }
+    expect(events.filter((event) => event.type === 'run_end')).toHaveLength(6);
+    const requests = llm.requests.length;
+
+    const again = await runBatch(options);
+    expect(again).toMatchObject({ runs: 6, completed: 6, executed: 0 });
+    expect(llm.requests.length).toBe(requests);
+  });
+
+  it('refuses to mix another batch into OUT, naming each difference', async () => {
+    const agent = await createNoteAgent();
+    const tasksFile = await writeTasks(1);
+    const out = join(await createTempDir(), 'out');
+    await runBatch({ tasksFile, agent, out, baseUrl: llm.baseUrl, apiKey: 'k' });
+    await expect(runBatch({ tasksFile, agent, out, repeat: 3, baseUrl: llm.baseUrl, apiKey: 'k' })).rejects.toMatchObject({
+      code: 'BATCH_CHANGED',
+      message: expect.stringContaining('--repeat 3, the batch has 1'),
+    });
+  });
+
+  it('pauses a run that asks a person without blocking the others, and continues it once answered', async () => {
+    const asking = await startFakeLlm({
+      script: (request) => {
+        const body = request.body as { messages: { role: string; content: unknown }[] };
+        const task = JSON.stringify(body.messages.filter((message) => message.role === 'user'));
+        if (task.includes('ask') && !body.messages.some((message) => message.role === 'tool')) {
+          return { tool_calls: [{ name: 'ask_human', arguments: { prompt: 'Which colour?' } }] };
+        }
+        return { content: 'fine' };
+      },
+    });
+    try {
+      const agent = await createNoteAgent();
+      const directory = await createTempDir();
+      const tasksFile = join(directory, 'tasks.jsonl');
+      const { writeFileSync } = await import('node:fs');
+      writeFileSync(tasksFile, '{"id": "asks", "message": "ask me"}\n{"id": "plain", "message": "just do it"}\n');
+      const out = join(directory, 'out');
+      const summary = await runBatch({ tasksFile, agent, out, concurrency: 1, baseUrl: asking.baseUrl, apiKey: 'k' });
+      expect(summary).toMatchObject({ completed: 1, waiting: 1 });
+      const paused = join(out, 'asks', 'fake-model', '1');
+      expect(readMetadata(runPaths(paused, 'run-1').metadata).status).toBe('WAITING_FOR_INPUT');
+      // Still paused on a re-run; once answered through interaction/response.txt, the batch continues it.
+      expect(await runBatch({ tasksFile, agent, out, baseUrl: asking.baseUrl, apiKey: 'k' })).toMatchObject({ waiting: 1, executed: 0 });
+      writeFileSync(join(runPaths(paused, 'run-1').interactionDir, 'response.txt'), 'blue');
+      expect(await runBatch({ tasksFile, agent, out, baseUrl: asking.baseUrl, apiKey: 'k' })).toMatchObject({ completed: 2, executed: 1 });
+      const events = readJournal(runPaths(paused, 'run-1').journal);
+      expect(events.some((event) => event.type === 'HUMAN_INPUT_RECEIVED')).toBe(true);
+    } finally {
+      await asking.close();
+    }
+  });
+
+  it('leaves FAILED runs alone unless retryFailed, which starts a new run in a fresh workspace', async () => {
+    let failing = true;
+    const flaky = await startFakeLlm({
+      script: (request) => (failing ? { error: { status: 400, message: 'bad request' } } : noteScript()(request)),
+    });
+    try {
+      const agent = await createNoteAgent();
+      const tasksFile = await writeTasks(1);
+      const out = join(await createTempDir(), 'out');
+      const options = { tasksFile, agent, out, baseUrl: flaky.baseUrl, apiKey: 'k' };
+      expect(await runBatch(options)).toMatchObject({ failed: 1 });
+      failing = false;
+      expect(await runBatch(options)).toMatchObject({ failed: 1, executed: 0 });
+      expect(await runBatch({ ...options, retryFailed: true })).toMatchObject({ completed: 1, executed: 1 });
+      const workDir = join(out, 't1', 'fake-model', '1');
+      expect(readMetadata(runPaths(workDir, 'run-1').metadata).status).toBe('FAILED');
+      expect(readMetadata(runPaths(workDir, 'run-2').metadata).status).toBe('COMPLETED');
+      expect(existsSync(join(workDir, 'task.txt'))).toBe(true);
+    } finally {
+      await flaky.close();
+    }
+  });
+});

@@ -1,0 +1,125 @@
+import type { JournalEvent, TokenUsage } from '@delta/journal';
+import type { BatchRunKey } from './batch-layout.js';
+import { type BatchRunOutcome, type ExecuteRunOptions, executeBatchRun } from './execute-run.js';
+import { batchKeys, type BatchSpec, type OpenedBatch, prepareBatch, runDirectoryOf } from './open-batch.js';
+import { runPool } from './run-pool.js';
+
+/** What a batch reports as it goes (`delta batch --json` prints each as a line). */
+export type BatchEvent =
+  | { type: 'batch_start'; out: string; runs: number; tasks: number; models: string[]; repeat: number; concurrency: number }
+  | { type: 'run_start'; task: string; model: string; repeat: number; work_dir: string }
+  | ({ type: 'run_end' } & BatchRunOutcome)
+  | ({ type: 'batch_end' } & BatchSummary);
+
+export interface BatchSummary {
+  out: string;
+  runs: number;
+  completed: number;
+  failed: number;
+  interrupted: number;
+  /** Runs paused on a question for a person (`delta continue -w <run dir> -m ANSWER`, then the batch again). */
+  waiting: number;
+  /** Runs that could not be executed (locked by another process, a disk fault). */
+  errors: number;
+  /** Runs this command started, continued or retried; the rest were left as they were. */
+  executed: number;
+  usage: TokenUsage;
+  cost: number;
+  /** Stopped by the signal: runs not reached are still to do, the rest INTERRUPTED and resumable. */
+  stopped: boolean;
+}
+
+export interface RunBatchOptions extends BatchSpec, Omit<ExecuteRunOptions, 'onEvent'> {
+  /** Runs at a time (default 4). */
+  concurrency?: number;
+  onBatchEvent?: (event: BatchEvent) => void;
+  /** Every journal event of every run this command executes, with the run's key. */
+  onRunEvent?: (key: BatchRunKey, event: JournalEvent) => void;
+}
+
+function emptySummary(out: string, runs: number): BatchSummary {
+  return {
+    out,
+    runs,
+    completed: 0,
+    failed: 0,
+    interrupted: 0,
+    waiting: 0,
+    errors: 0,
+    executed: 0,
+    usage: { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, cached_tokens: 0 },
+    cost: 0,
+    stopped: false,
+  };
+}
+
+function count(summary: BatchSummary, outcome: BatchRunOutcome): void {
+  if (outcome.error !== undefined) summary.errors += 1;
+  else if (outcome.status === 'COMPLETED') summary.completed += 1;
+  else if (outcome.status === 'FAILED') summary.failed += 1;
+  else if (outcome.status === 'WAITING_FOR_INPUT') summary.waiting += 1;
+  else summary.interrupted += 1;
+  if (outcome.action !== 'skipped') summary.executed += 1;
+  const usage = outcome.usage;
+  if (usage) {
+    summary.usage.prompt_tokens += usage.prompt_tokens;
+    summary.usage.completion_tokens += usage.completion_tokens;
+    summary.usage.total_tokens += usage.total_tokens;
+    summary.usage.cached_tokens = (summary.usage.cached_tokens ?? 0) + (usage.cached_tokens ?? 0);
+  }
+  summary.cost += outcome.cost ?? 0;
+}
+
+/** The options every run gets, from the batch's. */
+function engineOptionsOf(options: Omit<RunBatchOptions, keyof BatchSpec>): ExecuteRunOptions {
+  const { apiKey, baseUrl, model, environment, toolEnv, maxIterations, maxRetries, signal, retryFailed } = options;
+  const picked = { apiKey, baseUrl, model, environment, toolEnv, maxIterations, maxRetries, signal, retryFailed };
+  return Object.fromEntries(Object.entries(picked).filter(([, value]) => value !== undefined)) as ExecuteRunOptions;
+}
+
+/**
+ * Runs a batch in this process: every task × model × repeat, `concurrency` at a time, each through
+ * `executeBatchRun` (so a second call with the same spec resumes: completed runs are left alone). Aborting
+ * `signal` interrupts the runs in flight (INTERRUPTED, resumable) and starts no more.
+ */
+export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> {
+  const batch = prepareBatch(options);
+  return executeBatch(batch, options);
+}
+
+/** Executes every run of an opened batch (see runBatch). */
+export async function executeBatch(batch: OpenedBatch, options: Omit<RunBatchOptions, keyof BatchSpec>): Promise<BatchSummary> {
+  const keys = batchKeys(batch.definition);
+  const concurrency = options.concurrency ?? 4;
+  const summary = emptySummary(batch.out, keys.length);
+  const emit = options.onBatchEvent ?? (() => {});
+  const { onRunEvent } = options;
+  const engine = engineOptionsOf(options);
+  emit({
+    type: 'batch_start',
+    out: batch.out,
+    runs: keys.length,
+    tasks: batch.definition.task_ids.length,
+    models: batch.definition.models.map((model) => model.name),
+    repeat: batch.definition.repeat,
+    concurrency,
+  });
+  await runPool(
+    keys,
+    concurrency,
+    async (key) => {
+      const { task, model, repeat } = key;
+      emit({ type: 'run_start', task, model, repeat, work_dir: runDirectoryOf(batch, key) });
+      const outcome = await executeBatchRun(batch, key, {
+        ...engine,
+        ...(onRunEvent ? { onEvent: (event: JournalEvent) => onRunEvent(key, event) } : {}),
+      });
+      count(summary, outcome);
+      emit({ type: 'run_end', ...outcome });
+    },
+    options.signal,
+  );
+  summary.stopped = options.signal?.aborted === true;
+  emit({ type: 'batch_end', ...summary });
+  return summary;
+}
