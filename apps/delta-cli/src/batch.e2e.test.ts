@@ -145,7 +145,7 @@ describe('delta batch', () => {
     for (const task of ['task-1', 'task-2', 'task-3']) {
       for (const repeat of [1, 2]) {
         expect(readMetadata(runPaths(runDirectory(out, task, repeat), 'run-1').metadata).status).toBe('COMPLETED');
-        expect(result.stdout).toContain(`COMPLETED task-${task.slice(5)} / fake-model / ${repeat} (started, 2 iterations`);
+        expect(result.stdout).toContain(`COMPLETED task-${task.slice(5)} / fake-model / ${repeat} (started, 3 iterations`);
       }
     }
     expect(result.stdout).toContain('6 runs: 6 completed, 0 failed, 0 interrupted, 0 waiting for input');
@@ -192,5 +192,33 @@ describe('delta batch', () => {
     const other = await runDelta(['batch', tasksFile, '--agent', agent, '--out', out, '--repeat', '2'], { env });
     expect(other.exitCode).toBe(2);
     expect(other.stderr).toContain('--repeat 2, the batch has 1');
+  });
+
+  it('grades with --grader, reports per model and per task (text, --csv, --json), and re-scores with delta grade', async () => {
+    const { agent, tasksFile, out, env } = await setup(3);
+    // Passes when the answer names the task's number, which the model does for tasks 1 and 2 only.
+    const grader = 'case "$DELTA_FINAL_ANSWER" in *"do 1"*|*"do 2"*) exit 0;; *) exit 1;; esac';
+    const batch = await runDelta(['batch', tasksFile, '--agent', agent, '--out', out, '--grader', grader], { env });
+    expect(batch.exitCode).toBe(0);
+    expect(batch.stdout).toContain('score 1');
+    expect(batch.stdout).toContain('score 0');
+
+    const text = await runDelta(['report', out]);
+    expect(text.exitCode).toBe(0);
+    expect(text.stdout).toContain('3 tasks x 1 models x 1 repeats = 3 runs');
+    expect(text.stdout).toMatch(/fake-model\s+3\s+3\s+0\s+0\s+67% \[21-94\]\s+3\s/);
+    expect(text.stdout).toMatch(/task-3\s+1\s+1\s+0\s+0\s+0% \[0-79\]/);
+
+    const csv = await runDelta(['report', out, '--csv']);
+    expect(csv.stdout.split('\n')[1]).toMatch(/^model,fake-model,3,3,0,0,3,pass_rate,0\.6666/);
+    const json = JSON.parse((await runDelta(['report', out, '--json'])).stdout);
+    expect(json.by_task.map((task: { score: { mean: number } }) => task.score.mean)).toEqual([1, 1, 0]);
+    expect(json.runs).toHaveLength(3);
+
+    const regrade = await runDelta(['grade', out, '--grader', 'echo \'{"score": 0.25}\'']);
+    expect(regrade.exitCode).toBe(0);
+    expect(regrade.stdout).toContain('3 runs graded.');
+    const after = JSON.parse((await runDelta(['report', out, '--json'])).stdout);
+    expect(after.by_model[0]).toMatchObject({ metric: 'mean_score', score: { mean: 0.25 } });
   });
 });

@@ -77,6 +77,24 @@ cli
   .action(async (tasks: string | undefined, flags) => (await import('./batch/batch-command.js')).batchCommand(tasks, flags));
 
 cli
+  .command('grade [out]', 'Score every completed run of a batch again with a grader, without re-running anything (writes grade.json)')
+  .option('--grader <command>', 'The command that scores a run (run with sh in its workspace): prints {"score": N} or exits 0/1')
+  .option('--concurrency <n>', 'Graders at a time (default: 4)')
+  .option('--json', 'One JSON object per graded run')
+  .example('delta grade results --grader "python3 grade.py"')
+  .action(async (out: string | undefined, flags) => (await import('./batch/grade-command.js')).gradeCommand(out, flags));
+
+cli
+  .command(
+    'report [out]',
+    'Compare the runs of a batch: per model and per task, pass rate or mean score with a 95% CI, iterations, tokens, cost, time',
+  )
+  .option('--json', 'The whole report as JSON, every run included')
+  .option('--csv', 'One CSV row per model, then per task')
+  .example('delta report results --csv > results.csv')
+  .action(async (out: string | undefined, flags) => (await import('./batch/report-command.js')).reportCommand(out, flags));
+
+cli
   .command('tool <action> [agent]', 'tool expand [agent]: print the tools of an agent in their expanded form (what really runs)')
   .option('--schema', 'Print the function definitions the model receives instead')
   .option('--json', 'Print JSON instead of YAML')
@@ -138,13 +156,14 @@ cli
   .action(async (kind: string, id: string | undefined, flags) => (await import('./show-command.js')).showCommand(kind, id, flags));
 
 cli
-  .command('view', 'Write a run as one self-contained HTML page (timeline, tool calls, full inputs and outputs)')
+  .command('view [dir]', 'Write a run (or, given a batch directory, a batch) as one self-contained HTML page')
   .option('-w, --work-dir <dir>', 'The workspace (default: the current directory)')
   .option('--run-id <id>', 'The run (default: the latest)')
-  .option('-o, --output <file>', 'Where to write the page (default: <run>/view.html)')
+  .option('-o, --output <file>', 'Where to write the page (default: <run>/view.html; for a batch OUT/index.html)')
   .option('--stdout', 'Print the page on stdout instead')
   .example('delta view -w examples/hello-world/workspaces/W001 -o run.html')
-  .action(async (flags) => (await import('./view-command.js')).viewCommand(flags));
+  .example('delta view results   # a batch: results/index.html, a sortable table of its runs, each linked to its page')
+  .action(async (dir: string | undefined, flags) => (await import('./view-command.js')).viewCommand(dir, flags));
 
 cli.help();
 cli.version(packageJson.version, '--version');

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { locateRun } from './inspect/locate-run.js';
 import { collectRun } from './view/collect-run.js';
@@ -11,8 +11,15 @@ export interface ViewFlags {
   stdout?: boolean;
 }
 
-/** `delta view`: writes one self-contained HTML page of a run (default: `<run>/view.html`) and prints its path, or prints the page with --stdout. */
-export function viewCommand(flags: ViewFlags): number {
+/** `delta view OUT` writes a batch's page (see write-batch-view.ts). `delta view`: writes one self-contained HTML page of a run (default: `<run>/view.html`) and prints its path, or prints the page with --stdout. */
+export async function viewCommand(directory: string | undefined, flags: ViewFlags): Promise<number> {
+  if (directory !== undefined && existsSync(join(directory, '.batch', 'definition.json'))) {
+    const { writeBatchView } = await import('./view/write-batch-view.js');
+    process.stdout.write(`${await writeBatchView(directory, flags.output === undefined ? undefined : String(flags.output))}\n`);
+    return 0;
+  }
+  // A directory that is not a batch is a workspace, as with -w.
+  if (directory !== undefined) flags = { ...flags, workDir: directory };
   const paths = locateRun(flags);
   if (flags.stdout) {
     process.stdout.write(renderRunHtml(collectRun(paths)));

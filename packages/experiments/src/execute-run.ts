@@ -4,10 +4,11 @@ import { continueRun, type EngineOptions, type RunResult, startRun } from '@delt
 import { DeltaError } from '@delta/errors';
 import { listRunIds, type RunStatus, type TokenUsage } from '@delta/journal';
 import type { BatchRunKey } from './batch-layout.js';
-import { type Grade, readGrade, runGrader } from './grade.js';
+import { type Grade, readGrade } from './grade.js';
+import { gradeRun } from './grade-run.js';
 import { type OpenedBatch, runDirectoryOf } from './open-batch.js';
 import { prepareWorkspace, resetWorkspace } from './prepare-workspace.js';
-import { finalAnswerOf, readRunOnDisk } from './run-record.js';
+import { readRunOnDisk } from './run-record.js';
 
 /** What one execution of a batch run did. */
 export type BatchRunAction =
@@ -137,25 +138,9 @@ async function describe(
   if (grader === null || found.status !== 'COMPLETED') return outcome;
   const existing = readGrade(found.paths.runDir);
   if (existing && existing.run_id === found.runId && action === 'skipped') return { ...outcome, grade: existing };
-  const task = batch.tasks.get(key.task)!;
-  const grade = await runGrader({
-    command: grader,
-    ...(options.environment ? { environment: options.environment } : {}),
-    input: {
-      task: {
-        id: task.id,
-        message: task.message,
-        ...(task.metadata ? { metadata: task.metadata } : {}),
-        ...(task.expected !== undefined ? { expected: task.expected } : {}),
-      },
-      model: key.model,
-      repeat: key.repeat,
-      run_id: found.runId,
-      status: found.status,
-      final_answer: result?.finalAnswer ?? finalAnswerOf(found.events) ?? null,
-      work_dir: workDir,
-      run_dir: found.paths.runDir,
-    },
+  const grade = await gradeRun(grader, batch.tasks.get(key.task)!, key, found, {
+    environment: options.environment,
+    finalAnswer: result?.finalAnswer,
   });
   return { ...outcome, grade };
 }

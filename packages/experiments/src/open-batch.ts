@@ -3,16 +3,10 @@ import { resolve } from 'node:path';
 import type { LoadedAgent } from '@delta/engine';
 import { ConfigurationError } from '@delta/errors';
 import type { ConfigProblem } from '@delta/yaml-config';
-import {
-  type BatchDefinition,
-  type BatchModel,
-  claimBatchDefinition,
-  definitionDifferences,
-  readBatchDefinition,
-  sha256,
-} from './batch-definition.js';
-import { type BatchRunKey, batchDefinitionFile, batchRunDirectory, modelDirectoryName } from './batch-layout.js';
+import { type BatchDefinition, type BatchModel, claimBatchDefinition, definitionDifferences, sha256 } from './batch-definition.js';
+import { type BatchRunKey, batchRunDirectory, modelDirectoryName } from './batch-layout.js';
 import { parseTasks, readTasks, type Task } from './dataset.js';
+import { readBatchOrFail } from './read-batch.js';
 import { loadBatchAgent } from './load-batch-agent.js';
 
 /** A batch ready to execute runs: its definition, its tasks by id, and its agent loaded once per model. */
@@ -105,19 +99,10 @@ export function prepareBatch(spec: BatchSpec): OpenedBatch {
   return { out, definition, tasks: new Map(tasks.map((task) => [task.id, task])), agents };
 }
 
-/**
- * Opens the batch recorded in OUT, from OUT alone: what a worker that executes one run of it (a queue
- * worker, say) or `delta grade` starts from. The TASKS file must still hold what it held.
- */
-export function openBatch(outDirectory: string, options: Pick<BatchSpec, 'strict' | 'onWarning'> = {}): OpenedBatch {
+/** The batch recorded in OUT and its tasks, without loading the agent (for grading and reports). */
+export function openBatchTasks(outDirectory: string): Omit<OpenedBatch, 'agents'> {
   const out = resolve(outDirectory);
-  const definition = readBatchDefinition(out);
-  if (definition === undefined) {
-    throw new ConfigurationError(`${out} holds no batch (${batchDefinitionFile(out)} does not exist).`, {
-      code: 'USAGE',
-      hint: 'Pass the --out directory of a `delta batch` command.',
-    });
-  }
+  const definition = readBatchOrFail(out);
   const text = readFileSync(definition.tasks_file, 'utf8');
   const current = { ...definition, tasks_sha256: sha256(text) };
   if (definitionDifferences(definition, current).length > 0) {
@@ -128,8 +113,17 @@ export function openBatch(outDirectory: string, options: Pick<BatchSpec, 'strict
     });
   }
   const tasks = parseTasks(text, definition.tasks_file);
-  const agents = loadAgents(definition.agent, definition.models, definition.set, options);
-  return { out, definition, tasks: new Map(tasks.map((task) => [task.id, task])), agents };
+  return { out, definition, tasks: new Map(tasks.map((task) => [task.id, task])) };
+}
+
+/**
+ * Opens the batch recorded in OUT, from OUT alone: what a worker that executes one run of it (a queue
+ * worker, say) starts from. The TASKS file must still hold what it held.
+ */
+export function openBatch(outDirectory: string, options: Pick<BatchSpec, 'strict' | 'onWarning'> = {}): OpenedBatch {
+  const batch = openBatchTasks(outDirectory);
+  const { definition } = batch;
+  return { ...batch, agents: loadAgents(definition.agent, definition.models, definition.set, options) };
 }
 
 /** Every run of the batch: each task × model × repeat, task by task. */

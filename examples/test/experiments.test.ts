@@ -1,0 +1,65 @@
+import { cpSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanupTempDirs, createTempDir } from '@delta/testkit';
+import { readMetadata } from '@delta/journal';
+import { DELTA_BIN, FAKE_LLM_BIN, REPOSITORY_ROOT, runProcess } from './run-delta.js';
+
+afterEach(cleanupTempDirs);
+
+describe('examples/experiments', () => {
+  it("runs the README's batch over the 10 tasks with its grader, and the report gives 8 of 10", async () => {
+    const directory = await createTempDir('experiments-');
+    const example = join(directory, 'experiments');
+    cpSync(join(REPOSITORY_ROOT, 'examples/experiments'), example, { recursive: true });
+    const out = join(directory, 'results');
+    const grader = `sh ${join(example, 'grade.sh')}`;
+    const batch = await runProcess(
+      process.execPath,
+      [
+        FAKE_LLM_BIN,
+        '--script',
+        join(example, 'fake-llm.yaml'),
+        '--',
+        process.execPath,
+        DELTA_BIN,
+        'batch',
+        join(example, 'tasks.jsonl'),
+        '--agent',
+        example,
+        '--out',
+        out,
+        '--concurrency',
+        '1',
+        '--grader',
+        grader,
+      ],
+      { env: { DELTA_API_KEY: undefined, OPENAI_API_KEY: undefined } },
+    );
+    expect(batch.stderr).toBe('');
+    expect(batch.exitCode).toBe(0);
+    expect(batch.stdout).toContain('10 runs: 10 completed, 0 failed');
+
+    const tasks = readFileSync(join(example, 'tasks.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: string; expected: string });
+    expect(tasks).toHaveLength(10);
+    for (const task of tasks) {
+      const runDir = join(out, task.id, 'gpt-4o-mini', '1', '.delta', 'run-1');
+      expect(readMetadata(join(runDir, 'metadata.json')).status).toBe('COMPLETED');
+      const grade = JSON.parse(readFileSync(join(runDir, 'grade.json'), 'utf8'));
+      expect(grade.details.expected, task.id).toBe(task.expected);
+      expect(grade.score, task.id).toBe(task.id === 'sub-2' || task.id === 'div-2' ? 0 : 1);
+    }
+    // The tool really ran: expr's answer is the observation the model was given.
+    const journal = readFileSync(join(out, 'mul-1', 'gpt-4o-mini', '1', '.delta', 'run-1', 'journal.jsonl'), 'utf8');
+    expect(journal).toContain('391');
+
+    const report = await runProcess(process.execPath, [DELTA_BIN, 'report', out]);
+    expect(report.exitCode).toBe(0);
+    expect(report.stdout).toMatch(/gpt-4o-mini\s+10\s+10\s+0\s+0\s+80% \[49-94\]\s+2\s/);
+    const csv = await runProcess(process.execPath, [DELTA_BIN, 'report', out, '--csv']);
+    expect(csv.stdout.split('\n')[1]).toMatch(/^model,gpt-4o-mini,10,10,0,0,10,pass_rate,0\.8,0\.49/);
+  });
+});

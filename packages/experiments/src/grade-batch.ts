@@ -1,0 +1,38 @@
+import type { Grade } from './grade.js';
+import { gradeRun } from './grade-run.js';
+import { readRunOnDisk } from './run-record.js';
+import type { BatchRunKey } from './batch-layout.js';
+import { batchKeys, openBatchTasks, runDirectoryOf } from './open-batch.js';
+import { runPool } from './run-pool.js';
+
+export interface GradeBatchOptions {
+  grader: string;
+  concurrency?: number;
+  environment?: NodeJS.ProcessEnv;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  onGraded?: (key: BatchRunKey, grade: Grade) => void;
+}
+
+/**
+ * Scores every completed run of the batch in OUT again with `grader`, without running anything else:
+ * each run's grade.json is replaced; journals are not touched. Returns the grades by run.
+ */
+export async function gradeBatch(out: string, options: GradeBatchOptions): Promise<{ key: BatchRunKey; grade: Grade }[]> {
+  const batch = openBatchTasks(out);
+  const graded: { key: BatchRunKey; grade: Grade }[] = [];
+  await runPool(
+    batchKeys(batch.definition),
+    options.concurrency ?? 4,
+    async (key) => {
+      const workDir = runDirectoryOf(batch, key);
+      const found = readRunOnDisk(workDir);
+      if (found.kind !== 'run' || found.status !== 'COMPLETED') return;
+      const grade = await gradeRun(options.grader, batch.tasks.get(key.task)!, key, found, options);
+      graded.push({ key, grade });
+      options.onGraded?.(key, grade);
+    },
+    options.signal,
+  );
+  return graded;
+}

@@ -1,0 +1,41 @@
+import type { BatchRunKey } from './batch-layout.js';
+import type { Task } from './dataset.js';
+import { type Grade, runGrader } from './grade.js';
+import { finalAnswerOf, type RunOnDisk } from './run-record.js';
+
+export interface GradeRunOptions {
+  environment?: NodeJS.ProcessEnv | undefined;
+  timeoutMs?: number | undefined;
+  /** The answer as the engine returned it; read from the journal otherwise. */
+  finalAnswer?: string | undefined;
+}
+
+/** Runs the grader on one finished run of a batch, telling it the task, the answer and where the run is. */
+export function gradeRun(
+  command: string,
+  task: Task,
+  key: BatchRunKey,
+  run: Extract<RunOnDisk, { kind: 'run' }>,
+  options: GradeRunOptions = {},
+): Promise<Grade> {
+  return runGrader({
+    command,
+    ...(options.environment ? { environment: options.environment } : {}),
+    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    input: {
+      task: {
+        id: task.id,
+        message: task.message,
+        ...(task.metadata ? { metadata: task.metadata } : {}),
+        ...(task.expected !== undefined ? { expected: task.expected } : {}),
+      },
+      model: key.model,
+      repeat: key.repeat,
+      run_id: run.runId,
+      status: run.status,
+      final_answer: options.finalAnswer ?? finalAnswerOf(run.events) ?? null,
+      work_dir: run.paths.workDir,
+      run_dir: run.paths.runDir,
+    },
+  });
+}
