@@ -25,6 +25,12 @@ cli
     'Model calls in this invocation before the run stops as INTERRUPTED; a resumed run gets a fresh budget (default: agent.yaml max_iterations, or 30)',
   )
   .option('--retries <n>', 'Retries of a model request that failed transiently (default: agent.yaml llm.max_retries, or 2)')
+  .option('--model <name>', 'Use this model for the run instead of agent.yaml llm.model')
+  .option('--base-url <url>', 'The model endpoint (instead of DELTA_BASE_URL or .env)')
+  .option(
+    '--set <key=value>',
+    'Override a field of agent.yaml for the run: a dotted path and a YAML value (repeatable), e.g. --set llm.temperature=0',
+  )
   .option('-y, --yes', 'Never ask: create a new workspace when -w is not given')
   .option('-i, --interactive', 'Answer ask_human at this terminal instead of pausing the run')
   .option('-q, --quiet', 'No progress output, only the answer and errors')
@@ -34,6 +40,7 @@ cli
   .option('-v, --verbose', 'Show stack traces and where settings came from')
   .example('delta run --agent examples/hello-world -m "Greet the world" -y')
   .example('delta run --agent examples/hello-world -w ws --run-id greet-1 -m "Greet the world" --format json | jq .final_answer')
+  .example('delta run --agent examples/hello-world -m "Greet the world" -y --model gpt-4o-mini --set llm.temperature=0')
   .action(async (flags) => (await import('./run-command.js')).runCommand(flags));
 
 cli
@@ -46,6 +53,12 @@ cli
     'Model calls in this invocation before the run stops again as INTERRUPTED (a fresh budget, not the run total)',
   )
   .option('--retries <n>', 'Retries of a model request that failed transiently (default: agent.yaml llm.max_retries, or 2)')
+  .option('--model <name>', 'Use this model for the run instead of agent.yaml llm.model')
+  .option('--base-url <url>', 'The model endpoint (instead of DELTA_BASE_URL or .env)')
+  .option(
+    '--set <key=value>',
+    'Override a field of agent.yaml for the run: a dotted path and a YAML value (repeatable), e.g. --set llm.temperature=0',
+  )
   .option('-i, --interactive', 'Answer ask_human at this terminal instead of pausing the run')
   .option('-q, --quiet', 'No progress output, only the answer and errors')
   .option('--format <format>', 'What stdout gets when the run stops: text (the answer), json (one result object), raw (the answer only)')
@@ -144,7 +157,7 @@ cli
 cli
   .command(
     'show <kind> [id]',
-    "show run: tokens (cached, reasoning), cost and retries; show invocation N|ID: the exact model request and response; show action ID|N: a tool's command line, stdout and stderr",
+    "show run: status, tokens (cached, reasoning), cost, retries, origin and the effective configuration; show invocation N|ID: the exact model request and response; show action ID|N: a tool's command line, stdout and stderr",
   )
   .option('-w, --work-dir <dir>', 'The workspace (default: the current directory)')
   .option('--run-id <id>', 'The run (default: the latest)')

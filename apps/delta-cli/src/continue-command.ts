@@ -1,4 +1,5 @@
 import { printConfigWarning } from './config-warnings.js';
+import { baseUrlFlag, configOverrides, type OverrideFlags } from './override-flags.js';
 import { parseMaxIterations, parseRetries } from './run-command.js';
 import { usageError } from './usage-error.js';
 import { withEngineSession } from './engine-session.js';
@@ -6,7 +7,7 @@ import { reportOutcome } from './report-outcome.js';
 import { parseOutputFormat } from './result/output-format.js';
 import { parseRunIdFlag } from './run-id-flag.js';
 
-export interface ContinueFlags {
+export interface ContinueFlags extends OverrideFlags {
   workDir?: string;
   message?: string;
   runId?: string;
@@ -29,12 +30,16 @@ export async function continueCommand(flags: ContinueFlags): Promise<number> {
   const maxRetries = parseRetries(flags.retries);
   const format = parseOutputFormat(flags);
   const runId = flags.runId === undefined ? undefined : parseRunIdFlag(flags.runId);
+  const overrides = configOverrides(flags);
+  const baseUrl = baseUrlFlag(flags);
   const engine = await import('@delta/engine');
   return withEngineSession(
     flags.interactive === true,
     async (session, endProgress) => {
       const result = await engine.continueRun({
         ...session,
+        ...baseUrl,
+        overrides,
         workDir: flags.workDir!,
         ...(runId === undefined ? {} : { runId }),
         ...(flags.message === undefined ? {} : { message: String(flags.message) }),

@@ -3,12 +3,13 @@ import { join, resolve } from 'node:path';
 import { usageError } from './usage-error.js';
 import { chooseWorkspace } from './choose-workspace.js';
 import { printConfigWarning } from './config-warnings.js';
+import { baseUrlFlag, configOverrides, type OverrideFlags } from './override-flags.js';
 import { withEngineSession } from './engine-session.js';
 import { reportOutcome } from './report-outcome.js';
 import { parseOutputFormat } from './result/output-format.js';
 import { parseRunIdFlag, runIdTaken } from './run-id-flag.js';
 
-export interface RunFlags {
+export interface RunFlags extends OverrideFlags {
   agent?: string;
   message?: string;
   workDir?: string;
@@ -75,7 +76,9 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   const runId = flags.runId === undefined ? undefined : parseRunIdFlag(flags.runId);
   const engine = await import('@delta/engine');
   const { readLatestRunId, readMetadata, recordOtherWorkspace, runPaths } = await import('@delta/journal');
-  const agent = engine.loadAgent(flags.agent ?? '.', { strict: flags.strict === true });
+  const overrides = configOverrides(flags);
+  const baseUrl = baseUrlFlag(flags);
+  const agent = engine.loadAgent(flags.agent ?? '.', { strict: flags.strict === true, overrides });
   for (const warning of agent.warnings) printConfigWarning(warning);
   const message = String(flags.message);
   const workDir = flags.workDir === undefined ? await chooseWorkspace(agent.home, flags.yes === true) : resolve(flags.workDir);
@@ -94,6 +97,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
     async (session, endProgress) => {
       const common = {
         ...session,
+        ...baseUrl,
         ...(maxIterations === undefined ? {} : { maxIterations }),
         ...(maxRetries === undefined ? {} : { maxRetries }),
       };

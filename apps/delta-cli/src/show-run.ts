@@ -1,4 +1,11 @@
-import { readMetadata, type RunPaths, type SystemMessageEvent, type ThoughtEvent } from '@delta/journal';
+import {
+  readMetadata,
+  type EngineStartEvent,
+  type JournalEvent,
+  type RunPaths,
+  type SystemMessageEvent,
+  type ThoughtEvent,
+} from '@delta/journal';
 import { paletteFor } from './inspect/color.js';
 import { formatCost, formatCount, formatDuration, formatTokensInOut } from './inspect/format-numbers.js';
 import { readRunJournal } from './inspect/run-records.js';
@@ -36,7 +43,40 @@ export function showRun(paths: RunPaths): number {
   write(`model retries: ${retries.length}`);
 
   const thoughts = journal.filter((event): event is ThoughtEvent => event.type === 'THOUGHT');
-  if (thoughts.length === 0) return 0;
+  if (thoughts.length > 0) showModelCalls(thoughts, retries, write, heading);
+  showConfiguration(journal, write, heading, palette.dim);
+  return 0;
+}
+
+/**
+ * Where the run came from (a fork or a replay of another run) and the effective configuration its latest
+ * engine used: ENGINE_START's `config`, agent.yaml after imports, defaults and overrides, and the endpoint.
+ */
+function showConfiguration(
+  journal: JournalEvent[],
+  write: (text: string) => void,
+  heading: (text: string) => void,
+  dim: (text: string) => string,
+): void {
+  const starts = journal.filter((event): event is EngineStartEvent => event.type === 'ENGINE_START');
+  const latest = starts.at(-1);
+  for (const [key, label] of [
+    ['forked_from', 'forked from'],
+    ['replay_of', 'replay of'],
+  ] as const) {
+    const origin = starts[0]?.[key] ?? latest?.[key];
+    if (origin !== undefined) write(`${label} ${JSON.stringify(origin)}`);
+  }
+  heading(`effective configuration${starts.length > 1 ? ` (engine start ${starts.length} of ${starts.length})` : ''}`);
+  write(latest?.config ? JSON.stringify(latest.config, null, 2) : dim('(not recorded by the engine that ran it)'));
+}
+
+function showModelCalls(
+  thoughts: ThoughtEvent[],
+  retries: SystemMessageEvent[],
+  write: (text: string) => void,
+  heading: (text: string) => void,
+): void {
   heading('model calls');
   for (const [index, thought] of thoughts.entries()) {
     const tokens = thought.usage ? formatTokensInOut(thought.usage) : 'no token count';
@@ -48,5 +88,4 @@ export function showRun(paths: RunPaths): number {
     ];
     write(`${String(index + 1).padStart(3)}  ${thought.llm_invocation_ref}  iteration ${thought.iteration}: ${notes.join(', ')}`);
   }
-  return 0;
 }

@@ -17,6 +17,8 @@ import {
 import type { ConfigProblem } from '@delta/yaml-config';
 import { interactionFiles } from './ask-human.js';
 import { driveRun } from './drive-run.js';
+import type { ConfigOverrides } from './config-overrides.js';
+import { effectiveConfig } from './effective-config.js';
 import { ENGINE_VERSION } from './engine-version.js';
 import { loadAgent, type LoadedAgent } from './load-agent.js';
 import { openRunContext, releaseRunLock, resolveModel } from './open-run.js';
@@ -36,12 +38,14 @@ export interface ContinueRunOptions extends EngineOptions {
   agent?: LoadedAgent;
   /** When the agent is loaded here: every warning is an error (the CLI's `--strict`). */
   strict?: boolean;
+  /** When the agent is loaded here: changes to its agent.yaml for this engine invocation (`--model`, `--set`). */
+  overrides?: ConfigOverrides;
   /** When the agent is loaded here: each of its configuration warnings (unknown keys, deprecations, ...). */
   onWarning?: (warning: ConfigProblem) => void;
 }
 
 function loadRunAgent(home: string, options: ContinueRunOptions): LoadedAgent {
-  const agent = loadAgent(home, { strict: options.strict === true });
+  const agent = loadAgent(home, { strict: options.strict === true, ...(options.overrides ? { overrides: options.overrides } : {}) });
   for (const warning of agent.warnings) options.onWarning?.(warning);
   return agent;
 }
@@ -171,6 +175,7 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
           model: agent.config.llm.model,
           max_iterations: context.maxIterations,
           engine_version: ENGINE_VERSION,
+          config: effectiveConfig(agent, { maxIterations: context.maxIterations, baseUrl: context.model.baseUrl }),
           resumed: true,
         });
         if (journalRepair) {

@@ -2,6 +2,9 @@ export { AgentConfig, LlmConfig, LlmPricing, ImportedToolsFile, DEFAULT_MAX_ITER
 export { addTokenUsage, estimateCost } from './token-usage.js';
 export { loadAgent } from './load-agent.js';
 export type { LoadAgentOptions, LoadedAgent } from './load-agent.js';
+export { applyConfigOverrides, parseConfigOverrides } from './config-overrides.js';
+export type { ConfigOverride, ConfigOverrides } from './config-overrides.js';
+export { effectiveConfig } from './effective-config.js';
 export { resolveImports } from './resolve-imports.js';
 export type { ResolvedImports, ToolSource } from './resolve-imports.js';
 export { importBoundary, isInsideBoundary } from './import-boundary.js';

@@ -9,6 +9,13 @@ import { AgentConfig } from './agent-config.js';
 import { importBoundary } from './import-boundary.js';
 import { describeAgentUnknownKey } from './llm-parameters.js';
 import { mergeTools, type ToolOrigin } from './merge-tools.js';
+import {
+  applyConfigOverrides,
+  overrideProblems,
+  parseConfigOverrides,
+  type ConfigOverride,
+  type ConfigOverrides,
+} from './config-overrides.js';
 import { readConfigFile } from './read-config-file.js';
 import { resolveImports } from './resolve-imports.js';
 
@@ -31,11 +38,18 @@ export interface LoadedAgent {
   context: LoadedContextManifest;
   /** Deprecations and unknown keys, each with its file and field. */
   warnings: ConfigProblem[];
+  /** The overrides applied to agent.yaml (`--model`, `--set`), in order; empty when none. */
+  overrides: ConfigOverride[];
 }
 
 export interface LoadAgentOptions {
   /** Every warning is an error (the CLI's `--strict`): the agent loads only when it has none. */
   strict?: boolean;
+  /**
+   * Changes to agent.yaml for this load (the CLI's `--model` and `--set`), applied to the parsed file
+   * before it is validated, so each is checked like the file, with the same messages.
+   */
+  overrides?: ConfigOverrides;
 }
 
 function resolveAgentHome(agentDir: string): string {
@@ -137,11 +151,8 @@ export function loadAgent(agentDir: string, options: LoadAgentOptions = {}): Loa
   const home = resolveAgentHome(agentDir);
   const warnings: ConfigProblem[] = [];
   const configFile = locateConfigFile(home, warnings);
-  const parsed = readConfigFile(configFile, AgentConfig, {
-    missingHint: 'An agent directory holds agent.yaml, system_prompt.md and context.yaml. `delta init <name>` creates one.',
-    hintFor: hintForAgentField,
-    describeUnknownKey: describeAgentUnknownKey,
-  });
+  const overrides = parseConfigOverrides(options.overrides ?? {});
+  const parsed = readAgentConfig(configFile, overrides);
   warnings.push(...parsed.warnings);
   const config = parsed.data;
 
@@ -187,7 +198,26 @@ export function loadAgent(agentDir: string, options: LoadAgentOptions = {}): Loa
     ...(hooks.file === undefined ? {} : { hooksFile: hooks.file }),
     context,
     warnings,
+    overrides,
   };
+}
+
+/** agent.yaml with the overrides applied; a problem an override caused says which flag it came from. */
+function readAgentConfig(configFile: string, overrides: readonly ConfigOverride[]) {
+  let parsed;
+  try {
+    parsed = readConfigFile(configFile, AgentConfig, {
+      missingHint: 'An agent directory holds agent.yaml, system_prompt.md and context.yaml. `delta init <name>` creates one.',
+      hintFor: hintForAgentField,
+      describeUnknownKey: describeAgentUnknownKey,
+      ...(overrides.length > 0 ? { edit: (document) => applyConfigOverrides(document, overrides) } : {}),
+    });
+  } catch (error) {
+    throw overrideProblems(configFile, error, [], overrides) ?? error;
+  }
+  const refused = overrideProblems(configFile, undefined, parsed.warnings, overrides);
+  if (refused) throw refused;
+  return parsed;
 }
 
 /** In strict mode the warnings are the error: all of them, each with its file, line and field. */

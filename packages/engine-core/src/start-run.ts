@@ -15,6 +15,7 @@ import {
   writeMetadata,
 } from '@delta/journal';
 import { driveRun } from './drive-run.js';
+import { effectiveConfig } from './effective-config.js';
 import { ENGINE_VERSION } from './engine-version.js';
 import type { LoadedAgent } from './load-agent.js';
 import { openRunContext, releaseRunLock, resolveModel } from './open-run.js';
@@ -104,6 +105,7 @@ export async function startRun(options: StartRunOptions): Promise<RunResult> {
           model: options.agent.config.llm.model,
           max_iterations: context.maxIterations,
           engine_version: ENGINE_VERSION,
+          config: effectiveConfig(options.agent, { maxIterations: context.maxIterations, baseUrl: context.model.baseUrl }),
         });
         record(context, { type: 'USER_MESSAGE', content: options.message });
       });

@@ -39,6 +39,17 @@ export const TokenUsage = z.object({
 });
 export type TokenUsage = z.infer<typeof TokenUsage>;
 
+/** Where a run came from when it is a fork or a replay of another: that run, by workspace and id. */
+export const RunOrigin = z.looseObject({
+  run_id: z.string(),
+  work_dir: z.string(),
+  /** A fork: the source's events through this iteration were copied, and its workspace rebuilt to match. */
+  iteration: z.number().int().nonnegative().optional(),
+  /** A replay: whether tools ran for real or their recorded observations were served. */
+  tools: z.enum(['live', 'recorded']).optional(),
+});
+export type RunOrigin = z.infer<typeof RunOrigin>;
+
 export const EngineStartEvent = z.looseObject({
   ...envelope,
   type: z.literal('ENGINE_START'),
@@ -50,6 +61,10 @@ export const EngineStartEvent = z.looseObject({
   max_iterations: z.number().optional(),
   engine_version: z.string().optional(),
   resumed: z.boolean().optional(),
+  /** The effective configuration: agent.yaml after imports, defaults and overrides, and the endpoint (never a key). */
+  config: z.record(z.string(), z.unknown()).optional(),
+  forked_from: RunOrigin.optional(),
+  replay_of: RunOrigin.optional(),
 });
 
 export const UserMessageEvent = z.looseObject({

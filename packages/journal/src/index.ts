@@ -1,6 +1,7 @@
 export {
   RunStatus,
   RecordedToolCall,
+  RunOrigin,
   TokenUsage,
   JournalEvent,
   EngineStartEvent,

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { basename } from 'node:path';
-import { LineCounter, parseDocument } from 'yaml';
+import { LineCounter, parseDocument, type Document } from 'yaml';
 import type { z } from 'zod';
 import { ConfigurationError, formatFieldPath, suggestName } from '@delta/errors';
 import { describeValue } from './describe-value.js';
@@ -58,6 +58,11 @@ export interface ParseYamlConfigOptions {
   hintFor?: HintFor;
   /** Decides about one unknown key; undefined (or no function) gives {@link unknownKeyVerdict}. */
   describeUnknownKey?: (key: UnknownKey) => UnknownKeyVerdict | undefined;
+  /**
+   * Changes the parsed document before it is validated (the engine's `--set` overrides), so that what it
+   * sets is checked exactly like what the file says. Nodes it adds have no position in the file.
+   */
+  edit?: (document: Document) => void;
 }
 
 /**
@@ -140,6 +145,7 @@ export function parseYamlConfig<S extends z.ZodType>(
     });
     throw new ConfigFileError(file, problems, 'Fix the YAML syntax at the line shown (indentation, quotes, colons).');
   }
+  options.edit?.(document);
   const raw: unknown = document.toJS() ?? {};
   const warnings: ConfigProblem[] = [];
   const refused: ConfigProblem[] = [];

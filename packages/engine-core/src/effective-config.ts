@@ -1,0 +1,20 @@
+import type { LoadedAgent } from './load-agent.js';
+
+/**
+ * The configuration a run really uses (ENGINE_START's `config`, spec 000 section 2.1.2): agent.yaml as
+ * validated, with its defaults and the overrides applied, the merged tools (imports included), the
+ * iteration budget of this engine invocation and the model endpoint. Never a key: the endpoint is a
+ * URL, and the key lives only in the environment or a `.env` file.
+ */
+export function effectiveConfig(agent: LoadedAgent, settings: { maxIterations: number; baseUrl: string }): Record<string, unknown> {
+  const { tools: _definitions, lifecycle_hooks: _legacyHooks, ...config } = agent.config;
+  return {
+    ...config,
+    max_iterations: settings.maxIterations,
+    base_url: settings.baseUrl,
+    imports: agent.imports,
+    tools: agent.tools,
+    hooks: Object.keys(agent.hooks).filter((name) => agent.hooks[name as keyof typeof agent.hooks] !== undefined),
+    ...(agent.overrides.length > 0 ? { overrides: agent.overrides.map((override) => override.source) } : {}),
+  };
+}
