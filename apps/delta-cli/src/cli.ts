@@ -108,6 +108,43 @@ cli
   .action(async (out: string | undefined, flags) => (await import('./batch/report-command.js')).reportCommand(out, flags));
 
 cli
+  .command('replay', 'Re-execute a recorded run: recorded model answers, checked requests; says "identical" or where it first diverged')
+  .option('-w, --work-dir <dir>', 'The workspace of the recorded run (default: the current directory)')
+  .option('--run-id <id>', 'The run to replay (default: the latest)')
+  .option('--into <dir>', 'The replay\'s workspace, prepared by you (default: a new <agent>/workspaces/W00N)')
+  .option('--tools <mode>', 'live (default): run the tools again; recorded: serve their recorded results, run nothing')
+  .option('--json', 'Print one JSON object with the result')
+  .option('-q, --quiet', 'No progress output')
+  .example('delta replay -w examples/hello-world/workspaces/W001')
+  .example('delta replay -w ws --tools recorded --json | jq .divergence')
+  .action(async (flags) => (await import('./replay-command.js')).replayCommand(flags));
+
+cli
+  .command('fork', 'Branch a recorded run after iteration N: workspace rebuilt by replay, then the run goes on live')
+  .option('-w, --work-dir <dir>', 'The workspace of the recorded run (default: the current directory)')
+  .option('--run-id <id>', 'The run to fork (default: the latest)')
+  .option('--at <n>', 'Keep iterations 1..N of the run (0: only the task)')
+  .option('--into <dir>', 'The fork\'s workspace, prepared by you (default: a new <agent>/workspaces/W00N)')
+  .option('-m, --message <text>', 'A new message before the model\'s next turn')
+  .option('--model <name>', 'Go on with this model instead of agent.yaml llm.model')
+  .option('--base-url <url>', 'The model endpoint (instead of DELTA_BASE_URL or .env)')
+  .option('--set <key=value>', 'Override a field of agent.yaml for the live part (repeatable)')
+  .option('--max-iterations <n>', 'Model calls of the live part before the run stops as INTERRUPTED')
+  .option('-i, --interactive', 'Answer ask_human at this terminal instead of pausing the run')
+  .option('-q, --quiet', 'No progress output, only the answer and errors')
+  .option('--format <format>', 'What stdout gets when the run stops: text, json or raw')
+  .option('--json', 'Print every journal event as one JSON line on stdout as it happens, then the outcome')
+  .option('-v, --verbose', 'Show stack traces')
+  .example('delta fork -w ws --at 2 -m "Try it another way" --model gpt-4o')
+  .action(async (flags) => (await import('./fork-command.js')).forkCommand(flags));
+
+cli
+  .command('diff <runA> <runB>', 'Compare two runs iteration by iteration (a run is <workspace>/.delta/<run_id>, or a workspace for its latest run)')
+  .option('--json', 'Print one JSON object with every difference')
+  .example('delta diff ws1 ws2/.delta/20261122_143522_a1b2c3')
+  .action(async (runA: string, runB: string, flags) => (await import('./diff-command.js')).diffCommand(String(runA), String(runB), flags));
+
+cli
   .command('tool <action> [agent]', 'tool expand [agent]: print the tools of an agent in their expanded form (what really runs)')
   .option('--schema', 'Print the function definitions the model receives instead')
   .option('--json', 'Print JSON instead of YAML')
@@ -187,8 +224,7 @@ async function main(): Promise<number> {
     cli.parse(process.argv, { run: false });
     if (cli.options.help || cli.options.version) return 0;
     if (cli.matchedCommand) Object.assign(cli.options, optionValuesAsTyped(cli.matchedCommand.options, process.argv.slice(2), cli.options));
-    if (cli.matchedCommandName === 'run' || cli.matchedCommandName === 'continue' || cli.matchedCommandName === 'batch')
-      keepRunningWhenOutputCloses();
+    if (['run', 'continue', 'batch', 'replay', 'fork'].includes(cli.matchedCommandName ?? '')) keepRunningWhenOutputCloses();
     if (!cli.matchedCommand) {
       // cac checks options against a command's only: `delta --bogus` would print the help and exit 0.
       const unknown = Object.keys(cli.options).find((key) => key !== '--');

@@ -1,6 +1,6 @@
 import { gateDecision, observationOverride } from '@delta/hooks';
 import { stopProcessGroupIfSame } from '@delta/command-runner';
-import { unfinishedToolExecutions, type PendingCall, type RecordedToolCall } from '@delta/journal';
+import { unfinishedToolExecutions, type ActionResultEvent, type PendingCall, type RecordedToolCall } from '@delta/journal';
 import type { Invocation } from '@delta/tool-expander';
 import { ASK_HUMAN } from './ask-human.js';
 import { answerAskHuman } from './answer-ask-human.js';
@@ -55,6 +55,29 @@ function result(context: RunContext, iteration: number, call: RecordedToolCall, 
     observation_content: observation,
     exit_code,
     ...references,
+  });
+}
+
+/** A replay with recorded tools: the call's recorded request and result, and nothing run. */
+function serveRecorded(context: RunContext, iteration: number, call: RecordedToolCall, served: ActionResultEvent): void {
+  const parsed = prepareToolCall(call, {
+    tools: context.agent.tools,
+    paths: context.paths,
+    agentHome: context.agent.home,
+    env: context.env,
+  });
+  record(context, {
+    type: 'ACTION_REQUEST',
+    iteration,
+    action_id: call.id,
+    tool_name: call.name,
+    tool_args: parsed.args,
+    ...(parsed.kind === 'ready' ? { resolved_command: parsed.invocation.commandLine } : {}),
+  });
+  result(context, iteration, call, served.observation_content, {
+    status: served.status,
+    exit_code: served.exit_code,
+    ...(served.execution_ref ? { execution_ref: served.execution_ref } : {}),
   });
 }
 
@@ -113,6 +136,11 @@ export async function act(context: RunContext, pending: readonly PendingCall[]):
   };
   for (const item of pending) {
     const { call, iteration } = item;
+    const served = context.recordedTools?.(call, iteration);
+    if (served) {
+      serveRecorded(context, iteration, call, served);
+      continue;
+    }
     if (call.name === ASK_HUMAN && asksHuman(context.agent)) {
       const outcome = await answerAskHuman(context, item);
       if (outcome) return outcome;

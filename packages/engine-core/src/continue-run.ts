@@ -20,6 +20,7 @@ import { driveRun } from './drive-run.js';
 import type { ConfigOverrides } from './config-overrides.js';
 import { effectiveConfig } from './effective-config.js';
 import { ENGINE_VERSION } from './engine-version.js';
+import { workspaceManifest } from './workspace-manifest.js';
 import { loadAgent, type LoadedAgent } from './load-agent.js';
 import { openRunContext, releaseRunLock, resolveModel } from './open-run.js';
 import { record } from './run-context.js';
@@ -176,6 +177,8 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
           max_iterations: context.maxIterations,
           engine_version: ENGINE_VERSION,
           config: effectiveConfig(agent, { maxIterations: context.maxIterations, baseUrl: context.model.baseUrl }),
+          ...options.origin,
+          workspace: workspaceManifest(workDir),
           resumed: true,
         });
         if (journalRepair) {

@@ -105,6 +105,7 @@ export function openRunContext(
     },
     onEvent: options.onEvent,
     askHuman: options.askHuman,
+    recordedTools: options.recordedTools,
     hookStep: firstHookStep(journal.state),
   };
   return context;

@@ -1,6 +1,8 @@
 import type { CommandLauncher } from '@delta/command-runner';
 import { writeFileSync } from 'node:fs';
 import type {
+  ActionResultEvent,
+  RecordedToolCall,
   InvocationRequestRecorder,
   JournalEvent,
   JournalWriter,
@@ -45,6 +47,8 @@ export interface RunContext {
   hookStep: number;
   /** With it, ask_human asks at the terminal (`-i`); without it, the run pauses for input (exit 101). */
   askHuman: AskHumanInteractively | undefined;
+  /** A replay with recorded tools: the recorded result of a call, served instead of running it (see EngineOptions). */
+  recordedTools: ((call: RecordedToolCall, iteration: number) => ActionResultEvent | undefined) | undefined;
 }
 
 /**

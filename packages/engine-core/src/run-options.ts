@@ -1,4 +1,4 @@
-import type { JournalEvent, RunPaths } from '@delta/journal';
+import type { ActionResultEvent, JournalEvent, RecordedToolCall, RunOrigin, RunPaths } from '@delta/journal';
 import type { AskHumanInteractively } from './ask-human.js';
 import type { RunOutcome } from './exit-codes.js';
 import type { ModelClient } from './model-client.js';
@@ -25,6 +25,13 @@ export interface EngineOptions {
   onLog?: (line: string) => void;
   /** Ask a person at a terminal for ask_human (the CLI's `-i`); without it the run pauses (exit 101). */
   askHuman?: AskHumanInteractively;
+  /**
+   * A replay with recorded tools: no tool runs, each call gets the ACTION_RESULT this returns (status,
+   * observation, exit code) with no hook around it. A call it has no result for runs as usual.
+   */
+  recordedTools?: (call: RecordedToolCall, iteration: number) => ActionResultEvent | undefined;
+  /** Where this run comes from, recorded in ENGINE_START and metadata.json: a replay or a fork of another run. */
+  origin?: { replay_of?: RunOrigin; forked_from?: RunOrigin };
 }
 
 export interface RunResult extends RunOutcome {

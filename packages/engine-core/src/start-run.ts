@@ -17,6 +17,7 @@ import {
 import { driveRun } from './drive-run.js';
 import { effectiveConfig } from './effective-config.js';
 import { ENGINE_VERSION } from './engine-version.js';
+import { workspaceManifest } from './workspace-manifest.js';
 import type { LoadedAgent } from './load-agent.js';
 import { openRunContext, releaseRunLock, resolveModel } from './open-run.js';
 import { record } from './run-context.js';
@@ -93,6 +94,7 @@ export async function startRun(options: StartRunOptions): Promise<RunResult> {
         error: null,
         agent_home: options.agent.home,
         work_dir: workspace.path,
+        ...options.origin,
       });
       const outcome = await driveRun(context, () => {
         context.log(`run ${runId} of agent ${options.agent.config.name} in ${workspace.path}`);
@@ -106,6 +108,8 @@ export async function startRun(options: StartRunOptions): Promise<RunResult> {
           max_iterations: context.maxIterations,
           engine_version: ENGINE_VERSION,
           config: effectiveConfig(options.agent, { maxIterations: context.maxIterations, baseUrl: context.model.baseUrl }),
+          ...options.origin,
+          workspace: workspaceManifest(workspace.path),
         });
         record(context, { type: 'USER_MESSAGE', content: options.message });
       });

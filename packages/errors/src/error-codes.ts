@@ -63,6 +63,8 @@ export const errorCodes = {
   MODEL_STREAM_INCOMPLETE: 'system',
   MODEL_TIMEOUT: 'system',
   MODEL_UNREACHABLE: 'system',
+  REPLAY_DIVERGED: 'system',
+  REPLAY_RECORD_MISSING: 'system',
   SESSION_DEAD: 'system',
   START_FAILED: 'system',
   UNSUPPORTED_STATE_VERSION: 'system',

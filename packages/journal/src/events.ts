@@ -50,6 +50,22 @@ export const RunOrigin = z.looseObject({
 });
 export type RunOrigin = z.infer<typeof RunOrigin>;
 
+/** The workspace as an engine found it: paths, sizes and content hashes, bounded (see docs/reproducibility.md). */
+export const WorkspaceManifest = z.looseObject({
+  entries: z.array(
+    z.looseObject({
+      path: z.string(),
+      type: z.enum(['file', 'link', 'dir']),
+      size: z.number().optional(),
+      sha256: z.string().optional(),
+      target: z.string().optional(),
+    }),
+  ),
+  complete: z.boolean(),
+  omitted: z.number().int().nonnegative(),
+});
+export type WorkspaceManifest = z.infer<typeof WorkspaceManifest>;
+
 export const EngineStartEvent = z.looseObject({
   ...envelope,
   type: z.literal('ENGINE_START'),
@@ -63,6 +79,7 @@ export const EngineStartEvent = z.looseObject({
   resumed: z.boolean().optional(),
   /** The effective configuration: agent.yaml after imports, defaults and overrides, and the endpoint (never a key). */
   config: z.record(z.string(), z.unknown()).optional(),
+  workspace: WorkspaceManifest.optional(),
   forked_from: RunOrigin.optional(),
   replay_of: RunOrigin.optional(),
 });

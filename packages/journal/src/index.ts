@@ -2,6 +2,7 @@ export {
   RunStatus,
   RecordedToolCall,
   RunOrigin,
+  WorkspaceManifest,
   TokenUsage,
   JournalEvent,
   EngineStartEvent,

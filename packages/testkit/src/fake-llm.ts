@@ -31,6 +31,8 @@ export interface FakeLlmOptions {
   apiKey?: string;
   /** The server to imitate (see SERVER_PROFILES): a profile or its name. Defaults to `openai`. */
   profile?: ServerProfile | string;
+  /** Called with each request once it is answered (its `status` set): the CLI's `--log FILE`. */
+  onAnswered?: (request: RecordedRequest) => void;
 }
 
 export interface FakeLlm {
@@ -152,6 +154,23 @@ export async function startFakeLlm(options: FakeLlmOptions): Promise<FakeLlm> {
     const recording = recordRequest({ method, path, headers: { ...request.headers }, rawBody: read?.text ?? bytes.toString('utf8') });
     const { record } = recording;
     requests.push(record);
+    try {
+      await respond(request, response, recording, read, unauthorized, method, pathname);
+    } finally {
+      options.onAnswered?.(record);
+    }
+  }
+
+  async function respond(
+    request: IncomingMessage,
+    response: ServerResponse,
+    recording: Recording,
+    read: ReturnType<typeof readCompletion> | null,
+    unauthorized: boolean,
+    method: string,
+    pathname: string,
+  ): Promise<void> {
+    const { record } = recording;
     if (unauthorized) {
       const message = request.headers.authorization
         ? 'Incorrect API key provided. You can find your API key in your delta-fake-llm options.'

@@ -7,6 +7,7 @@ export { SERVER_PROFILES, serverProfile } from './server-profiles.js';
 export type { ServerProfile } from './server-profile.js';
 export type { ServerDialect } from './server-dialect.js';
 export { loadScript } from './load-script.js';
+export { scriptFromRun } from './script-from-run.js';
 export { parseScript, ScriptFileError } from './parse-script.js';
 export { validateConversation, validateRequest } from './validate-request.js';
 export type { RequestProblem } from './request-problem.js';

@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { parseArgs } from 'node:util';
-import { type FakeLlm, startFakeLlm } from './fake-llm.js';
+import { type FakeLlm, type RecordedRequest, startFakeLlm } from './fake-llm.js';
+import { appendFileSync } from 'node:fs';
 import { loadScript } from './load-script.js';
+import { scriptFromRun } from './script-from-run.js';
 import { ScriptFileError } from './parse-script.js';
 import { SERVER_PROFILES } from './server-profiles.js';
 
@@ -12,6 +14,7 @@ Usage:
   delta-fake-llm --script steps.yaml [--port N]         serve until Ctrl-C; prints DELTA_BASE_URL=... once listening
   delta-fake-llm --script steps.yaml -- <command> ...   run <command> with DELTA_BASE_URL and DELTA_API_KEY set,
                                                         then stop and exit with the command's exit code
+  delta-fake-llm --from-run WS/.delta/RUN_ID ...        answer as that recorded run's model did, in order
 
 Options:
   -s, --script FILE   YAML or JSON: a list of steps, or {steps: [...]}. Each step is one model answer:
@@ -20,6 +23,9 @@ Options:
                         - tool_calls: [{name: read_file, raw_arguments: "{not json"}]
                         - error: {status: 429, message: "slow down"}
                         - delay_ms: 500 (combinable with the others)
+      --from-run DIR  instead of --script: a recorded run's directory (<workspace>/.delta/<run_id>); its
+                      model's answers (text, tool calls with their ids, tokens) are the steps
+      --log FILE      append every request received to FILE, one JSON line each: method, path, status, body
   -p, --port N        port to listen on (default: a free one)
       --host HOST     address to listen on (default: 127.0.0.1)
       --api-key KEY   answer 401 unless requests send this key (with a command: the key it is given)
@@ -53,6 +59,8 @@ function parse(argv: string[]) {
       allowPositionals: false,
       options: {
         script: { type: 'string', short: 's' },
+        'from-run': { type: 'string' },
+        log: { type: 'string' },
         port: { type: 'string', short: 'p' },
         host: { type: 'string' },
         'api-key': { type: 'string' },
@@ -65,7 +73,10 @@ function parse(argv: string[]) {
   }
   const { values } = parsed;
   if (values.help) return { help: true as const };
-  if (values.script === undefined) throw new UsageError('missing --script FILE (a YAML or JSON list of steps)');
+  if (values.script === undefined && values['from-run'] === undefined) {
+    throw new UsageError('missing --script FILE (a YAML or JSON list of steps) or --from-run RUN_DIR');
+  }
+  if (values.script !== undefined && values['from-run'] !== undefined) throw new UsageError('give --script or --from-run, not both');
   if (separator !== -1 && command.length === 0) throw new UsageError("nothing to run after '--'");
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) {
@@ -75,7 +86,7 @@ function parse(argv: string[]) {
   if (!SERVER_PROFILES.some((known) => known.name === profile)) {
     throw new UsageError(`unknown --profile '${profile}' (known: ${SERVER_PROFILES.map((known) => known.name).join(', ')})`);
   }
-  return { help: false as const, script: values.script, port, host: values.host, apiKey: values['api-key'], profile, command };
+  return { help: false as const, script: values.script, fromRun: values['from-run'], log: values.log, port, host: values.host, apiKey: values['api-key'], profile, command };
 }
 
 /** The delta-fake-llm command, in-process: returns the exit code instead of exiting. */
@@ -94,7 +105,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
   let script;
   try {
-    script = loadScript(options.script);
+    script = options.script === undefined ? scriptFromRun(options.fromRun!) : loadScript(options.script);
   } catch (error) {
     if (!(error instanceof ScriptFileError)) throw error;
     io.stderr.write(`delta-fake-llm: invalid script: ${error.message}\n`);
@@ -109,6 +120,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     profile: options.profile,
     ...(options.host === undefined ? {} : { host: options.host }),
     ...(apiKey === undefined ? {} : { apiKey }),
+    ...(options.log === undefined ? {} : { onAnswered: logTo(options.log) }),
   });
   try {
     if (command === undefined) return await serve(llm, script.length, io);
@@ -116,6 +128,13 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   } finally {
     await llm.close();
   }
+}
+
+/** `--log FILE`: each request, once answered, as one JSON line (written at once, so a killed server loses none). */
+function logTo(file: string): (request: RecordedRequest) => void {
+  return (request) => {
+    appendFileSync(file, `${JSON.stringify({ method: request.method, path: request.path, status: request.status, body: request.rawBody })}\n`);
+  };
 }
 
 async function serve(llm: FakeLlm, steps: number, io: CliIo): Promise<number> {

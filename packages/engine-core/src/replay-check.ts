@@ -1,0 +1,105 @@
+import type { ActionResultEvent } from '@delta/journal';
+import { shortDiff } from './short-diff.js';
+
+/** The first place a replay differs from the recorded run. */
+export interface ReplayDivergence {
+  /** The iteration (model call) where it differs. */
+  iteration: number;
+  /** The tool call whose result differs; absent for a request or the run's end. */
+  action?: { id: string; name: string };
+  /** What differed: the request the engine built, a tool's result, or how many model calls there were. */
+  what: 'request' | 'observation' | 'status' | 'exit_code' | 'extra_call' | 'missing_calls';
+  /** One line for a person. */
+  summary: string;
+  /** A short diff (`-` recorded, `+` replay); empty when there is nothing to show. */
+  diff: string;
+}
+
+/** What legitimately differs between the recorded run and its replay: where each ran (workspace and run id). */
+export interface ReplayPlaces {
+  source: { workDir: string; runId: string };
+  replay: { workDir: string; runId: string };
+}
+
+function replaceAll(text: string, from: string, to: string): string {
+  return from === '' || from === to ? text : text.split(from).join(to);
+}
+
+/** A text of the replay with its workspace and run id written as the recorded run's. */
+export function asRecorded(text: string, places: ReplayPlaces, json: boolean): string {
+  const quote = (value: string) => (json ? JSON.stringify(value).slice(1, -1) : value);
+  let result = replaceAll(text, quote(places.replay.workDir), quote(places.source.workDir));
+  result = replaceAll(result, quote(places.replay.runId), quote(places.source.runId));
+  return result;
+}
+
+function describeValue(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/**
+ * Compares a request the engine built with the recorded one, byte for byte once the replay's workspace
+ * and run id are written as the recorded run's. The summary names the first part that differs.
+ */
+export function compareRequest(recorded: Buffer, sent: Uint8Array, places: ReplayPlaces): { summary: string; diff: string } | undefined {
+  if (Buffer.compare(recorded, sent) === 0) return undefined;
+  const recordedText = recorded.toString('utf8');
+  const sentText = asRecorded(Buffer.from(sent.buffer, sent.byteOffset, sent.byteLength).toString('utf8'), places, true);
+  if (recordedText === sentText) return undefined;
+  let before: Record<string, unknown> | undefined;
+  let after: Record<string, unknown> | undefined;
+  try {
+    before = JSON.parse(recordedText) as Record<string, unknown>;
+    after = JSON.parse(sentText) as Record<string, unknown>;
+  } catch {
+    return { summary: 'the request differs', diff: shortDiff(recordedText, sentText) };
+  }
+  const beforeMessages = Array.isArray(before.messages) ? (before.messages as unknown[]) : [];
+  const afterMessages = Array.isArray(after.messages) ? (after.messages as unknown[]) : [];
+  for (let index = 0; index < Math.max(beforeMessages.length, afterMessages.length); index += 1) {
+    const a = JSON.stringify(beforeMessages[index]);
+    const b = JSON.stringify(afterMessages[index]);
+    if (a === b) continue;
+    const role = (afterMessages[index] ?? beforeMessages[index]) as { role?: string } | undefined;
+    const where = `message ${index + 1} of ${afterMessages.length} (${role?.role ?? 'missing'})`;
+    if (a === undefined) return { summary: `the request has an extra ${where}`, diff: shortDiff('', b ?? '') };
+    if (b === undefined) return { summary: `the request lacks message ${index + 1} (${role?.role ?? '?'})`, diff: shortDiff(a, '') };
+    return { summary: `${where} differs`, diff: shortDiff(a, b) };
+  }
+  for (const key of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    if (key === 'messages') continue;
+    const a = JSON.stringify(before[key]);
+    const b = JSON.stringify(after[key]);
+    if (a !== b) return { summary: `the request's "${key}" differs`, diff: shortDiff(a ?? '(absent)', b ?? '(absent)') };
+  }
+  return { summary: 'the request has the same content in other bytes (key order or spacing)', diff: shortDiff(recordedText, sentText) };
+}
+
+/** Compares a tool call's result in the replay with the recorded one. */
+export function compareResult(recorded: ActionResultEvent, found: ActionResultEvent, places: ReplayPlaces): ReplayDivergence | undefined {
+  const action = { id: found.action_id, name: found.tool_name };
+  const at = `iteration ${found.iteration}, action ${found.action_id} (${found.tool_name})`;
+  const observation = asRecorded(found.observation_content, places, false);
+  if (observation !== recorded.observation_content) {
+    return {
+      iteration: found.iteration,
+      action,
+      what: 'observation',
+      summary: `${at}: the tool's observation differs`,
+      diff: shortDiff(recorded.observation_content, observation),
+    };
+  }
+  if (recorded.status !== found.status) {
+    return { iteration: found.iteration, action, what: 'status', summary: `${at}: status ${found.status}, recorded ${recorded.status}`, diff: '' };
+  }
+  if (recorded.exit_code !== found.exit_code) {
+    return {
+      iteration: found.iteration,
+      action,
+      what: 'exit_code',
+      summary: `${at}: exit code ${describeValue(found.exit_code)}, recorded ${describeValue(recorded.exit_code)}`,
+      diff: '',
+    };
+  }
+  return undefined;
+}

@@ -1,0 +1,139 @@
+import { resolve } from 'node:path';
+import { createNextWorkspace, createRunId, type ActionResultEvent, type JournalEvent, type RunOrigin } from '@delta/journal';
+import { continueRun } from './continue-run.js';
+import { loadAgent, type LoadedAgent } from './load-agent.js';
+import { openRecordedRun, recordedResults, resultKey, type RecordedRun } from './recorded-run.js';
+import { compareResult, type ReplayDivergence, type ReplayPlaces } from './replay-check.js';
+import { ReplayCheck, replayModelClient } from './replay-model-client.js';
+import type { EngineOptions, RunResult } from './run-options.js';
+import { startRun } from './start-run.js';
+import { compareManifests, workspaceManifest, type ManifestComparison } from './workspace-manifest.js';
+
+export interface ReplayRunOptions extends Pick<EngineOptions, 'signal' | 'onEvent' | 'onLog' | 'toolEnv' | 'environment'> {
+  /** The run to replay: its workspace, and its id (default: the workspace's latest run). */
+  source: { workDir: string; runId?: string } | RecordedRun;
+  /** `live` (default): tools run for real in the replay's workspace. `recorded`: no tool runs, the recorded results are served. */
+  tools?: 'live' | 'recorded';
+  /** The replay's workspace, prepared by the caller; by default a fresh `<agent>/workspaces/W00N`. */
+  into?: string;
+  /** The agent, if already loaded; by default the recorded run's agent directory, as it is now. */
+  agent?: LoadedAgent;
+  /** The replay run's id (default: a new one). */
+  runId?: string;
+  /** Replay only the first N model calls (a fork rebuilds its workspace this way). */
+  through?: number;
+}
+
+export interface ReplayResult {
+  /** True when every request and tool result equals the recorded one, and the replay made as many calls. */
+  identical: boolean;
+  divergence?: ReplayDivergence;
+  /** How the replay's workspace, as it started, compares with the one the recorded run found (when recorded). */
+  startState?: ManifestComparison;
+  /** Model calls replayed. */
+  iterations: number;
+  tools: 'live' | 'recorded';
+  source: { workDir: string; runId: string };
+  /** The replay's own run: its journal is in `replay.paths`. */
+  replay: RunResult;
+}
+
+/** The recorded run's user messages, each with the number of model calls that answered it (a `delta continue -m` starts the next). */
+function segments(source: RecordedRun, through: number): { message: string; calls: number }[] {
+  const result: { message: string; calls: number }[] = [];
+  let total = 0;
+  for (const event of source.events) {
+    if (event.type === 'USER_MESSAGE') result.push({ message: event.content, calls: 0 });
+    else if (event.type === 'THOUGHT' && result.length > 0 && total < through) {
+      result.at(-1)!.calls += 1;
+      total += 1;
+    }
+  }
+  // A message no call answered within `through` is not sent: the replay stops where it was asked to.
+  return result.filter((segment, index) => index === 0 || segment.calls > 0);
+}
+
+/**
+ * Replays a recorded run as a new run of its own (ENGINE_START and metadata.json say `replay_of`): the
+ * recorded model responses are served in order, each request the engine builds is checked against the
+ * recorded one, and, with live tools, each tool result too. It stops at the first divergence.
+ */
+export async function replayRun(options: ReplayRunOptions): Promise<ReplayResult> {
+  const source = 'events' in options.source ? options.source : openRecordedRun(options.source.workDir, options.source.runId);
+  const tools = options.tools ?? 'live';
+  const agent = options.agent ?? loadAgent(source.metadata.agent_home);
+  const workDir = options.into === undefined ? createNextWorkspace(agent.home).path : resolve(options.into);
+  const recordedStart = source.start?.workspace;
+  const startState = recordedStart ? compareManifests(recordedStart, workspaceManifest(workDir)) : undefined;
+  const runId = options.runId ?? createRunId();
+  const places: ReplayPlaces = {
+    source: { workDir: source.paths.workDir, runId: source.paths.runId },
+    replay: { workDir, runId },
+  };
+  const through = Math.min(options.through ?? source.thoughts.length, source.thoughts.length);
+  const check = new ReplayCheck();
+  const results = recordedResults(source);
+  const replayOf: RunOrigin = { run_id: source.paths.runId, work_dir: source.paths.workDir, tools };
+  const onEvent = (event: JournalEvent) => {
+    options.onEvent?.(event);
+    if (tools === 'live' && event.type === 'ACTION_RESULT') checkResult(check, results.get(resultKey(event.iteration, event.action_id)), event, places);
+  };
+  const common = {
+    model: replayModelClient(source, places, check),
+    onEvent,
+    origin: { replay_of: replayOf },
+    askHuman: recordedAnswers(source),
+    ...(tools === 'recorded'
+      ? { recordedTools: (call: { id: string }, iteration: number) => results.get(resultKey(iteration, call.id)) }
+      : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+    ...(options.onLog ? { onLog: options.onLog } : {}),
+    ...(options.toolEnv ? { toolEnv: options.toolEnv } : {}),
+    ...(options.environment ? { environment: options.environment } : {}),
+  };
+  const [first, ...later] = segments(source, through);
+  let replay = await startRun({ ...common, agent, workDir, runId, message: first?.message ?? source.metadata.initial_message, maxIterations: Math.max(1, first?.calls ?? 1) });
+  for (const segment of later) {
+    if (check.divergence || replay.status === 'FAILED' || options.signal?.aborted) break;
+    replay = await continueRun({ ...common, agent, workDir, runId, message: segment.message, maxIterations: segment.calls });
+  }
+  if (!check.divergence && check.served < through && !options.signal?.aborted) {
+    check.diverge({
+      iteration: check.served + 1,
+      what: 'missing_calls',
+      summary: `the replay ended ${replay.status} after ${check.served} model call${check.served === 1 ? '' : 's'}; the recorded run made ${through}`,
+      diff: replay.reason ? `+ ${replay.reason}` : '',
+    });
+  }
+  return {
+    identical: check.divergence === undefined && !options.signal?.aborted,
+    ...(check.divergence ? { divergence: check.divergence } : {}),
+    ...(startState ? { startState } : {}),
+    iterations: check.served,
+    tools,
+    source: places.source,
+    replay,
+  };
+}
+
+function checkResult(check: ReplayCheck, recorded: ActionResultEvent | undefined, found: ActionResultEvent, places: ReplayPlaces): void {
+  if (recorded === undefined) {
+    check.diverge({
+      iteration: found.iteration,
+      action: { id: found.action_id, name: found.tool_name },
+      what: 'observation',
+      summary: `iteration ${found.iteration}, action ${found.action_id} (${found.tool_name}): the recorded run has no result for this call`,
+      diff: '',
+    });
+    return;
+  }
+  const divergence = compareResult(recorded, found, places);
+  if (divergence) check.diverge(divergence);
+}
+
+/** ask_human, answered as the recorded run's human answered it (by action id). */
+function recordedAnswers(source: RecordedRun): EngineOptions['askHuman'] {
+  const answers = new Map<string, string>();
+  for (const event of source.events) if (event.type === 'HUMAN_INPUT_RECEIVED') answers.set(event.action_id, event.response);
+  return async (request) => answers.get(request.action_id) ?? '';
+}
