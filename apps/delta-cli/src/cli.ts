@@ -111,7 +111,7 @@ cli
   .command('replay', 'Re-execute a recorded run: recorded model answers, checked requests; says "identical" or where it first diverged')
   .option('-w, --work-dir <dir>', 'The workspace of the recorded run (default: the current directory)')
   .option('--run-id <id>', 'The run to replay (default: the latest)')
-  .option('--into <dir>', 'The replay\'s workspace, prepared by you (default: a new <agent>/workspaces/W00N)')
+  .option('--into <dir>', "The replay's workspace, prepared by you (default: a new <agent>/workspaces/W00N)")
   .option('--tools <mode>', 'live (default): run the tools again; recorded: serve their recorded results, run nothing')
   .option('--json', 'Print one JSON object with the result')
   .option('-q, --quiet', 'No progress output')
@@ -124,8 +124,8 @@ cli
   .option('-w, --work-dir <dir>', 'The workspace of the recorded run (default: the current directory)')
   .option('--run-id <id>', 'The run to fork (default: the latest)')
   .option('--at <n>', 'Keep iterations 1..N of the run (0: only the task)')
-  .option('--into <dir>', 'The fork\'s workspace, prepared by you (default: a new <agent>/workspaces/W00N)')
-  .option('-m, --message <text>', 'A new message before the model\'s next turn')
+  .option('--into <dir>', "The fork's workspace, prepared by you (default: a new <agent>/workspaces/W00N)")
+  .option('-m, --message <text>', "A new message before the model's next turn")
   .option('--model <name>', 'Go on with this model instead of agent.yaml llm.model')
   .option('--base-url <url>', 'The model endpoint (instead of DELTA_BASE_URL or .env)')
   .option('--set <key=value>', 'Override a field of agent.yaml for the live part (repeatable)')
@@ -139,7 +139,10 @@ cli
   .action(async (flags) => (await import('./fork-command.js')).forkCommand(flags));
 
 cli
-  .command('diff <runA> <runB>', 'Compare two runs iteration by iteration (a run is <workspace>/.delta/<run_id>, or a workspace for its latest run)')
+  .command(
+    'diff <runA> <runB>',
+    'Compare two runs iteration by iteration (a run is <workspace>/.delta/<run_id>, or a workspace for its latest run)',
+  )
   .option('--json', 'Print one JSON object with every difference')
   .example('delta diff ws1 ws2/.delta/20261122_143522_a1b2c3')
   .action(async (runA: string, runB: string, flags) => (await import('./diff-command.js')).diffCommand(String(runA), String(runB), flags));

@@ -24,7 +24,9 @@ function parseAt(value: string | number | undefined): number {
   const number = Number(value);
   if (value === undefined || typeof value === 'boolean' || !Number.isInteger(number) || number < 0) {
     throw usageError(
-      value === undefined ? 'delta fork needs --at N: the iteration after which the run branches.' : `--at must be a whole number of at least 0, got "${value}".`,
+      value === undefined
+        ? 'delta fork needs --at N: the iteration after which the run branches.'
+        : `--at must be a whole number of at least 0, got "${value}".`,
       'For example: delta fork -w ws --at 2 -m "Try another way"',
     );
   }

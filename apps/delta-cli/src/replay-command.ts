@@ -14,7 +14,10 @@ export interface ReplayFlags {
 
 function parseTools(value: string | undefined): 'live' | 'recorded' {
   if (value === undefined || value === 'live' || value === 'recorded') return value ?? 'live';
-  throw usageError(`--tools must be live or recorded, got "${value}".`, 'live runs the tools again; recorded serves their recorded results.');
+  throw usageError(
+    `--tools must be live or recorded, got "${value}".`,
+    'live runs the tools again; recorded serves their recorded results.',
+  );
 }
 
 function describeStart(result: ReplayResult): string {
@@ -66,7 +69,9 @@ export async function replayCommand(flags: ReplayFlags): Promise<number> {
     write(`start state: ${describeStart(result)}\n`);
     write(`replay run: ${result.replay.runId} in ${result.replay.workDir} (${result.replay.status})\n`);
     if (result.identical) {
-      write(`identical: ${result.iterations} model call${result.iterations === 1 ? '' : 's'}, every request${result.tools === 'live' ? ' and tool result' : ''} as recorded\n`);
+      write(
+        `identical: ${result.iterations} model call${result.iterations === 1 ? '' : 's'}, every request${result.tools === 'live' ? ' and tool result' : ''} as recorded\n`,
+      );
     } else if (result.divergence) {
       write(`diverged at ${result.divergence.summary}\n`);
       if (result.divergence.diff !== '') write(`${result.divergence.diff}\n(- recorded, + replay)\n`);

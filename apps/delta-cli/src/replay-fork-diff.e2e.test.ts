@@ -43,7 +43,9 @@ async function recordedRun(script = fiveSteps): Promise<{ agent: string; work: s
   const llm = await server(script);
   const agent = await createTempAgent({ agentYaml, files: { 'step.sh': { content: STEP_SCRIPT, mode: 0o755 } } });
   const work = join(await createTempDir('work-'), 'ws');
-  const run = await runDelta(['run', '--agent', agent, '-w', work, '-m', 'Do the four steps', '-q'], { env: { DELTA_BASE_URL: llm.baseUrl } });
+  const run = await runDelta(['run', '--agent', agent, '-w', work, '-m', 'Do the four steps', '-q'], {
+    env: { DELTA_BASE_URL: llm.baseUrl },
+  });
   expect(run.stderr).toBe('');
   expect(run.exitCode).toBe(0);
   return { agent, work, runId: readLatestRunId(work)! };
@@ -51,12 +53,22 @@ async function recordedRun(script = fiveSteps): Promise<{ agent: string; work: s
 
 /** What diff and fork compare of an event: content, tool calls and observations, not seq, time or ids of io records. */
 function essence(events: readonly JournalEvent[]): unknown[] {
-  return events.flatMap((event) => {
+  return events.flatMap((event): unknown[] => {
     if (event.type === 'USER_MESSAGE') return [{ type: event.type, content: event.content }];
-    if (event.type === 'THOUGHT') return [{ type: event.type, iteration: event.iteration, content: event.content, tool_calls: event.tool_calls }];
-    if (event.type === 'ACTION_REQUEST') return [{ type: event.type, iteration: event.iteration, action: event.action_id, args: event.tool_args }];
+    if (event.type === 'THOUGHT')
+      return [{ type: event.type, iteration: event.iteration, content: event.content, tool_calls: event.tool_calls }];
+    if (event.type === 'ACTION_REQUEST')
+      return [{ type: event.type, iteration: event.iteration, action: event.action_id, args: event.tool_args }];
     if (event.type === 'ACTION_RESULT')
-      return [{ type: event.type, iteration: event.iteration, action: event.action_id, observation: event.observation_content, status: event.status }];
+      return [
+        {
+          type: event.type,
+          iteration: event.iteration,
+          action: event.action_id,
+          observation: event.observation_content,
+          status: event.status,
+        },
+      ];
     return [];
   });
 }
@@ -81,7 +93,9 @@ describe('delta replay', () => {
 
     // Step 3 now says something else: the replay stops there.
     writeFileSync(join(agent, 'step.sh'), `${STEP_SCRIPT}[ "$1" -ge 3 ] && echo "and more"\ntrue\n`);
-    const changed = await runDelta(['replay', '-w', work, '--json', '--into', join(await createTempDir('replay-'), 'ws')], { env: noServer });
+    const changed = await runDelta(['replay', '-w', work, '--json', '--into', join(await createTempDir('replay-'), 'ws')], {
+      env: noServer,
+    });
     expect(changed.exitCode).toBe(1);
     const result = JSON.parse(changed.stdout);
     expect(result.identical).toBe(false);
@@ -109,9 +123,12 @@ describe('delta replay', () => {
     const context = readFileSync(join(agent, 'context.yaml'), 'utf8');
     expect(context).toMatch(/- type: journal\n/);
     writeFileSync(join(agent, 'context.yaml'), context.replace(/- type: journal\n/, '- type: journal\n    max_iterations: 2\n'));
-    const edited = await runDelta(['replay', '-w', work, '--tools', 'recorded', '--into', join(await createTempDir('replay-'), 'ws'), '--json'], {
-      env: noServer,
-    });
+    const edited = await runDelta(
+      ['replay', '-w', work, '--tools', 'recorded', '--into', join(await createTempDir('replay-'), 'ws'), '--json'],
+      {
+        env: noServer,
+      },
+    );
     expect(edited.exitCode).toBe(1);
     const result = JSON.parse(edited.stdout);
     expect(result.divergence).toMatchObject({ iteration: 4, what: 'request' });
@@ -120,9 +137,12 @@ describe('delta replay', () => {
 });
 
 describe('delta fork', () => {
-  it('at 2 of a 5-step run: the events through iteration 2 and the workspace are the source\'s, then it completes live against a new script', async () => {
+  it("at 2 of a 5-step run: the events through iteration 2 and the workspace are the source's, then it completes live against a new script", async () => {
     const { work, runId } = await recordedRun();
-    const live = await server([{ content: 'Forked: step 9 instead.', tool_calls: [{ name: 'step', arguments: { n: 9 } }] }, { content: 'Done differently.' }]);
+    const live = await server([
+      { content: 'Forked: step 9 instead.', tool_calls: [{ name: 'step', arguments: { n: 9 } }] },
+      { content: 'Done differently.' },
+    ]);
     const into = join(await createTempDir('fork-'), 'ws');
     const fork = await runDelta(['fork', '-w', work, '--at', '2', '--into', into, '-m', 'Now do step 9 instead', '-q'], {
       env: { DELTA_BASE_URL: live.baseUrl },
@@ -143,13 +163,18 @@ describe('delta fork', () => {
     expect(through2(events)).toEqual(through2(source));
     expect(essence(events).length).toBeGreaterThan(through2(events).length);
     expect(events[0]).toMatchObject({ type: 'ENGINE_START', forked_from: { run_id: runId, work_dir: work, iteration: 2 } });
-    expect(readMetadata(runPaths(into, forkId).metadata)).toMatchObject({ status: 'COMPLETED', forked_from: { run_id: runId, iteration: 2 } });
+    expect(readMetadata(runPaths(into, forkId).metadata)).toMatchObject({
+      status: 'COMPLETED',
+      forked_from: { run_id: runId, iteration: 2 },
+    });
     // The live part: the new message, then the new script's answers.
     expect(live.requests).toHaveLength(2);
     expect(JSON.stringify(live.requests[0]!.body.messages.at(-1))).toContain('Now do step 9 instead');
 
     // The workspace as the source's after iteration 2 (steps 1 and 2), plus what the live part did (step 9).
-    const files = readdirSync(into).filter((name) => name !== '.delta').sort();
+    const files = readdirSync(into)
+      .filter((name) => name !== '.delta')
+      .sort();
     expect(files).toEqual(['step1.txt', 'step2.txt', 'step9.txt']);
     expect(readFileSync(join(into, 'step2.txt'), 'utf8')).toBe(readFileSync(join(work, 'step2.txt'), 'utf8'));
 
@@ -162,7 +187,11 @@ describe('delta fork', () => {
 describe('delta diff', () => {
   it('names the first divergent iteration of two runs of one task with different scripts', async () => {
     const a = await recordedRun();
-    const other = [...fiveSteps.slice(0, 2), { content: 'Doing step 3 differently.', tool_calls: [{ name: 'step', arguments: { n: 30 } }] }, ...fiveSteps.slice(3)];
+    const other = [
+      ...fiveSteps.slice(0, 2),
+      { content: 'Doing step 3 differently.', tool_calls: [{ name: 'step', arguments: { n: 30 } }] },
+      ...fiveSteps.slice(3),
+    ];
     const b = await recordedRun(other);
     const text = await runDelta(['diff', a.work, join(b.work, '.delta', b.runId)]);
     expect(text.exitCode).toBe(1);

@@ -50,12 +50,22 @@ function compareIteration(a: Iteration, b: Iteration): IterationDifference[] {
   const contentA = a.thought.content ?? '';
   const contentB = b.thought.content ?? '';
   if (contentA !== contentB) {
-    differences.push({ iteration, what: 'content', summary: `iteration ${iteration}: the model's text differs`, diff: shortDiff(contentA, contentB) });
+    differences.push({
+      iteration,
+      what: 'content',
+      summary: `iteration ${iteration}: the model's text differs`,
+      diff: shortDiff(contentA, contentB),
+    });
   }
   const callsA = callsText(a.thought);
   const callsB = callsText(b.thought);
   if (callsA !== callsB) {
-    differences.push({ iteration, what: 'tool_calls', summary: `iteration ${iteration}: the tool calls differ`, diff: shortDiff(callsA, callsB) });
+    differences.push({
+      iteration,
+      what: 'tool_calls',
+      summary: `iteration ${iteration}: the tool calls differ`,
+      diff: shortDiff(callsA, callsB),
+    });
   } else {
     // Same calls: compare each call's observation, by position (call ids are the model's, and may differ).
     a.results.forEach((result, index) => {
@@ -95,9 +105,19 @@ export function diffRuns(a: readonly JournalEvent[], b: readonly JournalEvent[])
       if (found.every((difference) => difference.what === 'tokens')) sameIterations += 1;
       differences.push(...found);
     } else if (x) {
-      differences.push({ iteration: x.thought.iteration, what: 'only_in_a', summary: `iteration ${x.thought.iteration} is only in run A`, diff: '' });
+      differences.push({
+        iteration: x.thought.iteration,
+        what: 'only_in_a',
+        summary: `iteration ${x.thought.iteration} is only in run A`,
+        diff: '',
+      });
     } else if (y) {
-      differences.push({ iteration: y.thought.iteration, what: 'only_in_b', summary: `iteration ${y.thought.iteration} is only in run B`, diff: '' });
+      differences.push({
+        iteration: y.thought.iteration,
+        what: 'only_in_b',
+        summary: `iteration ${y.thought.iteration} is only in run B`,
+        diff: '',
+      });
     }
   }
   const first = differences.find((difference) => difference.what !== 'tokens');

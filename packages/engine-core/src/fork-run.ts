@@ -64,7 +64,8 @@ export function eventsThrough(source: RecordedRun, at: number): JournalEvent[] {
 function copyRecords(source: RecordedRun, paths: RunPaths, events: readonly JournalEvent[], at: number): void {
   if (existsSync(source.paths.invocationsDir)) {
     for (const name of readdirSync(source.paths.invocationsDir)) {
-      if (Number.parseInt(name, 10) <= at) cpSync(join(source.paths.invocationsDir, name), join(paths.invocationsDir, name), { recursive: true });
+      if (Number.parseInt(name, 10) <= at)
+        cpSync(join(source.paths.invocationsDir, name), join(paths.invocationsDir, name), { recursive: true });
     }
   }
   for (const event of events) {
@@ -153,10 +154,13 @@ export async function forkRun(options: ForkRunOptions): Promise<ForkResult> {
   const source = openRecordedRun(options.source.workDir, options.source.runId);
   const calls = source.thoughts.length;
   if (!Number.isInteger(options.at) || options.at < 0 || options.at > calls) {
-    throw new ConfigurationError(`The run ${source.paths.runId} has ${calls} iteration${calls === 1 ? '' : 's'}; it cannot be forked at ${options.at}.`, {
-      code: 'USAGE',
-      hint: `Give --at a whole number from 0 (only the task) to ${calls}.`,
-    });
+    throw new ConfigurationError(
+      `The run ${source.paths.runId} has ${calls} iteration${calls === 1 ? '' : 's'}; it cannot be forked at ${options.at}.`,
+      {
+        code: 'USAGE',
+        hint: `Give --at a whole number from 0 (only the task) to ${calls}.`,
+      },
+    );
   }
   const agent = loadAgent(source.metadata.agent_home);
   const workDir = options.into === undefined ? createNextWorkspace(agent.home).path : resolve(options.into);

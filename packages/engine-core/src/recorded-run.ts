@@ -43,7 +43,8 @@ export function openRecordedRun(workDir: string, runId?: string): RecordedRun {
   if (id === undefined) throw noRun(`${work} holds no runs.`, 'Name the workspace of the run with -w (and the run with --run-id).');
   if (!isRunId(id)) throw noRun(`"${id}" is not a run id.`, '`delta list -w <workspace>` shows the runs of a workspace.');
   const paths = runPaths(work, id);
-  if (!existsSync(paths.journal)) throw noRun(`There is no run "${id}" in ${work}.`, '`delta list -w <workspace>` shows the runs of a workspace.');
+  if (!existsSync(paths.journal))
+    throw noRun(`There is no run "${id}" in ${work}.`, '`delta list -w <workspace>` shows the runs of a workspace.');
   const events = readJournal(paths.journal, { tolerateTornTail: true });
   return {
     paths,

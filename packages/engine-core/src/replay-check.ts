@@ -90,7 +90,13 @@ export function compareResult(recorded: ActionResultEvent, found: ActionResultEv
     };
   }
   if (recorded.status !== found.status) {
-    return { iteration: found.iteration, action, what: 'status', summary: `${at}: status ${found.status}, recorded ${recorded.status}`, diff: '' };
+    return {
+      iteration: found.iteration,
+      action,
+      what: 'status',
+      summary: `${at}: status ${found.status}, recorded ${recorded.status}`,
+      diff: '',
+    };
   }
   if (recorded.exit_code !== found.exit_code) {
     return {

@@ -49,7 +49,12 @@ export function replayModelClient(source: RecordedRun, places: ReplayPlaces, che
       }
       const difference = compareRequest(requests.read(thought.llm_invocation_ref), sent, places);
       if (difference) {
-        check.diverge({ iteration: thought.iteration, what: 'request', summary: `iteration ${thought.iteration}: ${difference.summary}`, diff: difference.diff });
+        check.diverge({
+          iteration: thought.iteration,
+          what: 'request',
+          summary: `iteration ${thought.iteration}: ${difference.summary}`,
+          diff: difference.diff,
+        });
         throw check.error();
       }
       check.served += 1;

@@ -76,7 +76,8 @@ export async function replayRun(options: ReplayRunOptions): Promise<ReplayResult
   const replayOf: RunOrigin = { run_id: source.paths.runId, work_dir: source.paths.workDir, tools };
   const onEvent = (event: JournalEvent) => {
     options.onEvent?.(event);
-    if (tools === 'live' && event.type === 'ACTION_RESULT') checkResult(check, results.get(resultKey(event.iteration, event.action_id)), event, places);
+    if (tools === 'live' && event.type === 'ACTION_RESULT')
+      checkResult(check, results.get(resultKey(event.iteration, event.action_id)), event, places);
   };
   const common = {
     model: replayModelClient(source, places, check),
@@ -92,7 +93,14 @@ export async function replayRun(options: ReplayRunOptions): Promise<ReplayResult
     ...(options.environment ? { environment: options.environment } : {}),
   };
   const [first, ...later] = segments(source, through);
-  let replay = await startRun({ ...common, agent, workDir, runId, message: first?.message ?? source.metadata.initial_message, maxIterations: Math.max(1, first?.calls ?? 1) });
+  let replay = await startRun({
+    ...common,
+    agent,
+    workDir,
+    runId,
+    message: first?.message ?? source.metadata.initial_message,
+    maxIterations: Math.max(1, first?.calls ?? 1),
+  });
   for (const segment of later) {
     if (check.divergence || replay.status === 'FAILED' || options.signal?.aborted) break;
     replay = await continueRun({ ...common, agent, workDir, runId, message: segment.message, maxIterations: segment.calls });

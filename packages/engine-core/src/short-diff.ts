@@ -19,10 +19,7 @@ export function shortDiff(recorded: string, found: string): string {
   while (first < shorter && recorded.charCodeAt(first) === found.charCodeAt(first)) first += 1;
   // The common end, not reaching back over the first difference.
   let tail = 0;
-  while (
-    tail < shorter - first &&
-    recorded.charCodeAt(recorded.length - 1 - tail) === found.charCodeAt(found.length - 1 - tail)
-  ) {
+  while (tail < shorter - first && recorded.charCodeAt(recorded.length - 1 - tail) === found.charCodeAt(found.length - 1 - tail)) {
     tail += 1;
   }
   return [

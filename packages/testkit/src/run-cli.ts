@@ -86,7 +86,17 @@ function parse(argv: string[]) {
   if (!SERVER_PROFILES.some((known) => known.name === profile)) {
     throw new UsageError(`unknown --profile '${profile}' (known: ${SERVER_PROFILES.map((known) => known.name).join(', ')})`);
   }
-  return { help: false as const, script: values.script, fromRun: values['from-run'], log: values.log, port, host: values.host, apiKey: values['api-key'], profile, command };
+  return {
+    help: false as const,
+    script: values.script,
+    fromRun: values['from-run'],
+    log: values.log,
+    port,
+    host: values.host,
+    apiKey: values['api-key'],
+    profile,
+    command,
+  };
 }
 
 /** The delta-fake-llm command, in-process: returns the exit code instead of exiting. */
@@ -133,7 +143,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 /** `--log FILE`: each request, once answered, as one JSON line (written at once, so a killed server loses none). */
 function logTo(file: string): (request: RecordedRequest) => void {
   return (request) => {
-    appendFileSync(file, `${JSON.stringify({ method: request.method, path: request.path, status: request.status, body: request.rawBody })}\n`);
+    appendFileSync(
+      file,
+      `${JSON.stringify({ method: request.method, path: request.path, status: request.status, body: request.rawBody })}\n`,
+    );
   };
 }
 

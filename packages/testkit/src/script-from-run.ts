@@ -51,7 +51,11 @@ function answerOf(runDir: string, thought: RecordedThought): RecordedAnswer {
       usage?: { prompt_tokens: number; completion_tokens: number };
     };
     const message = response.choices?.[0]?.message;
-    return { content: message?.content ?? null, tool_calls: message?.tool_calls ?? [], ...(response.usage ? { usage: response.usage } : {}) };
+    return {
+      content: message?.content ?? null,
+      tool_calls: message?.tool_calls ?? [],
+      ...(response.usage ? { usage: response.usage } : {}),
+    };
   }
   return {
     content: thought.content,
@@ -66,7 +70,9 @@ function answerOf(runDir: string, thought: RecordedThought): RecordedAnswer {
 export function scriptFromRun(runDir: string): ScriptStep[] {
   const journal = join(runDir, 'journal.jsonl');
   if (!existsSync(journal)) {
-    throw new ScriptFileError(`${runDir}: not a run directory (there is no journal.jsonl); give <workspace>/.delta/<run_id>`, { file: journal });
+    throw new ScriptFileError(`${runDir}: not a run directory (there is no journal.jsonl); give <workspace>/.delta/<run_id>`, {
+      file: journal,
+    });
   }
   const steps = thoughts(journal).map((thought) => {
     const answer = answerOf(runDir, thought);
