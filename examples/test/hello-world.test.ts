@@ -62,4 +62,20 @@ describe('examples/1-basics/hello-world', () => {
     expect(readdirSync(join(runDir, 'io', 'invocations'))).toHaveLength(3);
     expect(existsSync(join(runDir, 'io', 'tool_executions', 'call_1_1', 'stdout.log'))).toBe(true);
   });
+
+  it("replays the shipped recorded trajectory with no server at all (the README's offline demo)", async () => {
+    const agent = join(await createTempDir('hello-world-'), 'hello-world');
+    cpSync(join(REPOSITORY_ROOT, 'examples/1-basics/hello-world'), agent, { recursive: true });
+    // Nothing listens here: a model call would fail the run.
+    const env = { DELTA_API_KEY: undefined, OPENAI_API_KEY: undefined, DELTA_BASE_URL: 'http://127.0.0.1:9/v1' };
+    const result = await runProcess(process.execPath, [DELTA_BIN, 'replay', '-w', join(agent, 'recorded'), '--agent', agent, '-q'], {
+      env,
+    });
+    expect(result.stderr).toBe('');
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toContain("start state: the same as the recorded run's");
+    expect(result.stdout).toContain('identical: 3 model calls, every request and tool result as recorded');
+    // The tools ran for real in a fresh workspace of the agent.
+    expect(readFileSync(join(agent, 'workspaces', 'W001', 'hello.txt'), 'utf8')).toBe('Hello, World!\n');
+  });
 });

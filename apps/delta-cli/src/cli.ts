@@ -113,9 +113,10 @@ cli
   .option('--run-id <id>', 'The run to replay (default: the latest)')
   .option('--into <dir>', "The replay's workspace, prepared by you (default: a new <agent>/workspaces/W00N)")
   .option('--tools <mode>', 'live (default): run the tools again; recorded: serve their recorded results, run nothing')
+  .option('--agent <dir>', 'The agent directory (default: the one the run recorded; give it for a copied or cloned recording)')
   .option('--json', 'Print one JSON object with the result')
   .option('-q, --quiet', 'No progress output')
-  .example('delta replay -w examples/hello-world/workspaces/W001')
+  .example('delta replay -w examples/hello-world/recorded --agent examples/hello-world')
   .example('delta replay -w ws --tools recorded --json | jq .divergence')
   .action(async (flags) => (await import('./replay-command.js')).replayCommand(flags));
 
@@ -124,6 +125,7 @@ cli
   .option('-w, --work-dir <dir>', 'The workspace of the recorded run (default: the current directory)')
   .option('--run-id <id>', 'The run to fork (default: the latest)')
   .option('--at <n>', 'Keep iterations 1..N of the run (0: only the task)')
+  .option('--agent <dir>', 'The agent directory (default: the one the run recorded)')
   .option('--into <dir>', "The fork's workspace, prepared by you (default: a new <agent>/workspaces/W00N)")
   .option('-m, --message <text>', "A new message before the model's next turn")
   .option('--model <name>', 'Go on with this model instead of agent.yaml llm.model')

@@ -7,6 +7,7 @@ import { parseRunIdFlag } from './run-id-flag.js';
 import { usageError } from './usage-error.js';
 
 export interface ForkFlags extends OverrideFlags {
+  agent?: string;
   workDir?: string;
   runId?: string;
   at?: string | number;
@@ -51,6 +52,7 @@ export async function forkCommand(flags: ForkFlags): Promise<number> {
         source: { workDir: flags.workDir ?? '.', ...(runId === undefined ? {} : { runId }) },
         at,
         overrides,
+        ...(flags.agent === undefined ? {} : { agentHome: String(flags.agent) }),
         ...(flags.into === undefined ? {} : { into: String(flags.into) }),
         ...(flags.message === undefined ? {} : { message: String(flags.message) }),
         ...(maxIterations === undefined ? {} : { maxIterations }),

@@ -4,6 +4,7 @@ import { parseRunIdFlag } from './run-id-flag.js';
 import { usageError } from './usage-error.js';
 
 export interface ReplayFlags {
+  agent?: string;
   workDir?: string;
   runId?: string;
   into?: string;
@@ -54,6 +55,7 @@ export async function replayCommand(flags: ReplayFlags): Promise<number> {
       engine.replayRun({
         source,
         tools,
+        ...(flags.agent === undefined ? {} : { agent: engine.loadAgent(String(flags.agent)) }),
         signal: session.signal,
         toolEnv: session.toolEnv,
         onLog: session.onLog,

@@ -40,6 +40,8 @@ export interface ForkRunOptions extends EngineOptions {
   overrides?: ConfigOverrides;
   /** The fork's run id (default: a new one). */
   runId?: string;
+  /** The agent directory, when not the recorded one (a recording that moved); the fork's runs use it. */
+  agentHome?: string;
 }
 
 export interface ForkResult extends RunResult {
@@ -84,7 +86,7 @@ function withoutEnvelope(event: JournalEvent): NewJournalEvent {
  * Writes the fork's run: ENGINE_START with `forked_from`, the recorded events through iteration `at`,
  * and an ENGINE_END that leaves it INTERRUPTED, so that continuing it is the model's next turn.
  */
-function writeForkRun(source: RecordedRun, workDir: string, runId: string, at: number, forkedFrom: RunOrigin): RunPaths {
+function writeForkRun(source: RecordedRun, agentHome: string, workDir: string, runId: string, at: number, forkedFrom: RunOrigin): RunPaths {
   const paths = runPaths(workDir, runId);
   createRunDirectories(paths);
   const lock = acquireRunLock(paths.lock, runId);
@@ -108,7 +110,7 @@ function writeForkRun(source: RecordedRun, workDir: string, runId: string, at: n
       max_iterations: source.metadata.max_iterations,
       error: null,
       status_reason: `forked from run ${source.paths.runId} after iteration ${at}`,
-      agent_home: source.metadata.agent_home,
+      agent_home: agentHome,
       work_dir: workDir,
       ...(usage ? { usage } : {}),
       forked_from: forkedFrom,
@@ -118,7 +120,7 @@ function writeForkRun(source: RecordedRun, workDir: string, runId: string, at: n
       journal.append({
         type: 'ENGINE_START',
         run_id: runId,
-        agent_home: source.metadata.agent_home,
+        agent_home: agentHome,
         work_dir: workDir,
         agent_name: source.metadata.agent_name,
         ...(source.start?.model ? { model: source.start.model } : {}),
@@ -162,7 +164,7 @@ export async function forkRun(options: ForkRunOptions): Promise<ForkResult> {
       },
     );
   }
-  const agent = loadAgent(source.metadata.agent_home);
+  const agent = loadAgent(options.agentHome ?? source.metadata.agent_home);
   const workDir = options.into === undefined ? createNextWorkspace(agent.home).path : resolve(options.into);
   const forkedFrom: RunOrigin = { run_id: source.paths.runId, work_dir: source.paths.workDir, iteration: options.at };
   let rebuild: ReplayResult | undefined;
@@ -190,8 +192,8 @@ export async function forkRun(options: ForkRunOptions): Promise<ForkResult> {
     }
   }
   const runId = options.runId ?? createRunId();
-  writeForkRun(source, workDir, runId, options.at, forkedFrom);
-  const { source: _source, at: _at, into: _into, runId: _runId, ...engine } = options;
+  writeForkRun(source, agent.home, workDir, runId, options.at, forkedFrom);
+  const { source: _source, at: _at, into: _into, runId: _runId, agentHome: _agentHome, ...engine } = options;
   const result = await continueRun({ ...engine, workDir, runId, origin: { forked_from: forkedFrom } });
   return { ...result, forkedFrom, ...(rebuild ? { rebuild } : {}) };
 }

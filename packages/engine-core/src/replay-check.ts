@@ -15,10 +15,14 @@ export interface ReplayDivergence {
   diff: string;
 }
 
-/** What legitimately differs between the recorded run and its replay: where each ran (workspace and run id). */
+/**
+ * What legitimately differs between the recorded run and its replay: where each ran (workspace, run id,
+ * and the agent directory, which moves with a copied or cloned recording). The source's are the ones
+ * its ENGINE_START recorded.
+ */
 export interface ReplayPlaces {
-  source: { workDir: string; runId: string };
-  replay: { workDir: string; runId: string };
+  source: { workDir: string; runId: string; agentHome: string };
+  replay: { workDir: string; runId: string; agentHome: string };
 }
 
 function replaceAll(text: string, from: string, to: string): string {
@@ -28,9 +32,10 @@ function replaceAll(text: string, from: string, to: string): string {
 /** A text of the replay with its workspace and run id written as the recorded run's. */
 export function asRecorded(text: string, places: ReplayPlaces, json: boolean): string {
   const quote = (value: string) => (json ? JSON.stringify(value).slice(1, -1) : value);
+  // The workspace first: it may lie inside the agent directory (`<agent>/workspaces/W001`).
   let result = replaceAll(text, quote(places.replay.workDir), quote(places.source.workDir));
-  result = replaceAll(result, quote(places.replay.runId), quote(places.source.runId));
-  return result;
+  result = replaceAll(result, quote(places.replay.agentHome), quote(places.source.agentHome));
+  return replaceAll(result, quote(places.replay.runId), quote(places.source.runId));
 }
 
 function describeValue(value: unknown): string {

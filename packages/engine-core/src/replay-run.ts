@@ -16,7 +16,10 @@ export interface ReplayRunOptions extends Pick<EngineOptions, 'signal' | 'onEven
   tools?: 'live' | 'recorded';
   /** The replay's workspace, prepared by the caller; by default a fresh `<agent>/workspaces/W00N`. */
   into?: string;
-  /** The agent, if already loaded; by default the recorded run's agent directory, as it is now. */
+  /**
+   * The agent, if already loaded; by default the recorded run's agent directory, as it is now. Give it
+   * for a recording that moved (a copy, a clone): the recorded path may not exist here.
+   */
   agent?: LoadedAgent;
   /** The replay run's id (default: a new one). */
   runId?: string;
@@ -67,8 +70,12 @@ export async function replayRun(options: ReplayRunOptions): Promise<ReplayResult
   const startState = recordedStart ? compareManifests(recordedStart, workspaceManifest(workDir)) : undefined;
   const runId = options.runId ?? createRunId();
   const places: ReplayPlaces = {
-    source: { workDir: source.paths.workDir, runId: source.paths.runId },
-    replay: { workDir, runId },
+    source: {
+      workDir: source.start?.work_dir ?? source.paths.workDir,
+      runId: source.paths.runId,
+      agentHome: source.start?.agent_home ?? source.metadata.agent_home,
+    },
+    replay: { workDir, runId, agentHome: agent.home },
   };
   const through = Math.min(options.through ?? source.thoughts.length, source.thoughts.length);
   const check = new ReplayCheck();
@@ -119,7 +126,7 @@ export async function replayRun(options: ReplayRunOptions): Promise<ReplayResult
     ...(startState ? { startState } : {}),
     iterations: check.served,
     tools,
-    source: places.source,
+    source: { workDir: source.paths.workDir, runId: source.paths.runId },
     replay,
   };
 }
