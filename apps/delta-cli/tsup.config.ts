@@ -6,7 +6,8 @@ const shared: Options = {
   platform: 'node',
   sourcemap: true,
   noExternal: [/^@delta\//, 'cac', 'zod', 'yaml', 'shell-quote'],
-  external: ['openai'],
+  // The OpenTelemetry SDK stays a dependency, loaded only by tracing (its "module" builds are for bundlers).
+  external: ['openai', /^@opentelemetry\//],
   // Bundle the workspace packages from their sources, so the CLI never depends on their build order.
   esbuildOptions(options) {
     options.conditions = ['@delta/source', 'import', 'module', 'node'];

@@ -220,6 +220,20 @@ cli
   .example('delta view results   # a batch: results/index.html, a sortable table of its runs, each linked to its page')
   .action(async (dir: string | undefined, flags) => (await import('./view-command.js')).viewCommand(dir, flags));
 
+cli
+  .command(
+    'export <format>',
+    'Send a recorded run to a tracing backend: export otel sends OpenTelemetry spans over OTLP/HTTP (docs/tracing.md)',
+  )
+  .option('-w, --work-dir <dir>', 'The workspace (default: the current directory)')
+  .option('--run-id <id>', 'The run (default: the latest)')
+  .option('--endpoint <url>', 'The collector, e.g. http://localhost:4318 (default: OTEL_EXPORTER_OTLP_ENDPOINT)')
+  .option('--header <key=value>', 'A header for the collector, repeatable (an API key, say)')
+  .option('--content', 'Also export message content: the answers, tool arguments and results (off by default)')
+  .option('--service-name <name>', 'service.name of the spans (default: delta)')
+  .example('delta export otel -w my-agent/workspaces/W001 --endpoint http://localhost:4318')
+  .action(async (format: string, flags) => (await import('./export-command.js')).exportCommand(format, flags));
+
 cli.help();
 cli.version(packageJson.version, '--version');
 

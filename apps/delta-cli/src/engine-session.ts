@@ -1,4 +1,5 @@
 import { runPaths, type JournalEvent } from '@delta/journal';
+import type { LiveExport } from '@delta/tracing';
 import { createRunOutput, type OutputFlags, type RunOutput } from './progress/run-output.js';
 import { abortOnSignals } from './signals.js';
 import { engineEnvironment } from './handed-keys.js';
@@ -30,7 +31,8 @@ export async function withEngineSession<T>(
   const release = abortOnSignals(controller, (text) => process.stderr.write(text));
   const asker = interactive ? new TerminalAsker() : undefined;
   const output = createRunOutput(outputFlags);
-  const onEvent = withJournalPath(output.onEvent, outputFlags.verbose === true);
+  const tracing = await liveTracing();
+  const onEvent = withTracing(withJournalPath(output.onEvent, outputFlags.verbose === true), tracing);
   try {
     return await body(
       {
@@ -55,6 +57,40 @@ export async function withEngineSession<T>(
     output.stop();
     asker?.close();
     release();
+    await closeTracing(tracing);
+  }
+}
+
+/**
+ * With OTEL_EXPORTER_OTLP_ENDPOINT set, the run's spans go to that collector as the run goes
+ * (docs/tracing.md); message content only with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true.
+ * @delta/tracing and the OpenTelemetry SDK are loaded only then.
+ */
+async function liveTracing(): Promise<LiveExport | undefined> {
+  const endpoint = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  if (endpoint === undefined || endpoint.trim() === '') return undefined;
+  const { createLiveExport } = await import('@delta/tracing');
+  const content = process.env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.toLowerCase() === 'true';
+  return createLiveExport({ endpoint, content }, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+}
+
+function withTracing(onEvent: RunOutput['onEvent'], tracing: LiveExport | undefined): RunOutput['onEvent'] {
+  if (!tracing) return onEvent;
+  return (event) => {
+    tracing.onEvent(event);
+    onEvent?.(event);
+  };
+}
+
+/** Spans not sent do not change the run's outcome or exit code: a warning says so. */
+async function closeTracing(tracing: LiveExport | undefined): Promise<void> {
+  if (!tracing) return;
+  try {
+    await tracing.close();
+  } catch (error) {
+    process.stderr.write(
+      `warning: tracing: ${error instanceof Error ? error.message : String(error)} The run is recorded; \`delta export otel\` sends it again.\n`,
+    );
   }
 }
 

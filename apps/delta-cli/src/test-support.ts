@@ -6,9 +6,16 @@ export const DELTA_BIN = fileURLToPath(new URL('../bin/delta.js', import.meta.ur
 
 export type DeltaResult = ProcessResult;
 
-const MODEL_SETTINGS = ['DELTA_API_KEY', 'OPENAI_API_KEY', 'DELTA_BASE_URL', 'OPENAI_BASE_URL', 'OPENAI_API_URL'];
+const MODEL_SETTINGS = [
+  'DELTA_API_KEY',
+  'OPENAI_API_KEY',
+  'DELTA_BASE_URL',
+  'OPENAI_BASE_URL',
+  'OPENAI_API_URL',
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+];
 
-/** Runs `delta` as a real process. The model settings of the calling environment are never passed on. */
+/** Runs `delta` as a real process. The model (and trace export) settings of the calling environment are never passed on. */
 export function runDelta(
   args: string[],
   options: { cwd?: string; env?: Record<string, string | undefined>; input?: string; onSpawn?: (pid: number) => void } = {},

@@ -94,19 +94,20 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
   }
   // As the server reported it, with cached and reasoning tokens when it gave them (docs/models.md).
   const usage: TokenUsage | undefined = usageOf(response.usage);
+  const durationMs = Math.round(performance.now() - started);
   writeInvocationResult(
     context.paths,
     invocationId,
     response,
     {
       ...base,
-      duration_ms: Math.round(performance.now() - started),
+      duration_ms: durationMs,
       status: 'SUCCESS',
       ...(usage ? { token_usage: usage } : {}),
     },
     recordWriter(context),
   );
-  return { invocationId, response, usage };
+  return { invocationId, response, usage, durationMs };
 }
 
 /** The run's token total with this call added, and its estimated cost when agent.yaml has prices. */
@@ -201,7 +202,7 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
     // The journal holds no key already; a context file or the system prompt might (a tool wrote it there).
     const body = redactBody(serialized, context.secret);
 
-    const { invocationId, response, usage } = await think(context, iteration, payload, body);
+    const { invocationId, response, usage, durationMs } = await think(context, iteration, payload, body);
     await invokeHook(context, 'post_llm_response', { iteration, inputs: { response } });
     // What the server sent, in one shape (docs/models.md): ids usable and unique in the run, arguments as
     // text, a call that cannot be run kept with the problem its result will tell. io/invocations keeps the original.
@@ -226,6 +227,8 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
       content: turn.content,
       tool_calls: toolCalls,
       llm_invocation_ref: invocationId,
+      // How long the call took, retries included: with the THOUGHT's timestamp, when it started (traces).
+      duration_ms: durationMs,
       finish_reason: turn.finish_reason,
       ...(turn.reasoning !== undefined ? { reasoning: turn.reasoning } : {}),
       ...(turn.reasoning_field !== undefined ? { reasoning_field: turn.reasoning_field } : {}),

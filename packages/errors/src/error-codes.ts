@@ -67,6 +67,7 @@ export const errorCodes = {
   REPLAY_RECORD_MISSING: 'system',
   SESSION_DEAD: 'system',
   START_FAILED: 'system',
+  TRACE_EXPORT_FAILED: 'system',
   UNSUPPORTED_STATE_VERSION: 'system',
 } as const satisfies Record<string, DeltaErrorKind>;
 

@@ -98,6 +98,8 @@ export const ThoughtEvent = z.looseObject({
   content: z.string().nullable(),
   tool_calls: z.array(RecordedToolCall).default([]),
   llm_invocation_ref: z.string(),
+  /** How long the model call took in milliseconds, retries included; it ended at this event's timestamp. Absent before 0.2. */
+  duration_ms: z.number().nonnegative().optional(),
   finish_reason: z.string().nullable().optional(),
   usage: TokenUsage.optional(),
   /** The model's reasoning as text (`reasoning_content` or `reasoning` of the message), when the server sent any. */

@@ -26,3 +26,5 @@ export type { ProcessResult, RunProcessOptions } from './run-process.js';
 export { seededRandom } from './seeded-random.js';
 export { mountSmallDisk, immutableUnsupported, setImmutable } from './disk-faults.js';
 export type { SmallDisk } from './disk-faults.js';
+export { startOtlpReceiver } from './otlp-receiver.js';
+export type { OtlpReceiver, ReceivedSpan } from './otlp-receiver.js';
