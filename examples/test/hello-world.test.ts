@@ -77,5 +77,11 @@ describe('examples/1-basics/hello-world', () => {
     expect(result.stdout).toContain('identical: 3 model calls, every request and tool result as recorded');
     // The tools ran for real in a fresh workspace of the agent.
     expect(readFileSync(join(agent, 'workspaces', 'W001', 'hello.txt'), 'utf8')).toBe('Hello, World!\n');
+
+    // Without --agent, the recording names an agent directory of another checkout: said, not guessed.
+    const moved = await runProcess(process.execPath, [DELTA_BIN, 'replay', '-w', join(agent, 'recorded')], { env });
+    expect(moved.exitCode).toBe(2);
+    expect(moved.stderr).toContain('was made by the agent in /path/to/delta-engine/examples/1-basics/hello-world, which is not here');
+    expect(moved.stderr).toContain('--agent DIR');
   });
 });

@@ -1,8 +1,9 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
-import { readJournal, readLatestRunId, readMetadata, runPaths, type JournalEvent } from '@delta/journal';
+import { readJournal, readLatestRunId, readMetadata, runPaths, type EngineStartEvent, type JournalEvent } from '@delta/journal';
 import { runDelta } from './test-support.js';
 
 let servers: FakeLlm[] = [];
@@ -119,6 +120,14 @@ describe('delta replay', () => {
     expect(JSON.parse(same.stdout)).toMatchObject({ identical: true, iterations: 5, tools: 'recorded' });
     expect(existsSync(join(into, 'step1.txt'))).toBe(false);
 
+    // A workspace that does not start as the recorded run's did is said up front (the run started empty).
+    const prepared = join(await createTempDir('replay-'), 'ws');
+    mkdirSync(prepared);
+    writeFileSync(join(prepared, 'left-over.txt'), 'x');
+    const other = await runDelta(['replay', '-w', work, '--tools', 'recorded', '--into', prepared, '-q'], { env: noServer });
+    expect(other.exitCode).toBe(0);
+    expect(other.stdout).toContain("start state: different from the recorded run's: 1 extra (left-over.txt)");
+
     // Keep only the last 2 iterations of the conversation: the request of iteration 4 is the first to change.
     const context = readFileSync(join(agent, 'context.yaml'), 'utf8');
     expect(context).toMatch(/- type: journal\n/);
@@ -171,7 +180,18 @@ describe('delta fork', () => {
     expect(live.requests).toHaveLength(2);
     expect(JSON.stringify(live.requests[0]!.body.messages.at(-1))).toContain('Now do step 9 instead');
 
-    // The workspace as the source's after iteration 2 (steps 1 and 2), plus what the live part did (step 9).
+    // The workspace as the fork's run found it, once rebuilt (its ENGINE_START's manifest): exactly the
+    // source's state after iteration 2, steps 1 and 2 with the same bytes, and no step 3 or 4.
+    const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+    expect((events[0] as EngineStartEvent).workspace?.entries).toEqual(
+      ['step1.txt', 'step2.txt'].map((name) => ({
+        path: name,
+        type: 'file',
+        size: readFileSync(join(work, name)).length,
+        sha256: sha256(join(work, name)),
+      })),
+    );
+    // Then what the live part did (step 9).
     const files = readdirSync(into)
       .filter((name) => name !== '.delta')
       .sort();

@@ -21,7 +21,7 @@ import type { ConfigOverrides } from './config-overrides.js';
 import { continueRun } from './continue-run.js';
 import { ENGINE_VERSION } from './engine-version.js';
 import { loadAgent } from './load-agent.js';
-import { openRecordedRun, type RecordedRun } from './recorded-run.js';
+import { openRecordedRun, recordedAgentHome, type RecordedRun } from './recorded-run.js';
 import { replayRun, type ReplayResult } from './replay-run.js';
 import type { EngineOptions, RunResult } from './run-options.js';
 import { addTokenUsage } from './token-usage.js';
@@ -164,7 +164,7 @@ export async function forkRun(options: ForkRunOptions): Promise<ForkResult> {
       },
     );
   }
-  const agent = loadAgent(options.agentHome ?? source.metadata.agent_home);
+  const agent = loadAgent(options.agentHome ?? recordedAgentHome(source));
   const workDir = options.into === undefined ? createNextWorkspace(agent.home).path : resolve(options.into);
   const forkedFrom: RunOrigin = { run_id: source.paths.runId, work_dir: source.paths.workDir, iteration: options.at };
   let rebuild: ReplayResult | undefined;

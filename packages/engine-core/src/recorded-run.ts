@@ -65,6 +65,21 @@ export function openRecordedRunAt(path: string): RecordedRun {
   return openRecordedRun(absolute);
 }
 
+/**
+ * The recorded run's agent directory, checked: a recording copied or cloned from another machine names
+ * a directory that is not here, and a replay must not load it from wherever it now happens to be.
+ */
+export function recordedAgentHome(run: RecordedRun): string {
+  const home = run.metadata.agent_home;
+  if (!existsSync(home)) {
+    throw new ConfigurationError(`The run ${run.paths.runId} was made by the agent in ${home}, which is not here.`, {
+      code: 'AGENT_NOT_FOUND',
+      hint: 'A recording copied or cloned from elsewhere: name its agent directory with --agent DIR.',
+    });
+  }
+  return home;
+}
+
 /** The model's recorded answer to a THOUGHT's call (io/invocations/<ref>/response.json). */
 export function recordedResponse(run: RecordedRun, thought: ThoughtEvent): ChatCompletion {
   const file = join(invocationDirectory(run.paths, thought.llm_invocation_ref), 'response.json');

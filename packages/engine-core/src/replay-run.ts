@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { createNextWorkspace, createRunId, type ActionResultEvent, type JournalEvent, type RunOrigin } from '@delta/journal';
 import { continueRun } from './continue-run.js';
 import { loadAgent, type LoadedAgent } from './load-agent.js';
-import { openRecordedRun, recordedResults, resultKey, type RecordedRun } from './recorded-run.js';
+import { openRecordedRun, recordedAgentHome, recordedResults, resultKey, type RecordedRun } from './recorded-run.js';
 import { compareResult, type ReplayDivergence, type ReplayPlaces } from './replay-check.js';
 import { ReplayCheck, replayModelClient } from './replay-model-client.js';
 import type { EngineOptions, RunResult } from './run-options.js';
@@ -64,7 +64,7 @@ function segments(source: RecordedRun, through: number): { message: string; call
 export async function replayRun(options: ReplayRunOptions): Promise<ReplayResult> {
   const source = 'events' in options.source ? options.source : openRecordedRun(options.source.workDir, options.source.runId);
   const tools = options.tools ?? 'live';
-  const agent = options.agent ?? loadAgent(source.metadata.agent_home);
+  const agent = options.agent ?? loadAgent(recordedAgentHome(source));
   const workDir = options.into === undefined ? createNextWorkspace(agent.home).path : resolve(options.into);
   const recordedStart = source.start?.workspace;
   const startState = recordedStart ? compareManifests(recordedStart, workspaceManifest(workDir)) : undefined;
