@@ -2,9 +2,10 @@
 // `node bench/replay-recorded.mjs [--iterations N]`: how long `delta replay --tools recorded` takes for a
 // recorded run of N iterations (default 1,000; target under 3 s). Uses the built `delta` and
 // `delta-fake-llm` (run `pnpm build` first). The run is recorded once against the fake model (not timed),
-// then replayed three times with no server at all; each replay's wall time, process start to exit, is printed.
+// then replayed three times with no server at all; each replay's wall time, process start to exit, is printed
+// with its CPU time (user + system, from lib/report-rss.cjs), which a loaded machine inflates far less.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,16 +65,19 @@ console.log(
     .map((value) => value.toFixed(2))
     .join(' ')}; ${iterations}-iteration recorded run in ${recorded}`,
 );
+const REPORT = join(root, 'bench/lib/report-rss.cjs');
+const usageFile = join(work, 'usage.txt');
 for (let round = 1; round <= 3; round += 1) {
   const started = performance.now();
   const replay = spawnSync(
     process.execPath,
-    [DELTA, 'replay', '-w', recorded, '--tools', 'recorded', '--into', join(work, `replay-${round}`), '--json', '-q'],
-    { env: { ...env, DELTA_BASE_URL: 'http://127.0.0.1:9/v1' }, encoding: 'utf8' },
+    ['--require', REPORT, DELTA, 'replay', '-w', recorded, '--tools', 'recorded', '--into', join(work, `replay-${round}`), '--json', '-q'],
+    { env: { ...env, DELTA_BASE_URL: 'http://127.0.0.1:9/v1', BENCH_RSS_FILE: usageFile }, encoding: 'utf8' },
   );
   const seconds = (performance.now() - started) / 1000;
+  const [peakKiB, cpuMs] = readFileSync(usageFile, 'utf8').trim().split(' ').map(Number);
   const result = replay.status === 0 ? JSON.parse(replay.stdout) : undefined;
   console.log(
-    `replay ${round}: ${seconds.toFixed(2)} s (target < 3 s), exit ${replay.status}, ${result ? `identical ${result.identical}, ${result.iterations} model calls` : replay.stdout + replay.stderr}`,
+    `replay ${round}: ${seconds.toFixed(2)} s (target < 3 s), CPU ${(cpuMs / 1000).toFixed(2)} s, peak RSS ${Math.round(peakKiB / 1024)} MiB, exit ${replay.status}, ${result ? `identical ${result.identical}, ${result.iterations} model calls` : replay.stdout + replay.stderr}`,
   );
 }
