@@ -153,9 +153,27 @@ describe('delta fork', () => {
       { content: 'Done differently.' },
     ]);
     const into = join(await createTempDir('fork-'), 'ws');
-    const fork = await runDelta(['fork', '-w', work, '--at', '2', '--into', into, '-m', 'Now do step 9 instead', '-q'], {
-      env: { DELTA_BASE_URL: live.baseUrl },
-    });
+    const fork = await runDelta(
+      [
+        'fork',
+        '-w',
+        work,
+        '--at',
+        '2',
+        '--into',
+        into,
+        '-m',
+        'Now do step 9 instead',
+        '--model',
+        'other-model',
+        '--set',
+        'llm.temperature=0',
+        '-q',
+      ],
+      {
+        env: { DELTA_BASE_URL: live.baseUrl },
+      },
+    );
     expect(fork.stderr).toContain(`Forked run ${runId} after iteration 2`);
     expect(fork.exitCode).toBe(0);
     expect(fork.stdout).toBe('Done differently.\n');
@@ -179,6 +197,10 @@ describe('delta fork', () => {
     // The live part: the new message, then the new script's answers.
     expect(live.requests).toHaveLength(2);
     expect(JSON.stringify(live.requests[0]!.body.messages.at(-1))).toContain('Now do step 9 instead');
+    // ...with the overrides, which the live part's ENGINE_START records.
+    expect(live.requests[0]!.body).toMatchObject({ model: 'other-model', temperature: 0 });
+    const liveStart = events.filter((event): event is EngineStartEvent => event.type === 'ENGINE_START').at(-1)!;
+    expect(liveStart.config).toMatchObject({ llm: { model: 'other-model', temperature: 0 } });
 
     // The workspace as the fork's run found it, once rebuilt (its ENGINE_START's manifest): exactly the
     // source's state after iteration 2, steps 1 and 2 with the same bytes, and no step 3 or 4.
