@@ -84,4 +84,42 @@ describe('examples/1-basics/hello-world', () => {
     expect(moved.stderr).toContain('was made by the agent in /path/to/delta-engine/examples/1-basics/hello-world, which is not here');
     expect(moved.stderr).toContain('--agent DIR');
   });
+
+  it('serves the shipped recording to a live run with delta-fake-llm --from-run, which logs (--log) the recorded requests', async () => {
+    const agent = join(await createTempDir('hello-world-'), 'hello-world');
+    cpSync(join(REPOSITORY_ROOT, 'examples/1-basics/hello-world'), agent, { recursive: true });
+    const recordedRun = join(agent, 'recorded', '.delta', 'greet');
+    const log = join(agent, 'requests.jsonl');
+    const result = await runProcess(
+      process.execPath,
+      [
+        FAKE_LLM_BIN,
+        '--from-run',
+        recordedRun,
+        '--log',
+        log,
+        '--',
+        process.execPath,
+        DELTA_BIN,
+        'run',
+        '--agent',
+        agent,
+        '-m',
+        'Greet the world',
+        '-y',
+      ],
+      { env: { DELTA_API_KEY: undefined, OPENAI_API_KEY: undefined } },
+    );
+    expect(result.stderr).toContain('ended: COMPLETED');
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe('I wrote "Hello, World!" to hello.txt and checked that it exists.\n');
+    // The live run sent what the recorded run sent: its first request, as delta-fake-llm logged it.
+    const logged = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { body: string });
+    expect(logged).toHaveLength(3);
+    const recordedRequest = readFileSync(join(recordedRun, 'io', 'invocations', '0001_1a71e1', 'request.json'), 'utf8');
+    expect(JSON.parse(logged[0]!.body)).toEqual(JSON.parse(recordedRequest));
+  });
 });
