@@ -55,7 +55,7 @@ export async function replayCommand(flags: ReplayFlags): Promise<number> {
       engine.replayRun({
         source,
         tools,
-        ...(flags.agent === undefined ? {} : { agent: engine.loadAgent(String(flags.agent)) }),
+        ...(flags.agent === undefined ? {} : { agentHome: String(flags.agent) }),
         signal: session.signal,
         toolEnv: session.toolEnv,
         onLog: session.onLog,

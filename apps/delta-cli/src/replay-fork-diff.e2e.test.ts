@@ -145,6 +145,28 @@ describe('delta replay', () => {
   });
 });
 
+describe('delta replay of a run started with overrides', () => {
+  it('builds the requests with the --model and --set the run was started with, and says identical', async () => {
+    const llm = await server([{ content: 'Hello.' }]);
+    const agent = await createTempAgent({ agentYaml });
+    const work = join(await createTempDir('work-'), 'ws');
+    const run = await runDelta(
+      ['run', '--agent', agent, '-w', work, '-m', 'Hi', '--model', 'other-model', '--set', 'llm.temperature=0', '-q'],
+      { env: { DELTA_BASE_URL: llm.baseUrl } },
+    );
+    expect(run.exitCode).toBe(0);
+    expect(llm.requests[0]!.body).toMatchObject({ model: 'other-model', temperature: 0 });
+    const replay = await runDelta(
+      ['replay', '-w', work, '--tools', 'recorded', '--into', join(await createTempDir('replay-'), 'ws'), '--json'],
+      {
+        env: noServer,
+      },
+    );
+    expect(JSON.parse(replay.stdout)).toMatchObject({ identical: true, iterations: 1 });
+    expect(replay.exitCode).toBe(0);
+  });
+});
+
 describe('delta fork', () => {
   it("at 2 of a 5-step run: the events through iteration 2 and the workspace are the source's, then it completes live against a new script", async () => {
     const { work, runId } = await recordedRun();

@@ -21,7 +21,7 @@ import type { ConfigOverrides } from './config-overrides.js';
 import { continueRun } from './continue-run.js';
 import { ENGINE_VERSION } from './engine-version.js';
 import { loadAgent } from './load-agent.js';
-import { openRecordedRun, recordedAgentHome, type RecordedRun } from './recorded-run.js';
+import { openRecordedRun, recordedAgentHome, recordedOverrides, type RecordedRun } from './recorded-run.js';
 import { replayRun, type ReplayResult } from './replay-run.js';
 import type { EngineOptions, RunResult } from './run-options.js';
 import { addTokenUsage } from './token-usage.js';
@@ -164,7 +164,8 @@ export async function forkRun(options: ForkRunOptions): Promise<ForkResult> {
       },
     );
   }
-  const agent = loadAgent(options.agentHome ?? recordedAgentHome(source));
+  // The rebuild replays the run as it was made: with the overrides it was started with, not the fork's.
+  const agent = loadAgent(options.agentHome ?? recordedAgentHome(source), { overrides: recordedOverrides(source) });
   const workDir = options.into === undefined ? createNextWorkspace(agent.home).path : resolve(options.into);
   const forkedFrom: RunOrigin = { run_id: source.paths.runId, work_dir: source.paths.workDir, iteration: options.at };
   let rebuild: ReplayResult | undefined;

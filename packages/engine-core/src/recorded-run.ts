@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { ConfigurationError, parseJson, SystemError } from '@delta/errors';
+import type { ConfigOverrides } from './config-overrides.js';
 import {
   invocationDirectory,
   isRunId,
@@ -78,6 +79,18 @@ export function recordedAgentHome(run: RecordedRun): string {
     });
   }
   return home;
+}
+
+/**
+ * The `--model` and `--set` the recorded run was started with (ENGINE_START's `config.overrides`), so that
+ * a replay builds the requests the run built. Each is recorded as it was given: `--model NAME`, `--set K=V`.
+ */
+export function recordedOverrides(run: RecordedRun): ConfigOverrides {
+  const given = run.start?.config?.overrides;
+  const sources = Array.isArray(given) ? given.filter((item): item is string => typeof item === 'string') : [];
+  const set = sources.filter((item) => item.startsWith('--set ')).map((item) => item.slice('--set '.length));
+  const model = sources.findLast((item) => item.startsWith('--model '))?.slice('--model '.length);
+  return { ...(model === undefined ? {} : { model }), ...(set.length > 0 ? { set } : {}) };
 }
 
 /** The model's recorded answer to a THOUGHT's call (io/invocations/<ref>/response.json). */

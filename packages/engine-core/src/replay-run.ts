@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { createNextWorkspace, createRunId, type ActionResultEvent, type JournalEvent, type RunOrigin } from '@delta/journal';
 import { continueRun } from './continue-run.js';
 import { loadAgent, type LoadedAgent } from './load-agent.js';
-import { openRecordedRun, recordedAgentHome, recordedResults, resultKey, type RecordedRun } from './recorded-run.js';
+import { openRecordedRun, recordedAgentHome, recordedOverrides, recordedResults, resultKey, type RecordedRun } from './recorded-run.js';
 import { compareResult, type ReplayDivergence, type ReplayPlaces } from './replay-check.js';
 import { ReplayCheck, replayModelClient } from './replay-model-client.js';
 import type { EngineOptions, RunResult } from './run-options.js';
@@ -17,9 +17,12 @@ export interface ReplayRunOptions extends Pick<EngineOptions, 'signal' | 'onEven
   /** The replay's workspace, prepared by the caller; by default a fresh `<agent>/workspaces/W00N`. */
   into?: string;
   /**
-   * The agent, if already loaded; by default the recorded run's agent directory, as it is now. Give it
-   * for a recording that moved (a copy, a clone): the recorded path may not exist here.
+   * The agent directory; by default the recorded run's, as it is now. Give it for a recording that moved
+   * (a copy, a clone): the recorded path may not exist here. It is loaded with the `--model` and `--set`
+   * the recorded run was started with.
    */
+  agentHome?: string;
+  /** The agent, already loaded (instead of `agentHome`): used as it is, with no recorded override applied. */
   agent?: LoadedAgent;
   /** The replay run's id (default: a new one). */
   runId?: string;
@@ -64,7 +67,7 @@ function segments(source: RecordedRun, through: number): { message: string; call
 export async function replayRun(options: ReplayRunOptions): Promise<ReplayResult> {
   const source = 'events' in options.source ? options.source : openRecordedRun(options.source.workDir, options.source.runId);
   const tools = options.tools ?? 'live';
-  const agent = options.agent ?? loadAgent(recordedAgentHome(source));
+  const agent = options.agent ?? loadAgent(options.agentHome ?? recordedAgentHome(source), { overrides: recordedOverrides(source) });
   const workDir = options.into === undefined ? createNextWorkspace(agent.home).path : resolve(options.into);
   const recordedStart = source.start?.workspace;
   const startState = recordedStart ? compareManifests(recordedStart, workspaceManifest(workDir)) : undefined;
