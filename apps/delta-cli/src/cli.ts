@@ -31,6 +31,11 @@ cli
     '--set <key=value>',
     'Override a field of agent.yaml for the run: a dotted path and a YAML value (repeatable), e.g. --set llm.temperature=0',
   )
+  .option(
+    '--max-cost <amount>',
+    'Stop the run as INTERRUPTED (exit 3, resumable) once this invocation has spent this much (needs llm.pricing)',
+  )
+  .option('--timeout <duration>', 'Stop the run as INTERRUPTED (exit 3, resumable) after this much wall-clock time: 90s, 10m, 1h')
   .option('-y, --yes', 'Never ask: create a new workspace when -w is not given')
   .option('-i, --interactive', 'Answer ask_human at this terminal instead of pausing the run')
   .option('-q, --quiet', 'No progress output, only the answer and errors')
@@ -59,6 +64,11 @@ cli
     '--set <key=value>',
     'Override a field of agent.yaml for the run: a dotted path and a YAML value (repeatable), e.g. --set llm.temperature=0',
   )
+  .option(
+    '--max-cost <amount>',
+    'Stop the run as INTERRUPTED (exit 3, resumable) once this invocation has spent this much (needs llm.pricing)',
+  )
+  .option('--timeout <duration>', 'Stop the run as INTERRUPTED (exit 3, resumable) after this much wall-clock time: 90s, 10m, 1h')
   .option('-i, --interactive', 'Answer ask_human at this terminal instead of pausing the run')
   .option('-q, --quiet', 'No progress output, only the answer and errors')
   .option('--format <format>', 'What stdout gets when the run stops: text (the answer), json (one result object), raw (the answer only)')
@@ -83,6 +93,8 @@ cli
   .option('--retry-failed', 'Run FAILED runs again (by default they are left as they are)')
   .option('--max-iterations <n>', 'Model calls per run in this invocation before it stops as INTERRUPTED')
   .option('--retries <n>', 'Retries of a model request that failed transiently (default: agent.yaml llm.max_retries, or 2)')
+  .option('--max-cost <amount>', 'Stop each run as INTERRUPTED (exit 3, resumable) once it has spent this much (needs llm.pricing)')
+  .option('--timeout <duration>', 'Stop each run as INTERRUPTED (exit 3, resumable) after this much wall-clock time: 90s, 10m, 1h')
   .option('--json', 'Print one JSON event per line (batch_start, run_start, run_end, batch_end) on stdout')
   .option('--strict', 'Every configuration warning is an error (exit 2)')
   .option('-v, --verbose', 'Show stack traces')

@@ -2,6 +2,7 @@ import { printConfigWarning } from './config-warnings.js';
 import { baseUrlFlag, configOverrides, type OverrideFlags } from './override-flags.js';
 import { parseMaxIterations, parseRetries } from './run-command.js';
 import { usageError } from './usage-error.js';
+import { runLimitOptions } from './run-limit-flags.js';
 import { withEngineSession } from './engine-session.js';
 import { reportOutcome } from './report-outcome.js';
 import { parseOutputFormat } from './result/output-format.js';
@@ -12,6 +13,8 @@ export interface ContinueFlags extends OverrideFlags {
   message?: string;
   runId?: string;
   maxIterations?: string | number;
+  maxCost?: string | number;
+  timeout?: string | number;
   retries?: string | number;
   verbose?: boolean;
   interactive?: boolean;
@@ -28,6 +31,7 @@ export async function continueCommand(flags: ContinueFlags): Promise<number> {
   }
   const maxIterations = parseMaxIterations(flags.maxIterations);
   const maxRetries = parseRetries(flags.retries);
+  const limits = runLimitOptions(flags);
   const format = parseOutputFormat(flags);
   const runId = flags.runId === undefined ? undefined : parseRunIdFlag(flags.runId);
   const overrides = configOverrides(flags);
@@ -45,6 +49,7 @@ export async function continueCommand(flags: ContinueFlags): Promise<number> {
         ...(flags.message === undefined ? {} : { message: String(flags.message) }),
         ...(maxIterations === undefined ? {} : { maxIterations }),
         ...(maxRetries === undefined ? {} : { maxRetries }),
+        ...limits,
         strict: flags.strict === true,
         onWarning: printConfigWarning,
       });

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { usageError } from './usage-error.js';
+import { runLimitOptions } from './run-limit-flags.js';
 import { chooseWorkspace } from './choose-workspace.js';
 import { printConfigWarning } from './config-warnings.js';
 import { baseUrlFlag, configOverrides, type OverrideFlags } from './override-flags.js';
@@ -14,6 +15,8 @@ export interface RunFlags extends OverrideFlags {
   message?: string;
   workDir?: string;
   maxIterations?: string | number;
+  maxCost?: string | number;
+  timeout?: string | number;
   retries?: string | number;
   yes?: boolean;
   verbose?: boolean;
@@ -72,6 +75,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   }
   const maxIterations = parseMaxIterations(flags.maxIterations);
   const maxRetries = parseRetries(flags.retries);
+  const limits = runLimitOptions(flags);
   const format = parseOutputFormat(flags);
   const runId = flags.runId === undefined ? undefined : parseRunIdFlag(flags.runId);
   const engine = await import('@delta/engine');
@@ -100,6 +104,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
         ...baseUrl,
         ...(maxIterations === undefined ? {} : { maxIterations }),
         ...(maxRetries === undefined ? {} : { maxRetries }),
+        ...limits,
       };
       let result;
       if (resume) {

@@ -1,3 +1,4 @@
+import { limitOutcome } from './run-limits.js';
 import { asDiskFault, DeltaError, exitCodeOf } from '@delta/errors';
 import { attemptFailure } from '@delta/model-wire';
 import { ExitCode, type RunOutcome } from './exit-codes.js';
@@ -56,6 +57,8 @@ export async function driveRun(context: RunContext, begin: () => void = () => un
       ? { status: 'INTERRUPTED', exitCode: ExitCode.INTERRUPTED, reason: 'interrupted by a signal' }
       : failed(nameDiskFault(error, context));
   }
+  // A limit (--timeout) stopped it through the signal: it says which, with exit code 3.
+  outcome = limitOutcome(outcome, context.signal);
   await endHooks(context, outcome);
   // Every record of the run is on disk before the journal says it ended.
   try {

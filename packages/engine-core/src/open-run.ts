@@ -9,6 +9,7 @@ import { createModelClient, type ModelClient } from './model-client.js';
 import { resolveModelSettings } from './model-settings.js';
 import type { RunContext } from './run-context.js';
 import type { EngineOptions } from './run-options.js';
+import { checkCostLimit, limitedSignal } from './run-limits.js';
 import { modelCredentials, toolEnvironment } from './tool-environment.js';
 
 /** The model client: the caller's own, or one built from explicit settings or the `.env` layers. */
@@ -17,6 +18,8 @@ export async function resolveModel(
   agent: LoadedAgent,
   workDir: string,
 ): Promise<{ model: ModelClient; apiKey: string | undefined }> {
+  // Checked here, before anything of the run is written: both startRun and continueRun call this first.
+  checkCostLimit(options.maxCost, agent);
   if (options.model) return { model: options.model, apiKey: options.apiKey };
   const settings =
     options.apiKey === undefined
@@ -62,6 +65,8 @@ export function openRunContext(
   model: ModelClient,
   apiKey: string | undefined,
 ): RunContext {
+  // --timeout: the run's signal aborts when this invocation's time is up.
+  const limit = limitedSignal(options.signal, options.timeoutMs);
   let engineLog: number | undefined;
   // The person sees the line first: engine.log may be what the disk refuses (then the run fails, naming it).
   const log = (line: string) => {
@@ -87,7 +92,8 @@ export function openRunContext(
     credentials: modelCredentials(apiKey, model.baseUrl),
     secret: apiKey,
     maxIterations: options.maxIterations ?? agent.config.max_iterations ?? DEFAULT_MAX_ITERATIONS,
-    signal: options.signal ?? new AbortController().signal,
+    signal: limit.signal,
+    maxCost: options.maxCost,
     log,
     // Started now, so that it is ready by the first tool call; a run without tools or hooks needs none.
     launcher: agent.tools.length > 0 || Object.values(agent.hooks).some(Boolean) ? CommandLauncher.start() : undefined,
@@ -98,6 +104,7 @@ export function openRunContext(
       } catch (error) {
         quietly(() => log(`a record could not be written: ${error instanceof Error ? error.message : String(error)}`));
       }
+      limit.clear();
       quietly(() => context.metadata.close());
       quietly(() => journal.close());
       if (engineLog !== undefined) quietly(() => closeSync(engineLog!));

@@ -36,6 +36,8 @@ export interface RunContext {
   /** Model calls this engine invocation may make. */
   maxIterations: number;
   signal: AbortSignal;
+  /** The cost this engine invocation may spend (`maxCost`), if limited. */
+  maxCost: number | undefined;
   /** Progress for a person (stderr in the CLI, engine.log always). */
   log: (line: string) => void;
   /** Starts tools for this engine (see CommandLauncher); undefined when the agent has no tools. */

@@ -11,6 +11,7 @@ import { requestTools } from './built-in-tools.js';
 import { ExitCode, type RunOutcome } from './exit-codes.js';
 import { chatCompletionsUrl, type ModelRetryNotice } from './model-client.js';
 import { record, recordWriter, type RunContext } from './run-context.js';
+import { costLimitReason } from './run-limits.js';
 import { budgetExhausted, finalAnswerGiven, isFinalAnswer } from './stop-conditions.js';
 import { redactBody } from './redact-secret.js';
 import { RequestBodyBuilder } from './request-body.js';
@@ -149,6 +150,8 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
   const toolTokens = estimateTokens(JSON.stringify(tools));
   // Each request is written over the previous one: what did not change is not serialized again.
   const bodies = new RequestBodyBuilder();
+  // --max-cost counts what this invocation spends, as --max-iterations counts its model calls.
+  const costBefore = context.metadata.current.estimated_cost?.amount ?? 0;
 
   for (;;) {
     if (context.signal.aborted) return INTERRUPTED;
@@ -165,6 +168,12 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
     const answered = finalAnswerGiven(state);
     if (answered !== undefined) return { status: 'COMPLETED', exitCode: ExitCode.COMPLETED, finalAnswer: answered };
     const iteration = state.iterations + 1;
+    const costReason = costLimitReason(
+      (context.metadata.current.estimated_cost?.amount ?? 0) - costBefore,
+      context.maxCost,
+      context.metadata.current.estimated_cost?.currency ?? context.agent.config.llm.pricing?.currency ?? 'USD',
+    );
+    if (costReason !== undefined) return { status: 'INTERRUPTED', exitCode: ExitCode.ITERATION_BUDGET, reason: costReason };
     if (budgetExhausted(iteration, lastAllowed)) {
       return {
         status: 'INTERRUPTED',

@@ -17,6 +17,13 @@ export interface EngineOptions {
   environment?: NodeJS.ProcessEnv;
   /** Variables added to the environment of tools and generators. */
   toolEnv?: Record<string, string>;
+  /**
+   * The most this engine invocation may spend (estimated from agent.yaml's `llm.pricing`, which it needs),
+   * checked before each model call: past it, the run stops as INTERRUPTED (exit 3) and can be continued.
+   */
+  maxCost?: number;
+  /** Wall-clock milliseconds this engine invocation may take; then the run stops as INTERRUPTED (exit 3), as by a signal. */
+  timeoutMs?: number;
   /** Aborting stops the running tool's process group and ends the run as INTERRUPTED. */
   signal?: AbortSignal;
   /** Every journal event, as it is written. */

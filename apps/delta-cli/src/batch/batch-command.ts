@@ -1,4 +1,5 @@
 import { usageError } from '../usage-error.js';
+import { runLimitOptions } from '../run-limit-flags.js';
 import { printConfigWarning } from '../config-warnings.js';
 import { engineEnvironment } from '../handed-keys.js';
 import { parseMaxIterations, parseRetries } from '../run-command.js';
@@ -16,6 +17,8 @@ export interface BatchFlags {
   grader?: string;
   retryFailed?: boolean;
   maxIterations?: string | number;
+  maxCost?: string | number;
+  timeout?: string | number;
   retries?: string | number;
   json?: boolean;
   strict?: boolean;
@@ -71,6 +74,7 @@ export async function batchCommand(tasksFile: string | undefined, flags: BatchFl
   const maxIterations = parseMaxIterations(flags.maxIterations);
   const maxRetries = parseRetries(flags.retries);
   const models = modelList(flags.model);
+  const limits = runLimitOptions(flags);
   const { runBatch } = await import('@delta/experiments');
   const controller = new AbortController();
   const release = abortOnSignals(controller, (text) => process.stderr.write(text));
@@ -94,6 +98,7 @@ export async function batchCommand(tasksFile: string | undefined, flags: BatchFl
       onWarning: printConfigWarning,
       ...(maxIterations === undefined ? {} : { maxIterations }),
       ...(maxRetries === undefined ? {} : { maxRetries }),
+      ...limits,
       environment: engineEnvironment(),
       toolEnv: subAgentEnvironment(),
       signal: controller.signal,
