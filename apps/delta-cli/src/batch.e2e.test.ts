@@ -1,8 +1,16 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readJournal, readLatestRunId, readMetadata, runPaths } from '@delta/journal';
-import { cleanupTempDirs, createTempAgent, createTempDir, type FakeLlm, type RecordedRequest, startFakeLlm } from '@delta/testkit';
+import {
+  cleanupTempDirs,
+  createTempAgent,
+  createTempDir,
+  type FakeLlm,
+  type RecordedRequest,
+  runProcess,
+  startFakeLlm,
+} from '@delta/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DELTA_BIN, runDelta } from './test-support.js';
 
@@ -221,4 +229,21 @@ describe('delta batch', () => {
     const after = JSON.parse((await runDelta(['report', out, '--json'])).stdout);
     expect(after.by_model[0]).toMatchObject({ metric: 'mean_score', score: { mean: 0.25 } });
   });
+
+  it.skipIf(spawnSync('sh', ['-c', 'command -v script']).status !== 0)(
+    'on a terminal, keeps a live line of done, running, failed, ETA and tokens (under script(1), which gives it one)',
+    async () => {
+      const { agent, tasksFile, out, env } = await setup(3);
+      const command = [process.execPath, DELTA_BIN, 'batch', tasksFile, '--agent', agent, '--out', out]
+        .map((word) => `'${word}'`)
+        .join(' ');
+      // Asynchronously: the model server answers from this process.
+      const result = await runProcess('script', ['-qec', command, '/dev/null'], {
+        env: { ...process.env, DELTA_API_KEY: 'k', DELTA_BASE_URL: env.DELTA_BASE_URL, OPENAI_API_KEY: undefined },
+      });
+      expect(result.exitCode).toBe(0);
+      expect(result.stdout).toMatch(/\d\/3 done · \d running · 0 failed · ETA [^·]+ · [\d,]+ tokens/);
+      expect(result.stdout).toContain('3 runs: 3 completed');
+    },
+  );
 });

@@ -42,7 +42,7 @@ describe('delta run --timeout and --max-cost', () => {
     const timeout = await runDelta(['run', '--agent', agent, '-w', workDir, '-m', 'go', '--timeout', 'soon'], { env });
     expect(timeout.exitCode).toBe(2);
     expect(timeout.stderr).toContain('--timeout must be a duration such as 90s, 5m or 1h, got "soon".');
-    const cost = await runDelta(['run', '--agent', agent, '-w', workDir, '-m', 'go', '--max-cost', '-1'], { env });
+    const cost = await runDelta(['run', '--agent', agent, '-w', workDir, '-m', 'go', '--max-cost', '0'], { env });
     expect(cost.exitCode).toBe(2);
     expect(cost.stderr).toContain('--max-cost must be a positive amount');
     const unpriced = await runDelta(['run', '--agent', agent, '-w', workDir, '-m', 'go', '--max-cost', '0.5'], { env });

@@ -77,7 +77,7 @@ export function createBatchDisplay(
       `${formatCount(counts.tokens)} tokens`,
       ...(counts.cost > 0 ? [`cost ${counts.cost.toFixed(4)}`] : []),
     ].join(' · ');
-    writeStatus(`\r\u001b[2K${fitWidth(line, Math.max(20, (process.stderr.columns ?? 100) - 1))}`);
+    writeStatus(`\r\u001b[2K${fitWidth(line, Math.max(20, (process.stderr.columns || 100) - 1))}`);
     shown = true;
   };
   const timer = mode.terminal && !mode.json ? setInterval(draw, 500) : undefined;
