@@ -89,6 +89,7 @@ cli
   .option('--model <names>', "Models to compare, comma-separated or repeated, over agent.yaml llm.model (default: agent.yaml's)")
   .option('--repeat <k>', 'Runs of each task per model (default: 1)')
   .option('--set <key=value>', 'Override a field of agent.yaml for every run, e.g. --set llm.temperature=0 (repeatable)')
+  .option('--base-url <url>', 'The model endpoint of every run (instead of DELTA_BASE_URL or .env)')
   .option('--grader <command>', 'A command (run with sh in the workspace) that scores each completed run: prints {"score": N} or exits 0/1')
   .option('--retry-failed', 'Run FAILED runs again (by default they are left as they are)')
   .option('--max-iterations <n>', 'Model calls per run in this invocation before it stops as INTERRUPTED')

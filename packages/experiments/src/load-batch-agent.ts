@@ -1,5 +1,4 @@
 import { loadAgent, type LoadedAgent } from '@delta/engine';
-import { ConfigurationError } from '@delta/errors';
 import type { ConfigProblem } from '@delta/yaml-config';
 
 export interface LoadBatchAgentOptions {
@@ -11,15 +10,16 @@ export interface LoadBatchAgentOptions {
   onWarning?: (warning: ConfigProblem) => void;
 }
 
-/** Loads the batch's agent once per model, with the batch's overrides applied as `delta run` applies them. */
+/**
+ * Loads the batch's agent once per model, with the batch's overrides applied by the engine as `delta run
+ * --model --set` applies them: checked like agent.yaml itself, with the same messages.
+ */
 export function loadBatchAgent(home: string, options: LoadBatchAgentOptions = {}): LoadedAgent {
-  if (options.model !== undefined || (options.set?.length ?? 0) > 0) {
-    throw new ConfigurationError('--model and --set need the engine overrides, which this build does not have.', {
-      code: 'USAGE',
-      hint: 'Run the batch without --model and --set.',
-    });
-  }
-  const agent = loadAgent(home, { strict: options.strict === true });
+  const set = [...(options.set ?? [])];
+  const agent = loadAgent(home, {
+    strict: options.strict === true,
+    overrides: { ...(options.model === undefined ? {} : { model: options.model }), ...(set.length > 0 ? { set } : {}) },
+  });
   for (const warning of agent.warnings) options.onWarning?.(warning);
   return agent;
 }

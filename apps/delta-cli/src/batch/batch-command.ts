@@ -1,5 +1,6 @@
 import { usageError } from '../usage-error.js';
 import { runLimitOptions } from '../run-limit-flags.js';
+import { baseUrlFlag } from '../override-flags.js';
 import { printConfigWarning } from '../config-warnings.js';
 import { engineEnvironment } from '../handed-keys.js';
 import { parseMaxIterations, parseRetries } from '../run-command.js';
@@ -14,6 +15,7 @@ export interface BatchFlags {
   model?: string | string[];
   repeat?: string | number;
   set?: string | string[];
+  baseUrl?: string;
   grader?: string;
   retryFailed?: boolean;
   maxIterations?: string | number;
@@ -75,6 +77,7 @@ export async function batchCommand(tasksFile: string | undefined, flags: BatchFl
   const maxRetries = parseRetries(flags.retries);
   const models = modelList(flags.model);
   const limits = runLimitOptions(flags);
+  const endpoint = baseUrlFlag({ ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }) });
   const { runBatch } = await import('@delta/experiments');
   const controller = new AbortController();
   const release = abortOnSignals(controller, (text) => process.stderr.write(text));
@@ -99,6 +102,7 @@ export async function batchCommand(tasksFile: string | undefined, flags: BatchFl
       ...(maxIterations === undefined ? {} : { maxIterations }),
       ...(maxRetries === undefined ? {} : { maxRetries }),
       ...limits,
+      ...endpoint,
       environment: engineEnvironment(),
       toolEnv: subAgentEnvironment(),
       signal: controller.signal,
