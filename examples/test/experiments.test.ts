@@ -8,12 +8,11 @@ import { DELTA_BIN, FAKE_LLM_BIN, REPOSITORY_ROOT, runProcess } from './run-delt
 afterEach(cleanupTempDirs);
 
 describe('examples/experiments', () => {
-  it("runs the README's batch over the 10 tasks with its grader, and the report gives 8 of 10", async () => {
+  it("runs the README's batch over the 10 tasks, graded by agent.yaml's grader, and the report gives 8 of 10", async () => {
     const directory = await createTempDir('experiments-');
     const example = join(directory, 'experiments');
     cpSync(join(REPOSITORY_ROOT, 'examples/experiments'), example, { recursive: true });
     const out = join(directory, 'results');
-    const grader = `sh ${join(example, 'grade.sh')}`;
     const batch = await runProcess(
       process.execPath,
       [
@@ -31,8 +30,6 @@ describe('examples/experiments', () => {
         out,
         '--concurrency',
         '1',
-        '--grader',
-        grader,
       ],
       { env: { DELTA_API_KEY: undefined, OPENAI_API_KEY: undefined } },
     );

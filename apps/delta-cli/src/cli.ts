@@ -104,7 +104,10 @@ cli
 
 cli
   .command('grade [out]', 'Score every completed run of a batch again with a grader, without re-running anything (writes grade.json)')
-  .option('--grader <command>', 'The command that scores a run (run with sh in its workspace): prints {"score": N} or exits 0/1')
+  .option(
+    '--grader <command>',
+    'The command that scores a run (run with sh in its workspace): prints {"score": N} or exits 0/1 (default: the batch\'s own)',
+  )
   .option('--concurrency <n>', 'Graders at a time (default: 4)')
   .option('--json', 'One JSON object per graded run')
   .example('delta grade results --grader "python3 grade.py"')

@@ -61,6 +61,11 @@ export const AgentConfig = z.strictObject({
   max_iterations: z.number().int().positive().optional(),
   /** false: the model is not offered ask_human, so an unattended run never stops to wait for a person (101). */
   ask_human: z.boolean().optional(),
+  /**
+   * The command that scores a finished run for `delta batch` and `delta grade` when they are given no
+   * --grader (run with sh in the run's workspace; DELTA_AGENT_HOME names this directory). The engine itself never runs it.
+   */
+  grader: z.string().min(1).optional(),
   /** Bytes of each of a tool's stdout and stderr the model is shown (first and last halves); a tool's own max_output_bytes wins. */
   max_tool_output_bytes: z.number().int().min(MIN_OUTPUT_BYTES).max(MAX_OUTPUT_BYTES).optional(),
   lifecycle_hooks: z.unknown().optional(),

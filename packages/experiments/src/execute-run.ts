@@ -138,7 +138,7 @@ async function describe(
   if (grader === null || found.status !== 'COMPLETED') return outcome;
   const existing = readGrade(found.paths.runDir);
   if (existing && existing.run_id === found.runId && action === 'skipped') return { ...outcome, grade: existing };
-  const grade = await gradeRun(grader, batch.tasks.get(key.task)!, key, found, {
+  const grade = await gradeRun(grader, batch.tasks.get(key.task)!, key, found, batch.definition.agent, {
     environment: options.environment,
     finalAnswer: result?.finalAnswer,
   });

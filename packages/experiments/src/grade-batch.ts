@@ -1,3 +1,4 @@
+import { ConfigurationError } from '@delta/errors';
 import type { Grade } from './grade.js';
 import { gradeRun } from './grade-run.js';
 import { readRunOnDisk } from './run-record.js';
@@ -6,7 +7,8 @@ import { batchKeys, openBatchTasks, runDirectoryOf } from './open-batch.js';
 import { runPool } from './run-pool.js';
 
 export interface GradeBatchOptions {
-  grader: string;
+  /** The grader; by default the batch's own (its --grader, or agent.yaml's `grader:`). */
+  grader?: string;
   concurrency?: number;
   environment?: NodeJS.ProcessEnv;
   timeoutMs?: number;
@@ -20,6 +22,13 @@ export interface GradeBatchOptions {
  */
 export async function gradeBatch(out: string, options: GradeBatchOptions): Promise<{ key: BatchRunKey; grade: Grade }[]> {
   const batch = openBatchTasks(out);
+  const grader = options.grader ?? batch.definition.grader;
+  if (grader === null) {
+    throw new ConfigurationError(`The batch in ${batch.out} has no grader, and none was given.`, {
+      code: 'USAGE',
+      hint: `Pass one: delta grade ${out} --grader CMD (or add grader: to agent.yaml for the next batch).`,
+    });
+  }
   const graded: { key: BatchRunKey; grade: Grade }[] = [];
   await runPool(
     batchKeys(batch.definition),
@@ -28,7 +37,7 @@ export async function gradeBatch(out: string, options: GradeBatchOptions): Promi
       const workDir = runDirectoryOf(batch, key);
       const found = readRunOnDisk(workDir);
       if (found.kind !== 'run' || found.status !== 'COMPLETED') return;
-      const grade = await gradeRun(options.grader, batch.tasks.get(key.task)!, key, found, options);
+      const grade = await gradeRun(grader, batch.tasks.get(key.task)!, key, found, batch.definition.agent, options);
       graded.push({ key, grade });
       options.onGraded?.(key, grade);
     },

@@ -16,6 +16,7 @@ export function gradeRun(
   task: Task,
   key: BatchRunKey,
   run: Extract<RunOnDisk, { kind: 'run' }>,
+  agentHome: string,
   options: GradeRunOptions = {},
 ): Promise<Grade> {
   return runGrader({
@@ -36,6 +37,7 @@ export function gradeRun(
       final_answer: options.finalAnswer ?? finalAnswerOf(run.events) ?? null,
       work_dir: run.paths.workDir,
       run_dir: run.paths.runDir,
+      agent_home: agentHome,
     },
   });
 }

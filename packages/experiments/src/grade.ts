@@ -31,6 +31,8 @@ export interface GradeInput {
   final_answer: string | null;
   work_dir: string;
   run_dir: string;
+  /** The agent directory, so that a grader kept beside agent.yaml can be named from it. */
+  agent_home: string;
 }
 
 export interface RunGraderOptions {
@@ -74,6 +76,7 @@ function graderEnvironment(options: RunGraderOptions, inputFile: string): NodeJS
     DELTA_RUN_STATUS: input.status,
     DELTA_RUN_DIR: input.run_dir,
     DELTA_WORK_DIR: input.work_dir,
+    DELTA_AGENT_HOME: input.agent_home,
     ...(expected.length <= MAX_VARIABLE ? { DELTA_EXPECTED: expected } : {}),
     ...(answer.length <= MAX_VARIABLE ? { DELTA_FINAL_ANSWER: answer } : {}),
   };

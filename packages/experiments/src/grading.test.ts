@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runPaths } from '@delta/journal';
 import { cleanupTempDirs, createTempDir, type FakeLlm, startFakeLlm } from '@delta/testkit';
@@ -81,5 +81,15 @@ describe('grading', () => {
     const broken = await gradeBatch(out, { grader: 'exit 7' });
     expect(broken[0]!.grade).toMatchObject({ score: null, exit_code: 7 });
     expect(broken[0]!.grade.error).toContain('exited with code 7');
+  });
+
+  it("takes agent.yaml's grader when no grader is given, with DELTA_AGENT_HOME naming the agent directory", async () => {
+    const agent = await createNoteAgent({ grader: 'sh "$DELTA_AGENT_HOME/grade.sh"' });
+    writeFileSync(join(agent, 'grade.sh'), 'echo "{\\"score\\": 0.5, \\"task\\": \\"$DELTA_TASK_ID\\"}"\n');
+    const tasksFile = await writeTasks(1);
+    const out = join(await createTempDir(), 'out');
+    await runBatch({ tasksFile, agent, out, baseUrl: llm.baseUrl, apiKey: 'k' });
+    const grade = JSON.parse(readFileSync(join(runPaths(join(out, 't1', 'fake-model', '1'), 'run-1').runDir, 'grade.json'), 'utf8'));
+    expect(grade).toMatchObject({ score: 0.5, details: { task: 't1' }, grader: 'sh "$DELTA_AGENT_HOME/grade.sh"' });
   });
 });

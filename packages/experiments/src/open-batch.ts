@@ -93,7 +93,8 @@ export function prepareBatch(spec: BatchSpec): OpenedBatch {
     models,
     repeat: spec.repeat ?? 1,
     set,
-    grader: spec.grader ?? null,
+    // --grader, else agent.yaml's `grader:`.
+    grader: spec.grader ?? base.config.grader ?? null,
     created_at: new Date().toISOString(),
   });
   return { out, definition, tasks: new Map(tasks.map((task) => [task.id, task])), agents };

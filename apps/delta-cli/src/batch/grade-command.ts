@@ -8,11 +8,11 @@ export interface GradeFlags {
   json?: boolean;
 }
 
-/** `delta grade OUT --grader CMD`: score every completed run of a batch again, without running anything else. */
+/** `delta grade OUT [--grader CMD]`: score every completed run of a batch again (by default with its own grader), without running anything else. */
 export async function gradeCommand(out: string | undefined, flags: GradeFlags): Promise<number> {
   if (out === undefined) throw usageError('delta grade needs the batch directory.', 'For example: delta grade results --grader ./grade.sh');
-  if (flags.grader === undefined || String(flags.grader).trim() === '') {
-    throw usageError('delta grade needs --grader: the command that scores a run.', 'For example: delta grade results --grader ./grade.sh');
+  if (flags.grader !== undefined && String(flags.grader).trim() === '') {
+    throw usageError('--grader is empty.', 'For example: delta grade results --grader "sh /path/to/grade.sh"');
   }
   const concurrency = Number(flags.concurrency ?? 4);
   if (!Number.isInteger(concurrency) || concurrency < 1) {
@@ -24,7 +24,7 @@ export async function gradeCommand(out: string | undefined, flags: GradeFlags): 
   try {
     let failed = 0;
     const grades = await gradeBatch(out, {
-      grader: String(flags.grader),
+      ...(flags.grader === undefined ? {} : { grader: String(flags.grader) }),
       concurrency,
       // The same environment a batch gives its grader; the model keys are left out.
       environment: engineEnvironment(),
