@@ -42,6 +42,8 @@ cli
   .option('--format <format>', 'What stdout gets when the run stops: text (the answer), json (one result object), raw (the answer only)')
   .option('--json', 'Print every journal event as one JSON line on stdout as it happens, then the outcome')
   .option('--strict', 'Every configuration warning is an error (exit 2)')
+  .option('--sandbox <mode>', "Confine the tools: workspace-write (the default), read-only or off (over agent.yaml's sandbox.mode)")
+  .option('--no-network', 'Tools get no network (in the sandbox)')
   .option('-v, --verbose', 'Show stack traces and where settings came from')
   .example('delta run --agent examples/hello-world -m "Greet the world" -y')
   .example('delta run --agent examples/hello-world -w ws --run-id greet-1 -m "Greet the world" --format json | jq .final_answer')
@@ -74,6 +76,8 @@ cli
   .option('--format <format>', 'What stdout gets when the run stops: text (the answer), json (one result object), raw (the answer only)')
   .option('--json', 'Print every journal event as one JSON line on stdout as it happens, then the outcome')
   .option('--strict', 'Every configuration warning is an error (exit 2)')
+  .option('--sandbox <mode>', "Confine the tools: workspace-write (the default), read-only or off (over agent.yaml's sandbox.mode)")
+  .option('--no-network', 'Tools get no network (in the sandbox)')
   .option('-v, --verbose', 'Show stack traces')
   .example('delta continue -w examples/hello-world/workspaces/W001 -m "Now greet Mars too"')
   .action(async (flags) => (await import('./continue-command.js')).continueCommand(flags));

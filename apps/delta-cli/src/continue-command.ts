@@ -3,6 +3,7 @@ import { baseUrlFlag, configOverrides, type OverrideFlags } from './override-fla
 import { parseMaxIterations, parseRetries } from './run-command.js';
 import { usageError } from './usage-error.js';
 import { runLimitOptions } from './run-limit-flags.js';
+import { parseSandboxFlags } from './sandbox-flags.js';
 import { withEngineSession } from './engine-session.js';
 import { reportOutcome } from './report-outcome.js';
 import { parseOutputFormat } from './result/output-format.js';
@@ -22,6 +23,8 @@ export interface ContinueFlags extends OverrideFlags {
   json?: boolean;
   strict?: boolean;
   format?: string;
+  sandbox?: string;
+  network?: boolean;
 }
 
 /** `delta continue -w DIR [-m TEXT] [--run-id ID]`: the state table of spec 000 section 2.6.2. */
@@ -36,6 +39,7 @@ export async function continueCommand(flags: ContinueFlags): Promise<number> {
   const runId = flags.runId === undefined ? undefined : parseRunIdFlag(flags.runId);
   const overrides = configOverrides(flags);
   const baseUrl = baseUrlFlag(flags);
+  const sandbox = parseSandboxFlags(flags);
   const engine = await import('@delta/engine');
   return withEngineSession(
     flags.interactive === true,
@@ -44,6 +48,7 @@ export async function continueCommand(flags: ContinueFlags): Promise<number> {
         ...session,
         ...baseUrl,
         overrides,
+        sandbox,
         workDir: flags.workDir!,
         ...(runId === undefined ? {} : { runId }),
         ...(flags.message === undefined ? {} : { message: String(flags.message) }),

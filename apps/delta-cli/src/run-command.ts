@@ -9,6 +9,7 @@ import { withEngineSession } from './engine-session.js';
 import { reportOutcome } from './report-outcome.js';
 import { parseOutputFormat } from './result/output-format.js';
 import { parseRunIdFlag, runIdTaken } from './run-id-flag.js';
+import { parseSandboxFlags } from './sandbox-flags.js';
 
 export interface RunFlags extends OverrideFlags {
   agent?: string;
@@ -28,6 +29,8 @@ export interface RunFlags extends OverrideFlags {
   /** Start a new run even when the latest one could be resumed. */
   new?: boolean;
   format?: string;
+  sandbox?: string;
+  network?: boolean;
 }
 
 export function parseMaxIterations(value: string | number | undefined): number | undefined {
@@ -78,6 +81,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   const limits = runLimitOptions(flags);
   const format = parseOutputFormat(flags);
   const runId = flags.runId === undefined ? undefined : parseRunIdFlag(flags.runId);
+  const sandbox = parseSandboxFlags(flags);
   const engine = await import('@delta/engine');
   const { readLatestRunId, readMetadata, recordOtherWorkspace, runPaths } = await import('@delta/journal');
   const overrides = configOverrides(flags);
@@ -102,6 +106,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
       const common = {
         ...session,
         ...baseUrl,
+        sandbox,
         ...(maxIterations === undefined ? {} : { maxIterations }),
         ...(maxRetries === undefined ? {} : { maxRetries }),
         ...limits,

@@ -5,7 +5,7 @@
 // builds it as a second entry next to its chunks); tsc checks it through checkJs.
 //
 // Protocol: one JSON object per line in each direction, handled in order.
-//   in:  { id, file, args, cwd, env, stdin?, stdoutFile, stderrFile, processFile? }   start a command
+//   in:  { id, file, args, cwd, env, stdin?, stdoutFile, stderrFile, processFile?, inheritFiles? }   start a command
 //        { id, write: [file, text] }      write a small file (a record the engine does not wait for)
 //        { id, sync: true }               answer { id, synced: true } once everything before it is done
 //   out: { id, pid }                      once the command has started
@@ -22,7 +22,7 @@ import { writeProcessFile } from '@delta/process-identity';
 
 /**
  * @typedef {{ id: number, file: string, args: string[], cwd: string, env: Record<string, string>,
- *   stdin?: string, stdoutFile: string, stderrFile: string, processFile?: string }} LaunchMessage
+ *   stdin?: string, stdoutFile: string, stderrFile: string, processFile?: string, inheritFiles?: string[] }} LaunchMessage
  * @typedef {LaunchMessage | { id: number, write: [string, string] } | { id: number, sync: true }} Message
  */
 
@@ -61,16 +61,19 @@ function launch(request) {
   let stdoutFd;
   /** @type {number | undefined} */
   let stderrFd;
+  /** @type {number[]} files given to the command as fds 3, 4, … (a sandboxed command's namespaces) */
+  const inherited = [];
   /** @type {import('node:child_process').ChildProcess} */
   let child;
   try {
     stdoutFd = openSync(request.stdoutFile, 'w');
     stderrFd = openSync(request.stderrFile, 'w');
+    for (const file of request.inheritFiles ?? []) inherited.push(openSync(file, 'r'));
     child = spawn(request.file, request.args, {
       cwd: request.cwd,
       env: request.env,
       detached: true,
-      stdio: [typeof request.stdin === 'string' ? 'pipe' : 'ignore', stdoutFd, stderrFd],
+      stdio: [typeof request.stdin === 'string' ? 'pipe' : 'ignore', stdoutFd, stderrFd, ...inherited],
     });
   } catch (error) {
     send({ id, error: describe(error) });
@@ -79,6 +82,7 @@ function launch(request) {
     // The command holds its own copies.
     if (stdoutFd !== undefined) closeSync(stdoutFd);
     if (stderrFd !== undefined) closeSync(stderrFd);
+    for (const fd of inherited) closeSync(fd);
   }
   let done = false;
   running += 1;

@@ -13,6 +13,8 @@ export interface LaunchRequest {
   stderrFile: string;
   /** Where the command's pid and start time are written once it has started (see RunCommandOptions). */
   processFile?: string;
+  /** Files the launcher opens for reading and gives the command as file descriptors 3, 4, … (see RunCommandOptions). */
+  inheritFiles?: readonly string[];
 }
 
 /** How a launched command ended: its exit, or why it could not start (`error`, with the errno code). */
@@ -144,8 +146,8 @@ export class CommandLauncher {
     }
     this.pending.set(id, { started: resolveStarted, ended: resolveEnded });
     if (this.pending.size === 1 && this.syncs.size === 0) this.busy();
-    const { file, args, cwd, env, stdin, stdoutFile, stderrFile, processFile } = request;
-    this.child.stdin!.write(`${JSON.stringify({ id, file, args, cwd, env, stdin, stdoutFile, stderrFile, processFile })}\n`);
+    const { file, args, cwd, env, stdin, stdoutFile, stderrFile, processFile, inheritFiles } = request;
+    this.child.stdin!.write(`${JSON.stringify({ id, file, args, cwd, env, stdin, stdoutFile, stderrFile, processFile, inheritFiles })}\n`);
     return { started, ended };
   }
 

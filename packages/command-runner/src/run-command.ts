@@ -5,6 +5,7 @@ import { writeProcessFile } from '@delta/process-identity';
 import { BoundedCapture, type CapturedOutput } from './bounded-capture.js';
 import { captureFromFile } from './file-capture.js';
 import type { CommandLauncher } from './launcher.js';
+import type { RunSandbox } from './sandbox/run-sandbox.js';
 
 export interface RunCommandOptions {
   file: string;
@@ -37,6 +38,13 @@ export interface RunCommandOptions {
    * when both outputs go to files and the launcher is alive; otherwise it is started directly.
    */
   launcher?: CommandLauncher;
+  /** Run the command inside this run's sandbox (see RunSandbox); without it, with the user's rights. */
+  sandbox?: RunSandbox;
+  /**
+   * Files opened for reading and given to the command as file descriptors 3, 4, … (what a sandboxed
+   * command's bubblewrap joins the run's namespaces with). Set by runCommand itself for a sandbox.
+   */
+  inheritFiles?: readonly string[];
 }
 
 export interface CommandResult {
@@ -99,6 +107,11 @@ function ended(child: ChildProcess): Promise<Ended> {
  * bounded head and tail in memory. It never throws for the command's own failures: they are in the result.
  */
 export async function runCommand(options: RunCommandOptions): Promise<CommandResult> {
+  if (options.sandbox) return runSandboxed(options, options.sandbox);
+  return runUnsandboxed(options);
+}
+
+function runUnsandboxed(options: RunCommandOptions): Promise<CommandResult> {
   const { launcher, stdoutFile, stderrFile } = options;
   if (launcher?.alive && stdoutFile !== undefined && stderrFile !== undefined) {
     return runLaunched(options, launcher, stdoutFile, stderrFile);
@@ -168,19 +181,22 @@ async function runDirect(options: RunCommandOptions): Promise<CommandResult> {
   const started = performance.now();
   const stdoutFd = openOutput(options.stdoutFile);
   let stderrFd: number | undefined;
+  const inherited: number[] = [];
   let child: ChildProcess;
   try {
     stderrFd = openOutput(options.stderrFile);
+    for (const file of options.inheritFiles ?? []) inherited.push(openSync(file, 'r'));
     child = spawn(options.file, [...options.args], {
       cwd: options.cwd,
       env: options.env,
       detached: true,
-      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', stdoutFd ?? 'pipe', stderrFd ?? 'pipe'],
+      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', stdoutFd ?? 'pipe', stderrFd ?? 'pipe', ...inherited],
     });
   } finally {
     // The command holds its own copies; ours are not needed once it is started.
     if (stdoutFd !== undefined) closeSync(stdoutFd);
     if (stderrFd !== undefined) closeSync(stderrFd);
+    for (const fd of inherited) closeSync(fd);
   }
   const end = ended(child);
   const supervisor = new Supervisor(options);
@@ -234,6 +250,7 @@ async function runLaunched(
     stdoutFile,
     stderrFile,
     ...(options.processFile === undefined ? {} : { processFile: options.processFile }),
+    ...(options.inheritFiles === undefined ? {} : { inheritFiles: options.inheritFiles }),
   });
   const supervisor = new Supervisor(options);
   const pid = await launched.started;
@@ -269,6 +286,39 @@ async function runLaunched(
     stdout: captureFromFile(stdoutFile, captureBytes),
     stderr: captureFromFile(stderrFile, captureBytes),
   };
+}
+
+/**
+ * Runs the command through the run's sandbox. bubblewrap starts it, so a command that does not exist is
+ * bubblewrap's exit 1 with `bwrap: execvp <file>: …` on stderr: that is reported as the same start error
+ * as without a sandbox.
+ */
+async function runSandboxed(options: RunCommandOptions, sandbox: RunSandbox): Promise<CommandResult> {
+  const started = performance.now();
+  let wrapped: Awaited<ReturnType<RunSandbox['wrap']>>;
+  try {
+    wrapped = await sandbox.wrap(options.file, options.args, options.cwd);
+  } catch (error) {
+    const empty = { head: '', tail: '', totalBytes: 0, omittedBytes: 0 };
+    return {
+      exitCode: null,
+      signal: null,
+      timedOut: false,
+      aborted: false,
+      startError: (error as Error).message,
+      durationMs: performance.now() - started,
+      stdout: empty,
+      stderr: empty,
+    };
+  }
+  const result = await runUnsandboxed({ ...options, file: wrapped.file, args: wrapped.args, inheritFiles: wrapped.inheritFiles });
+  const execFailure = result.exitCode === 1 ? /^bwrap: execvp [^\n]*?: ([^\n]+)/.exec(result.stderr.head) : null;
+  if (execFailure) {
+    const code = execFailure[1] === 'No such file or directory' ? 'ENOENT' : execFailure[1] === 'Permission denied' ? 'EACCES' : undefined;
+    const error = Object.assign(new Error(`could not start ${options.file}: ${execFailure[1]}`), { code });
+    return { ...result, exitCode: null, startError: describeStartError(error, options.file) };
+  }
+  return result;
 }
 
 function describeStartError(error: NodeJS.ErrnoException, file: string): string {

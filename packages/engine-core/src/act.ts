@@ -131,6 +131,7 @@ export async function act(context: RunContext, pending: readonly PendingCall[]):
     credentials: context.credentials,
     signal: context.signal,
     launcher: context.launcher,
+    sandbox: context.sandbox,
     writeRecord: recordWriter(context),
     ...(context.agent.config.max_tool_output_bytes === undefined ? {} : { maxOutputBytes: context.agent.config.max_tool_output_bytes }),
   };

@@ -49,6 +49,18 @@ export const LlmConfig = z
   });
 export type LlmConfig = z.infer<typeof LlmConfig>;
 
+/**
+ * `sandbox:` in agent.yaml: how the run's tools are confined (see docs/security.md). Without it:
+ * workspace-write with the network on, when bubblewrap is available.
+ */
+export const SandboxConfig = z.strictObject({
+  mode: z.enum(['workspace-write', 'read-only', 'off']).optional(),
+  network: z.boolean().optional(),
+  /** More paths tools may write (relative ones are taken from the workspace); they must exist. */
+  writable_paths: z.array(z.string().min(1)).optional(),
+});
+export type SandboxConfig = z.infer<typeof SandboxConfig>;
+
 /** agent.yaml (spec 000 section 2.7.2). Tools are validated one by one by @delta/tool-expander. */
 export const AgentConfig = z.strictObject({
   name: z.string().min(1),
@@ -69,6 +81,7 @@ export const AgentConfig = z.strictObject({
   /** Bytes of each of a tool's stdout and stderr the model is shown (first and last halves); a tool's own max_output_bytes wins. */
   max_tool_output_bytes: z.number().int().min(MIN_OUTPUT_BYTES).max(MAX_OUTPUT_BYTES).optional(),
   lifecycle_hooks: z.unknown().optional(),
+  sandbox: SandboxConfig.optional(),
 });
 export type AgentConfig = z.infer<typeof AgentConfig>;
 

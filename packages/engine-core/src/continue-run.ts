@@ -19,6 +19,7 @@ import { interactionFiles } from './ask-human.js';
 import { driveRun } from './drive-run.js';
 import type { ConfigOverrides } from './config-overrides.js';
 import { effectiveConfig } from './effective-config.js';
+import { chooseSandbox } from './sandbox-choice.js';
 import { ENGINE_VERSION } from './engine-version.js';
 import { workspaceManifest } from './workspace-manifest.js';
 import { loadAgent, type LoadedAgent } from './load-agent.js';
@@ -154,7 +155,8 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
     }
 
     const { model, apiKey } = await resolveModel(options, agent, workDir);
-    const context = openRunContext(options, agent, paths, journal, model, apiKey);
+    const sandbox = chooseSandbox(agent, workDir, options.sandbox, options.environment ?? process.env);
+    const context = openRunContext(options, agent, paths, journal, model, apiKey, sandbox);
     const journalRepair = journal.repair;
     try {
       // A disk that refuses this leaves the run as it was, and says so (the error names metadata.json).
@@ -166,7 +168,10 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
         max_iterations: context.maxIterations,
       });
       const outcome = await driveRun(context, () => {
-        context.log(`continuing run ${runId} (${crashed ? `${status}, its engine stopped without finishing` : status}) in ${workDir}`);
+        context.log(
+          `continuing run ${runId} (${crashed ? `${status}, its engine stopped without finishing` : status}) in ${workDir} (${sandbox.description})`,
+        );
+        if (sandbox.warning) context.log(sandbox.warning);
         record(context, {
           type: 'ENGINE_START',
           run_id: runId,
@@ -180,6 +185,7 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
           ...options.origin,
           workspace: workspaceManifest(workDir),
           resumed: true,
+          sandbox: sandbox.record,
         });
         if (journalRepair) {
           record(context, {

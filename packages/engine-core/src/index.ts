@@ -1,4 +1,5 @@
-export { AgentConfig, LlmConfig, LlmPricing, ImportedToolsFile, DEFAULT_MAX_ITERATIONS } from './agent-config.js';
+export { AgentConfig, LlmConfig, LlmPricing, ImportedToolsFile, SandboxConfig, DEFAULT_MAX_ITERATIONS } from './agent-config.js';
+export type { SandboxOptions, SandboxRecord } from './sandbox-choice.js';
 export { addTokenUsage, estimateCost } from './token-usage.js';
 export { loadAgent } from './load-agent.js';
 export type { LoadAgentOptions, LoadedAgent } from './load-agent.js';

@@ -1,6 +1,6 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { diskWrite } from '@delta/errors';
-import { CommandLauncher } from '@delta/command-runner';
+import { CommandLauncher, RunSandbox } from '@delta/command-runner';
 import { InvocationRequestRecorder, MetadataFile, type JournalWriter, type RunLock, type RunPaths } from '@delta/journal';
 import { firstHookStep } from './lifecycle-hooks.js';
 import { DEFAULT_MAX_ITERATIONS } from './agent-config.js';
@@ -8,6 +8,7 @@ import type { LoadedAgent } from './load-agent.js';
 import { createModelClient, type ModelClient } from './model-client.js';
 import { resolveModelSettings } from './model-settings.js';
 import type { RunContext } from './run-context.js';
+import type { SandboxChoice } from './sandbox-choice.js';
 import type { EngineOptions } from './run-options.js';
 import { checkCostLimit, limitedSignal } from './run-limits.js';
 import { modelCredentials, toolEnvironment } from './tool-environment.js';
@@ -64,6 +65,7 @@ export function openRunContext(
   journal: JournalWriter,
   model: ModelClient,
   apiKey: string | undefined,
+  sandbox: SandboxChoice,
 ): RunContext {
   // --timeout: the run's signal aborts when this invocation's time is up.
   const limit = limitedSignal(options.signal, options.timeoutMs);
@@ -97,8 +99,13 @@ export function openRunContext(
     log,
     // Started now, so that it is ready by the first tool call; a run without tools or hooks needs none.
     launcher: agent.tools.length > 0 || Object.values(agent.hooks).some(Boolean) ? CommandLauncher.start() : undefined,
+    // Started now, so that it is ready by the first tool call; hooks and generators never run in it.
+    sandbox:
+      agent.tools.length > 0 && sandbox.policy && sandbox.bubblewrap ? RunSandbox.start(sandbox.policy, sandbox.bubblewrap) : undefined,
     // The run has ended (its outcome is decided and recorded): nothing here may throw over it.
     close: async () => {
+      // Every process left in the sandbox ends with it.
+      await context.sandbox?.stop().catch(() => undefined);
       try {
         await context.launcher?.close();
       } catch (error) {

@@ -1,4 +1,4 @@
-import type { CommandLauncher } from '@delta/command-runner';
+import type { CommandLauncher, RunSandbox } from '@delta/command-runner';
 import { writeFileSync } from 'node:fs';
 import type {
   ActionResultEvent,
@@ -42,6 +42,8 @@ export interface RunContext {
   log: (line: string) => void;
   /** Starts tools for this engine (see CommandLauncher); undefined when the agent has no tools. */
   launcher: CommandLauncher | undefined;
+  /** The run's sandbox, every tool call runs inside it; undefined when tools run unsandboxed. */
+  sandbox: RunSandbox | undefined;
   /** Closes the launcher (once it has finished its writes), the journal and engine.log; the run's last step. */
   close: () => Promise<void>;
   onEvent: ((event: JournalEvent) => void) | undefined;

@@ -2,6 +2,7 @@ import type { ActionResultEvent, JournalEvent, RecordedToolCall, RunOrigin, RunP
 import type { AskHumanInteractively } from './ask-human.js';
 import type { RunOutcome } from './exit-codes.js';
 import type { ModelClient } from './model-client.js';
+import type { SandboxOptions } from './sandbox-choice.js';
 
 /** What starting and continuing a run have in common. */
 export interface EngineOptions {
@@ -30,6 +31,8 @@ export interface EngineOptions {
   onEvent?: (event: JournalEvent) => void;
   /** Progress lines for a person. */
   onLog?: (line: string) => void;
+  /** The sandbox for tools, over agent.yaml's `sandbox:` (the CLI's `--sandbox MODE` and `--no-network`). */
+  sandbox?: SandboxOptions;
   /** Ask a person at a terminal for ask_human (the CLI's `-i`); without it the run pauses (exit 101). */
   askHuman?: AskHumanInteractively;
   /**

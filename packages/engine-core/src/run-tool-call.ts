@@ -1,5 +1,5 @@
 import { buildInvocation, DEFAULT_TOOL_TIMEOUT_MS, ToolArgumentError, type ExpandedTool, type Invocation } from '@delta/tool-expander';
-import { runCommand, type CommandLauncher } from '@delta/command-runner';
+import { runCommand, type CommandLauncher, type RunSandbox } from '@delta/command-runner';
 import { DeltaError } from '@delta/errors';
 import {
   createToolExecutionRecord,
@@ -41,6 +41,8 @@ export interface ToolCallContext {
   maxOutputBytes?: number;
   /** Starts the tool's process; without it the tool is started by forking this process. */
   launcher?: CommandLauncher | undefined;
+  /** The run's sandbox: the tool runs inside it. */
+  sandbox?: RunSandbox | undefined;
   /** Writes exit_code.txt and duration_ms.txt; at once without it. */
   writeRecord?: RecordWriter;
 }
@@ -115,6 +117,7 @@ export async function executeToolCall(call: RecordedToolCall, invocation: Invoca
     // Half from the start of each stream and half from its end; the files keep everything.
     captureBytes: Math.ceil((tool?.max_output_bytes ?? context.maxOutputBytes ?? DEFAULT_TOOL_OUTPUT_BYTES) / 2),
     ...(context.launcher ? { launcher: context.launcher } : {}),
+    ...(context.sandbox ? { sandbox: context.sandbox } : {}),
   });
   finishToolExecutionRecord(record, result.exitCode, result.durationMs, context.writeRecord);
   return {

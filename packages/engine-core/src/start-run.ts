@@ -22,6 +22,7 @@ import type { LoadedAgent } from './load-agent.js';
 import { openRunContext, releaseRunLock, resolveModel } from './open-run.js';
 import { record } from './run-context.js';
 import type { EngineOptions, RunResult } from './run-options.js';
+import { chooseSandbox } from './sandbox-choice.js';
 
 export interface StartRunOptions extends EngineOptions {
   agent: LoadedAgent;
@@ -69,13 +70,15 @@ export async function startRun(options: StartRunOptions): Promise<RunResult> {
   const runId = chosenRunId(options.runId);
   const workspace = prepareWorkspace(options.agent, options.workDir);
   const { model, apiKey } = await resolveModel(options, options.agent, workspace.path);
+  // Before the run exists: a sandbox asked for that cannot be had leaves nothing behind.
+  const sandbox = chooseSandbox(options.agent, workspace.path, options.sandbox, options.environment ?? process.env);
   const paths = runPaths(workspace.path, runId);
   createRunDirectories(paths);
   const lock = acquireRunLock(paths.lock, runId);
   try {
     // LATEST first: a run killed at any later instant can be found and resumed by `delta continue -w`.
     writeLatestRunId(workspace.path, runId);
-    const context = openRunContext(options, options.agent, paths, JournalWriter.open(paths.journal), model, apiKey);
+    const context = openRunContext(options, options.agent, paths, JournalWriter.open(paths.journal), model, apiKey, sandbox);
     try {
       const now = new Date().toISOString();
       // Without metadata.json there is no run to continue: a disk that refuses it fails here, naming it.
@@ -97,7 +100,8 @@ export async function startRun(options: StartRunOptions): Promise<RunResult> {
         ...options.origin,
       });
       const outcome = await driveRun(context, () => {
-        context.log(`run ${runId} of agent ${options.agent.config.name} in ${workspace.path}`);
+        context.log(`run ${runId} of agent ${options.agent.config.name} in ${workspace.path} (${sandbox.description})`);
+        if (sandbox.warning) context.log(sandbox.warning);
         record(context, {
           type: 'ENGINE_START',
           run_id: runId,
@@ -110,6 +114,7 @@ export async function startRun(options: StartRunOptions): Promise<RunResult> {
           config: effectiveConfig(options.agent, { maxIterations: context.maxIterations, baseUrl: context.model.baseUrl }),
           ...options.origin,
           workspace: workspaceManifest(workspace.path),
+          sandbox: sandbox.record,
         });
         record(context, { type: 'USER_MESSAGE', content: options.message });
       });

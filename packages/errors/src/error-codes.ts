@@ -29,6 +29,7 @@ export const errorCodes = {
   NO_RUN: 'configuration',
   RUN_ID_INVALID: 'configuration',
   RUN_ID_TAKEN: 'configuration',
+  SANDBOX_UNAVAILABLE: 'configuration',
   RUN_LOCKED: 'configuration',
   TOOL_DEFINITION_INVALID: 'configuration',
   USAGE: 'configuration',

@@ -82,6 +82,8 @@ export const EngineStartEvent = z.looseObject({
   workspace: WorkspaceManifest.optional(),
   forked_from: RunOrigin.optional(),
   replay_of: RunOrigin.optional(),
+  /** The sandbox this engine's tool calls ran in (`mode: off` with a note when the default could not be had). */
+  sandbox: z.object({ mode: z.string(), network: z.boolean(), note: z.string().optional() }).optional(),
 });
 
 export const UserMessageEvent = z.looseObject({

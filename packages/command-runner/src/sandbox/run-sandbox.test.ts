@@ -1,0 +1,194 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CommandLauncher, probeBubblewrap, RunSandbox, runCommand, type CommandResult, type SandboxPolicy } from '../index.js';
+
+// Real bubblewrap: .ci/run installs it. Only a machine where that install failed may skip, loudly.
+const probe = probeBubblewrap();
+const unavailable = process.env.DELTA_TEST_BUBBLEWRAP_UNAVAILABLE;
+if (!probe.ok && unavailable) {
+  console.warn(`\n!!!!!!!!\n!!! SKIPPING the sandbox tests: bubblewrap could not be installed (${unavailable}).\n!!!!!!!!\n`);
+}
+const skip = !probe.ok && unavailable !== undefined;
+
+const root = mkdtempSync(join(tmpdir(), 'delta-sandbox-test-'));
+const workspace = join(root, 'workspace');
+const control = join(workspace, '.delta');
+const outside = join(root, 'outside');
+for (const dir of [workspace, control, outside]) mkdirSync(dir, { recursive: true });
+writeFileSync(join(control, 'journal.jsonl'), 'the journal\n');
+writeFileSync(join(outside, 'kept.txt'), 'kept\n');
+
+const policy = (network: boolean): SandboxPolicy => ({
+  mode: 'workspace-write',
+  network,
+  workspace,
+  protectedPaths: [control],
+  writablePaths: [],
+});
+
+let launcher: CommandLauncher;
+let server: Server;
+let port = 0;
+beforeAll(async () => {
+  launcher = CommandLauncher.start();
+  // A loopback server outside the sandbox.
+  server = createServer((socket) => socket.end('hello from outside\n'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as { port: number }).port;
+});
+afterAll(async () => {
+  await launcher.close();
+  await new Promise((resolve) => server.close(resolve));
+  rmSync(root, { recursive: true, force: true });
+});
+
+let call = 0;
+function sh(sandbox: RunSandbox, script: string): Promise<CommandResult> {
+  call += 1;
+  return runCommand({
+    file: 'sh',
+    args: ['-c', script],
+    cwd: workspace,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    stdoutFile: join(root, `call-${call}.out`),
+    stderrFile: join(root, `call-${call}.err`),
+    launcher,
+    sandbox,
+  });
+}
+
+/** The processes, seen from here, that live in the PID namespace whose /proc/<pid>/ns/pid link is `namespace`. */
+function processesIn(namespace: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        return readlinkSync(`/proc/${entry}/ns/pid`) === namespace;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe.skipIf(skip)('a sandboxed tool (real bubblewrap)', () => {
+  it('writes the workspace, but nothing outside it and nothing under .delta/', async () => {
+    const sandbox = RunSandbox.start(policy(true), (probe as { path: string }).path);
+    try {
+      const result = await sh(
+        sandbox,
+        [
+          'echo made > made.txt',
+          `echo no > ${outside}/new.txt; rm -f ${outside}/kept.txt`,
+          'echo no > .delta/new.txt; echo overwritten > .delta/journal.jsonl; rm -rf .delta; rm -rf ./.delta/journal.jsonl',
+          `touch /etc/delta-sandbox-test 2>/dev/null; echo "home: $(touch "$HOME/delta-sandbox-test" 2>&1 | grep -c Read-only)"`,
+          'echo tmp > /tmp/run-private.txt',
+          'true',
+        ].join('\n'),
+      );
+      expect(result.exitCode).toBe(0);
+      expect(readFileSync(join(workspace, 'made.txt'), 'utf8')).toBe('made\n');
+      expect(existsSync(join(outside, 'new.txt'))).toBe(false);
+      expect(readFileSync(join(outside, 'kept.txt'), 'utf8')).toBe('kept\n');
+      expect(readdirSync(control)).toEqual(['journal.jsonl']);
+      expect(readFileSync(join(control, 'journal.jsonl'), 'utf8')).toBe('the journal\n');
+      expect(existsSync('/etc/delta-sandbox-test')).toBe(false);
+      // /tmp is the run's own: not the machine's, and shared by the run's calls.
+      expect(existsSync('/tmp/run-private.txt')).toBe(false);
+      expect(readFileSync(join(sandbox.tmpDir, 'run-private.txt'), 'utf8')).toBe('tmp\n');
+      expect((await sh(sandbox, 'cat /tmp/run-private.txt')).stdout.head).toBe('tmp\n');
+      expect(readFileSync(join(root, `call-${call - 1}.err`), 'utf8')).toMatch(/Read-only file system/);
+    } finally {
+      await sandbox.stop();
+    }
+  });
+
+  it("sees none of the engine's processes, only the run's own", async () => {
+    const sandbox = RunSandbox.start(policy(true), (probe as { path: string }).path);
+    try {
+      const result = await sh(
+        sandbox,
+        `for p in /proc/[0-9]*; do echo "\${p#/proc/} $(tr '\\0' ' ' < $p/cmdline)"; done; test -e /proc/${process.pid} && echo ENGINE-"VISIBLE"`,
+      );
+      const lines = result.stdout.head.trim().split('\n');
+      expect(result.stdout.head).not.toContain('ENGINE-VISIBLE');
+      // The namespace's holder (pid 1, bubblewrap, and its sleep), the tool's shell and what it runs: nothing else.
+      expect(lines[0]).toMatch(/^1 \S*bwrap /);
+      for (const line of lines) expect(line).toMatch(/^\d+ (\S*bwrap |sleep infinity|sh -c |tr )/);
+      expect(lines.join('\n')).not.toMatch(/node|vitest|delta-launcher/);
+    } finally {
+      await sandbox.stop();
+    }
+  });
+
+  const connect = `node -e 'require("net").connect(${'${PORT}'}, "127.0.0.1").on("data", (d) => { process.stdout.write(d); process.exit(0) }).on("error", (e) => { console.log(e.code); process.exit(3) })'`;
+  it('reaches a loopback server outside the sandbox only when the network is on', async () => {
+    for (const network of [true, false]) {
+      const sandbox = RunSandbox.start(policy(network), (probe as { path: string }).path);
+      try {
+        const result = await sh(sandbox, connect.replace('${PORT}', String(port)));
+        if (network) expect(result.stdout.head).toBe('hello from outside\n');
+        else {
+          expect(result.exitCode).toBe(3);
+          expect(result.stdout.head).toBe('ECONNREFUSED\n');
+        }
+      } finally {
+        await sandbox.stop();
+      }
+    }
+  });
+
+  it('keeps what a call left running (a session) for the next call, and ends every process with the run', async () => {
+    const sandbox = RunSandbox.start(policy(true), (probe as { path: string }).path);
+    // A process that leaves its process group (as a session supervisor does) survives its call: the call
+    // returns once it has (its pid file is written after setsid)...
+    const first = await sh(
+      sandbox,
+      "setsid sh -c 'echo $$ > /tmp/session.pid; exec sleep 600' > /dev/null 2>&1 < /dev/null & sleep 300 & while [ ! -s /tmp/session.pid ]; do sleep 0.01; done; echo started",
+    );
+    expect(first.stdout.head).toBe('started\n');
+    const second = await sh(sandbox, 'ps -eo args=');
+    expect(second.stdout.head).toContain('sleep 600');
+    // ...while the plain background job (in the call's group) was stopped when the call ended.
+    expect(second.stdout.head).not.toContain('sleep 300');
+    const namespace = readlinkSync((await sandbox.wrap('true', [], workspace)).inheritFiles[1]!);
+    const session = processesIn(namespace).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8') === 'sleep\u0000600\u0000');
+    expect(session).toHaveLength(1);
+    await sandbox.stop();
+    // Nothing is left in the run's PID namespace: the setsid escape ended with it.
+    await until(() => processesIn(namespace).length === 0, "the run's processes to end");
+    expect(existsSync(sandbox.tmpDir)).toBe(false);
+  });
+
+  it('reports a program that does not exist as it does without a sandbox', async () => {
+    const sandbox = RunSandbox.start(policy(true), (probe as { path: string }).path);
+    try {
+      call += 1;
+      const result = await runCommand({
+        file: 'no-such-program-here',
+        args: [],
+        cwd: workspace,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+        stdoutFile: join(root, `call-${call}.out`),
+        stderrFile: join(root, `call-${call}.err`),
+        launcher,
+        sandbox,
+      });
+      expect(result.exitCode).toBeNull();
+      expect(result.startError).toBe('command not found: no-such-program-here');
+    } finally {
+      await sandbox.stop();
+    }
+  });
+});

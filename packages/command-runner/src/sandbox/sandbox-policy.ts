@@ -1,0 +1,24 @@
+/** How much of the machine a run's tools may change. `off` runs them with all of the user's rights. */
+export type SandboxMode = 'workspace-write' | 'read-only' | 'off';
+
+export const SANDBOX_MODES: readonly SandboxMode[] = ['workspace-write', 'read-only', 'off'];
+
+/** What the tools of one run may do, when a sandbox is on (see bubblewrapToolArgs). */
+export interface SandboxPolicy {
+  mode: Exclude<SandboxMode, 'off'>;
+  /** false: the tools have no network at all (a network namespace of their own, loopback only). */
+  network: boolean;
+  /** The workspace (absolute): writable in `workspace-write` mode, except `protectedPaths`. */
+  workspace: string;
+  /** Paths under the workspace tools may read but never change (the run's control plane, `.delta/`). */
+  protectedPaths: readonly string[];
+  /** Further absolute paths tools may write, in either mode. */
+  writablePaths: readonly string[];
+}
+
+/** The file descriptors a tool's bubblewrap receives: the run's user and PID namespaces. */
+export const USER_NAMESPACE_FD = 3;
+export const PID_NAMESPACE_FD = 4;
+
+/** The install command a person is told when bubblewrap is missing. */
+export const BUBBLEWRAP_INSTALL = 'sudo apt-get install bubblewrap';

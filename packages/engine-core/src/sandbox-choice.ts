@@ -1,0 +1,88 @@
+import { existsSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { BUBBLEWRAP_INSTALL, probeBubblewrap, type SandboxMode, type SandboxPolicy } from '@delta/command-runner';
+import { ConfigurationError } from '@delta/errors';
+import type { LoadedAgent } from './load-agent.js';
+
+/** The sandbox asked for on the command line (`--sandbox MODE`, `--no-network`), over agent.yaml's `sandbox:`. */
+export interface SandboxOptions {
+  mode?: SandboxMode;
+  /** false: no network for tools (`--no-network`). */
+  network?: boolean;
+}
+
+/** What ENGINE_START records: the sandbox in force for this engine's tool calls. */
+export interface SandboxRecord {
+  mode: SandboxMode;
+  network: boolean;
+  /** Why there is none although one was wanted (bubblewrap is missing). */
+  note?: string;
+}
+
+export interface SandboxChoice {
+  /** The policy to start a sandbox with, and the bubblewrap that runs it; none when tools run unsandboxed. */
+  policy?: SandboxPolicy;
+  bubblewrap?: string;
+  record: SandboxRecord;
+  /** One line for a person: which sandbox is in force. */
+  description: string;
+  /** Said once when the default sandbox cannot be had and tools run without one. */
+  warning?: string;
+}
+
+const DEFAULT_MODE: SandboxMode = 'workspace-write';
+
+/**
+ * Decides the run's sandbox: `--sandbox` over agent.yaml's `sandbox.mode` over the default,
+ * workspace-write with the network on. Without a working bubblewrap, the default falls back to none with a
+ * warning; a mode set explicitly is a configuration error naming the install command.
+ */
+export function chooseSandbox(
+  agent: LoadedAgent,
+  workDir: string,
+  options: SandboxOptions = {},
+  environment: NodeJS.ProcessEnv = process.env,
+): SandboxChoice {
+  const configured = agent.config.sandbox;
+  const explicitMode = options.mode ?? configured?.mode;
+  const mode = explicitMode ?? DEFAULT_MODE;
+  const network = options.network === false ? false : (configured?.network ?? true);
+  const networkText = network ? 'network on' : 'network off';
+  if (mode === 'off') {
+    return { record: { mode, network: true }, description: 'sandbox: off (tools run with all of your rights)' };
+  }
+  const probe = probeBubblewrap(environment);
+  if (!probe.ok) {
+    if (explicitMode !== undefined) {
+      const where = options.mode !== undefined ? '--sandbox' : 'sandbox.mode in agent.yaml';
+      throw new ConfigurationError(`The sandbox ${mode} was asked for (${where}), but ${probe.problem}.`, {
+        code: 'SANDBOX_UNAVAILABLE',
+        ...(options.mode === undefined ? { file: agent.configFile, field: 'sandbox.mode' } : {}),
+        hint: `Install bubblewrap (${BUBBLEWRAP_INSTALL}), or run without a sandbox: --sandbox off (or sandbox: {mode: off} in agent.yaml).`,
+      });
+    }
+    return {
+      record: { mode: 'off', network: true, note: probe.problem },
+      description: 'sandbox: none (bubblewrap is not available)',
+      warning: `warning: tools run WITHOUT a sandbox: ${probe.problem}. Set sandbox: {mode: off} in agent.yaml to silence this.`,
+    };
+  }
+  const writablePaths = (configured?.writable_paths ?? []).map((path, index) => {
+    const absolute = isAbsolute(path) ? path : resolve(workDir, path);
+    if (!existsSync(absolute)) {
+      throw new ConfigurationError(`sandbox.writable_paths[${index}] ${absolute} does not exist.`, {
+        code: 'CONFIG_INVALID',
+        file: agent.configFile,
+        field: `sandbox.writable_paths[${index}]`,
+        hint: 'Create it first, or remove it from the list (a relative path is taken from the workspace).',
+      });
+    }
+    return absolute;
+  });
+  return {
+    policy: { mode, network, workspace: workDir, protectedPaths: [join(workDir, '.delta')], writablePaths },
+    bubblewrap: probe.path,
+    record: { mode, network },
+    description: `sandbox: bubblewrap, ${mode}, ${networkText}${writablePaths.length > 0 ? `, also writable: ${writablePaths.join(', ')}` : ''}`,
+  };
+}
