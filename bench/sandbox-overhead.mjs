@@ -41,7 +41,7 @@ async function call(index, sandbox) {
 
 for (const network of [true, false]) {
   const sandbox = RunSandbox.start(
-    { mode: 'workspace-write', network, workspace, protectedPaths: [join(workspace, '.delta')], writablePaths: [] },
+    { mode: 'workspace-write', network, workspace, protectedPaths: [join(workspace, '.delta')], visiblePaths: [], writablePaths: [] },
     probe.path,
   );
   // Warm-up: the sandbox's start, the launcher, the page cache.

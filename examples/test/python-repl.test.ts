@@ -54,7 +54,9 @@ describe('examples/2-core-features/python-repl', () => {
         '',
       ].join('\n'),
     );
-    const result = await runScripted(script, ['run', '--agent', agent, '-m', 'Start and forget', '-y'], {
+    // Unsandboxed, as the docs' hook is for: in the sandbox the session ends with the run's PID namespace
+    // anyway, and its metadata's pid is a pid of that namespace, which this test cannot look up from outside.
+    const result = await runScripted(script, ['run', '--agent', agent, '-m', 'Start and forget', '-y', '--sandbox', 'off'], {
       env: { PATH: PATH_WITH_REPOSITORY_BINS },
     });
     expect(result.exitCode, result.stderr).toBe(0);

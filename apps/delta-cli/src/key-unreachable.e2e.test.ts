@@ -49,6 +49,8 @@ describe('the model key is out of reach of an unsandboxed tool', () => {
       agentYaml: {
         name: 'key-walker',
         llm: { model: 'm' },
+        // Unsandboxed: the tool sees the engine's processes (sandboxed it sees none, sandbox.e2e.test.ts).
+        sandbox: { mode: 'off' },
         tools: [
           { name: 'walk_up', description: 'Walks up /proc', shell: WALK_UP },
           {

@@ -32,6 +32,8 @@ describe('no process outlives its run (unsandboxed)', () => {
       agentYaml: {
         name: 'leftovers',
         llm: { model: 'm' },
+        // Unsandboxed: the process group is what stops them (sandboxed, the run's PID namespace does too).
+        sandbox: { mode: 'off' },
         tools: [{ name: 'spawn_sleeps', description: 'Starts 50 sleeps', shell: 'for i in $(seq 50); do sleep 600 & done; echo started' }],
       },
     });

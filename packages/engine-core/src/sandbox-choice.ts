@@ -80,7 +80,7 @@ export function chooseSandbox(
     return absolute;
   });
   return {
-    policy: { mode, network, workspace: workDir, protectedPaths: [join(workDir, '.delta')], writablePaths },
+    policy: { mode, network, workspace: workDir, protectedPaths: [join(workDir, '.delta')], visiblePaths: [agent.home], writablePaths },
     bubblewrap: probe.path,
     record: { mode, network },
     description: `sandbox: bubblewrap, ${mode}, ${networkText}${writablePaths.length > 0 ? `, also writable: ${writablePaths.join(', ')}` : ''}`,

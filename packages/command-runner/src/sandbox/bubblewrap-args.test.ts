@@ -7,6 +7,7 @@ const policy: SandboxPolicy = {
   network: true,
   workspace: '/tmp/ws',
   protectedPaths: ['/tmp/ws/.delta'],
+  visiblePaths: ['/tmp/agent'],
   writablePaths: ['/data/out'],
 };
 
@@ -25,6 +26,7 @@ describe('bubblewrapToolArgs', () => {
     expect(mounts(args)).toEqual([
       ['--ro-bind', '/', '/'],
       ['--bind', '/var/tmp/run-tmp', '/tmp'],
+      ['--ro-bind', '/tmp/agent', '/tmp/agent'],
       ['--bind', '/tmp/ws', '/tmp/ws'],
       ['--bind', '/data/out', '/data/out'],
       ['--ro-bind', '/tmp/ws/.delta', '/tmp/ws/.delta'],

@@ -31,7 +31,8 @@ export function bubblewrapHolderArgs(infoFd: number, holdProgram: readonly strin
  * The bubblewrap arguments that run one tool call inside the run's sandbox, before the tool's own argv:
  * it joins the run's namespaces (file descriptors USER_NAMESPACE_FD and PID_NAMESPACE_FD), and gets a
  * mount namespace of its own in which the whole file system is read-only, /tmp is `tmpDir` (the run's
- * own, shared by its tools and no one else), the workspace is writable (`workspace-write`) except the protected paths, and so are the
+ * own, shared by its tools and no one else), the visible paths (the agent's directory) are read-only as
+ * they are, the workspace is writable (`workspace-write`) except the protected paths, and so are the
  * writable paths. The order matters: a later mount covers an earlier one, so the workspace (which may be
  * under /tmp) is bound after /tmp, and the protected paths after the workspace.
  */
@@ -53,6 +54,7 @@ export function bubblewrapToolArgs(policy: SandboxPolicy, tmpDir: string, cwd: s
     tmpDir,
     '/tmp',
   ];
+  for (const path of policy.visiblePaths) args.push('--ro-bind', path, path);
   args.push(policy.mode === 'workspace-write' ? '--bind' : '--ro-bind', policy.workspace, policy.workspace);
   for (const path of policy.writablePaths) args.push('--bind', path, path);
   for (const path of policy.protectedPaths) args.push('--ro-bind', path, path);

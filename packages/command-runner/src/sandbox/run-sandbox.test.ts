@@ -26,6 +26,7 @@ const policy = (network: boolean): SandboxPolicy => ({
   network,
   workspace,
   protectedPaths: [control],
+  visiblePaths: [],
   writablePaths: [],
 });
 

@@ -91,6 +91,8 @@ export class RunSandbox {
   /** Ends the sandbox: every process left inside is killed with it. Waits for that, then removes its /tmp. */
   async stop(): Promise<void> {
     if (this.holder.exitCode === null && this.holder.signalCode === null) {
+      // Held (the holder is unref'd), or this process could end while waiting, before the run is closed.
+      this.holder.ref();
       this.holder.kill('SIGKILL');
       await this.exited;
     }

@@ -12,6 +12,11 @@ export interface SandboxPolicy {
   workspace: string;
   /** Paths under the workspace tools may read but never change (the run's control plane, `.delta/`). */
   protectedPaths: readonly string[];
+  /**
+   * Paths tools must see as they are although they may be under /tmp, which the sandbox replaces (the
+   * agent's directory, whose tools/ the tools run): read-only, mounted before the workspace.
+   */
+  visiblePaths: readonly string[];
   /** Further absolute paths tools may write, in either mode. */
   writablePaths: readonly string[];
 }
