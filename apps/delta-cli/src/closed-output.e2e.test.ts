@@ -41,6 +41,8 @@ async function agentWithTools(): Promise<string> {
     agentYaml: {
       name: 'closed-output',
       llm: { model: 'test-model' },
+      // Unsandboxed: wait.sh waits for a file the test makes under /tmp, which the sandbox replaces.
+      sandbox: { mode: 'off' },
       tools: [
         { name: 'wait_for', description: 'Wait for a file', exec: '${AGENT_HOME}/wait.sh -- ${file}' },
         { name: 'say', description: 'Say something', exec: 'printf -- %s ${text}' },

@@ -18,6 +18,8 @@ const FINAL_ANSWER = 'All ten steps are done.';
 const agentYaml = {
   name: 'crash-target',
   llm: { model: 'm', max_retries: 0 },
+  // Unsandboxed: this is about the journal. In the sandbox a killed engine takes its tool down with it.
+  sandbox: { mode: 'off' },
   tools: [
     {
       name: 'work',

@@ -64,6 +64,8 @@ async function agentWithTools(): Promise<string> {
     agentYaml: {
       name: 'disk-faults',
       llm: { model: 'test-model', max_retries: 0 },
+      // Unsandboxed: wait.sh waits for a file the test makes under /tmp, which the sandbox replaces.
+      sandbox: { mode: 'off' },
       tools: [
         { name: 'say', description: 'Say something', exec: 'printf -- %s ${text}' },
         { name: 'fill', description: 'Write a large file', exec: 'dd if=/dev/zero of=${file} bs=64k count=100' },

@@ -35,6 +35,8 @@ describe('a tool left running by a killed engine', () => {
       agentYaml: {
         name: 'orphan',
         llm: { model: 'm' },
+        // Unsandboxed: in the sandbox a killed engine takes the run's PID namespace, and the tool, with it.
+        sandbox: { mode: 'off' },
         // Its background child outlives the tool's shell unless the whole process group is stopped. Both
         // outlast any test: only stopping the group ends them in time.
         tools: [{ name: 'slow', description: 'Takes a while', shell: '(sleep 600; touch late-write) & sleep 600' }],

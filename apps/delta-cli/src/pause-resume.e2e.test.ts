@@ -23,6 +23,8 @@ afterEach(async () => {
 const agentYaml = {
   name: 'pause-resume',
   llm: { model: 'm', max_retries: 0 },
+  // Unsandboxed: the tool reports its process group, which inside the sandbox's PID namespace reads 0.
+  sandbox: { mode: 'off' },
   tools: [
     {
       name: 'slow',

@@ -6,7 +6,8 @@ import { PID_NAMESPACE_FD, USER_NAMESPACE_FD, type SandboxPolicy } from './sandb
  * session started by one tool call is there for the next, and none of the engine's processes is
  * visible. When the holder ends, the kernel kills every process left in its PID namespace: nothing a tool
  * started outlives the run. Its own view of the file system is all read-only (a tool that looks at it
- * through /proc/1/root gains nothing). `infoFd` receives `{"child-pid": N}` once it runs.
+ * through /proc/1/root gains nothing). `infoFd` receives `{"child-pid": N}` once it runs. `holdProgram`
+ * runs as long as the run: it must end when the engine does (it reads a pipe from the engine to its end).
  */
 export function bubblewrapHolderArgs(infoFd: number, holdProgram: readonly string[]): string[] {
   return [

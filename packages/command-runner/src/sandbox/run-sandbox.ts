@@ -32,12 +32,15 @@ export class RunSandbox {
   ) {
     this.tmpDir = mkdtempSync(join(tmpdir(), 'delta-sandbox-tmp-'));
     // It says "ready" once bubblewrap has set up the namespaces (their uid map above all): a tool that
-    // joined them before would run as nobody.
-    this.holder = spawn(bubblewrap, bubblewrapHolderArgs(INFO_FD, ['sh', '-c', 'echo ready; exec sleep infinity']), {
+    // joined them before would run as nobody. Then it reads its stdin, a pipe from this process, until the
+    // pipe closes: when this process ends, however it ends (SIGKILL included), the holder ends too, and
+    // the kernel ends every process left in the run's PID namespace.
+    this.holder = spawn(bubblewrap, bubblewrapHolderArgs(INFO_FD, ['sh', '-c', 'echo ready; exec cat > /dev/null']), {
       // Nothing of the engine's environment: a tool can read the holder's (its PID 1) through /proc.
       env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
     });
+    this.holder.stdin!.on('error', () => undefined);
     this.exited = new Promise((resolve) => {
       this.holder.once('exit', () => resolve());
       this.holder.once('error', () => resolve());
@@ -67,8 +70,15 @@ export class RunSandbox {
       this.holder.once('error', (error) => failed(`could not start: ${error.message}`));
       this.holder.once('exit', (code, signal) => failed(`ended before its first tool call (${signal ?? `exit ${code}`})`));
     });
-    // Nobody waits for a failure here; the first tool call reports it.
-    this.ready.catch(() => undefined);
+    // Nobody waits for a failure here; the first tool call reports it. Until it is ready the holder keeps
+    // this process alive (a tool call is waiting for it); afterwards it must not keep it from ending.
+    this.ready.then(
+      () => this.release(),
+      () => this.release(),
+    );
+  }
+
+  private release(): void {
     this.holder.unref();
     for (const stream of this.holder.stdio) (stream as unknown as { unref?: () => void } | null)?.unref?.();
   }
