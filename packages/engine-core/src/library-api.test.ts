@@ -39,6 +39,8 @@ describe('the library API', () => {
       agentYaml: {
         name: 'slow',
         llm: { model: 'm', max_retries: 0 },
+        // Unsandboxed: the tool writes its pid, which in the sandbox is a pid of the run's own namespace.
+        sandbox: { mode: 'off' },
         tools: [{ name: 'slow', description: 'Sleeps', exec: '${AGENT_HOME}/slow.sh ${CWD}/tool.pid' }],
       },
       hooksYaml: 'on_run_end:\n  command: ["sh", "-c", "echo ended > run-end.txt"]\n',
@@ -89,6 +91,8 @@ describe('the library API', () => {
       agentYaml: {
         name: 'launched',
         llm: { model: 'm', max_retries: 0 },
+        // Unsandboxed: in the sandbox the tool's parent is bubblewrap, in the run's own PID namespace.
+        sandbox: { mode: 'off' },
         tools: [{ name: 'parent', description: 'Says who started it', shell: 'echo $PPID >> parents.txt' }],
       },
     });
