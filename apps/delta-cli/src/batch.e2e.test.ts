@@ -47,6 +47,9 @@ afterAll(() => llm.close());
 const agentYaml = {
   name: 'batcher',
   llm: { model: 'fake-model', max_retries: 0 },
+  // Unsandboxed: the SIGKILL test expects a tool in flight at the kill to finish on its own (as an
+  // unsandboxed tool does); in the sandbox it ends with the killed engine's run, and the model is told.
+  sandbox: { mode: 'off' },
   tools: [{ name: 'note', description: 'Append a line to notes.txt', exec: 'tee -a -- notes.txt', stdin: 'text' }],
 };
 
