@@ -27,6 +27,7 @@ const { benchCliStart } = await import('./lib/cli-start.mjs');
 const { benchEngineRun, turnsOf } = await import('./lib/engine-run.mjs');
 const { checkRequests } = await import('./lib/requests.mjs');
 const { benchSessionsExec } = await import('./lib/sessions.mjs');
+const { benchSandboxOverhead } = await import('./lib/sandbox-overhead.mjs');
 
 const loadBefore = loadavg()[0];
 const rows = [];
@@ -143,6 +144,15 @@ try {
     verdict(bigRss < 150 && big.logBytes === GIBIBYTE),
   ]);
   rows.push(['  (its tool launcher process, peak RSS)', launcherRow(big), 'info', '']);
+
+  progress('two 300-iteration runs, sandbox off and on...');
+  const sandbox = await benchSandboxOverhead(300);
+  rows.push([
+    'Sandbox per tool call: engine turn, sandbox on less off (median of 51-300)',
+    `+${ms(sandbox.on - sandbox.off)} (${ms(sandbox.on)} vs ${ms(sandbox.off)})`,
+    '<= 2 ms',
+    verdict(sandbox.on - sandbox.off <= 2),
+  ]);
 
   progress(`delta-sessions exec, ${rounds} rounds...`);
   const sessions = await benchSessionsExec(rounds);

@@ -1,7 +1,9 @@
-// Per-tool-call overhead of the sandbox: `node bench/sandbox-overhead.mjs [--calls N]` (after `pnpm build`).
-// Runs the same tool call (`true`, output to files, through the tool launcher as the engine does) with and
-// without the run's bubblewrap sandbox, interleaved, and prints the medians and their difference, with the
-// network on and off. Timings only; nothing here is a test.
+// Per-tool-call overhead of the sandbox: `node bench/sandbox-overhead.mjs [--calls N] [--skip-build]` (after
+// `pnpm build`). First the tool call alone: the same call (`true`, output to files, through the tool
+// launcher as the engine does) with and without the run's bubblewrap sandbox, interleaved, medians and
+// their difference, with the network on and off. Then as a run sees it: `delta run`'s turn per iteration
+// (one trivial exec: tool each) with sandbox off and on, the figure `pnpm bench` prints too. Timings only;
+// nothing here is a test. Quote the machine's load (uptime) with the figures.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,3 +65,13 @@ for (const network of [true, false]) {
 }
 await launcher.close();
 rmSync(workspace, { recursive: true, force: true });
+
+if (!process.argv.includes('--skip-build')) {
+  const { buildForBench } = await import('./lib/build.mjs');
+  buildForBench((text) => process.stderr.write(`bench: ${text}\n`));
+}
+const { benchSandboxOverhead } = await import('./lib/sandbox-overhead.mjs');
+const engine = await benchSandboxOverhead(300);
+console.log(
+  `delta run, engine turn per iteration (one tool call), median of 51-300: sandbox off ${engine.off.toFixed(2)} ms, on ${engine.on.toFixed(2)} ms, overhead ${(engine.on - engine.off).toFixed(2)} ms (target: at most 2 ms)`,
+);

@@ -30,7 +30,7 @@ function watchServer() {
 
 /**
  * Runs `delta run` (the built CLI, or the `bin` given, in its own process) for `iterations` model calls against the testkit
- * server answering instantly: every answer but the last calls one trivial `exec:` tool.
+ * server answering instantly: every answer but the last calls one trivial `exec:` tool, in the sandbox `sandbox`.
  *
  * Returns, per iteration k >= 2, the engine's turn: from the model's answer k-1 being sent to request k
  * arriving (so the wall time less the server's time), plus the whole run's wall time, peak RSS and paths.
@@ -40,13 +40,20 @@ export async function benchEngineRun({
   tool = { exec: 'echo ok' },
   message = 'Call the tool until told otherwise.',
   bin = deltaBin,
+  // The engine's own cost is measured without the sandbox; sandbox-overhead.mjs measures what it adds.
+  sandbox = 'off',
 }) {
   const server = await startFakeLlm({
     script: (_request, index) =>
       index < iterations - 1 ? { tool_calls: [{ id: `call_${index + 1}`, name: 'step', arguments: {} }] } : { content: 'done' },
   });
   const agent = await createTempAgent({
-    agentYaml: { name: 'bench-agent', llm: { model: 'bench-model' }, tools: [{ name: 'step', description: 'One trivial step', ...tool }] },
+    agentYaml: {
+      name: 'bench-agent',
+      llm: { model: 'bench-model' },
+      sandbox: { mode: sandbox },
+      tools: [{ name: 'step', description: 'One trivial step', ...tool }],
+    },
   });
   const work = join(await createTempDir('delta-bench-work-'), 'ws');
   const watch = watchServer();
