@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempDir } from '@delta/testkit';
 import { readJournal, readMetadata } from '@delta/journal';
-import { DELTA_BIN, FAKE_LLM_BIN, REPOSITORY_ROOT, runProcess } from './run-delta.js';
+import { DELTA_BIN, FAKE_LLM_BIN, REPOSITORY_ROOT, expectSandbox, runProcess } from './run-delta.js';
 
 afterEach(cleanupTempDirs);
 
@@ -47,6 +47,8 @@ describe('examples/1-basics/hello-world', () => {
     const runId = readFileSync(join(workspace, '.delta', 'LATEST'), 'utf8').trim();
     const runDir = join(workspace, '.delta', runId);
     expect(readMetadata(join(runDir, 'metadata.json'))).toMatchObject({ status: 'COMPLETED', iterations: 3, workspace_id: 'W001' });
+    // Its tools ran sandboxed, as a user's do by default.
+    expectSandbox(readJournal(join(runDir, 'journal.jsonl')));
     expect(readJournal(join(runDir, 'journal.jsonl')).map((event) => event.type)).toEqual([
       'ENGINE_START',
       'USER_MESSAGE',

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempDir, loadScript, startFakeLlm, type FakeLlm } from '@delta/testkit';
 import { readInvocationRequest, readJournal, readMetadata, runPaths } from '@delta/journal';
-import { DELTA_BIN, REPOSITORY_ROOT, runProcess } from './run-delta.js';
+import { DELTA_BIN, REPOSITORY_ROOT, expectSandbox, runProcess } from './run-delta.js';
 
 interface Message {
   role: string;
@@ -75,6 +75,8 @@ describe('examples/2-core-features/memory-folding', () => {
     const runDir = join(workspace, '.delta', readFileSync(join(workspace, '.delta', 'LATEST'), 'utf8').trim());
     expect(readMetadata(join(runDir, 'metadata.json'))).toMatchObject({ status: 'COMPLETED', iterations: 43 });
     expect(readJournal(join(runDir, 'journal.jsonl')).filter((event) => event.type === 'ACTION_RESULT')).toHaveLength(42);
+    // Its tools ran sandboxed (its generator, the researcher's own, did not).
+    expectSandbox(readJournal(join(runDir, 'journal.jsonl')));
     // Each generator run is recorded under io/context, and io/invocations holds exactly what was sent.
     expect(readdirSync(join(runDir, 'io', 'context'))).toHaveLength(43);
     expect(readFileSync(join(runDir, 'io', 'context', '0043_memory_summary', 'exit_code.txt'), 'utf8')).toBe('0\n');

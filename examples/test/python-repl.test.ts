@@ -61,7 +61,7 @@ describe('examples/2-core-features/python-repl', () => {
     });
     expect(result.exitCode, result.stderr).toBe(0);
     const workspace = join(agent, 'workspaces', 'W001');
-    const { journal } = latestRun(workspace);
+    const { journal } = latestRun(workspace, 'off');
     const started = JSON.parse(observation(journal, 'call_1_1'));
     const metadata = JSON.parse(readFileSync(join(workspace, '.sessions', started.session_id, 'metadata.json'), 'utf8'));
     expect(metadata.status).toBe('terminated');

@@ -68,15 +68,31 @@ export function runScripted(
   });
 }
 
-/** The latest run of a workspace: its directory, metadata and journal. */
-export function latestRun(workspace: string) {
+/**
+ * Throws unless every engine of the run ran its tools in the sandbox `mode` (ENGINE_START records it):
+ * the examples pass sandboxed, as a user runs them by default. A machine where bubblewrap could not be
+ * installed (.ci/run says so in DELTA_TEST_BUBBLEWRAP_UNAVAILABLE, loudly) runs them unsandboxed.
+ */
+export function expectSandbox(journal: JournalEvent[], mode: 'workspace-write' | 'off' = 'workspace-write'): void {
+  const wanted = process.env.DELTA_TEST_BUBBLEWRAP_UNAVAILABLE ? 'off' : mode;
+  const starts = journal.filter((event) => event.type === 'ENGINE_START') as Array<{ sandbox?: { mode: string } }>;
+  if (starts.length === 0) throw new Error('the journal has no ENGINE_START');
+  for (const start of starts) {
+    if (start.sandbox?.mode !== wanted) throw new Error(`the run's tools ran in sandbox ${JSON.stringify(start.sandbox)}, not ${wanted}`);
+  }
+}
+
+/** The latest run of a workspace: its directory, metadata and journal; its tools ran in sandbox `mode`. */
+export function latestRun(workspace: string, mode: 'workspace-write' | 'off' = 'workspace-write') {
   const runId = readFileSync(join(workspace, '.delta', 'LATEST'), 'utf8').trim();
   const runDir = join(workspace, '.delta', runId);
+  const journal = readJournal(join(runDir, 'journal.jsonl'));
+  expectSandbox(journal, mode);
   return {
     runId,
     runDir,
     metadata: readMetadata(join(runDir, 'metadata.json')),
-    journal: readJournal(join(runDir, 'journal.jsonl')),
+    journal,
   };
 }
 

@@ -186,7 +186,10 @@ describe('delta init', () => {
     expect(readFileSync(join(workspace, 'keep.txt'), 'utf8')).toBe('mine\n');
     const [runId] = readFileSync(join(workspace, '.delta/LATEST'), 'utf8').trim().split('\n');
     expect(JSON.parse(readFileSync(join(workspace, '.delta', runId!, 'metadata.json'), 'utf8'))).toMatchObject({ status: 'COMPLETED' });
-    expect(readFileSync(join(workspace, '.delta', runId!, 'journal.jsonl'), 'utf8')).toContain('"ENGINE_END"');
+    const journal = readFileSync(join(workspace, '.delta', runId!, 'journal.jsonl'), 'utf8');
+    expect(journal).toContain('"ENGINE_END"');
+    // Sandboxed, as a user's tools are by default (.ci/run installs bubblewrap; it says so when it cannot).
+    if (!process.env.DELTA_TEST_BUBBLEWRAP_UNAVAILABLE) expect(journal).toContain('"sandbox":{"mode":"workspace-write","network":true}');
   });
 
   it('api-tester: a url of "-K<file>" is a URL, not curl\'s config option that would write into .delta/', async () => {

@@ -119,6 +119,35 @@ describe.skipIf(!probe.ok && unavailable !== undefined)('delta run in the sandbo
     });
   }
 
+  it('keeps .delta/ whole under `find -delete`, even from a template without the argument-injection fix', async () => {
+    server = await startFakeLlm({
+      script: [{ tool_calls: [{ name: 'find_files', arguments: { directory: '-delete', pattern: '*.nothing' } }] }, { content: 'done' }],
+    });
+    // The file-ops template as it was: `find ${directory}` reads a directory of "-delete" as an action.
+    const agent = await createTempAgent({
+      agentYaml: {
+        name: 'old-file-ops',
+        llm: { model: 'm' },
+        tools: [{ name: 'find_files', description: 'x', exec: 'find ${directory} -name ${pattern}' }],
+      },
+    });
+    const work = await createTempDir('work-');
+    writeFileSync(join(work, 'notes.txt'), 'mine\n');
+    const result = await runDelta(['run', '--agent', agent, '-m', 'go', '-w', work], {
+      env: { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl },
+    });
+    expect(result.exitCode).toBe(0);
+    // The workspace is the tools' to change, so find deleted notes.txt; the control plane it could not touch.
+    expect(existsSync(join(work, 'notes.txt'))).toBe(false);
+    const runId = readFileSync(join(work, '.delta', 'LATEST'), 'utf8').trim();
+    const events = readJournal(join(work, '.delta', runId, 'journal.jsonl'));
+    expect(events.at(-1)?.type).toBe('ENGINE_END');
+    expect(readFileSync(join(work, '.delta', runId, 'metadata.json'), 'utf8')).toContain('"COMPLETED"');
+    expect(events.find((event) => event.type === 'ACTION_RESULT')).toMatchObject({
+      observation_content: expect.stringContaining('Read-only file system'),
+    });
+  });
+
   it('without bubblewrap: warns and runs unsandboxed by default; exits 2 naming the install when the mode was set', async () => {
     server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'touch', arguments: {} }] }, { content: 'done' }] });
     const agent = await createTempAgent({
