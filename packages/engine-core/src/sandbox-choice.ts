@@ -51,6 +51,15 @@ export function chooseSandbox(
   if (mode === 'off') {
     return { record: { mode, network: true }, description: 'sandbox: off (tools run with all of your rights)' };
   }
+  const enclosing = environment.DELTA_SANDBOX;
+  if (explicitMode === undefined && enclosing !== undefined && enclosing !== '') {
+    // Started by a sandboxed tool (a sub-agent): bubblewrap cannot nest here, and need not; its tools run
+    // in the sandbox this engine runs in.
+    return {
+      record: { mode: 'off', network, note: `inside the ${enclosing} sandbox of the run whose tool started this engine` },
+      description: `sandbox: the enclosing run's (${enclosing}; this engine was started by a sandboxed tool)`,
+    };
+  }
   const probe = probeBubblewrap(environment);
   if (!probe.ok) {
     if (explicitMode !== undefined) {

@@ -33,7 +33,7 @@ describe('bubblewrapToolArgs', () => {
     ]);
     expect(args.slice(0, 4)).toEqual(['--userns', '3', '--pidns', '4']);
     expect(args).not.toContain('--unshare-net');
-    expect(args.slice(-3)).toEqual(['--chdir', '/tmp/ws', '--']);
+    expect(args.slice(-6)).toEqual(['--setenv', 'DELTA_SANDBOX', 'workspace-write', '--chdir', '/tmp/ws', '--']);
   });
 
   it('read-only binds the workspace read-only; no network unshares it', () => {

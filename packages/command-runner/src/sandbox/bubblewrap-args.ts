@@ -60,6 +60,9 @@ export function bubblewrapToolArgs(policy: SandboxPolicy, tmpDir: string, cwd: s
   for (const path of policy.writablePaths) args.push('--bind', path, path);
   for (const path of policy.protectedPaths) args.push('--ro-bind', path, path);
   if (!policy.network) args.push('--unshare-net');
+  // A delta a tool starts (a sub-agent) cannot nest a sandbox in this one; it reads this and runs its
+  // tools in the sandbox it is already in.
+  args.push('--setenv', 'DELTA_SANDBOX', policy.mode);
   args.push('--chdir', cwd, '--');
   return args;
 }
