@@ -1,4 +1,5 @@
 import { runPaths, type JournalEvent } from '@delta/journal';
+import type { ModelDelta } from '@delta/engine';
 import type { LiveExport } from '@delta/tracing';
 import { createRunOutput, type OutputFlags, type RunOutput } from './progress/run-output.js';
 import { abortOnSignals } from './signals.js';
@@ -21,6 +22,7 @@ export async function withEngineSession<T>(
       environment: NodeJS.ProcessEnv;
       onLog: (line: string) => void;
       onEvent?: (event: JournalEvent) => void;
+      onModelDelta?: (delta: ModelDelta) => void;
       askHuman?: TerminalAsker['ask'];
     },
     endProgress: () => void,
@@ -41,6 +43,7 @@ export async function withEngineSession<T>(
         environment: engineEnvironment(),
         onLog: output.onLog,
         ...(onEvent ? { onEvent } : {}),
+        ...(output.onModelDelta ? { onModelDelta: output.onModelDelta } : {}),
         // Progress held back is written before a question, so that the question comes last.
         ...(asker
           ? {

@@ -9,6 +9,7 @@ import type { RunOutcome } from './exit-codes.js';
 import { record, recordWriter, type RunContext } from './run-context.js';
 import { invokeHook } from './lifecycle-hooks.js';
 import { executeToolCall, prepareToolCall, type ToolCallContext } from './run-tool-call.js';
+import { isLargeText } from './response-record.js';
 import { summarise } from './summarise.js';
 
 const INTERRUPTED_BEFORE_START = '[not run: the run was interrupted before this tool call started]';
@@ -157,7 +158,8 @@ export async function act(context: RunContext, pending: readonly PendingCall[]):
       iteration,
       action_id: call.id,
       tool_name: call.name,
-      tool_args: prepared.args,
+      // Large arguments are stored once, in the THOUGHT (docs/models.md); small ones here too, parsed, for reading.
+      ...(prepared.args !== null && isLargeText(call.arguments) ? { tool_args_in_thought: true as const } : { tool_args: prepared.args }),
       ...(prepared.kind === 'ready' ? { resolved_command: prepared.invocation.commandLine } : {}),
     });
     if (context.signal.aborted) {

@@ -30,6 +30,8 @@ export const LlmConfig = z
     extra_body: z.record(z.string(), z.unknown()).optional(),
     max_retries: z.number().int().min(0).max(10).optional(),
     timeout_ms: z.number().int().positive().optional(),
+    /** The cap on one response's size in bytes (32 MiB by default): past it the engine stops reading and the call fails. */
+    max_response_bytes: z.number().int().min(1024).optional(),
     pricing: LlmPricing.optional(),
     /** Send the model's reasoning back with its messages in later requests (interleaved-thinking models want it; DeepSeek refuses it). */
     send_reasoning: z.boolean().optional(),
@@ -86,7 +88,7 @@ export const AgentConfig = z.strictObject({
 export type AgentConfig = z.infer<typeof AgentConfig>;
 
 /** Keys of `llm:` that configure the engine and are not sent to the model as they are. */
-export const ENGINE_LLM_KEYS: readonly string[] = ['extra_body', 'max_retries', 'timeout_ms', 'pricing', 'send_reasoning'];
+export const ENGINE_LLM_KEYS: readonly string[] = ['extra_body', 'max_retries', 'timeout_ms', 'max_response_bytes', 'pricing', 'send_reasoning'];
 
 export const DEFAULT_MAX_ITERATIONS = 30;
 

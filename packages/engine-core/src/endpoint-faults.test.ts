@@ -90,7 +90,9 @@ describe('endpoint faults', () => {
       ]),
     );
     expect(result).toMatchObject({ status: 'FAILED', exitCode: ExitCode.FAILED });
-    expect(result.reason).toMatch(/^The model endpoint http:\/\/127\.0\.0\.1:\d+\/v1 did not answer in time \(2 attempts\)\.$/);
+    expect(result.reason).toMatch(
+      /^The model endpoint http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions sent nothing for 0\.3 s after the request\. \(2 attempts\)$/,
+    );
     expect(server!.requests).toHaveLength(2);
     expect(seconds).toBeLessThan(5);
   });
@@ -99,7 +101,7 @@ describe('endpoint faults', () => {
     const down = { error: { status: 503, message: 'overloaded' } } satisfies ScriptStep;
     const { result, agent, workDir } = await start({ max_retries: 2 }, await fake([down, down, down, { content: 'back again' }]));
     expect(result).toMatchObject({ status: 'FAILED', exitCode: ExitCode.FAILED });
-    expect(result.reason).toContain('answered HTTP 503 (3 attempts)');
+    expect(result.reason).toContain('answered HTTP 503: overloaded (3 attempts)');
     const error = result.error as { hint?: string };
     expect(error.hint).toContain('`delta continue -w <workspace>` sends the same request again');
     expect(readMetadata(result.paths.metadata)).toMatchObject({ status: 'FAILED', exit_code: 1 });

@@ -23,7 +23,7 @@ export { ASK_HUMAN, ASK_HUMAN_TOOL } from './ask-human.js';
 export { asksHuman, requestTools } from './built-in-tools.js';
 export type { HumanInputRequest, AskHumanInteractively } from './ask-human.js';
 export { createModelClient } from './model-client.js';
-export type { ModelClient, ModelClientOptions, ModelRetryNotice } from './model-client.js';
+export type { ModelClient, ModelClientOptions, ModelDelta, ModelRetryNotice } from './model-client.js';
 export { resolveModelSettings, describeModelSettings, settingLayers } from './model-settings.js';
 export type { ModelSettings } from './model-settings.js';
 export { parseDotenv, readDotenv } from './dotenv.js';

@@ -33,6 +33,7 @@ export async function resolveModel(
     baseUrl: options.baseUrl ?? settings?.baseUrl,
     maxRetries: options.maxRetries ?? llm.max_retries,
     timeoutMs: llm.timeout_ms,
+    maxResponseBytes: llm.max_response_bytes,
   });
   return { model, apiKey };
 }
@@ -118,6 +119,7 @@ export function openRunContext(
       engineLog = undefined;
     },
     onEvent: options.onEvent,
+    onModelDelta: options.onModelDelta,
     askHuman: options.askHuman,
     recordedTools: options.recordedTools,
     hookStep: firstHookStep(journal.state),

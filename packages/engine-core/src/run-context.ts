@@ -14,7 +14,7 @@ import type {
 import type { LoadedAgent } from './load-agent.js';
 import { redactSecret } from './redact-secret.js';
 import type { AskHumanInteractively } from './ask-human.js';
-import type { ModelClient } from './model-client.js';
+import type { ModelClient, ModelDelta } from './model-client.js';
 
 /** Everything one engine process needs to drive a run. */
 export interface RunContext {
@@ -47,6 +47,8 @@ export interface RunContext {
   /** Closes the launcher (once it has finished its writes), the journal and engine.log; the run's last step. */
   close: () => Promise<void>;
   onEvent: ((event: JournalEvent) => void) | undefined;
+  /** Every piece of a streamed model answer, as it arrives. */
+  onModelDelta: ((delta: ModelDelta) => void) | undefined;
   /** The number of the next hook run's io/hooks/ directory. */
   hookStep: number;
   /** With it, ask_human asks at the terminal (`-i`); without it, the run pauses for input (exit 101). */

@@ -3,7 +3,7 @@ import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'ope
 import { buildContext, estimateTokens } from '@delta/context-builder';
 import { payloadOverride } from '@delta/hooks';
 import { createInvocationId, writeInvocationResult, type RecordedToolCall, type TokenUsage } from '@delta/journal';
-import { normaliseCompletion, usageOf } from '@delta/model-wire';
+import { normaliseCompletion, type StreamDelta, usageOf } from '@delta/model-wire';
 import { act } from './act.js';
 import { invokeHook } from './lifecycle-hooks.js';
 import { ENGINE_LLM_KEYS } from './agent-config.js';
@@ -15,6 +15,8 @@ import { costLimitReason } from './run-limits.js';
 import { budgetExhausted, finalAnswerGiven, isFinalAnswer } from './stop-conditions.js';
 import { redactBody } from './redact-secret.js';
 import { RequestBodyBuilder } from './request-body.js';
+import { responseRecord } from './response-record.js';
+import { ResponseStreamRecord } from './response-stream-record.js';
 import { sendReasoningBack } from './send-reasoning.js';
 import { summarise } from './summarise.js';
 import { addTokenUsage, estimateCost } from './token-usage.js';
@@ -58,22 +60,33 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
   const invocationId = createInvocationId(iteration);
   const startedAt = new Date();
   const started = performance.now();
-  const base = { invocation_id: invocationId, iteration, model: payload.model, started_at: startedAt.toISOString(), stream: false };
+  const streamed = (payload as { stream?: unknown }).stream === true;
+  const base = { invocation_id: invocationId, iteration, model: payload.model, started_at: startedAt.toISOString(), stream: streamed };
   let response: ChatCompletion;
-  // A signal per call: the openai SDK never removes the listener it adds, so the run's own signal would gain one per iteration.
+  // A signal per call: a client may never remove the listener it adds, so the run's own signal would gain one per iteration.
   const call = new AbortController();
   const abort = () => call.abort(context.signal.reason);
   if (context.signal.aborted) abort();
   context.signal.addEventListener('abort', abort, { once: true });
+  // A streamed answer's body is kept as it came (response.sse), for audit; response.json holds it assembled.
+  const raw = streamed ? new ResponseStreamRecord(context.paths, invocationId) : undefined;
+  const onModelDelta = context.onModelDelta;
   try {
     response = await context.model.complete(payload, {
       body,
       signal: call.signal,
       onRequestBody: (sent) => context.requests.write(invocationId, sent),
-      onRetry: (notice) => recordRetry(context, iteration, invocationId, notice),
+      onRetry: (notice) => {
+        // The next attempt's stream is the one kept.
+        raw?.restart();
+        recordRetry(context, iteration, invocationId, notice);
+      },
+      ...(raw ? { onResponseBytes: (chunk: Buffer) => raw.write(chunk) } : {}),
+      ...(onModelDelta ? { onDelta: (delta: StreamDelta) => onModelDelta({ iteration, invocation_id: invocationId, ...delta }) } : {}),
     });
   } catch (error) {
     try {
+      raw?.close();
       writeInvocationResult(
         context.paths,
         invocationId,
@@ -93,22 +106,32 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
   } finally {
     context.signal.removeEventListener('abort', abort);
   }
+  raw?.close();
+  // What the server sent, in one shape (docs/models.md): ids usable and unique in the run, arguments as
+  // text, a call that cannot be run kept with the problem its result will tell. io/invocations keeps the original.
+  const turn = normaliseCompletion(response, {
+    endpoint: chatCompletionsUrl(context.model.baseUrl),
+    assignId: (index) => `call_delta_${invocationId}_${index + 1}`,
+  });
   // As the server reported it, with cached and reasoning tokens when it gave them (docs/models.md).
   const usage: TokenUsage | undefined = usageOf(response.usage);
   const durationMs = Math.round(performance.now() - started);
+  // A large text is stored once: the THOUGHT holds it, response.json says where.
+  const { record: responseJson, moved } = responseRecord(response, turn, invocationId);
   writeInvocationResult(
     context.paths,
     invocationId,
-    response,
+    responseJson,
     {
       ...base,
       duration_ms: durationMs,
       status: 'SUCCESS',
       ...(usage ? { token_usage: usage } : {}),
+      ...(moved.length > 0 ? { stored_in_journal: moved } : {}),
     },
     recordWriter(context),
   );
-  return { invocationId, response, usage, durationMs };
+  return { invocationId, response, turn, usage, durationMs };
 }
 
 /** The run's token total with this call added, and its estimated cost when agent.yaml has prices. */
@@ -211,14 +234,8 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
     // The journal holds no key already; a context file or the system prompt might (a tool wrote it there).
     const body = redactBody(serialized, context.secret);
 
-    const { invocationId, response, usage, durationMs } = await think(context, iteration, payload, body);
+    const { invocationId, response, turn, usage, durationMs } = await think(context, iteration, payload, body);
     await invokeHook(context, 'post_llm_response', { iteration, inputs: { response } });
-    // What the server sent, in one shape (docs/models.md): ids usable and unique in the run, arguments as
-    // text, a call that cannot be run kept with the problem its result will tell. io/invocations keeps the original.
-    const turn = normaliseCompletion(response, {
-      endpoint: chatCompletionsUrl(context.model.baseUrl),
-      assignId: (index) => `call_delta_${invocationId}_${index + 1}`,
-    });
     const toolCalls = turn.tool_calls.map(
       (call): RecordedToolCall => ({
         id: call.id,

@@ -1,7 +1,7 @@
 import type { ActionResultEvent, JournalEvent, RecordedToolCall, RunOrigin, RunPaths } from '@delta/journal';
 import type { AskHumanInteractively } from './ask-human.js';
 import type { RunOutcome } from './exit-codes.js';
-import type { ModelClient } from './model-client.js';
+import type { ModelClient, ModelDelta } from './model-client.js';
 import type { SandboxOptions } from './sandbox-choice.js';
 
 /** What starting and continuing a run have in common. */
@@ -29,6 +29,8 @@ export interface EngineOptions {
   signal?: AbortSignal;
   /** Every journal event, as it is written. */
   onEvent?: (event: JournalEvent) => void;
+  /** Every piece of a model answer as it streams in (`llm.stream: true`): text, reasoning, a tool call's part. */
+  onModelDelta?: (delta: ModelDelta) => void;
   /** Progress lines for a person. */
   onLog?: (line: string) => void;
   /** The sandbox for tools, over agent.yaml's `sandbox:` (the CLI's `--sandbox MODE` and `--no-network`). */

@@ -120,7 +120,10 @@ export const ActionRequestEvent = z.looseObject({
   iteration: z.number().int().positive(),
   action_id: z.string(),
   tool_name: z.string(),
-  tool_args: z.record(z.string(), z.unknown()).nullable(),
+  /** The arguments parsed; null when they could not be. Left out when `tool_args_in_thought` is set. */
+  tool_args: z.record(z.string(), z.unknown()).nullable().optional(),
+  /** The arguments were large: they are stored once, as text, in the THOUGHT's tool call with this action id. */
+  tool_args_in_thought: z.literal(true).optional(),
   resolved_command: z.string().optional(),
 });
 

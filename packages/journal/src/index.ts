@@ -71,6 +71,7 @@ export {
   unfinishedToolExecutions,
   createInvocationId,
   invocationDirectory,
+  RESPONSE_STREAM_FILE,
   writeInvocationResult,
 } from './io-records.js';
 export type { ToolExecutionRecord, InvocationMetadata, RecordWriter } from './io-records.js';

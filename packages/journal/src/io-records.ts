@@ -95,6 +95,12 @@ export interface InvocationMetadata {
   /** As the server reported it, with cached and reasoning tokens when it gave them. */
   token_usage?: TokenUsage;
   error?: string;
+  /**
+   * Large texts of response.json kept once, in the journal's THOUGHT (`llm_invocation_ref` = this
+   * invocation), and replaced in response.json by a marker: each text's place there, its length in bytes,
+   * and its place in the THOUGHT.
+   */
+  stored_in_journal?: Array<{ path: string; bytes: number; journal: string }>;
 }
 
 /** An invocation id `<iteration>_<random>`: sortable, and unique when an iteration is retried. */
@@ -105,6 +111,9 @@ export function createInvocationId(iteration: number): string {
 export function invocationDirectory(paths: RunPaths, invocationId: string): string {
   return join(paths.invocationsDir, invocationId);
 }
+
+/** `response.sse`: a streamed answer's body as it came, byte for byte, beside the assembled response.json. */
+export const RESPONSE_STREAM_FILE = 'response.sse';
 
 export function writeInvocationResult(
   paths: RunPaths,

@@ -21,7 +21,9 @@ function block(text: string): string {
     .join('\n');
 }
 
-function argumentsText(args: Record<string, unknown> | null, raw: string | undefined): string {
+function argumentsText(args: Record<string, unknown> | null | undefined, raw: string | undefined): string {
+  // Large arguments are stored once, in the THOUGHT: their start is enough for a transcript.
+  if (args === undefined) return raw === undefined ? '(arguments not recorded)' : `${raw.slice(0, 200)}… (${Buffer.byteLength(raw, 'utf8')} bytes)`;
   if (args !== null) return JSON.stringify(args);
   return raw === undefined ? '(arguments not recorded)' : `${raw} (not valid arguments)`;
 }

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { readMetadata, runPaths, type JournalEvent, type RunMetadata } from '@delta/journal';
+import type { ModelDelta } from '@delta/engine';
 import type { Palette } from '../inspect/color.js';
 import { countOf, formatCost, formatCount, formatDuration } from '../inspect/format-numbers.js';
 import { fitWidth, renderStatusLine, type ProgressState } from './status-line.js';
@@ -24,6 +25,8 @@ export class LiveDisplay {
   private paused = false;
   private startedAt = Date.now();
   private toolStartedAt = new Map<string, number>();
+  /** The iteration whose streamed text is being written (the status line waits until it ends), if any. */
+  private streaming: number | undefined;
 
   constructor(
     private readonly stream: NodeJS.WriteStream,
@@ -38,7 +41,7 @@ export class LiveDisplay {
   }
 
   private draw(): void {
-    if (this.paused || !this.timer) return;
+    if (this.paused || !this.timer || this.streaming !== undefined) return;
     this.frame += 1;
     this.stream.write(`${CLEAR_LINE}${renderStatusLine(this.state, Date.now(), this.palette, this.width(), this.frame)}`);
     this.drawn = true;
@@ -49,8 +52,17 @@ export class LiveDisplay {
     this.drawn = false;
   }
 
+  /** Ends a streamed text's line, so that what follows starts on its own. */
+  private endStreamedText(): boolean {
+    if (this.streaming === undefined) return false;
+    this.streaming = undefined;
+    this.stream.write('\n');
+    return true;
+  }
+
   /** Writes a line above the status line. */
   private above(text: string): void {
+    this.endStreamedText();
     this.clear();
     this.stream.write(`${text}\n`);
     this.draw();
@@ -95,6 +107,8 @@ export class LiveDisplay {
         break;
       }
       case 'THOUGHT': {
+        // Its text is on the screen already when it was streamed.
+        const streamed = this.endStreamedText();
         if (event.usage) this.state.tokens += event.usage.total_tokens;
         this.state = {
           ...this.state,
@@ -104,7 +118,7 @@ export class LiveDisplay {
         };
         delete this.state.toolName;
         const text = event.content ? firstLine(event.content) : '';
-        if (text !== '')
+        if (text !== '' && !streamed)
           this.above(
             `${this.prefix(event.iteration)} ${this.palette.magenta('●')} ${fitWidth(text, width - 8 - String(event.iteration).length)}`,
           );
@@ -175,6 +189,18 @@ export class LiveDisplay {
     }
   };
 
+  /** A streamed answer's text, written as it arrives, under the iteration's mark; the THOUGHT ends its line. */
+  readonly onModelDelta = (delta: ModelDelta): void => {
+    if (delta.type !== 'content' || this.paused || !this.timer) return;
+    if (this.streaming !== delta.iteration) {
+      this.endStreamedText();
+      this.clear();
+      this.streaming = delta.iteration;
+      this.stream.write(`${this.prefix(delta.iteration)} ${this.palette.magenta('●')} `);
+    }
+    this.stream.write(delta.text);
+  };
+
   /** Engine progress lines that the events do not already show (run-level notes, hook warnings). */
   readonly onLog = (line: string): void => {
     if (/^\[\d+\] /.test(line) && !/^\[\d+\] hook /.test(line)) return;
@@ -185,6 +211,7 @@ export class LiveDisplay {
 
   stop(): void {
     if (!this.timer) return;
+    this.endStreamedText();
     clearInterval(this.timer);
     this.timer = undefined;
     this.clear();

@@ -1,4 +1,5 @@
 import type { JournalEvent } from '@delta/journal';
+import type { ModelDelta } from '@delta/engine';
 import { paletteFor } from '../inspect/color.js';
 import { createJournalEcho } from './journal-echo.js';
 import { LiveDisplay } from './live-display.js';
@@ -12,6 +13,8 @@ export interface OutputFlags {
 export interface RunOutput {
   onLog: (line: string) => void;
   onEvent?: (event: JournalEvent) => void;
+  /** A streamed answer's pieces as they arrive (`llm.stream: true`): the terminal display shows its text. */
+  onModelDelta?: (delta: ModelDelta) => void;
   /** Writes what is held back now (before a prompt, say). */
   flush: () => void;
   /** Ends the display; what is held back is written. */
@@ -68,5 +71,11 @@ export function createRunOutput(flags: OutputFlags, environment: NodeJS.ProcessE
     return { onLog: plain, flush, stop: flush };
   }
   const display = new LiveDisplay(process.stderr, paletteFor(process.stderr, environment));
-  return { onLog: display.onLog, onEvent: display.onEvent, flush: () => {}, stop: () => display.stop() };
+  return {
+    onLog: display.onLog,
+    onEvent: display.onEvent,
+    onModelDelta: display.onModelDelta,
+    flush: () => {},
+    stop: () => display.stop(),
+  };
 }

@@ -114,7 +114,13 @@ function renderToolCall(view: RunView, request: ActionRequestEvent | undefined, 
     request ? request.action_id : result?.action_id,
   ].filter(Boolean);
   const args = request
-    ? `<pre class="args">${esc(request.tool_args === null ? '(arguments could not be parsed)' : JSON.stringify(request.tool_args, null, 2))}</pre>`
+    ? `<pre class="args">${esc(
+        request.tool_args === undefined
+          ? '(large arguments, kept once in the THOUGHT of this iteration in journal.jsonl)'
+          : request.tool_args === null
+            ? '(arguments could not be parsed)'
+            : JSON.stringify(request.tool_args, null, 2),
+      )}</pre>`
     : '';
   const command = execution?.command ?? request?.resolved_command;
   return (

@@ -1,0 +1,72 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm, type ScriptStep } from '@delta/testkit';
+import { readJournal } from '@delta/journal';
+import { loadAgent, startRun } from './index.js';
+
+// A large argument is stored once, in the journal's THOUGHT: response.json and ACTION_REQUEST say where it is.
+
+const BYTES = 300_000;
+
+let server: FakeLlm | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  await cleanupTempDirs();
+});
+
+function occurrences(text: string, piece: string): number {
+  let count = 0;
+  for (let at = text.indexOf(piece); at >= 0; at = text.indexOf(piece, at + piece.length)) count += 1;
+  return count;
+}
+
+describe('a large answer', () => {
+  for (const stream of [false, true]) {
+    it(`keeps ${stream ? 'streamed' : 'JSON'} tool arguments of ${BYTES} bytes once, in the THOUGHT`, async () => {
+      server = await startFakeLlm({
+        script: [{ large: { bytes: BYTES, in: 'arguments', tool: 'write_file' } } as ScriptStep, { content: 'written' }],
+      });
+      const agent = loadAgent(
+        await createTempAgent({
+          agentYaml: {
+            name: 'large',
+            llm: { model: 'm', max_retries: 0, ...(stream ? { stream: true } : {}) },
+            tools: [{ name: 'write_file', description: 'Count the bytes of data', exec: 'wc -c', stdin: 'data' }],
+          },
+        }),
+      );
+      const workDir = join(await createTempDir('large-'), 'w');
+      const result = await startRun({ agent, message: 'write', workDir, apiKey: 'k', baseUrl: server.baseUrl });
+      expect(result).toMatchObject({ status: 'COMPLETED', finalAnswer: 'written' });
+
+      // The tool got every byte.
+      const [execution] = readdirSync(result.paths.toolExecutionsDir);
+      expect(readFileSync(join(result.paths.toolExecutionsDir, execution!, 'stdout.log'), 'utf8').trim()).toBe(String(BYTES));
+
+      const filler = 'x'.repeat(BYTES);
+      const journalText = readFileSync(result.paths.journal, 'utf8');
+      expect(occurrences(journalText, filler)).toBe(1);
+      const events = readJournal(result.paths.journal);
+      const thought = events.find((event) => event.type === 'THOUGHT');
+      const request = events.find((event) => event.type === 'ACTION_REQUEST');
+      expect(thought?.type === 'THOUGHT' && thought.tool_calls[0]!.arguments).toBe(`{"data":"${filler}"}`);
+      expect(request).toMatchObject({ tool_name: 'write_file', tool_args_in_thought: true });
+      expect(request).not.toHaveProperty('tool_args');
+
+      const invocation = join(result.paths.invocationsDir, thought!.type === 'THOUGHT' ? thought.llm_invocation_ref : '');
+      const response = readFileSync(join(invocation, 'response.json'), 'utf8');
+      expect(occurrences(response, filler)).toBe(0);
+      const bytes = BYTES + '{"data":""}'.length;
+      expect(JSON.parse(response).choices[0].message.tool_calls[0].function.arguments).toBe(
+        `<delta: ${bytes} bytes kept once, in journal.jsonl: THOUGHT with llm_invocation_ref ${thought!.type === 'THOUGHT' ? thought.llm_invocation_ref : ''}, tool_calls[0].arguments>`,
+      );
+      expect(JSON.parse(readFileSync(join(invocation, 'metadata.json'), 'utf8'))).toMatchObject({
+        status: 'SUCCESS',
+        stream,
+        stored_in_journal: [{ path: 'choices[0].message.tool_calls[0].function.arguments', bytes, journal: 'tool_calls[0].arguments' }],
+      });
+    });
+  }
+});
