@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm, type ScriptStep } from '@delta/testkit';
@@ -70,7 +70,7 @@ describe('huge responses', () => {
     });
   }
 
-  it('fails a response larger than llm.max_response_bytes with a clear error naming the endpoint, the cap and the setting, not retried', async () => {
+  it('fails a response larger than llm.max_response_bytes with a clear error naming the endpoint, the cap and the setting, not retried; a plain continue resumes it once the cap is raised', async () => {
     const { agent, work, env } = await setup({ max_response_bytes: 1_048_576, max_retries: 2 }, [
       { large: { bytes: 3_000_000, in: 'arguments', tool: 'write_file' } },
       { content: 'small' },
@@ -82,6 +82,14 @@ describe('huge responses', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(server!.requests).toHaveLength(1);
     const journal = readJournal(join(latestRunDir(work)!, 'journal.jsonl'));
-    expect(journal.find((event) => event.type === 'ERROR')).toMatchObject({ error_code: 'MODEL_RESPONSE_TOO_LARGE' });
+    expect(journal.find((event) => event.type === 'ERROR')).toMatchObject({ error_code: 'MODEL_RESPONSE_TOO_LARGE', transient: true });
+
+    // Once the cap is raised, a plain continue sends the same request again.
+    const agentYaml = join(agent, 'agent.yaml');
+    writeFileSync(agentYaml, readFileSync(agentYaml, 'utf8').replace('max_response_bytes: 1048576', 'max_response_bytes: 8388608'));
+    const resumed = await runDelta(['continue', '-w', work], { env });
+    expect(resumed.exitCode).toBe(0);
+    expect(resumed.stdout).toContain('small');
+    expect(server!.requests[1]!.rawBody).toBe(server!.requests[0]!.rawBody);
   });
 });

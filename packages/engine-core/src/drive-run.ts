@@ -113,7 +113,10 @@ export function finishRun(context: RunContext, outcome: RunOutcome): RunOutcome 
         ...(DeltaError.isInstance(error) ? { error_code: error.code } : {}),
         error_details: errorDetails(error),
         // The endpoint or the network failed, not the conversation: a plain `delta continue` sends the same request again.
-        ...(attemptFailure(error).transient ? { transient: true } : {}),
+        // So for an answer over llm.max_response_bytes (not retried: it would come as large again), once the cap is raised.
+        ...(attemptFailure(error).transient || (DeltaError.isInstance(error) && error.code === 'MODEL_RESPONSE_TOO_LARGE')
+          ? { transient: true }
+          : {}),
       });
     } catch {
       // The journal is refused: ENGINE_END, shorter, may still fit; the outcome already says what failed.

@@ -50,17 +50,18 @@ describe('a large answer', () => {
       expect(occurrences(journalText, filler)).toBe(1);
       const events = readJournal(result.paths.journal);
       const thought = events.find((event) => event.type === 'THOUGHT');
+      if (thought?.type !== 'THOUGHT') throw new Error('no THOUGHT in the journal');
       const request = events.find((event) => event.type === 'ACTION_REQUEST');
-      expect(thought?.type === 'THOUGHT' && thought.tool_calls[0]!.arguments).toBe(`{"data":"${filler}"}`);
+      expect(thought.tool_calls[0]!.arguments).toBe(`{"data":"${filler}"}`);
       expect(request).toMatchObject({ tool_name: 'write_file', tool_args_in_thought: true });
       expect(request).not.toHaveProperty('tool_args');
 
-      const invocation = join(result.paths.invocationsDir, thought!.type === 'THOUGHT' ? thought.llm_invocation_ref : '');
+      const invocation = join(result.paths.invocationsDir, thought.llm_invocation_ref);
       const response = readFileSync(join(invocation, 'response.json'), 'utf8');
       expect(occurrences(response, filler)).toBe(0);
       const bytes = BYTES + '{"data":""}'.length;
       expect(JSON.parse(response).choices[0].message.tool_calls[0].function.arguments).toBe(
-        `<delta: ${bytes} bytes kept once, in journal.jsonl: THOUGHT with llm_invocation_ref ${thought!.type === 'THOUGHT' ? thought.llm_invocation_ref : ''}, tool_calls[0].arguments>`,
+        `<delta: ${bytes} bytes kept once, in journal.jsonl: THOUGHT with llm_invocation_ref ${thought.llm_invocation_ref}, tool_calls[0].arguments>`,
       );
       expect(JSON.parse(readFileSync(join(invocation, 'metadata.json'), 'utf8'))).toMatchObject({
         status: 'SUCCESS',

@@ -107,30 +107,32 @@ export async function createModelClient(options: ModelClientOptions): Promise<Mo
     baseUrl,
     async complete(payload, call) {
       const body = call.body ?? Buffer.from(JSON.stringify(payload), 'utf8');
-      const reply = await wire.send({
-        body,
-        stream: (payload as { stream?: unknown }).stream === true,
-        ...(call.signal ? { signal: call.signal } : {}),
-        // The audit record is written before each attempt leaves; a record that cannot be written fails the call as it is.
-        onAttempt: () => call.onRequestBody?.(body),
-        ...(call.onRetry
-          ? {
-              onRetry: (notice: RetryNotice) =>
-                call.onRetry?.({
-                  attempt: notice.attempt,
-                  attempts: notice.attempts,
-                  delayMs: notice.delayMs,
-                  retryAfterMs: notice.retryAfterMs,
-                  status: notice.status,
-                  reason: failureReason(notice.error, notice.status),
-                }),
-            }
-          : {}),
-        ...(call.onDelta ? { onDelta: call.onDelta } : {}),
-        ...(call.onResponseBytes ? { onBytes: call.onResponseBytes } : {}),
-      }).catch((error: unknown) => {
-        throw withResendHint(error);
-      });
+      const reply = await wire
+        .send({
+          body,
+          stream: (payload as { stream?: unknown }).stream === true,
+          ...(call.signal ? { signal: call.signal } : {}),
+          // The audit record is written before each attempt leaves; a record that cannot be written fails the call as it is.
+          onAttempt: () => call.onRequestBody?.(body),
+          ...(call.onRetry
+            ? {
+                onRetry: (notice: RetryNotice) =>
+                  call.onRetry?.({
+                    attempt: notice.attempt,
+                    attempts: notice.attempts,
+                    delayMs: notice.delayMs,
+                    retryAfterMs: notice.retryAfterMs,
+                    status: notice.status,
+                    reason: failureReason(notice.error, notice.status),
+                  }),
+              }
+            : {}),
+          ...(call.onDelta ? { onDelta: call.onDelta } : {}),
+          ...(call.onResponseBytes ? { onBytes: call.onResponseBytes } : {}),
+        })
+        .catch((error: unknown) => {
+          throw withResendHint(error);
+        });
       return reply.completion as ChatCompletion;
     },
   };

@@ -113,7 +113,9 @@ describe('a base URL without a key', () => {
     expect(server.requests[0]!.headers.authorization).toBeUndefined();
     const error = (result as { error?: DeltaError }).error;
     expect(error?.message).toMatch(
-      new RegExp(`^The model endpoint ${server.baseUrl}/chat/completions wants an API key \\(HTTP 401\\), and none was sent: You didn't provide an API key`),
+      new RegExp(
+        `^The model endpoint ${server.baseUrl}/chat/completions wants an API key \\(HTTP 401\\), and none was sent: You didn't provide an API key`,
+      ),
     );
     expect(error).toMatchObject({ code: 'MODEL_UNAUTHORIZED', kind: 'configuration', hint: expect.stringMatching(/^Set DELTA_API_KEY/) });
   });

@@ -23,12 +23,14 @@ import { addTokenUsage, estimateCost } from './token-usage.js';
 
 const INTERRUPTED: RunOutcome = { status: 'INTERRUPTED', exitCode: ExitCode.INTERRUPTED, reason: 'interrupted by a signal' };
 
-/** The request parameters of `llm:` as written, then `llm.extra_body`'s, as written too. */
+/** The request parameters of `llm:` as written (with usage asked of a stream), then `llm.extra_body`'s, as written too. */
 function requestParameters(context: RunContext): Record<string, unknown> {
   const parameters: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(context.agent.config.llm)) {
     if (!ENGINE_LLM_KEYS.includes(key)) parameters[key] = value;
   }
+  // A stream reports usage only when asked to: asked unless llm.stream_options says otherwise.
+  if (parameters.stream === true && parameters.stream_options === undefined) parameters.stream_options = { include_usage: true };
   return { ...parameters, ...context.agent.config.llm.extra_body };
 }
 

@@ -23,7 +23,8 @@ function block(text: string): string {
 
 function argumentsText(args: Record<string, unknown> | null | undefined, raw: string | undefined): string {
   // Large arguments are stored once, in the THOUGHT: their start is enough for a transcript.
-  if (args === undefined) return raw === undefined ? '(arguments not recorded)' : `${raw.slice(0, 200)}… (${Buffer.byteLength(raw, 'utf8')} bytes)`;
+  if (args === undefined)
+    return raw === undefined ? '(arguments not recorded)' : `${raw.slice(0, 200)}… (${Buffer.byteLength(raw, 'utf8')} bytes)`;
   if (args !== null) return JSON.stringify(args);
   return raw === undefined ? '(arguments not recorded)' : `${raw} (not valid arguments)`;
 }

@@ -1,0 +1,122 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  cleanupTempDirs,
+  createTempAgent,
+  createTempDir,
+  SERVER_PROFILES,
+  startFakeLlm,
+  type FakeLlm,
+  type ScriptStep,
+} from '@delta/testkit';
+import { loadAgent, startRun, type ModelDelta } from './index.js';
+
+// The same script, streamed and not, under every server profile: journals equal but for timings and
+// the ids the engine makes (run, invocations); response.json in the same shape, the stream kept beside it.
+
+let server: FakeLlm | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  await cleanupTempDirs();
+});
+
+const script: ScriptStep[] = [
+  {
+    content: 'I will look at both files.',
+    tool_calls: [
+      { name: 'show', arguments: { text: 'first, with "quotes" and ünïcode' } },
+      { name: 'show', arguments: { text: 'second' } },
+    ],
+    usage: { prompt_tokens: 120, completion_tokens: 30 },
+  },
+  { tool_calls: [{ name: 'show', arguments: { text: 'third' } }] },
+  { content: 'Both files say hello.\nDone.' },
+];
+
+/** What differs between two runs of one script: when things happened and how long they took, where, and the ids the engine makes. */
+const VARYING = new Set(['agent_home', 'timestamp', 'duration_ms', 'started_at', 'pid', 'run_id', 'work_dir', 'start_time', 'end_time']);
+
+async function run(profile: string, stream: boolean) {
+  server = await startFakeLlm({ script, profile });
+  const agent = loadAgent(
+    await createTempAgent({
+      agentYaml: {
+        name: 'equal',
+        llm: { model: 'm', max_retries: 0, ...(stream ? { stream: true } : {}) },
+        tools: [{ name: 'show', description: 'Print text', exec: 'printf %s ${text}' }],
+      },
+    }),
+  );
+  const workDir = join(await createTempDir('equal-'), 'w');
+  const deltas: ModelDelta[] = [];
+  const result = await startRun({
+    agent,
+    message: 'Read both files',
+    workDir,
+    apiKey: 'k',
+    baseUrl: server.baseUrl,
+    onModelDelta: (delta) => deltas.push(delta),
+  });
+  await server.close();
+  server = undefined;
+  expect({ status: result.status, reason: result.reason, finalAnswer: result.finalAnswer }).toMatchObject({
+    status: 'COMPLETED',
+    finalAnswer: 'Both files say hello.\nDone.',
+  });
+  const invocations = readdirSync(result.paths.invocationsDir).sort();
+  let text = readFileSync(result.paths.journal, 'utf8');
+  // Invocation ids are random: each stands for its number in the run.
+  for (const [index, id] of invocations.entries()) text = text.replaceAll(id, `<invocation ${index + 1}>`);
+  const journal = text
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line, (key, value) => (VARYING.has(key) ? '<varies>' : value)));
+  const responses = invocations.map(
+    (id): Completion => JSON.parse(readFileSync(join(result.paths.invocationsDir, id, 'response.json'), 'utf8')),
+  );
+  const streams = invocations.map((id) => readdirSync(join(result.paths.invocationsDir, id)).includes('response.sse'));
+  return { journal, responses, streams, deltas };
+}
+
+interface Completion {
+  object: string;
+  choices: Array<{ message: { role: string; content: unknown; tool_calls?: Array<{ function: { name: string; arguments: unknown } }> } }>;
+}
+
+/** The answer in a chat completion: its text and its calls (not the ids, times and empty fields a server adds). */
+function answerOf(response: Completion) {
+  const { role, content, tool_calls: calls } = response.choices[0]!.message;
+  return { role, content, calls: (calls ?? []).map((call) => [call.function.name, call.function.arguments]) };
+}
+
+describe('a script run streamed and not', () => {
+  // Not gemini: the engine does not yet send a call's thought signature (extra_content) back, which that
+  // server requires, so a run with tool calls fails under it, streamed or not (issue 18, item 1).
+  for (const profile of SERVER_PROFILES.map((each) => each.name).filter((name) => name !== 'gemini')) {
+    it(`gives equal journals under the ${profile} profile`, async () => {
+      const plain = await run(profile, false);
+      const streamed = await run(profile, true);
+      expect(streamed.journal).toEqual(plain.journal);
+      expect(plain.streams).toEqual([false, false, false]);
+      expect(streamed.streams).toEqual([true, true, true]);
+      expect(plain.deltas).toEqual([]);
+      // The assembled response.json has the non-streamed shape: the same message, call for call.
+      for (const [index, response] of streamed.responses.entries()) {
+        expect(answerOf(response)).toEqual(answerOf(plain.responses[index]!));
+        expect(response.object).toBe('chat.completion');
+      }
+      // The library heard the answer as it came: the texts, and each call's name and arguments.
+      const text = (iteration: number) =>
+        streamed.deltas
+          .filter((delta) => delta.iteration === iteration && delta.type === 'content')
+          .map((delta) => (delta.type === 'content' ? delta.text : ''))
+          .join('');
+      expect(text(1)).toBe('I will look at both files.');
+      expect(text(3)).toBe('Both files say hello.\nDone.');
+      const calls = streamed.deltas.filter((delta) => delta.iteration === 1 && delta.type === 'tool_call');
+      expect(new Set(calls.map((delta) => (delta.type === 'tool_call' ? delta.index : -1)))).toEqual(new Set([0, 1]));
+    });
+  }
+});
