@@ -147,7 +147,7 @@ describe('delta run, end to end', () => {
       env: { DELTA_API_KEY: 'k', DELTA_BASE_URL: `http://127.0.0.1:${port}/v1` },
     });
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toContain(`Cannot reach the model endpoint http://127.0.0.1:${port}/v1 (ECONNREFUSED).`);
+    expect(result.stderr).toContain(`Cannot reach the model endpoint http://127.0.0.1:${port}/v1/chat/completions (ECONNREFUSED).`);
     expect(result.stderr).not.toMatch(/\n\s+at /);
     const runId = readFileSync(join(work, '.delta', 'LATEST'), 'utf8').trim();
     expect(readMetadata(join(work, '.delta', runId, 'metadata.json'))).toMatchObject({ status: 'FAILED' });
