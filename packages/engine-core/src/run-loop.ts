@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { buildContext, estimateTokens } from '@delta/context-builder';
 import { payloadOverride } from '@delta/hooks';
-import { createInvocationId, writeInvocationResult, type RecordedToolCall, type TokenUsage } from '@delta/journal';
+import { createInvocationId, writeInvocationResult, type RecordedToolCall, type ThoughtEvent, type TokenUsage } from '@delta/journal';
 import { normaliseCompletion, type StreamDelta, usageOf } from '@delta/model-wire';
 import { act } from './act.js';
 import { invokeHook } from './lifecycle-hooks.js';
@@ -163,6 +163,43 @@ async function applyPreLlmRequest(
 }
 
 /**
+ * Calls the model, then records its answer as a THOUGHT and returns that event. Nothing of the response
+ * outlives this call: a large answer is held once, by the journal's state, while the tools run.
+ */
+async function thinkAndRecord(context: RunContext, iteration: number, payload: ChatCompletionCreateParamsNonStreaming, body: Uint8Array) {
+  const { invocationId, response, turn, usage, durationMs } = await think(context, iteration, payload, body);
+  await invokeHook(context, 'post_llm_response', { iteration, inputs: { response } });
+  const toolCalls = turn.tool_calls.map(
+    (call): RecordedToolCall => ({
+      id: call.id,
+      name: call.name,
+      arguments: call.arguments,
+      ...(call.server_id !== undefined ? { server_id: call.server_id } : {}),
+      ...(call.arguments_type ? { arguments_type: call.arguments_type } : {}),
+      ...(call.problem !== undefined ? { problem: call.problem } : {}),
+      ...(call.extra !== undefined ? { extra: call.extra } : {}),
+    }),
+  );
+  const thought = record(context, {
+    type: 'THOUGHT',
+    iteration,
+    content: turn.content,
+    tool_calls: toolCalls,
+    llm_invocation_ref: invocationId,
+    // How long the call took, retries included: with the THOUGHT's timestamp, when it started (traces).
+    duration_ms: durationMs,
+    finish_reason: turn.finish_reason,
+    ...(turn.reasoning !== undefined ? { reasoning: turn.reasoning } : {}),
+    ...(turn.reasoning_field !== undefined ? { reasoning_field: turn.reasoning_field } : {}),
+    ...(turn.reasoning_details !== undefined ? { reasoning_details: turn.reasoning_details } : {}),
+    ...(turn.normalised.length > 0 ? { normalised: turn.normalised } : {}),
+    ...(usage ? { usage } : {}),
+  });
+  context.metadata.updateSoon({ iterations: iteration, ...usageTotals(context, usage) });
+  return thought as ThoughtEvent;
+}
+
+/**
  * The think-act-observe loop. Every step is decided from the run's state (`context.journal.state`, the
  * fold of the journal, which each append advances); calls left without a result (a resumed pause, a
  * crash) are answered before the model is called again.
@@ -236,39 +273,11 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
     // The journal holds no key already; a context file or the system prompt might (a tool wrote it there).
     const body = redactBody(serialized, context.secret);
 
-    const { invocationId, response, turn, usage, durationMs } = await think(context, iteration, payload, body);
-    await invokeHook(context, 'post_llm_response', { iteration, inputs: { response } });
-    const toolCalls = turn.tool_calls.map(
-      (call): RecordedToolCall => ({
-        id: call.id,
-        name: call.name,
-        arguments: call.arguments,
-        ...(call.server_id !== undefined ? { server_id: call.server_id } : {}),
-        ...(call.arguments_type ? { arguments_type: call.arguments_type } : {}),
-        ...(call.problem !== undefined ? { problem: call.problem } : {}),
-        ...(call.extra !== undefined ? { extra: call.extra } : {}),
-      }),
-    );
-    record(context, {
-      type: 'THOUGHT',
-      iteration,
-      content: turn.content,
-      tool_calls: toolCalls,
-      llm_invocation_ref: invocationId,
-      // How long the call took, retries included: with the THOUGHT's timestamp, when it started (traces).
-      duration_ms: durationMs,
-      finish_reason: turn.finish_reason,
-      ...(turn.reasoning !== undefined ? { reasoning: turn.reasoning } : {}),
-      ...(turn.reasoning_field !== undefined ? { reasoning_field: turn.reasoning_field } : {}),
-      ...(turn.reasoning_details !== undefined ? { reasoning_details: turn.reasoning_details } : {}),
-      ...(turn.normalised.length > 0 ? { normalised: turn.normalised } : {}),
-      ...(usage ? { usage } : {}),
-    });
-    context.metadata.updateSoon({ iterations: iteration, ...usageTotals(context, usage) });
-    if (turn.content) context.log(`[${iteration}] ${summarise(turn.content)}`);
-    if (isFinalAnswer(toolCalls.length)) {
+    const thought = await thinkAndRecord(context, iteration, payload, body);
+    if (thought.content) context.log(`[${iteration}] ${summarise(thought.content)}`);
+    if (isFinalAnswer(thought.tool_calls.length)) {
       await invokeHook(context, 'on_iteration_end', { iteration });
-      return { status: 'COMPLETED', exitCode: ExitCode.COMPLETED, finalAnswer: turn.content ?? '' };
+      return { status: 'COMPLETED', exitCode: ExitCode.COMPLETED, finalAnswer: thought.content ?? '' };
     }
     const paused = await act(context, context.journal.state.pendingCalls);
     if (paused) return paused;

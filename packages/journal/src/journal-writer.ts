@@ -89,7 +89,12 @@ export class JournalWriter {
       diskWrite(this.file, () => truncateSync(this.file, keep));
       this.pendingRepair = undefined;
     }
-    this.write(Buffer.from(`${line}\n`, 'utf8'));
+    // One buffer for the line and its newline: `${line}\n` would copy a long line once more before encoding it.
+    const length = Buffer.byteLength(line, 'utf8');
+    const bytes = Buffer.allocUnsafe(length + 1);
+    bytes.write(line, 0, 'utf8');
+    bytes[length] = 0x0a;
+    this.write(bytes);
     this.current = applyEvent(this.current, full);
     return full;
   }

@@ -1,3 +1,4 @@
+import { StringDecoder } from 'node:string_decoder';
 import { bodyPreview, mediaType } from './body-preview.js';
 import type { HttpAnswer } from './http-exchange.js';
 import { type StreamDelta, StreamAssembler } from './stream-assembler.js';
@@ -50,6 +51,10 @@ function isEventStream(contentType: string | undefined, head: Buffer): boolean {
 export async function readAnswer(answer: HttpAnswer, options: ReadOptions): Promise<ReadAnswer> {
   const contentType = answer.headers['content-type'];
   const chunks: Buffer[] = [];
+  // A JSON body is decoded as it arrives, so that its bytes are not held beside its text.
+  const decoder = new StringDecoder('utf8');
+  const texts: string[] = [];
+  let head: Buffer | undefined;
   let total = 0;
   let stream: { reader: SseReader; assembler: StreamAssembler; done: boolean } | undefined;
   let mode: 'unknown' | 'json' | 'stream' = 'unknown';
@@ -62,22 +67,27 @@ export async function readAnswer(answer: HttpAnswer, options: ReadOptions): Prom
     options.onBytes?.(chunk);
     if (mode === 'unknown') {
       chunks.push(chunk);
-      const head = Buffer.concat(chunks);
+      const first = Buffer.concat(chunks);
       // Leading blank lines are how DeepSeek keeps a non-streamed request alive: wait for real bytes.
-      if (head.toString('utf8').trim() === '' && head.length < 4096) continue;
+      if (first.toString('utf8').trim() === '' && first.length < 4096) continue;
       chunks.length = 0;
-      if (isEventStream(contentType, head)) {
+      if (isEventStream(contentType, first)) {
         mode = 'stream';
         stream = { reader: new SseReader(), assembler: new StreamAssembler(), done: false };
-        feed(stream, stream.reader.push(head), options);
+        feed(stream, stream.reader.push(first), options);
       } else {
         mode = 'json';
-        chunks.push(head);
+        head = first.subarray(0, 4096);
+        texts.push(decoder.write(first));
       }
       continue;
     }
     if (mode === 'stream') feed(stream!, stream!.reader.push(chunk), options);
-    else chunks.push(chunk);
+    else {
+      // The body's start is kept for the error that quotes it.
+      if (head!.length < 4096) head = Buffer.concat([head!, chunk.subarray(0, 4096 - head!.length)]);
+      texts.push(decoder.write(chunk));
+    }
   }
   if (stream) {
     feed(stream, stream.reader.end(), options);
@@ -89,16 +99,18 @@ export async function readAnswer(answer: HttpAnswer, options: ReadOptions): Prom
     }
     return { body: stream.assembler.completion(), streamed: true };
   }
-  const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+  // Blank lines only (or nothing) never left the first chunks.
+  if (mode === 'unknown') head = Buffer.concat(chunks);
+  texts.push(decoder.end());
   try {
-    return { body: JSON.parse(bytes.toString('utf8')), streamed: false };
+    return { body: JSON.parse(mode === 'unknown' ? head!.toString('utf8') : texts.join('')), streamed: false };
   } catch {
-    throw notJson(options.endpoint, answer.status, contentType, bytes);
+    throw notJson(options.endpoint, answer.status, contentType, head ?? Buffer.alloc(0), total);
   }
 }
 
-function notJson(endpoint: string, status: number, contentType: string | undefined, bytes: Buffer): ModelWireError {
-  const what = bytes.length === 0 ? 'an empty body' : `a body that is not JSON: "${bodyPreview(bytes)}" (first 200 bytes)`;
+function notJson(endpoint: string, status: number, contentType: string | undefined, head: Buffer, total: number): ModelWireError {
+  const what = total === 0 ? 'an empty body' : `a body that is not JSON: "${bodyPreview(head)}" (first 200 bytes)`;
   return new ModelWireError(`The model endpoint ${endpoint} answered HTTP ${status} (${mediaType(contentType)}) with ${what}.`, {
     code: 'MODEL_BAD_RESPONSE',
     transient: true,
