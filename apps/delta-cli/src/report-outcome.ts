@@ -14,7 +14,9 @@ function writeResult(result: RunResult, output: { json?: boolean; format?: Outpu
     // performance.now() counts from the start of this process: how long the command ran.
     process.stdout.write(`${JSON.stringify(runResultObject(result, performance.now()))}\n`);
   } else if (result.status === 'COMPLETED' && result.finalAnswer) {
-    process.stdout.write(output.format === 'raw' ? result.finalAnswer : `${result.finalAnswer}\n`);
+    // Two writes: `${answer}\n` would copy a long answer once more before it is encoded.
+    process.stdout.write(result.finalAnswer);
+    if (output.format !== 'raw') process.stdout.write('\n');
   }
 }
 

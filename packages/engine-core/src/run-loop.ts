@@ -15,6 +15,7 @@ import { costLimitReason } from './run-limits.js';
 import { budgetExhausted, finalAnswerGiven, isFinalAnswer } from './stop-conditions.js';
 import { redactBody } from './redact-secret.js';
 import { RequestBodyBuilder } from './request-body.js';
+import { releaseAfterLargeAnswer } from './release-memory.js';
 import { responseRecord } from './response-record.js';
 import { ResponseStreamRecord } from './response-stream-record.js';
 import { sendReasoningBack } from './send-reasoning.js';
@@ -168,6 +169,7 @@ async function applyPreLlmRequest(
  */
 async function thinkAndRecord(context: RunContext, iteration: number, payload: ChatCompletionCreateParamsNonStreaming, body: Uint8Array) {
   const { invocationId, response, turn, usage, durationMs } = await think(context, iteration, payload, body);
+  releaseAfterLargeAnswer(turn);
   await invokeHook(context, 'post_llm_response', { iteration, inputs: { response } });
   const toolCalls = turn.tool_calls.map(
     (call): RecordedToolCall => ({
@@ -196,6 +198,7 @@ async function thinkAndRecord(context: RunContext, iteration: number, payload: C
     ...(usage ? { usage } : {}),
   });
   context.metadata.updateSoon({ iterations: iteration, ...usageTotals(context, usage) });
+  releaseAfterLargeAnswer(turn);
   return thought as ThoughtEvent;
 }
 

@@ -13,6 +13,28 @@ export interface TornTailRepair {
   savedTo: string;
 }
 
+/** A line longer than this (in UTF-16 units) is not parsed back after it is written; see `append`. */
+const LONG_LINE = 1024 * 1024;
+
+/** The UTF-8 bytes of a line and its newline: in one buffer, or in pieces of about LONG_LINE characters. */
+function* lineBytes(line: string): Generator<Buffer> {
+  let start = 0;
+  while (line.length - start > LONG_LINE) {
+    let end = start + LONG_LINE;
+    // A piece never ends between the two halves of a surrogate pair.
+    const code = line.charCodeAt(end - 1);
+    if (code >= 0xd800 && code <= 0xdbff) end -= 1;
+    yield Buffer.from(line.slice(start, end), 'utf8');
+    start = end;
+  }
+  const rest = start === 0 ? line : line.slice(start);
+  const length = Buffer.byteLength(rest, 'utf8');
+  const bytes = Buffer.allocUnsafe(length + 1);
+  bytes.write(rest, 0, 'utf8');
+  bytes[length] = 0x0a;
+  yield bytes;
+}
+
 /** A torn last line found by `open`, removed by the first append. */
 interface PendingRepair extends TornTailRepair {
   torn: Buffer;
@@ -81,20 +103,17 @@ export class JournalWriter {
     // The line keeps this key order (seq, type, timestamp, ...), which is the easiest to read with jq or less.
     const record = { seq: this.current.lastSeq + 1, type, timestamp: timestamp ?? new Date().toISOString(), ...rest };
     const line = JSON.stringify(record);
-    // Validated as a reader will read it back from the line: the event returned is exactly that one.
-    const full = deepFreeze(JournalEvent.parse(JSON.parse(line)));
+    // Validated as a reader will read it back from the line: the event returned is exactly that one. A long
+    // line (a large answer) is not parsed back, so that its text is not held twice: the event as built is
+    // validated instead, which is the same for events made of JSON values, as the engine's are.
+    const full = deepFreeze(JournalEvent.parse(line.length > LONG_LINE ? record : JSON.parse(line)));
     if (this.pendingRepair) {
       const { savedTo, torn, keep } = this.pendingRepair;
       diskWrite(savedTo, () => writeFileSync(savedTo, torn));
       diskWrite(this.file, () => truncateSync(this.file, keep));
       this.pendingRepair = undefined;
     }
-    // One buffer for the line and its newline: `${line}\n` would copy a long line once more before encoding it.
-    const length = Buffer.byteLength(line, 'utf8');
-    const bytes = Buffer.allocUnsafe(length + 1);
-    bytes.write(line, 0, 'utf8');
-    bytes[length] = 0x0a;
-    this.write(bytes);
+    this.write(line);
     this.current = applyEvent(this.current, full);
     return full;
   }
@@ -105,12 +124,21 @@ export class JournalWriter {
    * would glue to the next event. The error names the journal and the cause (a full disk, a read-only or
    * immutable file).
    */
-  private write(bytes: Buffer): void {
+  private write(line: string): void {
     if (this.tornBy !== undefined) throw this.tornBy;
     let written = 0;
     try {
       this.descriptor ??= openSync(this.file, 'a');
-      while (written < bytes.length) written += writeSync(this.descriptor, bytes, written);
+      // A long line (a large answer) is encoded and written a piece at a time, so that its bytes are never
+      // held whole beside its text; this engine alone writes the journal, and a failure cuts off what it wrote.
+      for (const bytes of lineBytes(line)) {
+        let done = 0;
+        while (done < bytes.length) {
+          const count = writeSync(this.descriptor, bytes, done);
+          done += count;
+          written += count;
+        }
+      }
     } catch (error) {
       const fault = asDiskFault(error, this.file);
       if (written > 0 && !this.cutOff(written)) this.tornBy = fault;

@@ -45,6 +45,20 @@ describe('journal', () => {
     expect(events[1]?.type === 'THOUGHT' && events[1].tool_calls[0]?.name).toBe('ls');
   });
 
+  it('writes a line of several MiB whole, with characters of every width across its pieces, and returns the event it wrote', () => {
+    const file = join(temp(), 'journal.jsonl');
+    const writer = JournalWriter.open(file);
+    // Emoji (surrogate pairs), accents and quotes at every offset, so that some fall where the line is cut.
+    const content = 'ab"é😀\n'.repeat(700_000);
+    const written = writer.append({ type: 'THOUGHT', iteration: 1, content, tool_calls: [], llm_invocation_ref: 'inv' });
+    writer.append({ type: 'USER_MESSAGE', content: 'after' });
+    expect(written).toMatchObject({ seq: 1, type: 'THOUGHT', content });
+    const events = readJournal(file);
+    expect(events[0]).toEqual(written);
+    expect(events[1]).toMatchObject({ seq: 2, content: 'after' });
+    expect(readFileSync(file, 'utf8').split('\n')).toHaveLength(3);
+  });
+
   it('refuses an invalid event before writing it', () => {
     const file = join(temp(), 'journal.jsonl');
     const writer = JournalWriter.open(file);
