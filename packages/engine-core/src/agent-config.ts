@@ -88,7 +88,14 @@ export const AgentConfig = z.strictObject({
 export type AgentConfig = z.infer<typeof AgentConfig>;
 
 /** Keys of `llm:` that configure the engine and are not sent to the model as they are. */
-export const ENGINE_LLM_KEYS: readonly string[] = ['extra_body', 'max_retries', 'timeout_ms', 'max_response_bytes', 'pricing', 'send_reasoning'];
+export const ENGINE_LLM_KEYS: readonly string[] = [
+  'extra_body',
+  'max_retries',
+  'timeout_ms',
+  'max_response_bytes',
+  'pricing',
+  'send_reasoning',
+];
 
 export const DEFAULT_MAX_ITERATIONS = 30;
 
