@@ -110,7 +110,7 @@ async function overCap() {
       failed,
       afterCapS: (exitedAt - crossedAt) / 1000,
       peakMiB: result.maxRssKiB / 1024,
-      message: result.stderr.trim().split('\n')[0],
+      message: result.stderr.split('\n').find((line) => line.includes('MiB limit')),
     };
   } finally {
     server.closeAllConnections();
