@@ -161,14 +161,19 @@ function errorDetails(error: unknown): Record<string, unknown> {
     if (error.hint !== undefined) details.hint = error.hint;
   }
   const cause = DeltaError.isInstance(error) ? (error as { cause?: unknown }).cause : error;
+  // The model wire's errors carry the HTTP status themselves: the server's answer is their cause.
+  const ownStatus = DeltaError.isInstance(error) ? (error as { status?: unknown }).status : undefined;
   if (cause instanceof Error) {
     const { code, status } = cause as { code?: unknown; status?: unknown };
+    const causeStatus = typeof status === 'number' ? status : ownStatus;
     details.cause = {
       name: cause.name,
       message: cause.message,
       ...(typeof code === 'string' || typeof code === 'number' ? { code } : {}),
-      ...(typeof status === 'number' ? { status } : {}),
+      ...(typeof causeStatus === 'number' ? { status: causeStatus } : {}),
     };
+  } else if (typeof ownStatus === 'number') {
+    details.cause = { status: ownStatus };
   }
   return details;
 }
