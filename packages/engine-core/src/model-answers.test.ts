@@ -96,6 +96,50 @@ describe('answers as real servers send them', () => {
     expect(tools[0].content).toContain('Call one of your tools by its name');
   });
 
+  it('joins content given as parts into the answer', async () => {
+    const parts = [
+      { type: 'text', text: 'Hello, ' },
+      { type: 'text', text: 'world' },
+    ];
+    const { result, journal } = await run([
+      {
+        raw: {
+          status: 200,
+          content_type: 'application/json',
+          json: {
+            id: 'x',
+            object: 'chat.completion',
+            choices: [{ index: 0, message: { role: 'assistant', content: parts }, finish_reason: 'stop' }],
+          },
+        },
+      },
+    ]);
+    expect(result).toMatchObject({ status: 'COMPLETED', finalAnswer: 'Hello, world' });
+    expect(thoughts(journal)[0].content).toBe('Hello, world');
+  });
+
+  it('fails, naming the field, when tool_calls is an object rather than a list', async () => {
+    const answer = {
+      id: 'x',
+      object: 'chat.completion',
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: null, tool_calls: { id: 'a', type: 'function', function: { name: 'echo', arguments: '{}' } } },
+          finish_reason: 'tool_calls',
+        },
+      ],
+    };
+    const raw = { raw: { status: 200, content_type: 'application/json', json: answer } };
+    const { result, journal } = await run([raw, raw, raw]);
+    expect(result).toMatchObject({ status: 'FAILED', exitCode: ExitCode.FAILED });
+    expect(result.reason).toMatch(/"tool_calls" is an object, not a list/);
+    expect(result.reason).toContain('/chat/completions');
+    expect(result.reason).not.toMatch(/flatMap|\n\s+at /);
+    expect(thoughts(journal)).toHaveLength(0);
+    expect(journal.find((event) => event.type === 'ERROR')).toMatchObject({ error_code: 'MODEL_MALFORMED_RESPONSE' });
+  });
+
   it('retries an answer with no choices, then goes on', async () => {
     const { result } = await run([
       { raw: { status: 200, content_type: 'application/json', json: { id: 'x', object: 'chat.completion', choices: [] } } },

@@ -67,6 +67,14 @@ describe('llm: request parameters', () => {
     );
   });
 
+  it('names a misspelled llm.modle and suggests model, not only that model is missing', async () => {
+    const home = await createTempAgent({ agentYaml: 'name: a\nllm:\n  modle: m\n' });
+    const error = loadError(home);
+    expect(error.kind).toBe('configuration');
+    expect(error.message).toContain(`${join(home, 'agent.yaml')}:3:3 llm.modle: unknown key "modle": did you mean "model"?`);
+    expect(error.hint).toMatch(/^Rename llm\.modle to llm\.model\./);
+  });
+
   it('refuses what the engine fills in itself, in llm: and in extra_body, and a parameter set twice', async () => {
     const tools = loadError(await createTempAgent({ agentYaml: 'name: a\nllm:\n  model: m\n  tools: []\n' }));
     expect(tools.message).toContain('llm.tools: "tools" is filled in by the engine and cannot be set in llm:');
