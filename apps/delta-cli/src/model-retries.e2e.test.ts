@@ -132,8 +132,8 @@ describe('retries of model requests', () => {
       new RegExp(`model: MODEL_BAD_RESPONSE from ${endpoint.replace(/[.]/g, '\\.')}, retry 2/2 in \\d\\.\\d s\\n`),
     );
     expect(retries(work).map((event) => [event.model_retry!.reason, event.model_retry!.status])).toEqual([
-      ['MODEL_EMPTY_RESPONSE', undefined],
-      ['MODEL_BAD_RESPONSE', undefined],
+      ['MODEL_EMPTY_RESPONSE', 200],
+      ['MODEL_BAD_RESPONSE', 200],
     ]);
   });
 

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -17,7 +18,11 @@ afterEach(async () => {
 const quote = (value: string) => `'${value.replace(/'/g, `'"'"'`)}'`;
 
 /** Runs `delta` inside a pseudo-terminal (util-linux `script`), so stdout and stderr are a terminal. */
-function runInTerminal(args: string[], env: Record<string, string>): Promise<{ exitCode: number | null; output: string }> {
+function runInTerminal(
+  args: string[],
+  env: Record<string, string>,
+  onOutput?: (output: string) => void,
+): Promise<{ exitCode: number | null; output: string }> {
   const command = [process.execPath, DELTA_BIN, ...args].map(quote).join(' ');
   return new Promise((resolve, reject) => {
     const environment: Record<string, string | undefined> = { ...process.env, TERM: 'xterm-256color', ...env };
@@ -25,8 +30,12 @@ function runInTerminal(args: string[], env: Record<string, string>): Promise<{ e
     if (env.NO_COLOR !== undefined) environment.NO_COLOR = env.NO_COLOR;
     const child = spawn('script', ['-qfec', command, '/dev/null'], { env: environment, stdio: ['pipe', 'pipe', 'pipe'] });
     let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
+    const heard = (chunk: Buffer) => {
+      output += chunk;
+      onOutput?.(output);
+    };
+    child.stdout.on('data', heard);
+    child.stderr.on('data', heard);
     child.on('error', reject);
     child.on('close', (exitCode) => resolve({ exitCode, output }));
   });
@@ -68,6 +77,39 @@ describe('progress on a terminal', () => {
     expect(output).toMatch(/\u001b\[3\dm/);
     // The plain progress lines are not printed on a terminal.
     expect(plain).not.toContain('thinking...');
+  });
+
+  it('shows a streamed answer (llm.stream: true) as it arrives, before the server has sent all of it', async () => {
+    // 64 pieces of 64 bytes, 20 ms apart: the answer is on the screen long before its last piece is sent.
+    server = await startFakeLlm({ script: [{ large: { bytes: 4096, chunk_bytes: 64, chunk_delay_ms: 20 } }] });
+    const agent = await createTempAgent({
+      agentYaml: { name: 'streamer', llm: { model: 'm', stream: true }, tools: [{ name: 'echo', description: 'Echo', exec: 'echo hi' }] },
+    });
+    // The server runs in this process: its response's end is heard here, as the terminal's output is.
+    let answered = false;
+    const finished = () => {
+      answered = true;
+    };
+    subscribe('http.server.response.finish', finished);
+    let shownWhileSending: boolean | undefined;
+    try {
+      const { exitCode, output } = await runInTerminal(
+        ['run', '--agent', agent, '-m', 'stream', '-w', join(agent, 'workspaces', 'W001')],
+        { DELTA_API_KEY: 'test-key', DELTA_BASE_URL: server.baseUrl },
+        (text) => {
+          if (shownWhileSending === undefined && /● x{64}/.test(text.replace(/\u001b\[[0-9;]*[mK]/g, ''))) shownWhileSending = !answered;
+        },
+      );
+      expect(exitCode, output).toBe(0);
+      expect(server.requests[0]!.body.stream).toBe(true);
+      expect(shownWhileSending).toBe(true);
+      const plain = output.replace(/\u001b\[[0-9;]*[mK]/g, '').replace(/\r/g, '');
+      // Written once as it arrived, not again when the answer was complete; then the answer on stdout.
+      expect(plain.match(/\[1\] ● x+\n/g)).toEqual([`[1] ● ${'x'.repeat(4096)}\n`]);
+      expect(plain).toMatch(/COMPLETED 1 iteration/);
+    } finally {
+      unsubscribe('http.server.response.finish', finished);
+    }
   });
 
   it('uses no colour when NO_COLOR is set', async () => {

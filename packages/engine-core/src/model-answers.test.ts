@@ -125,7 +125,11 @@ describe('answers as real servers send them', () => {
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: null, tool_calls: { id: 'a', type: 'function', function: { name: 'echo', arguments: '{}' } } },
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: { id: 'a', type: 'function', function: { name: 'echo', arguments: '{}' } },
+          },
           finish_reason: 'tool_calls',
         },
       ],
