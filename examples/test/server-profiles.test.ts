@@ -1,4 +1,4 @@
-import { cpSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempDir, loadScript, SERVER_PROFILES, startFakeLlm, type FakeLlm, type ScriptStep } from '@delta/testkit';
@@ -7,8 +7,8 @@ import { DELTA_BIN, EXAMPLES, PATH_WITH_REPOSITORY_BINS, copyExample, latestRun,
 
 // Every example agent of the learning path runs to COMPLETED against the testkit's imitation of every
 // server Delta is documented to work with (docs/models.md), each answering in its own dialect: its ids,
-// its extra fields, its usage details, what it refuses. The examples' own tests check what they do;
-// this one checks that no server's way of answering stops them.
+// its extra fields, its usage details, what it refuses, streamed (llm.stream: true) and not. The
+// examples' own tests check what they do; this one checks that no server's way of answering stops them.
 
 let server: FakeLlm | undefined;
 afterEach(async () => {
@@ -69,7 +69,17 @@ function delta(args: string[], baseUrl: string, env: Record<string, string> = {}
   });
 }
 
-const cases = SERVER_PROFILES.flatMap((profile) => EXAMPLES.map((example) => [profile.name, example] as const));
+const cases = SERVER_PROFILES.flatMap((profile) =>
+  (['not streamed', 'streamed'] as const).flatMap((mode) => EXAMPLES.map((example) => [profile.name, mode, example] as const)),
+);
+
+/** `llm.stream: true` in the copied agent's agent.yaml, as a user would write it. */
+function streamed(agent: string): void {
+  const file = join(agent, 'agent.yaml');
+  const text = readFileSync(file, 'utf8');
+  if (!/^llm:\n/m.test(text)) throw new Error(`${file} has no llm: block to add stream: true to`);
+  writeFileSync(file, text.replace(/^llm:\n/m, 'llm:\n  stream: true\n'));
+}
 
 describe('every example under every server profile', () => {
   it('covers every example of the learning path and every profile', () => {
@@ -77,9 +87,10 @@ describe('every example under every server profile', () => {
     expect(SERVER_PROFILES.length).toBeGreaterThanOrEqual(10);
   });
 
-  it.each(cases)('%s: %s runs to COMPLETED', { timeout: 180_000 }, async (profile, example) => {
+  it.each(cases)('%s, %s: %s runs to COMPLETED', { timeout: 180_000 }, async (profile, mode, example) => {
     const plan = PLANS[example];
     const agent = await copyExample(example);
+    if (mode === 'streamed') streamed(agent);
     const script: ScriptStep[] = plan.scripts.flatMap((file) => loadScript(join(agent, file)));
     server = await startFakeLlm({ script, profile });
     const workspace = join(await createTempDir('ws-'), 'ws');
@@ -98,5 +109,9 @@ describe('every example under every server profile', () => {
     // The whole script was used: no answer was lost to a refused or repeated request.
     expect(server.requests.filter((request) => request.status === 200)).toHaveLength(script.length);
     expect(server.requests.filter((request) => request.status !== 200)).toEqual([]);
+    // Streamed when asked, and only then: every request of the run (a sub-agent's are its own) says so.
+    const asked = server.requests.filter((request) => request.body?.stream === true).length;
+    if (mode === 'streamed') expect(asked).toBeGreaterThan(0);
+    else expect(asked).toBe(0);
   });
 });
