@@ -1,9 +1,17 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm, type ScriptStep } from '@delta/testkit';
+import {
+  cleanupTempDirs,
+  createTempAgent,
+  createTempDir,
+  scriptFromRun,
+  startFakeLlm,
+  type FakeLlm,
+  type ScriptStep,
+} from '@delta/testkit';
 import { readJournal } from '@delta/journal';
-import { loadAgent, startRun } from './index.js';
+import { loadAgent, replayRun, startRun } from './index.js';
 
 // A large argument is stored once, in the journal's THOUGHT: response.json and ACTION_REQUEST say where it is.
 
@@ -68,6 +76,14 @@ describe('a large answer', () => {
         stream,
         stored_in_journal: [{ path: 'choices[0].message.tool_calls[0].function.arguments', bytes, journal: 'tool_calls[0].arguments' }],
       });
+
+      // A replay serves the whole answer, put back from the THOUGHT, and a script made from the run holds it too.
+      const replayed = await replayRun({ source: { workDir }, tools: 'recorded' });
+      expect(replayed.divergence).toBeUndefined();
+      expect(replayed).toMatchObject({ identical: true, iterations: 2 });
+      const replayThought = readJournal(replayed.replay.paths.journal).find((event) => event.type === 'THOUGHT');
+      expect(replayThought?.type === 'THOUGHT' && replayThought.tool_calls[0]!.arguments).toBe(`{"data":"${filler}"}`);
+      expect(scriptFromRun(result.paths.runDir)[0]!.tool_calls![0]!.raw_arguments).toBe(`{"data":"${filler}"}`);
     });
   }
 });

@@ -21,6 +21,7 @@ import {
   type RunPaths,
   type ThoughtEvent,
 } from '@delta/journal';
+import { restoreStoredTexts } from './response-record.js';
 
 /** A run on disk, read for replaying, forking or comparing: its events and where its records are. */
 export interface RecordedRun {
@@ -103,7 +104,7 @@ export function recordedResponse(run: RecordedRun, thought: ThoughtEvent): ChatC
       hint: 'A run can be replayed only with its io/invocations/ records.',
     });
   }
-  return parseJson(readFileSync(file, 'utf8'), file) as ChatCompletion;
+  return restoreStoredTexts(parseJson(readFileSync(file, 'utf8'), file), thought) as ChatCompletion;
 }
 
 /**

@@ -63,3 +63,32 @@ export function responseRecord(completion: unknown, turn: ModelTurn, invocationI
   const choices = (completion as JsonObject).choices as unknown[];
   return { record: { ...(completion as JsonObject), choices: [{ ...(choice as JsonObject), message: copy }, ...choices.slice(1)] }, moved };
 }
+
+const MARKER =
+  /^<delta: \d+ bytes kept once, in journal\.jsonl: THOUGHT with llm_invocation_ref \S+, (content|tool_calls\[(\d+)\]\.arguments)>$/;
+
+/**
+ * The chat completion as the server sent it, from its response.json record: each text kept once in the
+ * journal (a marker here) is put back from the THOUGHT of that call, so a replay serves the whole answer.
+ */
+export function restoreStoredTexts(
+  record: unknown,
+  thought: { content: string | null; tool_calls: ReadonlyArray<{ arguments: string; arguments_type?: string | undefined }> },
+): unknown {
+  const choice = isObject(record) && Array.isArray(record.choices) ? record.choices[0] : undefined;
+  const message = isObject(choice) && isObject(choice.message) ? choice.message : undefined;
+  if (!message) return record;
+  const stored = (value: unknown) => (typeof value === 'string' ? MARKER.exec(value) : null);
+  if (stored(message.content)?.[1] === 'content' && thought.content !== null) message.content = thought.content;
+  if (Array.isArray(message.tool_calls)) {
+    for (const call of message.tool_calls) {
+      const index = isObject(call) && isObject(call.function) ? stored(call.function.arguments)?.[2] : undefined;
+      const recorded = index === undefined ? undefined : thought.tool_calls[Number(index)];
+      if (!recorded) continue;
+      // Arguments the server sent as an object go back as one, as it sent them.
+      (call as { function: JsonObject }).function.arguments =
+        recorded.arguments_type === 'object' ? JSON.parse(recorded.arguments) : recorded.arguments;
+    }
+  }
+  return record;
+}

@@ -36,6 +36,9 @@ function thoughts(journal: string): RecordedThought[] {
   return found;
 }
 
+const STORED_IN_JOURNAL =
+  /^<delta: \d+ bytes kept once, in journal\.jsonl: THOUGHT with llm_invocation_ref \S+, (content|tool_calls\[\d+\]\.arguments)>$/;
+
 /** The model's answer as the run recorded it: io/invocations/<ref>/response.json, else the THOUGHT itself. */
 function answerOf(runDir: string, thought: RecordedThought): RecordedAnswer {
   const file = join(runDir, 'io', 'invocations', thought.llm_invocation_ref, 'response.json');
@@ -51,9 +54,15 @@ function answerOf(runDir: string, thought: RecordedThought): RecordedAnswer {
       usage?: { prompt_tokens: number; completion_tokens: number };
     };
     const message = response.choices?.[0]?.message;
+    // A large text the run kept once, in the THOUGHT, is a marker in response.json (docs/models.md).
+    const stored = (value: unknown) => typeof value === 'string' && STORED_IN_JOURNAL.test(value);
     return {
-      content: message?.content ?? null,
-      tool_calls: message?.tool_calls ?? [],
+      content: stored(message?.content) ? thought.content : (message?.content ?? null),
+      tool_calls: (message?.tool_calls ?? []).map((call, index) =>
+        stored(call.function?.arguments) && thought.tool_calls[index]
+          ? { ...call, function: { ...call.function, arguments: thought.tool_calls[index]!.arguments } }
+          : call,
+      ),
       ...(response.usage ? { usage: response.usage } : {}),
     };
   }
