@@ -35,8 +35,22 @@ const script: ScriptStep[] = [
   { content: 'Both files say hello.\nDone.' },
 ];
 
-/** What differs between two runs of one script: when things happened and how long they took, where, and the ids the engine makes. */
-const VARYING = new Set(['agent_home', 'timestamp', 'duration_ms', 'started_at', 'pid', 'run_id', 'work_dir', 'start_time', 'end_time']);
+/**
+ * What differs between two runs of one script: when things happened and how long they took, where (the
+ * fake server's port too), and the ids the engine makes.
+ */
+const VARYING = new Set([
+  'agent_home',
+  'timestamp',
+  'duration_ms',
+  'started_at',
+  'pid',
+  'run_id',
+  'work_dir',
+  'start_time',
+  'end_time',
+  'base_url',
+]);
 
 async function run(profile: string, stream: boolean) {
   server = await startFakeLlm({ script, profile });
@@ -73,6 +87,10 @@ async function run(profile: string, stream: boolean) {
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line, (key, value) => (VARYING.has(key) ? '<varies>' : value)));
+  // ENGINE_START records the configuration, and llm.stream is the one setting the two runs differ by.
+  const start = journal.find((event) => event.type === 'ENGINE_START');
+  expect(start.config.llm.stream).toBe(stream ? true : undefined);
+  delete start.config.llm.stream;
   const responses = invocations.map(
     (id): Completion => JSON.parse(readFileSync(join(result.paths.invocationsDir, id, 'response.json'), 'utf8')),
   );
