@@ -31,6 +31,8 @@ describe('run limits', () => {
       agentYaml: {
         name: 'slow',
         llm: { model: 'm', max_retries: 0 },
+        // Unsandboxed: the test reads the tool's pid, which in the sandbox's PID namespace is not the host's.
+        sandbox: { mode: 'off' },
         tools: [{ name: 'slow', description: 'Sleeps', exec: '${AGENT_HOME}/slow.sh ${CWD}/tool.pid' }],
       },
       files: { 'slow.sh': { content: '#!/bin/sh\necho $$ > "$1"\nexec sleep 30\n', mode: 0o755 } },
