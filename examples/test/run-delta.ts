@@ -25,7 +25,7 @@ export function runProcess(
   });
 }
 
-/** The nine examples of the learning path, in order. */
+/** The examples of the learning path, in order. */
 export const EXAMPLES = [
   '1-basics/hello-world',
   '1-basics/file-reader',
@@ -33,6 +33,7 @@ export const EXAMPLES = [
   '2-core-features/interactive-shell',
   '2-core-features/python-repl',
   '2-core-features/memory-folding',
+  '2-core-features/mcp-files',
   '3-advanced/delta-agent-generator',
   '3-advanced/code-reviewer',
   '3-advanced/research-agent',
@@ -40,6 +41,9 @@ export const EXAMPLES = [
 
 /** The root's node_modules/.bin (delta, delta-fake-llm, delta-sessions after `pnpm install`), first on PATH. */
 export const PATH_WITH_REPOSITORY_BINS = `${join(REPOSITORY_ROOT, 'node_modules', '.bin')}${delimiter}${process.env.PATH ?? ''}`;
+
+/** This package's node_modules/.bin first on PATH: the MCP server examples use (mcp-server-filesystem) is a devDependency here. */
+export const PATH_WITH_EXAMPLE_BINS = `${join(REPOSITORY_ROOT, 'examples', 'node_modules', '.bin')}${delimiter}${process.env.PATH ?? ''}`;
 
 /** The user's PATH less every directory that holds a `delta` (vitest puts node_modules/.bin on it). */
 export function pathWithoutDelta(): string {

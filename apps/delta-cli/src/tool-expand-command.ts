@@ -31,18 +31,33 @@ function agentDirectory(target: string): string {
  * its expanded form, or with --schema the function definitions the model receives (ask_human included).
  */
 export async function toolExpandCommand(target: string | undefined, flags: ToolExpandFlags): Promise<number> {
-  const { loadAgent, requestTools } = await import('@delta/engine');
+  const { listMcpTools, loadAgent, requestTools } = await import('@delta/engine');
   const { toExpandedDefinition } = await import('@delta/tool-expander');
   const agent = loadAgent(agentDirectory(target ?? '.'), { strict: flags.strict === true });
   for (const warning of agent.warnings) printConfigWarning(warning);
+  // The MCP servers are started, asked for their tools and stopped, with the current directory as ${CWD}.
+  const mcpTools = await listMcpTools(agent, process.cwd());
   // --schema: exactly the tools every request carries, ask_human included unless the agent turned it off.
-  const tools = flags.schema ? requestTools(agent) : agent.tools.map(toExpandedDefinition);
+  if (flags.schema) {
+    const tools = requestTools(agent, mcpTools);
+    process.stdout.write(flags.json ? `${JSON.stringify({ tools }, null, 2)}\n` : stringify({ tools }, { lineWidth: 0 }));
+    return 0;
+  }
+  const tools = agent.tools.map(toExpandedDefinition);
+  const mcp_tools = mcpTools.map((tool) => ({
+    name: tool.name,
+    server: tool.serverName,
+    tool: tool.toolName,
+    description: tool.description,
+    parameters: tool.inputSchema,
+  }));
+  const listed = mcp_tools.length > 0 ? { tools, mcp_tools } : { tools };
   if (flags.json) {
-    process.stdout.write(`${JSON.stringify({ tools }, null, 2)}\n`);
-  } else if (flags.schema) {
-    process.stdout.write(stringify({ tools }, { lineWidth: 0 }));
+    process.stdout.write(`${JSON.stringify(listed, null, 2)}\n`);
   } else {
-    process.stdout.write(withPlaceholderNotes(tools as ExpandedDefinition[], agent.tools).toString({ lineWidth: 0 }));
+    const document = withPlaceholderNotes(tools, agent.tools);
+    if (mcp_tools.length > 0) document.set('mcp_tools', mcp_tools);
+    process.stdout.write(document.toString({ lineWidth: 0 }));
   }
   return 0;
 }

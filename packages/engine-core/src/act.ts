@@ -6,13 +6,13 @@ import { ASK_HUMAN } from './ask-human.js';
 import { answerAskHuman } from './answer-ask-human.js';
 import { asksHuman } from './built-in-tools.js';
 import type { RunOutcome } from './exit-codes.js';
+import { INTERRUPTED_BEFORE_START, result } from './action-result.js';
+import { runMcpCall } from './act-mcp.js';
 import { record, recordWriter, type RunContext } from './run-context.js';
 import { invokeHook } from './lifecycle-hooks.js';
 import { executeToolCall, prepareToolCall, type ToolCallContext } from './run-tool-call.js';
 import { isLargeText } from './response-record.js';
 import { summarise } from './summarise.js';
-
-const INTERRUPTED_BEFORE_START = '[not run: the run was interrupted before this tool call started]';
 
 function stoppedWhileRunning(call: RecordedToolCall, orphans: string): string {
   return (
@@ -34,29 +34,6 @@ async function stopOrphans(context: RunContext, call: RecordedToolCall): Promise
   if (stopped.length === 0) return '';
   context.log(`stopped the process group of ${call.name} (pid ${stopped.join(', ')}), left running by the engine that stopped`);
   return `, and its process (pid ${stopped.join(', ')}), still running, was stopped`;
-}
-
-interface ResultFields {
-  status?: 'SUCCESS' | 'FAILED' | 'ERROR';
-  exit_code?: number | null;
-  execution_ref?: string;
-  /** The io/hooks/ directory of the hook that blocked the call or replaced its observation. */
-  blocked_by?: string;
-  observation_overridden_by?: string;
-}
-
-function result(context: RunContext, iteration: number, call: RecordedToolCall, observation: string, extra: ResultFields = {}) {
-  const { status = 'ERROR', exit_code = null, ...references } = extra;
-  record(context, {
-    type: 'ACTION_RESULT',
-    iteration,
-    action_id: call.id,
-    tool_name: call.name,
-    status,
-    observation_content: observation,
-    exit_code,
-    ...references,
-  });
 }
 
 /** A replay with recorded tools: the call's recorded request and result, and nothing run. */
@@ -150,6 +127,10 @@ export async function act(context: RunContext, pending: readonly PendingCall[]):
     }
     if (item.started) {
       result(context, iteration, call, stoppedWhileRunning(call, await stopOrphans(context, call)));
+      continue;
+    }
+    if (context.mcp?.find(call.name)) {
+      await runMcpCall(context, iteration, call);
       continue;
     }
     const prepared = prepareToolCall(call, toolContext);

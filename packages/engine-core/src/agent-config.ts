@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { McpServerConfig } from '@delta/mcp';
 import { MAX_OUTPUT_BYTES, MIN_OUTPUT_BYTES } from '@delta/tool-expander';
 import { CHAT_COMPLETION_PARAMETERS, ENGINE_REQUEST_FIELDS } from './llm-parameters.js';
 
@@ -72,6 +73,8 @@ export const AgentConfig = z.strictObject({
   system_prompt: z.string().min(1).optional(),
   imports: z.array(z.string().min(1)).default([]),
   tools: z.array(z.unknown()).default([]),
+  /** MCP servers whose tools are offered as mcp__<server>__<tool> (docs/mcp.md). */
+  mcp_servers: z.array(McpServerConfig).default([]),
   max_iterations: z.number().int().positive().optional(),
   /** false: the model is not offered ask_human, so an unattended run never stops to wait for a person (101). */
   ask_human: z.boolean().optional(),
@@ -102,9 +105,10 @@ export const DEFAULT_MAX_ITERATIONS = 30;
 /** What the model is shown of each output stream of a tool by default: its first and last 64 KiB. */
 export const DEFAULT_TOOL_OUTPUT_BYTES = 128 * 1024;
 
-/** A file listed under `imports:` (spec 000 section 2.7.4): tools, and possibly imports of its own. */
+/** A file listed under `imports:` (spec 000 section 2.7.4): tools, MCP servers, and possibly imports of its own. */
 export const ImportedToolsFile = z.strictObject({
   imports: z.array(z.string().min(1)).optional(),
   tools: z.array(z.unknown()).optional(),
+  mcp_servers: z.array(McpServerConfig).optional(),
 });
 export type ImportedToolsFile = z.infer<typeof ImportedToolsFile>;

@@ -5,6 +5,7 @@ import { ExitCode, type RunOutcome } from './exit-codes.js';
 import { invokeHook } from './lifecycle-hooks.js';
 import { record, type RunContext } from './run-context.js';
 import { runLoop } from './run-loop.js';
+import { startRunMcpServers } from './run-mcp-servers.js';
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -51,6 +52,7 @@ export async function driveRun(context: RunContext, begin: () => void = () => un
   let outcome: RunOutcome;
   try {
     begin();
+    await startRunMcpServers(context);
     outcome = await runLoop(context);
   } catch (error) {
     outcome = context.signal.aborted

@@ -4,10 +4,12 @@ import { ConfigurationError, DeltaError } from '@delta/errors';
 import { loadContextManifest, type LoadedContextManifest } from '@delta/context-builder';
 import { loadHooksConfig, type HooksConfig } from '@delta/hooks';
 import { formatProblem, type ConfigProblem } from '@delta/yaml-config';
+import type { McpServerEntry } from '@delta/mcp';
 import type { ExpandedTool } from '@delta/tool-expander';
 import { AgentConfig } from './agent-config.js';
 import { importBoundary } from './import-boundary.js';
 import { describeAgentUnknownKey } from './llm-parameters.js';
+import { mergeMcpServers } from './merge-mcp-servers.js';
 import { mergeTools, type ToolOrigin } from './merge-tools.js';
 import {
   applyConfigOverrides,
@@ -17,7 +19,7 @@ import {
   type ConfigOverrides,
 } from './config-overrides.js';
 import { readConfigFile } from './read-config-file.js';
-import { resolveImports } from './resolve-imports.js';
+import { MCP_SERVERS_HINT, resolveImports } from './resolve-imports.js';
 
 /** An agent directory, loaded and validated: everything a run needs from it. */
 export interface LoadedAgent {
@@ -31,6 +33,8 @@ export interface LoadedAgent {
   tools: ExpandedTool[];
   /** Where each tool (by name) was defined. */
   toolOrigins: Map<string, ToolOrigin>;
+  /** The MCP servers (`mcp_servers:` of the imports, then the agent's own; last write wins), each with where it was written. */
+  mcpServers: McpServerEntry[];
   /** The lifecycle hooks, from hooks.yaml (or the legacy `lifecycle_hooks` of agent.yaml); empty when none. */
   hooks: HooksConfig;
   /** The file the hooks came from, when there are any. */
@@ -134,6 +138,7 @@ function hintForAgentField(field: string): string | undefined {
   if (field.startsWith('max_iterations')) return 'max_iterations is a whole number of at least 1, e.g. `max_iterations: 30`.';
   if (field.startsWith('imports'))
     return 'imports is a list of paths to YAML files holding tools, e.g.\nimports:\n  - ./tools/file-ops.yaml';
+  if (field.startsWith('mcp_servers')) return MCP_SERVERS_HINT;
   if (field.startsWith('tools')) return 'tools is a list of tool definitions, e.g.\ntools:\n  - name: greet\n    exec: "echo ${text}"';
   if (field === 'system_prompt')
     return 'system_prompt is the path of the prompt file, relative to the agent directory: `system_prompt: system_prompt.md`.';
@@ -174,8 +179,13 @@ export function loadAgent(agentDir: string, options: LoadAgentOptions = {}): Loa
 
   const imported = resolveImports({ file: configFile, imports: config.imports, locate: parsed.locate }, importBoundary(home));
   warnings.push(...imported.warnings);
-  const merged = mergeTools([...imported.sources, { file: configFile, definitions: config.tools, locate: parsed.locate }]);
+  const sources = [
+    ...imported.sources,
+    { file: configFile, definitions: config.tools, mcpServers: config.mcp_servers, locate: parsed.locate },
+  ];
+  const merged = mergeTools(sources);
   warnings.push(...merged.warnings);
+  const mcpServers = mergeMcpServers(sources);
 
   const hooks = asConfigurationError(
     join(home, 'hooks.yaml'),
@@ -194,6 +204,7 @@ export function loadAgent(agentDir: string, options: LoadAgentOptions = {}): Loa
     imports: imported.sources.map((source) => source.file),
     tools: merged.tools,
     toolOrigins: merged.origins,
+    mcpServers,
     hooks: hooks.hooks,
     ...(hooks.file === undefined ? {} : { hooksFile: hooks.file }),
     context,

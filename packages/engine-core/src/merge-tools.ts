@@ -1,5 +1,6 @@
 import { ConfigurationError } from '@delta/errors';
 import type { ConfigProblem } from '@delta/yaml-config';
+import { isMcpToolName, MCP_TOOL_PREFIX } from '@delta/mcp';
 import { safeExpandTool, type ExpandedTool } from '@delta/tool-expander';
 import { BUILT_IN_TOOL_NAMES } from './built-in-tools.js';
 import type { ToolSource } from './resolve-imports.js';
@@ -82,6 +83,17 @@ export function mergeTools(sources: readonly ToolSource[]): MergedTools {
           field,
           hint: `Choose another name; ${BUILT_IN_TOOL_NAMES.join(', ')} ${BUILT_IN_TOOL_NAMES.length === 1 ? 'is' : 'are'} the engine's (turn ask_human off with ask_human: false in agent.yaml).`,
         });
+      }
+      if (isMcpToolName(tool.name)) {
+        throw new ConfigurationError(
+          `${where} ${field}: "${tool.name}" starts with ${MCP_TOOL_PREFIX}, which is kept for the tools of MCP servers`,
+          {
+            code: 'CONFIG_INVALID',
+            file: source.file,
+            field,
+            hint: `Choose a name that does not start with ${MCP_TOOL_PREFIX}; an MCP server's tools are listed under mcp_servers: (docs/mcp.md).`,
+          },
+        );
       }
       const earlier = inThisFile.get(tool.name);
       if (earlier !== undefined) {

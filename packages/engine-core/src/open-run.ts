@@ -105,6 +105,9 @@ export function openRunContext(
       agent.tools.length > 0 && sandbox.policy && sandbox.bubblewrap ? RunSandbox.start(sandbox.policy, sandbox.bubblewrap) : undefined,
     // The run has ended (its outcome is decided and recorded): nothing here may throw over it.
     close: async () => {
+      // The servers go first: they stop at run end and on a pause, and a call of theirs is over.
+      await context.mcp?.close().catch(() => undefined);
+      context.mcp = undefined;
       // Every process left in the sandbox ends with it.
       await context.sandbox?.stop().catch(() => undefined);
       try {
@@ -118,6 +121,7 @@ export function openRunContext(
       if (engineLog !== undefined) quietly(() => closeSync(engineLog!));
       engineLog = undefined;
     },
+    mcp: undefined,
     onEvent: options.onEvent,
     onModelDelta: options.onModelDelta,
     askHuman: options.askHuman,

@@ -2,6 +2,7 @@ import { existsSync, realpathSync, statSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { ConfigurationError, type ConfigurationErrorCode } from '@delta/errors';
 import { describeFileKind, type ConfigProblem, type ParsedConfig } from '@delta/yaml-config';
+import type { McpServerConfig } from '@delta/mcp';
 import { ImportedToolsFile } from './agent-config.js';
 import { isInsideBoundary, type ImportBoundary } from './import-boundary.js';
 import { readConfigFile } from './read-config-file.js';
@@ -10,6 +11,8 @@ import { readConfigFile } from './read-config-file.js';
 export interface ToolSource {
   file: string;
   definitions: unknown[];
+  /** Its `mcp_servers:`, validated. */
+  mcpServers: McpServerConfig[];
   locate: ParsedConfig<unknown>['locate'];
 }
 
@@ -26,6 +29,10 @@ interface ImportingFile {
 }
 
 type Locate = ParsedConfig<unknown>['locate'];
+
+/** How `mcp_servers:` is written, for errors about it. */
+export const MCP_SERVERS_HINT =
+  'mcp_servers is a list of MCP servers, each with a name and a command (stdio) or a url (Streamable HTTP), e.g.\nmcp_servers:\n  - name: files\n    command: npx\n    args: ["-y", "@modelcontextprotocol/server-filesystem", "${CWD}"]\n    tools: [read_text_file, list_directory]  # optional allow-list';
 
 function at(file: string, locate: Locate, path: readonly PropertyKey[]): string {
   const position = locate(path);
@@ -132,20 +139,27 @@ export function resolveImports(main: ImportingFile, boundary: ImportBoundary): R
         hintFor: (field) =>
           field.startsWith('tools') || field.startsWith('imports')
             ? 'An imported file looks like:\ntools:\n  - name: greet\n    exec: "echo ${text}"'
-            : undefined,
+            : field.startsWith('mcp_servers')
+              ? MCP_SERVERS_HINT
+              : undefined,
       });
       warnings.push(...parsed.warnings);
-      if (parsed.data.tools === undefined && parsed.data.imports === undefined) {
-        throw new ConfigurationError(`${target} tools: is required but missing (an imported file holds a tools: list)`, {
+      if (parsed.data.tools === undefined && parsed.data.imports === undefined && parsed.data.mcp_servers === undefined) {
+        throw new ConfigurationError(`${target} tools: is required but missing (an imported file holds a tools: or mcp_servers: list)`, {
           code: 'IMPORT_INVALID',
           file: target,
           field: 'tools',
-          hint: `Add a tools: list to ${target}, or remove it from ${from.file} imports[${index}].`,
+          hint: `Add a tools: (or mcp_servers:) list to ${target}, or remove it from ${from.file} imports[${index}].`,
         });
       }
       visit({ file: target, imports: parsed.data.imports ?? [], locate: parsed.locate }, [...chain, target]);
       done.add(target);
-      sources.push({ file: target, definitions: parsed.data.tools ?? [], locate: parsed.locate });
+      sources.push({
+        file: target,
+        definitions: parsed.data.tools ?? [],
+        mcpServers: parsed.data.mcp_servers ?? [],
+        locate: parsed.locate,
+      });
     });
   };
 

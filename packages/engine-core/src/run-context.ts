@@ -1,4 +1,5 @@
 import type { CommandLauncher, RunSandbox } from '@delta/command-runner';
+import type { McpServers } from '@delta/mcp';
 import { writeFileSync } from 'node:fs';
 import type {
   ActionResultEvent,
@@ -44,6 +45,8 @@ export interface RunContext {
   launcher: CommandLauncher | undefined;
   /** The run's sandbox, every tool call runs inside it; undefined when tools run unsandboxed. */
   sandbox: RunSandbox | undefined;
+  /** The run's MCP servers, started with the run (see startRunMcpServers); undefined when the agent has none. */
+  mcp: McpServers | undefined;
   /** Closes the launcher (once it has finished its writes), the journal and engine.log; the run's last step. */
   close: () => Promise<void>;
   onEvent: ((event: JournalEvent) => void) | undefined;

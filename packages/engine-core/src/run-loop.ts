@@ -210,7 +210,7 @@ async function thinkAndRecord(context: RunContext, iteration: number, payload: C
 export async function runLoop(context: RunContext): Promise<RunOutcome> {
   const firstIteration = context.journal.state.iterations + 1;
   const lastAllowed = firstIteration + context.maxIterations - 1;
-  const tools = requestTools(context.agent);
+  const tools = requestTools(context.agent, context.mcp?.tools);
   // The tool definitions travel with every request, so a token budget leaves room for them.
   const toolTokens = estimateTokens(JSON.stringify(tools));
   // Each request is written over the previous one: what did not change is not serialized again.

@@ -53,6 +53,7 @@ export const errorCodes = {
   INVOCATION_REQUEST_MISSING: 'system',
   JOURNAL_CORRUPT: 'system',
   JSON_INVALID: 'system',
+  MCP_SERVER_FAILED: 'system',
   METADATA_INVALID: 'system',
   METADATA_MISSING: 'system',
   METADATA_VERSION: 'system',

@@ -1,0 +1,58 @@
+// `delta tool expand` starts an agent's MCP servers to list their tools, as a run would offer them.
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanupTempDirs, createTempAgent, createTempDir } from '@delta/testkit';
+import { runDelta } from './test-support.js';
+
+const require = createRequire(import.meta.url);
+const FILESYSTEM_SERVER = join(dirname(require.resolve('@modelcontextprotocol/server-filesystem/package.json')), 'dist/index.js');
+
+afterEach(() => cleanupTempDirs());
+
+describe('delta tool expand with mcp_servers', () => {
+  it("lists each server's tools under its mcp__ name with the server's schema", async () => {
+    const agent = await createTempAgent({
+      agentYaml: {
+        name: 'mcp-expand',
+        llm: { model: 'm' },
+        mcp_servers: [
+          { name: 'files', command: process.execPath, args: [FILESYSTEM_SERVER, '${CWD}'], tools: ['list_directory', 'read_text_file'] },
+        ],
+      },
+    });
+    const cwd = await createTempDir('expand-cwd-');
+    const listed = await runDelta(['tool', 'expand', agent, '--json'], { cwd });
+    expect(listed.stderr).toBe('');
+    expect(listed.exitCode).toBe(0);
+    const { mcp_tools } = JSON.parse(listed.stdout) as {
+      mcp_tools: Array<{ name: string; server: string; tool: string; parameters: unknown }>;
+    };
+    expect(mcp_tools.map((tool) => [tool.name, tool.server, tool.tool])).toEqual([
+      ['mcp__files__read_text_file', 'files', 'read_text_file'],
+      ['mcp__files__list_directory', 'files', 'list_directory'],
+    ]);
+    expect(mcp_tools[1]!.parameters).toMatchObject({ type: 'object', properties: { path: { type: 'string' } }, required: ['path'] });
+
+    const schema = await runDelta(['tool', 'expand', agent, '--schema', '--json'], { cwd });
+    const names = (JSON.parse(schema.stdout) as { tools: Array<{ function: { name: string } }> }).tools.map((tool) => tool.function.name);
+    expect(names).toEqual(['mcp__files__read_text_file', 'mcp__files__list_directory', 'ask_human']);
+
+    const yaml = await runDelta(['tool', 'expand', agent], { cwd });
+    expect(yaml.stdout).toContain('mcp_tools:\n  - name: mcp__files__read_text_file\n    server: files\n    tool: read_text_file\n');
+  });
+
+  it('says which server could not start, exit 1, and names its field', async () => {
+    const agent = await createTempAgent({
+      agentYaml: {
+        name: 'mcp-broken',
+        llm: { model: 'm' },
+        mcp_servers: [{ name: 'broken', command: process.execPath, args: ['-e', 'process.exit(4)'] }],
+      },
+    });
+    const result = await runDelta(['tool', 'expand', agent]);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toContain('The MCP server broken (');
+    expect(result.stderr).toContain('agent.yaml mcp_servers[0]) could not be started');
+  });
+});

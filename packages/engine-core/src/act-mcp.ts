@@ -1,0 +1,96 @@
+import { join, relative } from 'node:path';
+import { diskWrite } from '@delta/errors';
+import { gateDecision, observationOverride } from '@delta/hooks';
+import { createToolExecutionRecord, finishToolExecutionRecord, type RecordedToolCall } from '@delta/journal';
+import { INTERRUPTED_BEFORE_START, result } from './action-result.js';
+import { DEFAULT_TOOL_OUTPUT_BYTES } from './agent-config.js';
+import { invokeHook } from './lifecycle-hooks.js';
+import { boundMcpText } from './mcp-observation.js';
+import { record, recordWriter, type RunContext } from './run-context.js';
+import { parseToolArguments } from './run-tool-call.js';
+import { summarise } from './summarise.js';
+
+/**
+ * One call of an MCP server's tool, journaled as any tool call is: ACTION_REQUEST, the pre_tool_execution
+ * gate, the call, post_tool_execution, ACTION_RESULT. io/tool_executions/<id>/ keeps the request sent
+ * (request.json), the server's response (response.json) and the text given to the model (observation.txt).
+ */
+export async function runMcpCall(context: RunContext, iteration: number, call: RecordedToolCall): Promise<void> {
+  const mcp = context.mcp!;
+  const tool = mcp.find(call.name)!;
+  const commandLine = `mcp ${tool.serverName} ${tool.toolName}`;
+  const parsed = call.problem === undefined ? parseToolArguments(call.arguments) : { error: call.problem };
+  let args = 'args' in parsed ? parsed.args : null;
+  record(context, {
+    type: 'ACTION_REQUEST',
+    iteration,
+    action_id: call.id,
+    tool_name: call.name,
+    tool_args: args,
+    resolved_command: commandLine,
+  });
+  if (context.signal.aborted) return result(context, iteration, call, INTERRUPTED_BEFORE_START);
+  if (args === null) {
+    const observation = `Error: ${'error' in parsed ? parsed.error : 'the arguments are not a JSON object'}`;
+    context.log(`[${iteration}] ✗ ${call.name}: ${summarise(observation)}`);
+    return result(context, iteration, call, observation);
+  }
+
+  const gate = await invokeHook(context, 'pre_tool_execution', {
+    iteration,
+    toolName: call.name,
+    inputs: { tool_call: { name: call.name, arguments: args, action_id: call.id } },
+  });
+  if (gate) {
+    const decision = gateDecision(gate);
+    if (!decision.run) {
+      const blocked = decision.reason ?? 'Blocked by the pre_tool_execution hook.';
+      context.log(`[${iteration}] ✗ ${call.name}: ${summarise(blocked)}`);
+      return result(context, iteration, call, blocked, { blocked_by: gate.ioPathRef });
+    }
+    if (decision.args) {
+      args = decision.args;
+      record(context, {
+        type: 'SYSTEM_MESSAGE',
+        iteration,
+        level: 'INFO',
+        content: `pre_tool_execution rewrote the arguments of ${call.name} (${call.id}) to ${JSON.stringify(args)}`,
+      });
+    }
+  }
+
+  const write = recordWriter(context);
+  const execution = createToolExecutionRecord(context.paths, call.id, commandLine);
+  const files = {
+    request: join(execution.dir, 'request.json'),
+    response: join(execution.dir, 'response.json'),
+    observation: join(execution.dir, 'observation.txt'),
+  };
+  context.log(`[${iteration}] → ${call.name} ${summarise(JSON.stringify(args), 80)}`);
+  const started = performance.now();
+  const outcome = await mcp.call(call.name, args, context.signal);
+  const durationMs = performance.now() - started;
+  context.log(`[${iteration}] ← ${call.name}: ${outcome.interrupted ? 'interrupted' : outcome.status}`);
+  const maxBytes = context.agent.config.max_tool_output_bytes ?? DEFAULT_TOOL_OUTPUT_BYTES;
+  const observation = boundMcpText(outcome.text, maxBytes, relative(context.paths.workDir, files.response));
+  diskWrite(files.request, () => write(files.request, `${JSON.stringify(outcome.request, null, 2)}\n`));
+  diskWrite(files.response, () => write(files.response, `${JSON.stringify(outcome.response, null, 2)}\n`));
+  diskWrite(files.observation, () => write(files.observation, observation));
+  finishToolExecutionRecord(execution, null, durationMs, write);
+
+  const post = await invokeHook(context, 'post_tool_execution', {
+    iteration,
+    toolName: call.name,
+    toolResult: observation,
+    inputs: {
+      tool_call: { name: call.name, arguments: args, action_id: call.id },
+      tool_result: { status: outcome.status, exit_code: null, observation, execution_ref: execution.ref },
+    },
+  });
+  const override = post ? observationOverride(post) : undefined;
+  result(context, iteration, call, override ?? observation, {
+    status: outcome.status,
+    execution_ref: execution.ref,
+    ...(override !== undefined && post ? { observation_overridden_by: post.ioPathRef } : {}),
+  });
+}

@@ -1,0 +1,196 @@
+// MCP servers in a real run: @modelcontextprotocol/server-filesystem from npm, and a server of our own that
+// can be killed in the middle of a call. The model is the testkit's; the servers are real processes.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { readJournal, type JournalEvent } from '@delta/journal';
+import { continueRun, loadAgent, startRun } from './index.js';
+
+const require = createRequire(import.meta.url);
+const FILESYSTEM_SERVER = join(dirname(require.resolve('@modelcontextprotocol/server-filesystem/package.json')), 'dist/index.js');
+const HANG_SERVER = join(import.meta.dirname, '../../mcp/test/hang-server.mjs');
+
+let server: FakeLlm | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  await cleanupTempDirs();
+});
+
+function results(events: JournalEvent[]) {
+  return events.filter((event) => event.type === 'ACTION_RESULT');
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function waitFor(check: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const poll = () => (check() ? resolve() : setTimeout(poll, 20));
+    poll();
+  });
+}
+
+describe('mcp_servers', () => {
+  it("offers a real server's tools with its schemas, and the model's two calls observe its real answers", async () => {
+    const workDir = await createTempDir('mcp-run-');
+    writeFileSync(join(workDir, 'notes.txt'), 'the answer is 42\n');
+    server = await startFakeLlm({
+      script: [
+        { tool_calls: [{ name: 'mcp__files__list_directory', arguments: { path: workDir } }] },
+        { tool_calls: [{ name: 'mcp__files__read_text_file', arguments: { path: join(workDir, 'notes.txt') } }] },
+        { content: 'The notes say 42.' },
+      ],
+    });
+    const home = await createTempAgent({
+      agentYaml: {
+        name: 'mcp-files',
+        llm: { model: 'm', max_retries: 0 },
+        mcp_servers: [
+          { name: 'files', command: process.execPath, args: [FILESYSTEM_SERVER, '${CWD}'], tools: ['list_directory', 'read_text_file'] },
+        ],
+      },
+    });
+    const result = await startRun({
+      agent: loadAgent(home),
+      message: 'what do the notes say?',
+      workDir,
+      apiKey: 'sk-test',
+      baseUrl: server.baseUrl,
+    });
+    expect(result.status).toBe('COMPLETED');
+
+    const events = readJournal(result.paths.journal);
+    const [listed, read] = results(events);
+    expect(listed).toMatchObject({
+      tool_name: 'mcp__files__list_directory',
+      status: 'SUCCESS',
+      observation_content: '[DIR] .delta\n[FILE] notes.txt',
+    });
+    expect(read).toMatchObject({ tool_name: 'mcp__files__read_text_file', status: 'SUCCESS', observation_content: 'the answer is 42\n' });
+    expect(events.find((event) => event.type === 'ACTION_REQUEST')).toMatchObject({
+      tool_name: 'mcp__files__list_directory',
+      tool_args: { path: workDir },
+      resolved_command: 'mcp files list_directory',
+    });
+    expect(
+      events.some(
+        (event) =>
+          event.type === 'SYSTEM_MESSAGE' &&
+          event.content === 'MCP server files started: mcp__files__read_text_file, mcp__files__list_directory',
+      ),
+    ).toBe(true);
+
+    // Offered with the server's own schema (read_text_file has head and tail besides path).
+    const offered = server.requests[0]!.body.tools as Array<{ function: { name: string; parameters: Record<string, unknown> } }>;
+    expect(offered.map((tool) => tool.function.name)).toEqual(['mcp__files__read_text_file', 'mcp__files__list_directory', 'ask_human']);
+    expect(offered[0]!.function.parameters).toMatchObject({
+      type: 'object',
+      properties: { path: { type: 'string' }, head: {}, tail: {} },
+      required: ['path'],
+    });
+    // The model was sent the server's answers.
+    const lastMessages = server.requests[2]!.body.messages as Array<{ role: string; content: string }>;
+    expect(lastMessages.filter((message) => message.role === 'tool').map((message) => message.content)).toEqual([
+      '[DIR] .delta\n[FILE] notes.txt',
+      'the answer is 42\n',
+    ]);
+
+    // io/tool_executions/<id>/: what was sent, what came back, what the model was given.
+    const record = join(result.paths.toolExecutionsDir, read!.type === 'ACTION_RESULT' ? read.execution_ref! : '');
+    expect(JSON.parse(readFileSync(join(record, 'request.json'), 'utf8'))).toEqual({
+      server: 'files',
+      tool: 'read_text_file',
+      arguments: { path: join(workDir, 'notes.txt') },
+    });
+    expect(JSON.parse(readFileSync(join(record, 'response.json'), 'utf8'))).toMatchObject({
+      content: [{ type: 'text', text: 'the answer is 42\n' }],
+    });
+    expect(readFileSync(join(record, 'observation.txt'), 'utf8')).toBe('the answer is 42\n');
+    expect(readFileSync(join(record, 'command.txt'), 'utf8')).toBe('mcp files read_text_file\n');
+    // The server's stderr is in the run directory.
+    expect(readFileSync(join(result.paths.runDir, 'mcp', 'files.stderr.log'), 'utf8')).toContain('Secure MCP Filesystem Server');
+  });
+
+  it('a server killed in the middle of a call gives an observation, is restarted, and the run completes', async () => {
+    const workDir = await createTempDir('mcp-run-');
+    const pidFile = join(workDir, 'hang.pid');
+    server = await startFakeLlm({
+      script: [
+        { tool_calls: [{ name: 'mcp__slow__hang', arguments: {} }] },
+        { tool_calls: [{ name: 'mcp__slow__echo', arguments: { text: 'after the crash' } }] },
+        { content: 'done' },
+      ],
+    });
+    const home = await createTempAgent({
+      agentYaml: {
+        name: 'mcp-crash',
+        llm: { model: 'm', max_retries: 0 },
+        mcp_servers: [{ name: 'slow', command: process.execPath, args: [HANG_SERVER], env: { HANG_PID_FILE: '${CWD}/hang.pid' } }],
+      },
+    });
+    const run = startRun({ agent: loadAgent(home), message: 'go', workDir, apiKey: 'sk-test', baseUrl: server.baseUrl });
+    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '');
+    const killed = Number(readFileSync(pidFile, 'utf8'));
+    process.kill(killed, 'SIGKILL');
+    const result = await run;
+    expect(result.status).toBe('COMPLETED');
+    expect(result.finalAnswer).toBe('done');
+
+    const [crashed, echoed] = results(readJournal(result.paths.journal));
+    const log = join(result.paths.runDir, 'mcp', 'slow.stderr.log');
+    expect(crashed).toMatchObject({
+      tool_name: 'mcp__slow__hang',
+      status: 'ERROR',
+      observation_content: `Error: the MCP server slow stopped during the call (SIGKILL); its stderr is in ${log}. It was restarted: call the tool again if you still need it.`,
+    });
+    expect(echoed).toMatchObject({ tool_name: 'mcp__slow__echo', status: 'SUCCESS' });
+    const restartedPid = Number(/pid (\d+)/.exec(echoed!.type === 'ACTION_RESULT' ? echoed.observation_content : '')![1]);
+    expect(restartedPid).not.toBe(killed);
+    // Both servers wrote to the one log; the restarted one is stopped with the run.
+    expect(readFileSync(log, 'utf8').match(/hang-server ready/g)).toHaveLength(2);
+    expect(isAlive(restartedPid)).toBe(false);
+  });
+
+  it('servers stop when the run pauses for a human, and start again when it continues', async () => {
+    const workDir = await createTempDir('mcp-run-');
+    server = await startFakeLlm({
+      script: [
+        { tool_calls: [{ name: 'mcp__slow__echo', arguments: { text: 'one' } }] },
+        { tool_calls: [{ name: 'ask_human', arguments: { prompt: 'go on?' } }] },
+        { tool_calls: [{ name: 'mcp__slow__echo', arguments: { text: 'two' } }] },
+        { content: 'done' },
+      ],
+    });
+    const home = await createTempAgent({
+      agentYaml: {
+        name: 'mcp-pause',
+        llm: { model: 'm', max_retries: 0 },
+        mcp_servers: [{ name: 'slow', command: process.execPath, args: [HANG_SERVER] }],
+      },
+    });
+    const result = await startRun({ agent: loadAgent(home), message: 'go', workDir, apiKey: 'sk-test', baseUrl: server.baseUrl });
+    expect(result.status).toBe('WAITING_FOR_INPUT');
+    const pidOf = (event: JournalEvent | undefined) =>
+      Number(/pid (\d+)/.exec(event?.type === 'ACTION_RESULT' ? event.observation_content : '')![1]);
+    const first = pidOf(results(readJournal(result.paths.journal))[0]);
+    expect(isAlive(first)).toBe(false);
+
+    const continued = await continueRun({ workDir, message: 'yes', apiKey: 'sk-test', baseUrl: server.baseUrl });
+    expect(continued.status).toBe('COMPLETED');
+    const [, answered, again] = results(readJournal(result.paths.journal));
+    expect(answered).toMatchObject({ tool_name: 'ask_human', observation_content: 'yes' });
+    expect(again).toMatchObject({ tool_name: 'mcp__slow__echo', status: 'SUCCESS' });
+    const second = pidOf(again);
+    expect(second).not.toBe(first);
+    expect(isAlive(second)).toBe(false);
+  });
+});

@@ -1,0 +1,39 @@
+import { join } from 'node:path';
+import { makeDirectory } from '@delta/errors';
+import { startMcpServers } from '@delta/mcp';
+import { record, type RunContext } from './run-context.js';
+
+/** Where the stderr of each stdio MCP server of a run goes: `<run>/mcp/<server>.stderr.log`. */
+export function mcpLogDirectory(runDir: string): string {
+  return join(runDir, 'mcp');
+}
+
+/**
+ * Starts the agent's MCP servers for this engine invocation (a run, or a continued one) and says in the
+ * journal which tools each offers. They stop when the run ends or pauses (RunContext.close).
+ */
+export async function startRunMcpServers(context: RunContext): Promise<void> {
+  const entries = context.agent.mcpServers;
+  if (entries.length === 0) return;
+  const logDir = mcpLogDirectory(context.paths.runDir);
+  makeDirectory(logDir);
+  const iteration = context.journal.state.iterations;
+  context.mcp = await startMcpServers({
+    servers: entries,
+    agentHome: context.agent.home,
+    workDir: context.paths.workDir,
+    env: context.env,
+    credentials: context.credentials,
+    logDir,
+    log: (line) => {
+      context.log(line);
+      record(context, { type: 'SYSTEM_MESSAGE', iteration, level: 'WARN', content: line });
+    },
+  });
+  for (const entry of entries) {
+    const tools = context.mcp.tools.filter((tool) => tool.serverName === entry.config.name).map((tool) => tool.name);
+    const content = `MCP server ${entry.config.name} started: ${tools.length === 0 ? 'no tools' : tools.join(', ')}`;
+    context.log(content);
+    record(context, { type: 'SYSTEM_MESSAGE', iteration, level: 'INFO', content });
+  }
+}

@@ -1,0 +1,158 @@
+// Real MCP servers, started as a run would: @modelcontextprotocol/server-filesystem from npm, and a small
+// server of our own that hangs on request so that it can be killed in the middle of a call.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanupTempDirs, createTempDir } from '@delta/testkit';
+import { startMcpServers, type McpServers, type StartMcpServersOptions } from './index.js';
+
+const require = createRequire(import.meta.url);
+const FILESYSTEM_SERVER = join(dirname(require.resolve('@modelcontextprotocol/server-filesystem/package.json')), 'dist/index.js');
+const HANG_SERVER = join(import.meta.dirname, '../test/hang-server.mjs');
+
+let servers: McpServers | undefined;
+afterEach(async () => {
+  await servers?.close();
+  servers = undefined;
+  await cleanupTempDirs();
+});
+
+async function options(
+  entries: StartMcpServersOptions['servers'],
+  extra: Partial<StartMcpServersOptions> = {},
+): Promise<StartMcpServersOptions> {
+  const workDir = await createTempDir('mcp-work-');
+  const logDir = await createTempDir('mcp-logs-');
+  return { servers: entries, agentHome: workDir, workDir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, logDir, ...extra };
+}
+
+function waitFor(check: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const poll = () => (check() ? resolve() : setTimeout(poll, 20));
+    poll();
+  });
+}
+
+describe('startMcpServers', () => {
+  it('offers server-filesystem tools as mcp__<server>__<tool> with their schemas, and calls them', async () => {
+    const settings = await options([
+      {
+        config: {
+          name: 'files',
+          command: process.execPath,
+          args: [FILESYSTEM_SERVER, '${CWD}'],
+          tools: ['read_text_file', 'list_directory'],
+        },
+        file: 'agent.yaml',
+        field: 'mcp_servers[0]',
+      },
+    ]);
+    writeFileSync(join(settings.workDir, 'notes.txt'), 'the answer is 42\n');
+    servers = await startMcpServers(settings);
+    expect(servers.tools.map((tool) => tool.name).sort()).toEqual(['mcp__files__list_directory', 'mcp__files__read_text_file']);
+    const read = servers.find('mcp__files__read_text_file')!;
+    expect(read.inputSchema).toMatchObject({ type: 'object', properties: { path: { type: 'string' } } });
+
+    const listing = await servers.call('mcp__files__list_directory', { path: settings.workDir });
+    expect(listing).toMatchObject({ status: 'SUCCESS', text: '[FILE] notes.txt' });
+    const content = await servers.call('mcp__files__read_text_file', { path: join(settings.workDir, 'notes.txt') });
+    expect(content.text).toBe('the answer is 42\n');
+    const outside = await servers.call('mcp__files__read_text_file', { path: '/etc/hostname' });
+    expect(outside.status).toBe('FAILED');
+    expect(outside.text).toContain('Access denied');
+    // Its stderr went to the log file, not to this process's.
+    expect(readFileSync(join(settings.logDir, 'files.stderr.log'), 'utf8')).toContain('Secure MCP Filesystem Server');
+  });
+
+  it('names the allow-list entry the server does not have', async () => {
+    const settings = await options([
+      {
+        config: { name: 'files', command: process.execPath, args: [FILESYSTEM_SERVER, '${CWD}'], tools: ['read_text_file', 'rm_rf'] },
+        file: 'agent.yaml',
+        field: 'mcp_servers[0]',
+      },
+    ]);
+    await expect(startMcpServers(settings)).rejects.toThrow(
+      /agent\.yaml mcp_servers\[0\]\.tools\[1\]: the MCP server "files" has no tool named "rm_rf"; it offers: .*read_text_file/,
+    );
+  });
+
+  it('says a server that cannot start could not, with its stderr log', async () => {
+    const settings = await options([
+      {
+        config: { name: 'broken', command: process.execPath, args: ['-e', 'console.error("no config"); process.exit(3)'] },
+        file: 'agent.yaml',
+        field: 'mcp_servers[0]',
+      },
+    ]);
+    const error = await startMcpServers(settings).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'MCP_SERVER_FAILED', field: 'mcp_servers[0]' });
+    expect((error as Error).message).toContain(`its stderr is in ${join(settings.logDir, 'broken.stderr.log')}`);
+    expect(readFileSync(join(settings.logDir, 'broken.stderr.log'), 'utf8')).toBe('no config\n');
+  });
+
+  it('a server killed during a call gives an answer that says so, and is restarted once', async () => {
+    const settings = await options([
+      { config: { name: 'hang', command: process.execPath, args: [HANG_SERVER] }, file: 'agent.yaml', field: 'mcp_servers[0]' },
+    ]);
+    const pidFile = join(settings.workDir, 'hang.pid');
+    settings.env.HANG_PID_FILE = pidFile;
+    servers = await startMcpServers(settings);
+    const call = servers.call('mcp__hang__hang', {});
+    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '');
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    process.kill(pid, 'SIGKILL');
+    const killed = await call;
+    expect(killed.status).toBe('ERROR');
+    expect(killed.text).toBe(
+      `Error: the MCP server hang stopped during the call (SIGKILL); its stderr is in ${join(settings.logDir, 'hang.stderr.log')}. It was restarted: call the tool again if you still need it.`,
+    );
+    const echoed = await servers.call('mcp__hang__echo', { text: 'again' });
+    expect(echoed.status).toBe('SUCCESS');
+    expect(echoed.text).toMatch(/^echo: again \(pid \d+\)$/);
+    expect(echoed.text).not.toContain(`pid ${pid})`);
+
+    // Killed a second time: no second restart.
+    const second = servers.call('mcp__hang__hang', {});
+    await waitFor(() => readFileSync(pidFile, 'utf8') !== String(pid));
+    process.kill(Number(readFileSync(pidFile, 'utf8')), 'SIGKILL');
+    expect((await second).text).toContain('It was already restarted once in this run, so it is not started again');
+    expect((await servers.call('mcp__hang__echo', { text: 'x' })).text).toContain(
+      'already restarted once in this run; its tools are unavailable',
+    );
+  });
+
+  it('a call past timeout_ms is stopped, and the server restarted', async () => {
+    const settings = await options([
+      {
+        config: { name: 'hang', command: process.execPath, args: [HANG_SERVER], timeout_ms: 1500 },
+        file: 'agent.yaml',
+        field: 'mcp_servers[0]',
+      },
+    ]);
+    settings.env.HANG_PID_FILE = join(settings.workDir, 'hang.pid');
+    servers = await startMcpServers(settings);
+    const timedOut = await servers.call('mcp__hang__hang', {});
+    expect(timedOut.text).toBe(
+      'Error: the MCP server hang did not answer within 1500 ms (timeout_ms). It was restarted: call the tool again if you still need it.',
+    );
+    expect((await servers.call('mcp__hang__echo', { text: 'ok' })).status).toBe('SUCCESS');
+  });
+
+  it('passes the environment it is given, and the credentials only to a server that opts in', async () => {
+    const entries = [
+      { config: { name: 'plain', command: process.execPath, args: [HANG_SERVER] }, file: 'a', field: 'mcp_servers[0]' },
+      {
+        config: { name: 'trusted', command: process.execPath, args: [HANG_SERVER], pass_model_credentials: true, env: { WHERE: '${CWD}' } },
+        file: 'a',
+        field: 'mcp_servers[1]',
+      },
+    ];
+    const settings = await options(entries, { credentials: { DELTA_API_KEY: 'sk-secret' } });
+    servers = await startMcpServers(settings);
+    expect((await servers.call('mcp__plain__env', { name: 'DELTA_API_KEY' })).text).toBe('DELTA_API_KEY=(unset)');
+    expect((await servers.call('mcp__trusted__env', { name: 'DELTA_API_KEY' })).text).toBe('DELTA_API_KEY=sk-secret');
+    expect((await servers.call('mcp__trusted__env', { name: 'WHERE' })).text).toBe(`WHERE=${settings.workDir}`);
+  });
+});
