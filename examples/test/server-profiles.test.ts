@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempDir, loadScript, SERVER_PROFILES, startFakeLlm, type FakeLlm, type ScriptStep } from '@delta/testkit';
 import { readMetadata } from '@delta/journal';
-import { DELTA_BIN, EXAMPLES, PATH_WITH_REPOSITORY_BINS, copyExample, latestRun, pathWithoutDelta, runProcess } from './run-delta.js';
+import { DELTA_BIN, EXAMPLES, PATH_WITH_EXAMPLE_BINS, PATH_WITH_REPOSITORY_BINS, copyExample, latestRun, pathWithoutDelta, runProcess } from './run-delta.js';
 
 // Every example agent of the learning path runs to COMPLETED against the testkit's imitation of every
 // server Delta is documented to work with (docs/models.md), each answering in its own dialect: its ids,
@@ -50,6 +50,12 @@ const PLANS: Record<Example, Plan> = {
     env: { PATH: PATH_WITH_REPOSITORY_BINS },
   },
   '2-core-features/memory-folding': { task: 'Review all the records', scripts: ['fake-llm.yaml'] },
+  '2-core-features/mcp-files': {
+    task: 'Summarise these files',
+    sampleWorkspace: 'sample-workspace',
+    scripts: ['fake-llm.yaml'],
+    env: { PATH: PATH_WITH_EXAMPLE_BINS },
+  },
   '3-advanced/delta-agent-generator': {
     task: 'Make an agent that writes haiku, and have it write one about the sea',
     scripts: ['fake-llm.yaml'],
