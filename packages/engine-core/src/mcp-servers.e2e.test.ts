@@ -105,7 +105,7 @@ describe('mcp_servers', () => {
     ]);
 
     // io/tool_executions/<id>/: what was sent, what came back, what the model was given.
-    const record = join(result.paths.toolExecutionsDir, read!.type === 'ACTION_RESULT' ? read.execution_ref! : '');
+    const record = join(result.paths.toolExecutionsDir, read?.type === 'ACTION_RESULT' ? read.execution_ref! : '');
     expect(JSON.parse(readFileSync(join(record, 'request.json'), 'utf8'))).toEqual({
       server: 'files',
       tool: 'read_text_file',
@@ -153,7 +153,7 @@ describe('mcp_servers', () => {
       observation_content: `Error: the MCP server slow stopped during the call (SIGKILL); its stderr is in ${log}. It was restarted: call the tool again if you still need it.`,
     });
     expect(echoed).toMatchObject({ tool_name: 'mcp__slow__echo', status: 'SUCCESS' });
-    const restartedPid = Number(/pid (\d+)/.exec(echoed!.type === 'ACTION_RESULT' ? echoed.observation_content : '')![1]);
+    const restartedPid = Number(/pid (\d+)/.exec(echoed?.type === 'ACTION_RESULT' ? echoed.observation_content : '')![1]);
     expect(restartedPid).not.toBe(killed);
     // Both servers wrote to the one log; the restarted one is stopped with the run.
     expect(readFileSync(log, 'utf8').match(/hang-server ready/g)).toHaveLength(2);
