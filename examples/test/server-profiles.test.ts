@@ -3,7 +3,16 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempDir, loadScript, SERVER_PROFILES, startFakeLlm, type FakeLlm, type ScriptStep } from '@delta/testkit';
 import { readMetadata } from '@delta/journal';
-import { DELTA_BIN, EXAMPLES, PATH_WITH_EXAMPLE_BINS, PATH_WITH_REPOSITORY_BINS, copyExample, latestRun, pathWithoutDelta, runProcess } from './run-delta.js';
+import {
+  DELTA_BIN,
+  EXAMPLES,
+  PATH_WITH_EXAMPLE_BINS,
+  PATH_WITH_REPOSITORY_BINS,
+  copyExample,
+  latestRun,
+  pathWithoutDelta,
+  runProcess,
+} from './run-delta.js';
 
 // Every example agent of the learning path runs to COMPLETED against the testkit's imitation of every
 // server Delta is documented to work with (docs/models.md), each answering in its own dialect: its ids,
