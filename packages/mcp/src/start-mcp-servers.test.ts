@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempDir } from '@delta/testkit';
+import { startHttpMcpServer } from '../test/http-server.mjs';
 import { startMcpServers, type McpServers, type StartMcpServersOptions } from './index.js';
 
 const require = createRequire(import.meta.url);
@@ -154,5 +155,35 @@ describe('startMcpServers', () => {
     expect((await servers.call('mcp__plain__env', { name: 'DELTA_API_KEY' })).text).toBe('DELTA_API_KEY=(unset)');
     expect((await servers.call('mcp__trusted__env', { name: 'DELTA_API_KEY' })).text).toBe('DELTA_API_KEY=sk-secret');
     expect((await servers.call('mcp__trusted__env', { name: 'WHERE' })).text).toBe(`WHERE=${settings.workDir}`);
+  });
+
+  it('reaches a Streamable HTTP server at url:, sending its headers', async () => {
+    const http = await startHttpMcpServer();
+    try {
+      const settings = await options([
+        {
+          config: { name: 'remote', url: http.url, headers: { Authorization: 'Bearer sk-remote' } },
+          file: 'agent.yaml',
+          field: 'mcp_servers[0]',
+        },
+      ]);
+      servers = await startMcpServers(settings);
+      expect(servers.tools.map((tool) => tool.name)).toEqual(['mcp__remote__whoami']);
+      expect(await servers.call('mcp__remote__whoami', {})).toMatchObject({ status: 'SUCCESS', text: 'authorization: Bearer sk-remote' });
+    } finally {
+      await servers?.close();
+      servers = undefined;
+      await http.close();
+    }
+  });
+
+  it('says a url: server that cannot be reached could not be started', async () => {
+    const settings = await options([
+      { config: { name: 'gone', url: 'http://127.0.0.1:9/mcp', timeout_ms: 5000 }, file: 'agent.yaml', field: 'mcp_servers[0]' },
+    ]);
+    await expect(startMcpServers(settings)).rejects.toMatchObject({
+      code: 'MCP_SERVER_FAILED',
+      message: expect.stringContaining('The MCP server gone (agent.yaml mcp_servers[0]) could not be started'),
+    });
   });
 });

@@ -1,0 +1,1 @@
+export function startHttpMcpServer(): Promise<{ url: string; close: () => Promise<void> }>;
