@@ -193,4 +193,46 @@ describe('mcp_servers', () => {
     expect(second).not.toBe(first);
     expect(isAlive(second)).toBe(false);
   });
+
+  it('gives the model key only to a server that opts in, and records the servers without their env values', async () => {
+    const workDir = await createTempDir('mcp-run-');
+    server = await startFakeLlm({
+      script: [
+        {
+          tool_calls: [
+            { name: 'mcp__plain__env', arguments: { name: 'DELTA_API_KEY' } },
+            { name: 'mcp__trusted__env', arguments: { name: 'DELTA_API_KEY' } },
+            { name: 'mcp__plain__env', arguments: { name: 'REGION' } },
+          ],
+        },
+        { content: 'done' },
+      ],
+    });
+    const home = await createTempAgent({
+      agentYaml: {
+        name: 'mcp-credentials',
+        llm: { model: 'm', max_retries: 0 },
+        mcp_servers: [
+          { name: 'plain', command: process.execPath, args: [HANG_SERVER], env: { REGION: 'eu-west' } },
+          { name: 'trusted', command: process.execPath, args: [HANG_SERVER], pass_model_credentials: true },
+        ],
+      },
+    });
+    const result = await startRun({ agent: loadAgent(home), message: 'go', workDir, apiKey: 'sk-test-key-123', baseUrl: server.baseUrl });
+    expect(result.status).toBe('COMPLETED');
+    const events = readJournal(result.paths.journal);
+    expect(results(events).map((event) => (event.type === 'ACTION_RESULT' ? event.observation_content : ''))).toEqual([
+      'DELTA_API_KEY=(unset)',
+      // The journal never holds the key: the engine redacts it from every event.
+      expect.not.stringContaining('sk-test-key-123'),
+      'REGION=eu-west',
+    ]);
+    // The server got it: its answer was the key, redacted on its way into the journal.
+    expect(results(events)[1]).toMatchObject({ observation_content: expect.stringMatching(/^DELTA_API_KEY=(?!\(unset\))/) });
+    const start = events.find((event) => event.type === 'ENGINE_START') as { config: { mcp_servers: unknown[] } };
+    expect(start.config.mcp_servers).toEqual([
+      { name: 'plain', command: process.execPath, args: [HANG_SERVER], env: { REGION: '(not recorded)' } },
+      { name: 'trusted', command: process.execPath, args: [HANG_SERVER], pass_model_credentials: true },
+    ]);
+  });
 });
