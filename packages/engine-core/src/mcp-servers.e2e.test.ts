@@ -229,7 +229,7 @@ describe('mcp_servers', () => {
     ]);
     // The server got it: its answer was the key, redacted on its way into the journal.
     expect(results(events)[1]).toMatchObject({ observation_content: expect.stringMatching(/^DELTA_API_KEY=(?!\(unset\))/) });
-    const start = events.find((event) => event.type === 'ENGINE_START') as { config: { mcp_servers: unknown[] } };
+    const start = events.find((event) => event.type === 'ENGINE_START') as unknown as { config: { mcp_servers: unknown[] } };
     expect(start.config.mcp_servers).toEqual([
       { name: 'plain', command: process.execPath, args: [HANG_SERVER], env: { REGION: '(not recorded)' } },
       { name: 'trusted', command: process.execPath, args: [HANG_SERVER], pass_model_credentials: true },
