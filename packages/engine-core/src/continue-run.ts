@@ -155,7 +155,7 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
     }
 
     const { model, apiKey } = await resolveModel(options, agent, workDir);
-    const sandbox = chooseSandbox(agent, workDir, options.sandbox, options.environment ?? process.env);
+    const sandbox = chooseSandbox(agent, workDir, options.sandbox, options.environment ?? process.env, options.toolEnv);
     const context = openRunContext(options, agent, paths, journal, model, apiKey, sandbox);
     const journalRepair = journal.repair;
     try {

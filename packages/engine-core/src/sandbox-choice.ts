@@ -33,6 +33,21 @@ export interface SandboxChoice {
 const DEFAULT_MODE: SandboxMode = 'workspace-write';
 
 /**
+ * The sandbox's /tmp is private, which would hide the programs the tools are given on their PATH when
+ * they live under /tmp (a clone of Delta there, whose bin/delta a sub-agent tool runs). The top directory
+ * under /tmp of each such PATH entry stays visible, read-only.
+ */
+function programsUnderTmp(path: string | undefined): string[] {
+  const found = new Set<string>();
+  for (const entry of (path ?? '').split(':')) {
+    if (!entry.startsWith('/tmp/')) continue;
+    const top = join('/tmp', entry.slice('/tmp/'.length).split('/')[0]!);
+    if (top !== '/tmp' && existsSync(top)) found.add(top);
+  }
+  return [...found];
+}
+
+/**
  * Decides the run's sandbox: `--sandbox` over agent.yaml's `sandbox.mode` over the default,
  * workspace-write with the network on. Without a working bubblewrap, the default falls back to none with a
  * warning; a mode set explicitly is a configuration error naming the install command.
@@ -42,6 +57,7 @@ export function chooseSandbox(
   workDir: string,
   options: SandboxOptions = {},
   environment: NodeJS.ProcessEnv = process.env,
+  toolEnv: Record<string, string> = {},
 ): SandboxChoice {
   const configured = agent.config.sandbox;
   const explicitMode = options.mode ?? configured?.mode;
@@ -89,7 +105,14 @@ export function chooseSandbox(
     return absolute;
   });
   return {
-    policy: { mode, network, workspace: workDir, protectedPaths: [join(workDir, '.delta')], visiblePaths: [agent.home], writablePaths },
+    policy: {
+      mode,
+      network,
+      workspace: workDir,
+      protectedPaths: [join(workDir, '.delta')],
+      visiblePaths: [agent.home, ...programsUnderTmp(toolEnv.PATH ?? environment.PATH)],
+      writablePaths,
+    },
     bubblewrap: probe.path,
     record: { mode, network },
     description: `sandbox: bubblewrap, ${mode}, ${networkText}${writablePaths.length > 0 ? `, also writable: ${writablePaths.join(', ')}` : ''}`,

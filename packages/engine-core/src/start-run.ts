@@ -71,7 +71,7 @@ export async function startRun(options: StartRunOptions): Promise<RunResult> {
   const workspace = prepareWorkspace(options.agent, options.workDir);
   const { model, apiKey } = await resolveModel(options, options.agent, workspace.path);
   // Before the run exists: a sandbox asked for that cannot be had leaves nothing behind.
-  const sandbox = chooseSandbox(options.agent, workspace.path, options.sandbox, options.environment ?? process.env);
+  const sandbox = chooseSandbox(options.agent, workspace.path, options.sandbox, options.environment ?? process.env, options.toolEnv);
   const paths = runPaths(workspace.path, runId);
   createRunDirectories(paths);
   const lock = acquireRunLock(paths.lock, runId);
