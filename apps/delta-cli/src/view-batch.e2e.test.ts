@@ -1,51 +1,15 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { cleanupTempDirs, createTempAgent, createTempDir, type FakeLlm, startFakeLlm } from '@delta/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDelta } from './test-support.js';
+import { chromium, chromiumUnavailable, runChromium, warnIfChromiumSkipped } from './headless-chromium.test-support.js';
 
 // `delta view OUT` for a batch: one page with a sortable, filterable table of runs, each linked to its page.
 
-/** Debian's chromium; .ci/run installs it. Only a machine where that install failed may skip, loudly. */
-function findChromium(): string | undefined {
-  const found = spawnSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' });
-  return found.status === 0 ? found.stdout.trim().split('\n')[0] : undefined;
-}
-const chromium = findChromium();
-const unavailable = process.env.DELTA_TEST_CHROMIUM_UNAVAILABLE;
-if (!chromium && unavailable) {
-  console.warn(
-    `\n!!!!!!!!\n!!! SKIPPING the delta view (batch) browser test: chromium could not be installed (${unavailable}).\n!!!!!!!!\n`,
-  );
-}
+warnIfChromiumSkipped('the delta view (batch) browser test');
 
-function dumpDom(url: string): string {
-  const profile = mkdtempSync(join(tmpdir(), 'delta-chromium-'));
-  try {
-    return execFileSync(
-      chromium!,
-      [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        `--user-data-dir=${profile}`,
-        '--virtual-time-budget=5000',
-        '--dump-dom',
-        url,
-      ],
-      { encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 },
-    );
-  } finally {
-    rmSync(profile, { recursive: true, force: true });
-  }
-}
+const dumpDom = (url: string) => runChromium(['--virtual-time-budget=5000', '--dump-dom', url]);
 
 let llm: FakeLlm;
 let out: string;
@@ -89,7 +53,7 @@ describe('delta view OUT (a batch)', () => {
     expect(readFileSync(resolve(dirname(page), links[0]!), 'utf8')).toMatch(/^<!doctype html>/);
   });
 
-  it.skipIf(!chromium && unavailable)('shows every run in headless Chromium, filters and sorts them, as the address asks', () => {
+  it.skipIf(!chromium && chromiumUnavailable)('shows every run in headless Chromium, filters and sorts them, as the address asks', () => {
     const all = dumpDom(`file://${page}`);
     expect(all).toMatch(/<body[^>]*data-rendered-runs="6"/);
     expect(all).toMatch(/<body[^>]*data-visible-runs="6"/);

@@ -1,50 +1,15 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTempDirs } from '@delta/testkit';
 import { readLatestRunId, runPaths } from '@delta/journal';
 import { HOSTILE_OUTPUT, recordRun, threeIterations, type RecordedRun } from './inspect/recorded-run.test-support.js';
 import { runDelta } from './test-support.js';
+import { chromium, chromiumUnavailable, runChromium, warnIfChromiumSkipped } from './headless-chromium.test-support.js';
 import { escapeHtml } from './view/escape-html.js';
 import { readInvocationRequestBytes } from './inspect/run-records.js';
 
-/** Debian's chromium; .ci/run installs it. Only a machine where that install failed may skip, loudly. */
-function findChromium(): string | undefined {
-  const found = spawnSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' });
-  return found.status === 0 ? found.stdout.trim().split('\n')[0] : undefined;
-}
-const chromium = findChromium();
-const unavailable = process.env.DELTA_TEST_CHROMIUM_UNAVAILABLE;
-if (!chromium && unavailable) {
-  console.warn(`\n!!!!!!!!\n!!! SKIPPING the delta view browser test: chromium could not be installed (${unavailable}).\n!!!!!!!!\n`);
-}
-
-/** Headless Chromium with a fresh profile and no background network (see the machine notes). */
-function runChromium(args: string[]): string {
-  const profile = mkdtempSync(join(tmpdir(), 'delta-chromium-'));
-  try {
-    return execFileSync(
-      chromium!,
-      [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        `--user-data-dir=${profile}`,
-        ...args,
-      ],
-      { encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024 },
-    );
-  } finally {
-    rmSync(profile, { recursive: true, force: true });
-  }
-}
+warnIfChromiumSkipped('the delta view browser test');
 
 let run: RecordedRun;
 let page: string;
@@ -109,7 +74,7 @@ describe('delta view', () => {
     expect(toStdout.stdout).toMatch(/^<!doctype html>/);
   });
 
-  it.skipIf(!chromium && unavailable)(
+  it.skipIf(!chromium && chromiumUnavailable)(
     'shows every iteration in headless Chromium, with its tool calls, and runs no injected script',
     () => {
       const dom = runChromium(['--virtual-time-budget=5000', '--dump-dom', `file://${page}`]);
