@@ -24,6 +24,8 @@ export class RunSandbox {
   private readonly holder: ChildProcess;
   private readonly ready: Promise<number>;
   private readonly exited: Promise<void>;
+  /** Set by `stop`: from then on the holder keeps this process alive until it has exited. */
+  private stopping = false;
   readonly tmpDir: string;
 
   private constructor(
@@ -79,6 +81,10 @@ export class RunSandbox {
   }
 
   private release(): void {
+    // "ready" can arrive after `stop` has killed the holder and before its exit is seen: unref'd then,
+    // nothing would be left to keep this process alive, and it would end in the middle of `stop` (a
+    // `delta replay` exited 0 having printed nothing).
+    if (this.stopping) return;
     this.holder.unref();
     for (const stream of this.holder.stdio) (stream as unknown as { unref?: () => void } | null)?.unref?.();
   }
@@ -100,6 +106,7 @@ export class RunSandbox {
 
   /** Ends the sandbox: every process left inside is killed with it. Waits for that, then removes its /tmp. */
   async stop(): Promise<void> {
+    this.stopping = true;
     if (this.holder.exitCode === null && this.holder.signalCode === null) {
       // Held (the holder is unref'd), or this process could end while waiting, before the run is closed.
       this.holder.ref();
