@@ -4,6 +4,7 @@ import { cacMessageAsTyped, optionAsTyped, optionValuesAsTyped } from './option-
 import { handleClosedOutput, keepRunningWhenOutputCloses } from './closed-output.js';
 import { reportError } from './report-error.js';
 import { takeHandedKeys } from './handed-keys.js';
+import { failIfEndedUnfinished } from './unfinished-exit.js';
 
 // First of all, before anything starts a process: the keys bin/delta handed over, and their descriptor closed.
 takeHandedKeys();
@@ -290,11 +291,18 @@ async function main(): Promise<number> {
   }
 }
 
+// Never a silent exit 0 with the command cut short (see unfinished-exit.ts).
+const finished = failIfEndedUnfinished(
+  () => cli.matchedCommandName,
+  (text) => process.stderr.write(text),
+);
 main().then(
   (code) => {
+    finished();
     process.exitCode = code;
   },
   (error: unknown) => {
+    finished();
     process.stderr.write(`delta: ${String(error)}\n`);
     process.exitCode = 1;
   },
