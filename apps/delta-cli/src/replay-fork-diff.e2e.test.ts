@@ -76,10 +76,7 @@ function essence(events: readonly JournalEvent[]): unknown[] {
 
 const noServer = { DELTA_BASE_URL: 'http://127.0.0.1:9/v1' };
 
-// KNOWN FLAKE (2026-11-24): in the full CI suite, under load, a `delta replay` here twice exited 0 with an
-// empty stdout (two clean-clone runs, a different test each time); alone it passes. Cause not found yet:
-// retried, so that a replay that really prints nothing still fails all three attempts.
-describe('delta replay', { retry: 2 }, () => {
+describe('delta replay', () => {
   it('says identical for a deterministic 5-step run, and names the first divergent iteration and action after a tool script changes', async () => {
     const { agent, work } = await recordedRun();
     const into = join(await createTempDir('replay-'), 'ws');
@@ -148,7 +145,7 @@ describe('delta replay', { retry: 2 }, () => {
   });
 });
 
-describe('delta replay of a run started with overrides', { retry: 2 }, () => {
+describe('delta replay of a run started with overrides', () => {
   it('builds the requests with the --model and --set the run was started with, and says identical', async () => {
     const llm = await server([{ content: 'Hello.' }]);
     const agent = await createTempAgent({ agentYaml });
