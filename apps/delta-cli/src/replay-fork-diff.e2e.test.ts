@@ -246,6 +246,27 @@ describe('delta fork', () => {
     expect(outOfRange.exitCode).toBe(2);
     expect(outOfRange.stderr).toContain('has 5 iterations; it cannot be forked at 9');
   });
+
+  it('at 0: only the task is kept, the workspace starts empty, and the run goes on live from the first model call', async () => {
+    const { work, runId } = await recordedRun();
+    const live = await server([{ content: 'Fresh start.' }]);
+    const into = join(await createTempDir('fork-'), 'ws');
+    const fork = await runDelta(['fork', '-w', work, '--at', '0', '--into', into, '-q'], { env: { DELTA_BASE_URL: live.baseUrl } });
+    expect(fork.stderr).toContain(`Forked run ${runId} after iteration 0`);
+    expect(fork.exitCode).toBe(0);
+    expect(fork.stdout).toBe('Fresh start.\n');
+    // Nothing of the recorded run's work: no step file, no copied call.
+    expect(readdirSync(into).filter((name) => name !== '.delta')).toEqual([]);
+    const events = readJournal(runPaths(into, readLatestRunId(into)!).journal);
+    expect(essence(events)).toEqual([
+      { type: 'USER_MESSAGE', content: 'Do the four steps' },
+      { type: 'THOUGHT', iteration: 1, content: 'Fresh start.', tool_calls: [] },
+    ]);
+    expect(events[0]).toMatchObject({ type: 'ENGINE_START', forked_from: { run_id: runId, iteration: 0 } });
+    // The first request the live model got is the recorded run's first: the system prompt and the task.
+    expect(live.requests).toHaveLength(1);
+    expect(live.requests[0]!.body.messages.at(-1)).toMatchObject({ role: 'user', content: 'Do the four steps' });
+  });
 });
 
 describe('delta diff', () => {
