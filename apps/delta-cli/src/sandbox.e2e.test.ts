@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -175,6 +175,35 @@ describe.skipIf(!probe.ok && unavailable !== undefined)('delta run in the sandbo
     expect(fromYaml.exitCode).toBe(2);
     expect(fromYaml.stderr).toMatch(/sandbox\.mode/);
     expect(fromYaml.stderr).toContain('sudo apt-get install bubblewrap');
+  });
+
+  it('runs a program from a PATH directory under /tmp (as in a clone there), which the private /tmp would hide, read-only', async () => {
+    server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'greet', arguments: {} }] }, { content: 'done' }] });
+    // Under /tmp itself whatever TMPDIR says: that is the case the private /tmp hides.
+    const bin = mkdtempSync('/tmp/delta-path-test-');
+    try {
+      writeFileSync(join(bin, 'greet-from-tmp'), '#!/bin/sh\necho "hello from greet-from-tmp"\n', { mode: 0o755 });
+      const agent = await createTempAgent({
+        agentYaml: {
+          name: 'path-under-tmp',
+          llm: { model: 'm' },
+          tools: [{ name: 'greet', description: 'x', shell: `greet-from-tmp; echo changed > ${bin}/changed.txt || echo refused` }],
+        },
+      });
+      const work = await createTempDir('work-');
+      const result = await runDelta(['run', '--agent', agent, '-m', 'go', '-w', work], {
+        env: { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl, PATH: `${bin}:${process.env.PATH}` },
+      });
+      expect(result.stderr).toContain('(sandbox: bubblewrap, workspace-write');
+      expect(result.exitCode).toBe(0);
+      const runId = readFileSync(join(work, '.delta', 'LATEST'), 'utf8').trim();
+      const observation = readJournal(join(work, '.delta', runId, 'journal.jsonl')).find((event) => event.type === 'ACTION_RESULT');
+      expect(observation).toMatchObject({ observation_content: expect.stringContaining('hello from greet-from-tmp') });
+      expect(observation).toMatchObject({ observation_content: expect.stringContaining('refused') });
+      expect(existsSync(join(bin, 'changed.txt'))).toBe(false);
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
   });
 
   it('refuses an unknown --sandbox mode', async () => {
