@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { ConfigurationError, SystemError } from '@delta/errors';
 import {
   acquireRunLock,
+  addTokenUsage,
   CONTROL_PLANE_VERSION,
   createNextWorkspace,
   createRunDirectories,
@@ -24,7 +25,6 @@ import { loadAgent } from './load-agent.js';
 import { openRecordedRun, recordedAgentHome, recordedOverrides, type RecordedRun } from './recorded-run.js';
 import { replayRun, type ReplayResult } from './replay-run.js';
 import type { EngineOptions, RunResult } from './run-options.js';
-import { addTokenUsage } from './token-usage.js';
 import { workspaceManifest } from './workspace-manifest.js';
 
 export interface ForkRunOptions extends EngineOptions {

@@ -1,6 +1,7 @@
 export { AgentConfig, LlmConfig, LlmPricing, ImportedToolsFile, SandboxConfig, DEFAULT_MAX_ITERATIONS } from './agent-config.js';
 export type { SandboxOptions, SandboxRecord } from './sandbox-choice.js';
-export { addTokenUsage, estimateCost } from './token-usage.js';
+export { addTokenUsage } from '@delta/journal';
+export { estimateCost } from './token-usage.js';
 export { loadAgent } from './load-agent.js';
 export type { LoadAgentOptions, LoadedAgent } from './load-agent.js';
 export { applyConfigOverrides, parseConfigOverrides } from './config-overrides.js';

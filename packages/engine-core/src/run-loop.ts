@@ -2,7 +2,14 @@ import { join } from 'node:path';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { buildContext, estimateTokens } from '@delta/context-builder';
 import { payloadOverride } from '@delta/hooks';
-import { createInvocationId, writeInvocationResult, type RecordedToolCall, type ThoughtEvent, type TokenUsage } from '@delta/journal';
+import {
+  addTokenUsage,
+  createInvocationId,
+  writeInvocationResult,
+  type RecordedToolCall,
+  type ThoughtEvent,
+  type TokenUsage,
+} from '@delta/journal';
 import { normaliseCompletion, type StreamDelta, usageOf } from '@delta/model-wire';
 import { act } from './act.js';
 import { invokeHook } from './lifecycle-hooks.js';
@@ -20,7 +27,7 @@ import { responseRecord } from './response-record.js';
 import { ResponseStreamRecord } from './response-stream-record.js';
 import { sendReasoningBack } from './send-reasoning.js';
 import { summarise } from './summarise.js';
-import { addTokenUsage, estimateCost } from './token-usage.js';
+import { estimateCost } from './token-usage.js';
 
 const INTERRUPTED: RunOutcome = { status: 'INTERRUPTED', exitCode: ExitCode.INTERRUPTED, reason: 'interrupted by a signal' };
 

@@ -1,24 +1,6 @@
 import type { EstimatedCost, TokenUsage } from '@delta/journal';
 import type { LlmPricing } from './agent-config.js';
 
-/** A detail count of a sum: absent while neither side has it, so runs on servers that never report it stay as they were. */
-function addDetail(total: number | undefined, added: number | undefined): number | undefined {
-  return total === undefined && added === undefined ? undefined : (total ?? 0) + (added ?? 0);
-}
-
-/** Adds one model call's tokens to a run's total, cached and reasoning tokens included. */
-export function addTokenUsage(total: TokenUsage | undefined, usage: TokenUsage): TokenUsage {
-  const cached = addDetail(total?.cached_tokens, usage.cached_tokens);
-  const reasoning = addDetail(total?.reasoning_tokens, usage.reasoning_tokens);
-  return {
-    prompt_tokens: (total?.prompt_tokens ?? 0) + usage.prompt_tokens,
-    completion_tokens: (total?.completion_tokens ?? 0) + usage.completion_tokens,
-    total_tokens: (total?.total_tokens ?? 0) + usage.total_tokens,
-    ...(cached !== undefined ? { cached_tokens: cached } : {}),
-    ...(reasoning !== undefined ? { reasoning_tokens: reasoning } : {}),
-  };
-}
-
 /**
  * The cost of some tokens at the given prices per million: prompt tokens at the input price, those the
  * provider served from its cache at the cached-input price when one is given, completion tokens (reasoning

@@ -1,4 +1,4 @@
-import type { JournalEvent, TokenUsage } from '@delta/journal';
+import { addTokenUsage, type JournalEvent, type TokenUsage } from '@delta/journal';
 import type { BatchRunKey } from './batch-layout.js';
 import { type BatchRunOutcome, type ExecuteRunOptions, executeBatchRun } from './execute-run.js';
 import { batchKeys, type BatchSpec, type OpenedBatch, prepareBatch, runDirectoryOf } from './open-batch.js';
@@ -61,12 +61,7 @@ function count(summary: BatchSummary, outcome: BatchRunOutcome): void {
   else summary.interrupted += 1;
   if (outcome.action !== 'skipped') summary.executed += 1;
   const usage = outcome.usage;
-  if (usage) {
-    summary.usage.prompt_tokens += usage.prompt_tokens;
-    summary.usage.completion_tokens += usage.completion_tokens;
-    summary.usage.total_tokens += usage.total_tokens;
-    summary.usage.cached_tokens = (summary.usage.cached_tokens ?? 0) + (usage.cached_tokens ?? 0);
-  }
+  if (usage) summary.usage = addTokenUsage(summary.usage, usage);
   summary.cost += outcome.cost ?? 0;
 }
 

@@ -28,6 +28,7 @@ export { JournalReader } from './journal-reader.js';
 export { JournalWriter } from './journal-writer.js';
 export { AppendList } from './append-list.js';
 export { applyEvent, emptyRunState, foldEvents } from './run-state.js';
+export { addTokenUsage } from './token-usage.js';
 export type { RunState, PendingCall } from './run-state.js';
 export { conversationOf } from './conversation.js';
 export type { Conversation } from './conversation.js';

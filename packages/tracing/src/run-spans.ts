@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ActionRequestEvent, JournalEvent, TokenUsage } from '@delta/journal';
+import { addTokenUsage, type ActionRequestEvent, type JournalEvent, type TokenUsage } from '@delta/journal';
 import { ERROR_TYPE, GEN_AI, GEN_AI_OPERATION } from './gen-ai-attributes.js';
 
 export type SpanAttributes = Record<string, string | number | boolean | string[]>;
@@ -46,21 +46,6 @@ function usageAttributes(usage: TokenUsage | undefined): SpanAttributes {
     [GEN_AI.usageOutputTokens]: usage.completion_tokens,
     ...(usage.cached_tokens === undefined ? {} : { [GEN_AI.usageCacheReadInputTokens]: usage.cached_tokens }),
     ...(usage.reasoning_tokens === undefined ? {} : { [GEN_AI.usageReasoningOutputTokens]: usage.reasoning_tokens }),
-  };
-}
-
-function addUsage(total: TokenUsage | undefined, usage: TokenUsage | undefined): TokenUsage | undefined {
-  if (!usage) return total;
-  if (!total) return { ...usage };
-  const sum = (a: number | undefined, b: number | undefined) => (a === undefined && b === undefined ? undefined : (a ?? 0) + (b ?? 0));
-  const cached = sum(total.cached_tokens, usage.cached_tokens);
-  const reasoning = sum(total.reasoning_tokens, usage.reasoning_tokens);
-  return {
-    prompt_tokens: total.prompt_tokens + usage.prompt_tokens,
-    completion_tokens: total.completion_tokens + usage.completion_tokens,
-    total_tokens: total.total_tokens + usage.total_tokens,
-    ...(cached === undefined ? {} : { cached_tokens: cached }),
-    ...(reasoning === undefined ? {} : { reasoning_tokens: reasoning }),
   };
 }
 
@@ -129,7 +114,7 @@ export class RunSpanBuilder {
   private spanFor(event: JournalEvent, engine: OpenEngine, at: number): SpanRecord | undefined {
     switch (event.type) {
       case 'THOUGHT': {
-        engine.usage = addUsage(engine.usage, event.usage);
+        if (event.usage) engine.usage = addTokenUsage(engine.usage, event.usage);
         const duration = event.duration_ms ?? this.options.callDuration?.(event.llm_invocation_ref) ?? 0;
         const model = engine.model ?? 'unknown';
         const output: SpanAttributes = this.options.content
