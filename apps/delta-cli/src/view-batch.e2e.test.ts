@@ -53,6 +53,19 @@ describe('delta view OUT (a batch)', () => {
     expect(readFileSync(resolve(dirname(page), links[0]!), 'utf8')).toMatch(/^<!doctype html>/);
   });
 
+  it('refuses --stdout and --run-id for a batch, naming the option and what to use, and writes nothing', async () => {
+    const before = readFileSync(page, 'utf8');
+    const toStdout = await runDelta(['view', out, '--stdout']);
+    expect(toStdout.exitCode).toBe(2);
+    expect(toStdout.stdout).toBe('');
+    expect(toStdout.stderr).toContain(`${out} is a batch: its page links to a page per run, so it is written to files, not to stdout.`);
+    expect(toStdout.stderr).toContain('delta view -w <run workspace> --stdout');
+    const withRunId = await runDelta(['view', out, '--run-id', 'run-1']);
+    expect(withRunId.exitCode).toBe(2);
+    expect(withRunId.stderr).toContain('--run-id names a run of a workspace');
+    expect(readFileSync(page, 'utf8')).toBe(before);
+  });
+
   it.skipIf(!chromium && chromiumUnavailable)('shows every run in headless Chromium, filters and sorts them, as the address asks', () => {
     const all = dumpDom(`file://${page}`);
     expect(all).toMatch(/<body[^>]*data-rendered-runs="6"/);

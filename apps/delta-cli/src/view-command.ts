@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { locateRun } from './inspect/locate-run.js';
 import { collectRun } from './view/collect-run.js';
 import { renderRunHtml } from './view/render-html.js';
+import { usageError } from './usage-error.js';
 
 export interface ViewFlags {
   workDir?: string;
@@ -14,6 +15,17 @@ export interface ViewFlags {
 /** `delta view OUT` writes a batch's page (see write-batch-view.ts). `delta view`: writes one self-contained HTML page of a run (default: `<run>/view.html`) and prints its path, or prints the page with --stdout. */
 export async function viewCommand(directory: string | undefined, flags: ViewFlags): Promise<number> {
   if (directory !== undefined && existsSync(join(directory, '.batch', 'definition.json'))) {
+    // A batch's page links to one page per run, written beside each run: it is a set of files, not one page.
+    if (flags.stdout)
+      throw usageError(
+        `${directory} is a batch: its page links to a page per run, so it is written to files, not to stdout.`,
+        `Use \`delta view ${directory}\` (or -o FILE); for one run's page, \`delta view -w <run workspace> --stdout\`.`,
+      );
+    if (flags.runId !== undefined)
+      throw usageError(
+        `${directory} is a batch: --run-id names a run of a workspace.`,
+        `Use \`delta view -w <run workspace> --run-id ID\` for one run's page.`,
+      );
     const { writeBatchView } = await import('./view/write-batch-view.js');
     process.stdout.write(`${await writeBatchView(directory, flags.output === undefined ? undefined : String(flags.output))}\n`);
     return 0;
