@@ -63,8 +63,8 @@ export {
   readOtherWorkspaces,
 } from './layout.js';
 export type { RunPaths } from './layout.js';
-export { acquireRunLock } from './run-lock.js';
-export type { RunLock } from './run-lock.js';
+export { acquireRunLock, RUN_LOCK_LEASE_MS } from './run-lock.js';
+export type { RunLock, RunLockOptions } from './run-lock.js';
 export { RunLockHolder, safeParseRunLockHolder } from './run-lock-holder.js';
 export {
   createToolExecutionRecord,

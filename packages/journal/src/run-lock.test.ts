@@ -49,11 +49,14 @@ function holderIn(file: string): RunLockHolder {
 }
 
 describe('acquireRunLock', () => {
-  it('writes a complete holder (pid, host, since, start time) and leaves no temporary file', () => {
+  it('writes a complete holder (pid, host, since, start time, lease) and leaves no temporary file', () => {
     const file = lockFile();
     const lock = acquireRunLock(file, 'R1');
     const text = readFileSync(file, 'utf8');
-    expect(Object.keys(JSON.parse(text))).toEqual(['pid', 'host', 'since', 'start_ticks']);
+    expect(Object.keys(JSON.parse(text))).toEqual(['pid', 'host', 'since', 'start_ticks', 'lease_until']);
+    const leaseLeft = Date.parse(holderIn(file).lease_until!) - Date.now();
+    expect(leaseLeft).toBeGreaterThan(20_000);
+    expect(leaseLeft).toBeLessThanOrEqual(30_000);
     expect(holderIn(file)).toMatchObject({ pid: process.pid, host: hostname(), start_ticks: processStartTicks(process.pid) });
     expect(new Date(holderIn(file).since).getTime()).toBeGreaterThan(Date.now() - 60_000);
     expect(readdirSync(join(file, '..'))).toEqual(['engine.lock']);
@@ -99,10 +102,55 @@ describe('acquireRunLock', () => {
     acquireRunLock(file, 'R1').release();
   });
 
-  it('never takes over a holder on another host, which nothing here can prove dead', async () => {
+  it('never takes over a holder on another host that records no lease, which nothing here can prove dead', async () => {
     const file = lockFile();
     writeFileSync(file, (await deadHolder()).replace(hostname(), 'elsewhere.example'));
     expect(() => acquireRunLock(file, 'R1')).toThrow(/pid \d+ on elsewhere\.example/);
+  });
+
+  it('respects a fresh lease from another host and takes an expired one, whatever its pid is here', async () => {
+    const file = lockFile();
+    const elsewhere = (pid: number, leaseUntil: Date) =>
+      `${JSON.stringify({ pid, host: 'elsewhere.example', since: '2026-01-01T00:00:00.000Z', start_ticks: '1', lease_until: leaseUntil.toISOString() })}\n`;
+    // A fresh lease: refused, even though its pid is dead here (another host's pid means nothing here).
+    const gone = RunLockHolder.parse(JSON.parse(await deadHolder())).pid;
+    const fresh = elsewhere(gone, new Date(Date.now() + 60_000));
+    writeFileSync(file, fresh);
+    let refused: unknown;
+    try {
+      acquireRunLock(file, 'R1');
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toMatchObject({
+      code: 'RUN_LOCKED',
+      message: expect.stringMatching(new RegExp(`pid ${gone} on elsewhere\\.example, since .*, its lease runs to `)),
+      hint: expect.stringContaining('once the lease has run out'),
+    });
+    expect(readFileSync(file, 'utf8')).toBe(fresh);
+
+    // An expired lease: taken, even though its pid (this very process) is alive here.
+    writeFileSync(file, elsewhere(process.pid, new Date(Date.now() - 1_000)));
+    const lock = acquireRunLock(file, 'R1');
+    expect(holderIn(file)).toMatchObject({ pid: process.pid, host: hostname() });
+    lock.release();
+    expect(existsSync(file)).toBe(false);
+  });
+
+  it('renews its lease while held, and stops once another holder has the file', async () => {
+    const file = lockFile();
+    const lock = acquireRunLock(file, 'R1', { leaseMs: 600 });
+    const first = holderIn(file).lease_until!;
+    // The renewal is the signal: wait for the file to name a later lease.
+    while (holderIn(file).lease_until === first) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(Date.parse(holderIn(file).lease_until!)).toBeGreaterThan(Date.parse(first));
+    const taker = `${JSON.stringify({ pid: 1, host: 'elsewhere.example', since: 'now', lease_until: new Date(Date.now() + 60_000).toISOString() })}\n`;
+    writeFileSync(file, taker);
+    // A negative can only be waited for: four renewal periods later the taker's holder is still there, and release leaves it.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(readFileSync(file, 'utf8')).toBe(taker);
+    lock.release();
+    expect(readFileSync(file, 'utf8')).toBe(taker);
   });
 
   it('refuses a lock file that names no holder, saying which file and how to fix it', () => {

@@ -1,12 +1,22 @@
 import { randomBytes } from 'node:crypto';
 import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { ConfigurationError } from '@delta/errors';
 import { currentHolder, holderIsAlive, type RunLockHolder, safeParseRunLockHolder } from './run-lock-holder.js';
 
 export interface RunLock {
   readonly file: string;
+  /** Stops renewing the lease and removes the file, while it still names this holder. */
   release(): void;
 }
+
+export interface RunLockOptions {
+  /** How long a lease holds without renewal (default 30 s); it is renewed every sixth of that. */
+  leaseMs?: number;
+}
+
+/** Long enough for a busy machine to renew in time; short enough that a lost host's runs move on within a minute. */
+export const RUN_LOCK_LEASE_MS = 30_000;
 
 /** Tries before giving up: each one either finds a live holder (the end) or saw the lock change under it. */
 const MAX_ATTEMPTS = 200;
@@ -125,30 +135,72 @@ function take(file: string, text: string, depth: number): Taken {
 }
 
 function refuse(file: string, runId: string, holder: RunLockHolder): ConfigurationError {
+  const elsewhere = holder.host !== hostname();
+  const lease = elsewhere && holder.lease_until ? `, its lease runs to ${holder.lease_until}` : '';
   return new ConfigurationError(
-    `Run ${runId} is being written by another engine process (pid ${holder.pid} on ${holder.host}, since ${holder.since}).`,
+    `Run ${runId} is being written by another engine process (pid ${holder.pid} on ${holder.host}, since ${holder.since}${lease}).`,
     {
       code: 'RUN_LOCKED',
       file,
-      hint: `Wait for that process to finish, or stop it (kill ${holder.pid}) and then use \`delta continue\`. Two engines never write to one run.`,
+      hint: elsewhere
+        ? holder.lease_until
+          ? `Wait for that process to finish. If ${holder.host} is gone, its lock can be taken once the lease has run out (clocks must agree between hosts). Two engines never write to one run.`
+          : `An engine on ${holder.host} that records no lease holds it: stop it there, or if that host is gone, delete ${file}. Two engines never write to one run.`
+        : `Wait for that process to finish, or stop it (kill ${holder.pid}) and then use \`delta continue\`. Two engines never write to one run.`,
     },
   );
 }
 
 /**
- * Takes the run's lock file so that one engine process at a time writes to a run. The holder (pid,
- * host, since, start time) is written to a new file first and linked into place whole. A lock whose
- * holder is provably dead (same host; its pid gone, a zombie, or reused by a later process) is taken
- * over, race-free (see `take`). Release removes the file only while it still names this holder.
+ * Renews the holder's lease every `leaseMs / 6` while the file still names it. A holder whose lease ran
+ * low before it could renew (a stopped process, a host cut off) stops renewing: another host may have
+ * taken the lock since, and renaming over its holder would put two engines on one run.
  */
-export function acquireRunLock(file: string, runId: string): RunLock {
-  const text = `${JSON.stringify(currentHolder())}\n`;
+function renewLease(file: string, first: string, leaseMs: number): { current(): string; stop(): void } {
+  let text = first;
+  let holder = JSON.parse(first) as RunLockHolder;
+  const timer = setInterval(
+    () => {
+      const now = Date.now();
+      try {
+        // Less than half the lease left means renewals were missed: give it up rather than race a taker.
+        if (Date.parse(holder.lease_until!) - now < leaseMs / 2 || readText(file) !== text) {
+          clearInterval(timer);
+          return;
+        }
+        holder = { ...holder, lease_until: new Date(now + leaseMs).toISOString() };
+        const next = `${JSON.stringify(holder)}\n`;
+        replaceWhole(file, next);
+        text = next;
+      } catch {
+        // A disk fault now: the next tick tries again while the lease lasts.
+      }
+    },
+    Math.max(10, Math.floor(leaseMs / 6)),
+  );
+  // The lease never keeps a process alive on its own.
+  timer.unref();
+  return { current: () => text, stop: () => clearInterval(timer) };
+}
+
+/**
+ * Takes the run's lock file so that one engine process at a time writes to a run. The holder (pid,
+ * host, since, start time, lease) is written to a new file first and linked into place whole, and its
+ * lease renewed while it runs. A lock whose holder is provably dead (on this host: its pid gone, a
+ * zombie, or reused by a later process; on another host: its lease run out) is taken over, race-free
+ * (see `take`). Release removes the file only while it still names this holder.
+ */
+export function acquireRunLock(file: string, runId: string, options: RunLockOptions = {}): RunLock {
+  const leaseMs = options.leaseMs ?? RUN_LOCK_LEASE_MS;
+  const text = `${JSON.stringify(currentHolder(leaseMs))}\n`;
   const taken = take(file, text, 0);
   if (!taken.held) throw refuse(file, runId, taken.holder);
+  const lease = renewLease(file, text, leaseMs);
   return {
     file,
     release: () => {
-      if (readText(file) === text) rmSync(file, { force: true });
+      lease.stop();
+      if (readText(file) === lease.current()) rmSync(file, { force: true });
     },
   };
 }
