@@ -2,7 +2,7 @@ import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { continueRun, type EngineOptions, type RunResult, startRun } from '@delta/engine';
 import { DeltaError } from '@delta/errors';
-import { listRunIds, type RunStatus, type TokenUsage } from '@delta/journal';
+import { acquireRunLock, listRunIds, type RunStatus, runPaths, type TokenUsage } from '@delta/journal';
 import type { BatchRunKey } from './batch-layout.js';
 import { type Grade, readGrade } from './grade.js';
 import { gradeRun } from './grade-run.js';
@@ -36,6 +36,10 @@ export interface BatchRunOutcome {
   grade?: Grade;
   /** The run could not be executed at all (locked by another process, a disk fault): the message. */
   error?: string;
+  /** With `error`: its code (`RUN_LOCKED`, `DISK_FULL`, `API_KEY_MISSING`...), for a caller that retries some. */
+  errorCode?: string;
+  /** FAILED by a transient fault of the model endpoint: the same request may succeed later (see `retryTransient`). */
+  transient?: boolean;
 }
 
 /** The engine options a batch passes to every run (the model endpoint, environments, the signal). */
@@ -47,6 +51,20 @@ export type BatchEngineOptions = Pick<
 export interface ExecuteRunOptions extends BatchEngineOptions {
   /** Try FAILED runs again (`--retry-failed`); otherwise they are left as they are. */
   retryFailed?: boolean;
+  /** Continue a run FAILED by a transient fault of the endpoint (a queue's next attempt), without `retryFailed`. */
+  retryTransient?: boolean;
+}
+
+/**
+ * Removes `run-1/` left by an engine killed after it created the directory and before it wrote LATEST
+ * (so nothing in it ever reached the model), so the run can start under its id. Its lock tells whether
+ * that engine is dead: a live one keeps it (RUN_LOCKED).
+ */
+function clearAbandonedFirstRun(workDir: string): void {
+  const paths = runPaths(workDir, 'run-1');
+  if (!existsSync(paths.runDir) || existsSync(paths.metadata)) return;
+  acquireRunLock(paths.lock, 'run-1').release();
+  rmSync(paths.runDir, { recursive: true, force: true });
 }
 
 /** The first run of a batch workspace is `run-1`, a retry of a failed one `run-2`, and so on. */
@@ -75,7 +93,7 @@ export async function executeBatchRun(batch: OpenedBatch, key: BatchRunKey, opti
   const agent = batch.agents.get(key.model);
   if (!task || !agent) throw new Error(`no task "${key.task}" or model "${key.model}" in the batch in ${batch.out}`);
   // No askHuman: a run that asks a person pauses (WAITING_FOR_INPUT) and the batch goes on.
-  const { retryFailed, ...engineOptions } = options;
+  const { retryFailed, retryTransient, ...engineOptions } = options;
   const engine = { ...engineOptions, agent };
   let result: RunResult | undefined;
   let action: BatchRunAction = 'skipped';
@@ -84,6 +102,7 @@ export async function executeBatchRun(batch: OpenedBatch, key: BatchRunKey, opti
     if (found.kind === 'none' || found.kind === 'unstarted') {
       // A run stopped before its metadata.json existed never reached the model: claim its id again.
       if (found.kind === 'unstarted') rmSync(found.paths.runDir, { recursive: true, force: true });
+      else clearAbandonedFirstRun(workDir);
       prepareWorkspace(workDir, task);
       const runId = found.kind === 'unstarted' ? found.runId : 'run-1';
       result = await startRun({ ...engine, message: task.message, workDir, runId });
@@ -94,6 +113,10 @@ export async function executeBatchRun(batch: OpenedBatch, key: BatchRunKey, opti
     } else if (found.status === 'WAITING_FOR_INPUT' && existsSync(join(found.paths.interactionDir, 'response.txt'))) {
       result = await continueRun({ ...engine, workDir, runId: found.runId });
       action = 'continued';
+    } else if (found.status === 'FAILED' && retryFailed !== true && retryTransient === true && lastErrorWasTransient(found.events)) {
+      // The endpoint failed, not the conversation: the engine sends the same request again.
+      result = await continueRun({ ...engine, workDir, runId: found.runId });
+      action = 'retried';
     } else if (found.status === 'FAILED' && retryFailed === true) {
       if (lastErrorWasTransient(found.events)) {
         // The endpoint failed, not the conversation: the engine sends the same request again.
@@ -106,7 +129,7 @@ export async function executeBatchRun(batch: OpenedBatch, key: BatchRunKey, opti
     }
   } catch (error) {
     if (!DeltaError.isInstance(error)) throw error;
-    return { key, workDir, action, status: 'RUNNING', error: error.message };
+    return { key, workDir, action, status: 'RUNNING', error: error.message, errorCode: error.code };
   }
   return describe(batch, key, workDir, action, result, options);
 }
@@ -133,6 +156,7 @@ async function describe(
     ...((result?.reason ?? found.metadata.status_reason) ? { reason: (result?.reason ?? found.metadata.status_reason)! } : {}),
     ...(found.metadata.usage ? { usage: found.metadata.usage } : {}),
     ...(found.metadata.estimated_cost ? { cost: found.metadata.estimated_cost.amount } : {}),
+    ...(found.status === 'FAILED' && lastErrorWasTransient(found.events) ? { transient: true } : {}),
   };
   const grader = batch.definition.grader;
   if (grader === null || found.status !== 'COMPLETED') return outcome;

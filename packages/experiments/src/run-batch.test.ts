@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { readJournal, readMetadata, runPaths } from '@delta/journal';
 import { cleanupTempDirs, createTempDir, type FakeLlm, startFakeLlm } from '@delta/testkit';
@@ -38,6 +39,19 @@ describe('runBatch', () => {
     const again = await runBatch(options);
     expect(again).toMatchObject({ runs: 6, completed: 6, executed: 0 });
     expect(llm.requests.length).toBe(requests);
+  });
+
+  it('starts a run whose directory a killed engine created before it wrote LATEST', async () => {
+    const agent = await createNoteAgent();
+    const tasksFile = await writeTasks(1);
+    const out = join(await createTempDir(), 'out');
+    const workDir = join(out, 't1', 'fake-model', '1');
+    // What an engine killed between creating run-1/ and writing LATEST leaves: a directory, a dead lock.
+    mkdirSync(runPaths(workDir, 'run-1').runDir, { recursive: true });
+    writeFileSync(runPaths(workDir, 'run-1').lock, `${JSON.stringify({ pid: 2 ** 22 + 1, host: hostname(), since: 'then' })}\n`);
+    const summary = await runBatch({ tasksFile, agent, out, baseUrl: llm.baseUrl, apiKey: 'k' });
+    expect(summary).toMatchObject({ runs: 1, completed: 1, errors: 0 });
+    expect(readMetadata(runPaths(workDir, 'run-1').metadata).status).toBe('COMPLETED');
   });
 
   it('refuses to mix another batch into OUT, naming each difference', async () => {
