@@ -28,3 +28,5 @@ export { mountSmallDisk, immutableUnsupported, setImmutable } from './disk-fault
 export type { SmallDisk } from './disk-faults.js';
 export { startOtlpReceiver } from './otlp-receiver.js';
 export type { OtlpReceiver, ReceivedSpan } from './otlp-receiver.js';
+export { redisUnavailable, startTestRedis } from './redis-server.js';
+export type { TestRedis } from './redis-server.js';

@@ -1,0 +1,14 @@
+export { parseRedisAddress } from './redis-address.js';
+export type { RedisAddress } from './redis-address.js';
+export { connectRedis } from './redis-connection.js';
+export { BatchIdentity, batchIdentityFile, checkBatchIdentity, claimBatchIdentity, readBatchIdentity } from './batch-identity.js';
+export { RUN_JOB_NAME, RunJobData, runJobId } from './run-job.js';
+export type { RunJobResult } from './run-job.js';
+export { BATCH_REGISTRY_KEY, enqueueBatch } from './enqueue-batch.js';
+export type { EnqueueOptions, EnqueueResult } from './enqueue-batch.js';
+export { createRunProcessor } from './process-run-job.js';
+export type { RunProcessorOptions } from './process-run-job.js';
+export { runWorker } from './run-worker.js';
+export type { RunWorkerOptions } from './run-worker.js';
+export { waitForBatch } from './wait-for-batch.js';
+export type { FailedRunJob, QueueProgress, WaitForBatchOptions } from './wait-for-batch.js';

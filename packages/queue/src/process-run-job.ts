@@ -1,0 +1,115 @@
+import { hostname } from 'node:os';
+import { errorKindOf, DeltaError } from '@delta/errors';
+import {
+  type BatchEngineOptions,
+  type BatchRunKey,
+  type BatchRunOutcome,
+  executeBatchRun,
+  type OpenedBatch,
+  openBatch,
+  runDirectoryOf,
+} from '@delta/experiments';
+import { type Job, UnrecoverableError } from 'bullmq';
+import { checkBatchIdentity } from './batch-identity.js';
+import { RunJobData, type RunJobResult } from './run-job.js';
+
+export interface RunProcessorOptions {
+  /** What every run gets from this worker's own environment: endpoint, environment, tool environment. */
+  engine?: Omit<BatchEngineOptions, 'signal' | 'onEvent'>;
+  /** Stops the worker: runs in flight end INTERRUPTED and their jobs go back to the queue. */
+  signal?: AbortSignal;
+  onRunStart?: (key: BatchRunKey, workDir: string) => void;
+  onRunEnd?: (outcome: BatchRunOutcome) => void;
+  /**
+   * This worker cannot see the job's batch (BATCH_NOT_SHARED, or its TASKS file or agent is missing
+   * here): the job goes back to the queue for another worker, and this one should stop serving the batch.
+   */
+  onBatchRefused?: (queueName: string, error: Error) => void;
+}
+
+/** What this machine is missing to run the batch: its directory, its TASKS file, its agent. */
+function isMissingHere(error: unknown): boolean {
+  if (DeltaError.isInstance(error)) return error.code === 'BATCH_NOT_SHARED' || error.code === 'AGENT_NOT_FOUND';
+  return (error as NodeJS.ErrnoException).code === 'ENOENT';
+}
+
+/**
+ * The configuration errors a later attempt cannot fix, as BullMQ's UnrecoverableError (no retry), named
+ * for the host that hit them. A run locked by another engine is not one of them: that engine may be a
+ * worker that was presumed dead, and the lock will be free once it stops.
+ */
+function unrecoverable(error: { message: string; hint?: string | undefined }): UnrecoverableError {
+  return new UnrecoverableError(`${error.message}${error.hint ? ` ${error.hint}` : ''} (on ${hostname()}, pid ${process.pid})`);
+}
+
+function isFinal(code: string | undefined): boolean {
+  return code !== undefined && code !== 'RUN_LOCKED' && errorKindOf(code) === 'configuration';
+}
+
+/**
+ * The function a BullMQ worker calls for each job: checks that the batch directory here is the batch
+ * the job came from, then executes the run through `executeBatchRun`, exactly as a local batch does.
+ * Throwing makes BullMQ retry the job with backoff (a transient fault, a stopped worker); an
+ * UnrecoverableError fails it at once (a configuration error).
+ */
+export function createRunProcessor(options: RunProcessorOptions = {}): (job: Job<RunJobData>) => Promise<RunJobResult> {
+  const batches = new Map<string, OpenedBatch>();
+  const open = (data: RunJobData): OpenedBatch => {
+    checkBatchIdentity(data.out, data.batch_id);
+    const cacheKey = `${data.batch_id}\n${data.out}`;
+    let batch = batches.get(cacheKey);
+    if (!batch) {
+      batch = openBatch(data.out);
+      batches.set(cacheKey, batch);
+    }
+    return batch;
+  };
+  return async (job) => {
+    const parsed = RunJobData.safeParse(job.data);
+    if (!parsed.success) throw new UnrecoverableError(`job ${job.id} does not describe a run of a batch: ${parsed.error.message}`);
+    const data = parsed.data;
+    let batch: OpenedBatch;
+    try {
+      batch = open(data);
+    } catch (error) {
+      if (isMissingHere(error)) {
+        // Not the batch's fault: another worker that sees the shared storage takes the run.
+        const refused = new Error(`${(error as Error).message}${DeltaError.isInstance(error) && error.hint ? ` ${error.hint}` : ''}`);
+        options.onBatchRefused?.(job.queueName, refused);
+        throw refused;
+      }
+      if (DeltaError.isInstance(error) && isFinal(error.code)) throw unrecoverable(error);
+      throw error;
+    }
+    const key: BatchRunKey = { task: data.task, model: data.model, repeat: data.repeat };
+    options.onRunStart?.(key, runDirectoryOf(batch, key));
+    const outcome = await executeBatchRun(batch, key, {
+      ...options.engine,
+      ...(options.signal ? { signal: options.signal } : {}),
+      retryFailed: data.retry_failed,
+      // A later attempt of a run FAILED by a flaky endpoint sends the same request again.
+      retryTransient: job.attemptsMade > 0,
+    });
+    options.onRunEnd?.(outcome);
+    if (options.signal?.aborted) {
+      throw new Error(`the worker on ${hostname()} was stopped; the run is left INTERRUPTED for another attempt`);
+    }
+    if (outcome.error !== undefined) {
+      if (isFinal(outcome.errorCode)) throw unrecoverable({ message: outcome.error });
+      throw new Error(outcome.error);
+    }
+    if (outcome.transient && job.attemptsMade + 1 < (job.opts.attempts ?? 1)) {
+      throw new Error(
+        `the run FAILED on a transient fault of the model endpoint (${outcome.reason ?? 'no reason recorded'}); retried later`,
+      );
+    }
+    return {
+      status: outcome.status,
+      action: outcome.action,
+      ...(outcome.runId === undefined ? {} : { run_id: outcome.runId }),
+      ...(outcome.iterations === undefined ? {} : { iterations: outcome.iterations }),
+      host: hostname(),
+      pid: process.pid,
+    };
+  };
+}

@@ -1,0 +1,204 @@
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { prepareBatch } from '@delta/experiments';
+import { readMetadata, runPaths } from '@delta/journal';
+import {
+  cleanupTempDirs,
+  createTempAgent,
+  createTempDir,
+  redisUnavailable,
+  startFakeLlm,
+  startTestRedis,
+  type TestRedis,
+} from '@delta/testkit';
+import { Queue } from 'bullmq';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  batchIdentityFile,
+  checkBatchIdentity,
+  claimBatchIdentity,
+  connectRedis,
+  enqueueBatch,
+  parseRedisAddress,
+  runWorker,
+  type RunWorkerOptions,
+} from './index.js';
+
+const unavailable = redisUnavailable();
+if (unavailable) console.warn(`\n!!! SKIPPED: the @delta/queue tests need redis-server: ${unavailable}\n`);
+
+let redis: TestRedis;
+beforeAll(async () => {
+  if (!unavailable) redis = await startTestRedis();
+});
+afterAll(async () => redis?.stop());
+afterEach(() => cleanupTempDirs());
+
+async function smallBatch(out: string) {
+  const agent = await createTempAgent({ agentYaml: { name: 'q', llm: { model: 'fake-model' }, tools: [] } });
+  const tasks = join(await createTempDir(), 'tasks.jsonl');
+  writeFileSync(tasks, `${JSON.stringify({ id: 'a', message: 'hi' })}\n${JSON.stringify({ id: 'b', message: 'ho' })}\n`);
+  return prepareBatch({ tasksFile: tasks, agent, out });
+}
+
+describe('the Redis URL', () => {
+  it('parses redis://HOST:PORT/DB and never shows a password', () => {
+    expect(parseRedisAddress('redis://u:secret@10.0.0.5:6380/2')).toMatchObject({
+      host: '10.0.0.5',
+      port: 6380,
+      db: 2,
+      username: 'u',
+      password: 'secret',
+      tls: false,
+      shown: 'redis://u:***@10.0.0.5:6380/2',
+    });
+    expect(parseRedisAddress('redis://localhost').shown).toBe('redis://localhost/0');
+    for (const [text, problem] of [
+      ['localhost:6379', 'the scheme is localhost:'],
+      ['http://h:1/0', 'the scheme is http:'],
+      ['redis://h:1/x', 'the database "x" is not a number'],
+      ['not a url', 'it does not parse as a URL'],
+    ] as const) {
+      expect(() => parseRedisAddress(text)).toThrow(
+        expect.objectContaining({
+          code: 'USAGE',
+          message: expect.stringContaining(problem),
+          hint: expect.stringContaining('redis://HOST:PORT/DB'),
+        }),
+      );
+    }
+  });
+
+  it.skipIf(unavailable)('names the URL and how to start a server when nothing answers there', async () => {
+    const address = parseRedisAddress(`redis://127.0.0.1:${redis.port + 1 === 65536 ? 1 : redis.port + 1}/0`);
+    const error = await connectRedis(address).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({
+      code: 'QUEUE_UNREACHABLE',
+      message: expect.stringContaining(`Cannot reach Redis at ${address.shown}`),
+      hint: expect.stringContaining(`redis-server --port ${address.port}`),
+    });
+  });
+});
+
+describe('shared storage', () => {
+  it('refuses a directory that is missing here or holds another batch, and creates nothing', async () => {
+    const out = join(await createTempDir(), 'out');
+    const batch = await smallBatch(out);
+    const identity = claimBatchIdentity(batch.out);
+    expect(claimBatchIdentity(batch.out)).toEqual(identity);
+    expect(identity).toMatchObject({ out: batch.out, queue: expect.stringMatching(/^delta-out-[0-9a-f]{8}$/) });
+    expect(() => checkBatchIdentity(batch.out, identity.batch_id)).not.toThrow();
+
+    expect(() => checkBatchIdentity(batch.out, 'another-batch')).toThrow(
+      expect.objectContaining({ code: 'BATCH_NOT_SHARED', message: expect.stringContaining(`holds another batch (${identity.batch_id})`) }),
+    );
+    const missing = join(out, '..', 'not-mounted');
+    expect(() => checkBatchIdentity(missing, identity.batch_id)).toThrow(
+      expect.objectContaining({
+        code: 'BATCH_NOT_SHARED',
+        message: expect.stringContaining('the directory does not exist here'),
+        hint: expect.stringContaining('Mount the storage'),
+      }),
+    );
+    expect(existsSync(missing)).toBe(false);
+    rmSync(batchIdentityFile(batch.out));
+    expect(() => checkBatchIdentity(batch.out, identity.batch_id)).toThrow(expect.objectContaining({ code: 'BATCH_NOT_SHARED' }));
+  });
+
+  it.skipIf(unavailable)('a worker that cannot see the batch refuses its job, puts it back, and writes nothing', async () => {
+    const out = join(await createTempDir(), 'out');
+    const batch = await smallBatch(out);
+    const address = parseRedisAddress(redis.url);
+    const { identity, added } = await enqueueBatch(batch, address, { backoffMs: 60_000 });
+    expect(added).toBe(2);
+    // This machine "lost" the mount: the path holds an empty directory now.
+    renameSync(out, `${out}-real`);
+    mkdirSync(out);
+    const logs: string[] = [];
+    const controller = new AbortController();
+    let refused: () => void = () => {};
+    const refusal = new Promise<void>((resolve) => {
+      refused = resolve;
+    });
+    const worker = runWorker({
+      address,
+      signal: controller.signal,
+      log: (line) => {
+        logs.push(line);
+        if (line.startsWith('refusing the batch')) refused();
+      },
+    });
+    await refusal;
+    const connection = await connectRedis(address);
+    const queue = new Queue(identity.queue, { connection });
+    // The job failed its attempt with the reason, and waits (delayed) for another worker.
+    let job = await queue.getJob('a/fake-model/1');
+    while ((await job!.getState()) === 'active') job = await queue.getJob('a/fake-model/1');
+    expect(await job!.getState()).toBe('delayed');
+    expect(job!.failedReason).toContain(`cannot see the batch ${identity.batch_id} at ${out}`);
+    expect(logs.join('\n')).toContain('Mount the storage that holds the batch');
+    expect(readdirSync(out)).toEqual([]);
+    controller.abort();
+    await worker;
+    await queue.close();
+    connection.disconnect();
+  });
+});
+
+describe.skipIf(unavailable)('attempts', () => {
+  /** Runs a worker in this process until `done` says the queue is where the test wants it. */
+  async function workUntil(options: Omit<RunWorkerOptions, 'signal'>, done: () => Promise<boolean>) {
+    const controller = new AbortController();
+    const worker = runWorker({ ...options, signal: controller.signal });
+    while (!(await done())) await new Promise((resolve) => setTimeout(resolve, 50));
+    controller.abort();
+    await worker;
+  }
+
+  it('retries a run FAILED by a transient endpoint fault, with backoff, and continues it with the same request', async () => {
+    let calls = 0;
+    const llm = await startFakeLlm({ script: () => (++calls === 1 ? { error: { status: 503, message: 'busy' } } : { content: 'fine' }) });
+    try {
+      const agent = await createTempAgent({ agentYaml: { name: 'q', llm: { model: 'fake-model', max_retries: 0 }, tools: [] } });
+      const tasks = join(await createTempDir(), 'tasks.jsonl');
+      writeFileSync(tasks, `${JSON.stringify({ id: 'a', message: 'hi' })}\n`);
+      const batch = prepareBatch({ tasksFile: tasks, agent, out: join(await createTempDir(), 'out') });
+      const address = parseRedisAddress(redis.url);
+      const { identity } = await enqueueBatch(batch, address, { backoffMs: 100 });
+      const connection = await connectRedis(address);
+      const queue = new Queue(identity.queue, { connection });
+      await workUntil(
+        { address, engine: { apiKey: 'k', baseUrl: llm.baseUrl } },
+        async () => (await queue.getJob('a/fake-model/1'))?.finishedOn !== undefined,
+      );
+      const job = (await queue.getJob('a/fake-model/1'))!;
+      expect(await job.getState()).toBe('completed');
+      expect(job.attemptsMade).toBe(2);
+      expect(job.returnvalue).toMatchObject({ status: 'COMPLETED', action: 'retried', run_id: 'run-1' });
+      // The second attempt sent the failed request again: one run, completed.
+      expect(readMetadata(runPaths(join(batch.out, 'a', 'fake-model', '1'), 'run-1').metadata).status).toBe('COMPLETED');
+      expect(llm.requests).toHaveLength(2);
+      expect(llm.requests[1]!.body).toEqual(llm.requests[0]!.body);
+      await queue.close();
+      connection.disconnect();
+    } finally {
+      await llm.close();
+    }
+  });
+
+  it('does not retry a configuration error: the job fails at once with the error and its fix', async () => {
+    const out = join(await createTempDir(), 'out');
+    const batch = await smallBatch(out);
+    const address = parseRedisAddress(redis.url);
+    const { identity } = await enqueueBatch(batch, address, { backoffMs: 100 });
+    const connection = await connectRedis(address);
+    const queue = new Queue(identity.queue, { connection });
+    // No model key anywhere in the worker's environment.
+    await workUntil({ address, engine: { environment: {} } }, async () => (await queue.getJobCounts('failed')).failed === 2);
+    const job = (await queue.getJob('a/fake-model/1'))!;
+    expect(job.attemptsMade).toBe(1);
+    expect(job.failedReason).toMatch(/API key/i);
+    await queue.close();
+    connection.disconnect();
+  });
+});

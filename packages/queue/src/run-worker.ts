@@ -1,0 +1,87 @@
+import { Worker } from 'bullmq';
+import { BATCH_REGISTRY_KEY } from './enqueue-batch.js';
+import { createRunProcessor, type RunProcessorOptions } from './process-run-job.js';
+import type { RedisAddress } from './redis-address.js';
+import { connectRedis } from './redis-connection.js';
+import type { RunJobData, RunJobResult } from './run-job.js';
+
+export interface RunWorkerOptions extends Omit<RunProcessorOptions, 'signal' | 'onBatchRefused'> {
+  address: RedisAddress;
+  /** Runs at a time in this process, per batch (default 1). */
+  concurrency?: number;
+  /**
+   * How long a job stays with a worker that stopped renewing its lock (killed, its machine lost) before
+   * another worker takes it (default 30 s; the stall check runs as often).
+   */
+  lockDurationMs?: number;
+  /** How often to look for new batches in the registry (default 2 s). */
+  discoverEveryMs?: number;
+  /** Stops the worker: runs in flight end INTERRUPTED and go back to the queue, then it returns. */
+  signal: AbortSignal;
+  /** A line for a person: batches found and left, jobs that failed, Redis outages. */
+  log?: (line: string) => void;
+}
+
+/**
+ * Serves every batch queue registered in the Redis database: one BullMQ Worker per queue, found by
+ * polling the registry, each taking `concurrency` runs at a time. Returns once `signal` aborts and the
+ * runs in flight have stopped.
+ */
+export async function runWorker(options: RunWorkerOptions): Promise<void> {
+  const log = options.log ?? (() => {});
+  const connection = await connectRedis(options.address, log);
+  const workers = new Map<string, Worker<RunJobData, RunJobResult>>();
+  const refused = new Set<string>();
+  const lockDuration = options.lockDurationMs ?? 30_000;
+  const processor = createRunProcessor({
+    ...options,
+    signal: options.signal,
+    onBatchRefused: (queueName, error) => {
+      if (refused.has(queueName)) return;
+      refused.add(queueName);
+      log(`refusing the batch of queue ${queueName}: ${error.message}`);
+      // Not awaited: closing waits for the jobs in flight, this one among them.
+      void workers.get(queueName)?.close();
+    },
+  });
+  const serve = (name: string) => {
+    const worker = new Worker<RunJobData, RunJobResult>(name, processor, {
+      connection,
+      concurrency: options.concurrency ?? 1,
+      lockDuration,
+      stalledInterval: lockDuration,
+      // A run whose worker dies twice more still gets a third one: it resumes from its journal each time.
+      maxStalledCount: 3,
+    });
+    worker.on('failed', (job, error) => {
+      if (job) log(`job ${job.id} of ${name} failed (attempt ${job.attemptsMade}): ${error.message}`);
+    });
+    worker.on('error', (error) => log(`queue ${name}: ${error.message}`));
+    workers.set(name, worker);
+    log(`serving queue ${name}`);
+  };
+  const discover = async () => {
+    const names = await connection.smembers(BATCH_REGISTRY_KEY);
+    for (const name of names.sort()) if (!workers.has(name) && !refused.has(name)) serve(name);
+  };
+  try {
+    await discover();
+    while (!options.signal.aborted) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, options.discoverEveryMs ?? 2_000);
+        options.signal.addEventListener(
+          'abort',
+          () => {
+            clearTimeout(timer);
+            resolve();
+          },
+          { once: true },
+        );
+      });
+      if (!options.signal.aborted) await discover().catch((error: Error) => log(`Redis at ${options.address.shown}: ${error.message}`));
+    }
+  } finally {
+    await Promise.all([...workers.values()].map((worker) => worker.close()));
+    connection.disconnect();
+  }
+}
