@@ -102,10 +102,29 @@ cli
   .option('--max-cost <amount>', 'Stop each run as INTERRUPTED (exit 3, resumable) once it has spent this much (needs llm.pricing)')
   .option('--timeout <duration>', 'Stop each run as INTERRUPTED (exit 3, resumable) after this much wall-clock time: 90s, 10m, 1h')
   .option('--json', 'Print one JSON event per line (batch_start, run_start, run_end, batch_end) on stdout')
+  .option(
+    '--queue <url>',
+    'Enqueue the runs in a BullMQ queue on this Redis (redis://HOST:PORT/DB) for delta worker, instead of running them',
+  )
+  .option('--wait', 'With --queue: follow the queue until every run has ended, then sum up')
   .option('--strict', 'Every configuration warning is an error (exit 2)')
   .option('-v, --verbose', 'Show stack traces')
   .example('delta batch tasks.jsonl --agent ./my-agent --out results --concurrency 8 --model gpt-4o,gpt-4o-mini --repeat 3')
+  .example('delta batch tasks.jsonl --agent ./my-agent --out /shared/results --queue redis://10.0.0.5:6379/0 --wait')
   .action(async (tasks: string | undefined, flags) => (await import('./batch/batch-command.js')).batchCommand(tasks, flags));
+
+cli
+  .command('worker', 'Take runs of queued batches (delta batch --queue) and execute them, until stopped; run one per machine')
+  .option('--queue <url>', 'The Redis the batches were queued in (redis://HOST:PORT/DB)')
+  .option('--concurrency <n>', 'Runs at a time in this process, per batch (default: 1)')
+  .option('--base-url <url>', 'The model endpoint of every run (instead of DELTA_BASE_URL or .env)')
+  .option(
+    '--lock-duration <seconds>',
+    'How long a run stays with a worker that stopped answering (killed, its machine lost) before another takes it (default: 30)',
+  )
+  .option('-v, --verbose', 'Show stack traces')
+  .example('delta worker --queue redis://10.0.0.5:6379/0 --concurrency 4')
+  .action(async (flags) => (await import('./batch/worker-command.js')).workerCommand(flags));
 
 cli
   .command('grade [out]', 'Score every completed run of a batch again with a grader, without re-running anything (writes grade.json)')
@@ -264,7 +283,7 @@ async function main(): Promise<number> {
     cli.parse(process.argv, { run: false });
     if (cli.options.help || cli.options.version) return 0;
     if (cli.matchedCommand) Object.assign(cli.options, optionValuesAsTyped(cli.matchedCommand.options, process.argv.slice(2), cli.options));
-    if (['run', 'continue', 'batch', 'replay', 'fork'].includes(cli.matchedCommandName ?? '')) keepRunningWhenOutputCloses();
+    if (['run', 'continue', 'batch', 'worker', 'replay', 'fork'].includes(cli.matchedCommandName ?? '')) keepRunningWhenOutputCloses();
     if (!cli.matchedCommand) {
       // cac checks options against a command's only: `delta --bogus` would print the help and exit 0.
       const unknown = Object.keys(cli.options).find((key) => key !== '--');

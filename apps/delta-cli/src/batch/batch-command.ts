@@ -24,6 +24,8 @@ export interface BatchFlags {
   retries?: string | number;
   json?: boolean;
   strict?: boolean;
+  queue?: string;
+  wait?: boolean;
 }
 
 function wholeNumber(flag: string, value: string | number | undefined, fallback: number, example: string): number {
@@ -71,8 +73,37 @@ export async function batchCommand(tasksFile: string | undefined, flags: BatchFl
       'For example: delta batch tasks.jsonl --agent ./my-agent --out results',
     );
   }
-  const concurrency = wholeNumber('--concurrency', flags.concurrency, 4, '--concurrency 8');
   const repeat = wholeNumber('--repeat', flags.repeat, 1, '--repeat 3');
+  if (flags.queue !== undefined) {
+    const { queueBatchCommand } = await import('./queue-batch.js');
+    const { concurrency, baseUrl, maxIterations, retries, maxCost, timeout } = flags;
+    const models = modelList(flags.model);
+    return queueBatchCommand(
+      {
+        tasksFile,
+        agent: flags.agent ?? '.',
+        out: String(flags.out),
+        repeat,
+        ...(models ? { models } : {}),
+        set: list(flags.set),
+        ...(flags.grader === undefined ? {} : { grader: String(flags.grader) }),
+        strict: flags.strict === true,
+      },
+      {
+        queue: String(flags.queue),
+        wait: flags.wait === true,
+        retryFailed: flags.retryFailed === true,
+        json: flags.json === true,
+        local: { concurrency, baseUrl, maxIterations, retries, maxCost, timeout },
+      },
+    );
+  }
+  if (flags.wait === true)
+    throw usageError(
+      '--wait follows a queued batch: it needs --queue.',
+      'For example: delta batch tasks.jsonl --out results --queue redis://127.0.0.1:6379/0 --wait',
+    );
+  const concurrency = wholeNumber('--concurrency', flags.concurrency, 4, '--concurrency 8');
   const maxIterations = parseMaxIterations(flags.maxIterations);
   const maxRetries = parseRetries(flags.retries);
   const models = modelList(flags.model);
