@@ -91,7 +91,8 @@ export function createRunProcessor(options: RunProcessorOptions = {}): (job: Job
       retryTransient: job.attemptsMade > 0,
     });
     options.onRunEnd?.(outcome);
-    if (options.signal?.aborted) {
+    // Stopped in the middle: the run is INTERRUPTED, for another attempt. A run that ended anyway stays ended.
+    if (options.signal?.aborted && outcome.status === 'INTERRUPTED') {
       throw new Error(`the worker on ${hostname()} was stopped; the run is left INTERRUPTED for another attempt`);
     }
     if (outcome.error !== undefined) {

@@ -202,3 +202,44 @@ describe.skipIf(unavailable)('attempts', () => {
     connection.disconnect();
   });
 });
+
+describe.skipIf(unavailable)('a worker restart', () => {
+  it('leaves the queue in Redis: a worker stopped after one run, another started later, finishes the rest', async () => {
+    const llm = await startFakeLlm({ script: () => ({ content: 'fine', delay_ms: 50 }) });
+    try {
+      const out = join(await createTempDir(), 'out');
+      const batch = await smallBatch(out);
+      const address = parseRedisAddress(redis.url);
+      const { identity } = await enqueueBatch(batch, address, { backoffMs: 100 });
+      const connection = await connectRedis(address);
+      const queue = new Queue(identity.queue, { connection });
+      const engine = { apiKey: 'k', baseUrl: llm.baseUrl };
+      // The first worker stops (as on SIGTERM) once one run has ended.
+      const first = new AbortController();
+      const ended: string[] = [];
+      await runWorker({
+        address,
+        engine,
+        signal: first.signal,
+        onRunEnd: (outcome) => {
+          ended.push(outcome.key.task);
+          first.abort();
+        },
+      });
+      expect(ended).toHaveLength(1);
+      const counts = await queue.getJobCounts('completed', 'waiting', 'delayed', 'active');
+      expect(counts.completed).toBe(1);
+      expect((counts.waiting ?? 0) + (counts.delayed ?? 0) + (counts.active ?? 0)).toBe(1);
+      // A new worker, later: the other run is still in the queue, and it finishes.
+      const second = new AbortController();
+      await runWorker({ address, engine, signal: second.signal, onRunEnd: () => second.abort() });
+      expect((await queue.getJobCounts('completed')).completed).toBe(2);
+      for (const task of ['a', 'b'])
+        expect(readMetadata(runPaths(join(out, task, 'fake-model', '1'), 'run-1').metadata).status).toBe('COMPLETED');
+      await queue.close();
+      connection.disconnect();
+    } finally {
+      await llm.close();
+    }
+  });
+});
