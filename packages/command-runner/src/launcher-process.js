@@ -137,15 +137,20 @@ function handle(message) {
   else launch(message);
 }
 
-let pending = '';
+/** The start of a line whose end has not arrived yet, in pieces: a new chunk is searched alone for its end. */
+/** @type {string[]} */
+const pending = [];
 process.stdin.setEncoding('utf8');
 process.stdin.on('data', (/** @type {string} */ chunk) => {
-  pending += chunk;
-  for (let end = pending.indexOf('\n'); end >= 0; end = pending.indexOf('\n')) {
-    const line = pending.slice(0, end);
-    pending = pending.slice(end + 1);
+  let start = 0;
+  for (let end = chunk.indexOf('\n'); end >= 0; end = chunk.indexOf('\n', start)) {
+    pending.push(chunk.slice(start, end));
+    const line = pending.join('');
+    pending.length = 0;
+    start = end + 1;
     if (line !== '') handle(JSON.parse(line));
   }
+  if (start < chunk.length) pending.push(chunk.slice(start));
 });
 process.stdin.on('end', () => {
   closed = true;

@@ -91,6 +91,19 @@ describe('CommandLauncher', () => {
     }
   });
 
+  it('gives a command a large stdin byte for byte, written to the launcher a piece at a time, and goes on launching after it', async () => {
+    const dir = temp();
+    const through = launcher();
+    // 12 MB with characters of every width, so that some fall where the stdin is cut into pieces.
+    const stdin = 'ab"\\é😀\n'.repeat(1_000_000);
+    const result = await runCommand({ file: 'sh', args: ['-c', 'cat'], cwd: dir, env, stdin, ...files(dir), launcher: through });
+    expect(result.exitCode).toBe(0);
+    expect(readFileSync(join(dir, 'out.log'), 'utf8') === stdin).toBe(true);
+    const next = await runCommand({ file: 'sh', args: ['-c', 'cat'], cwd: dir, env, stdin: 'next\n', ...files(dir), launcher: through });
+    expect(readFileSync(join(dir, 'out.log'), 'utf8')).toBe('next\n');
+    expect(next.exitCode).toBe(0);
+  });
+
   it('is the parent of what it starts, not this process', async () => {
     const dir = temp();
     const through = launcher();

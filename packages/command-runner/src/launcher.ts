@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { jsonStringPieces } from './json-pieces.js';
 
 /** What the launcher is asked to start: argv without a shell, its whole environment, and two output files. */
 export interface LaunchRequest {
@@ -147,7 +148,16 @@ export class CommandLauncher {
     this.pending.set(id, { started: resolveStarted, ended: resolveEnded });
     if (this.pending.size === 1 && this.syncs.size === 0) this.busy();
     const { file, args, cwd, env, stdin, stdoutFile, stderrFile, processFile, inheritFiles } = request;
-    this.child.stdin!.write(`${JSON.stringify({ id, file, args, cwd, env, stdin, stdoutFile, stderrFile, processFile, inheritFiles })}\n`);
+    const message = JSON.stringify({ id, file, args, cwd, env, stdoutFile, stderrFile, processFile, inheritFiles });
+    if (stdin === undefined) this.child.stdin!.write(`${message}\n`);
+    else {
+      // The stdin goes last, its JSON written a piece at a time, as bytes: a large one (a tool's 30 MB
+      // argument) then waits for the pipe once, as bytes, not also as a message string, nor as strings
+      // that the stream copies into bytes all at once when the pipe drains.
+      this.child.stdin!.write(`${message.slice(0, -1)},"stdin":`);
+      for (const piece of jsonStringPieces(stdin)) this.child.stdin!.write(Buffer.from(piece, 'utf8'));
+      this.child.stdin!.write('}\n');
+    }
     return { started, ended };
   }
 

@@ -35,8 +35,11 @@ function redact(value: unknown, secret: string): unknown {
 
 /** The request's bytes with the key replaced, when they hold it (a context file the key was written to). */
 export function redactBody(body: Uint8Array, secret: string | undefined): Uint8Array {
-  if (secret === undefined || secret.length < SHORTEST_REDACTED || !Buffer.from(body).includes(secret)) return body;
-  const text = Buffer.from(body).toString('utf8');
+  if (secret === undefined || secret.length < SHORTEST_REDACTED) return body;
+  // A view, not a copy (Buffer.from(body) would copy every byte of a large request to search it).
+  const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  if (!bytes.includes(secret)) return body;
+  const text = bytes.toString('utf8');
   // In the JSON text a key (letters, digits and punctuation such as "-" and "_") is written as it is.
   return Buffer.from(text.split(secret).join(REDACTED), 'utf8');
 }

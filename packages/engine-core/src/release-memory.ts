@@ -2,8 +2,8 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { ModelTurn } from '@delta/model-wire';
 
-/** An answer whose texts add up to this many characters is large enough to collect its garbage at once. */
-const LARGE_ANSWER_CHARS = 4 * 1024 * 1024;
+/** Texts that add up to this many characters are large enough to collect their garbage at once. */
+const LARGE_CHARS = 4 * 1024 * 1024;
 
 let collect: (() => void) | undefined | null;
 
@@ -26,12 +26,18 @@ function answerChars(turn: ModelTurn): number {
 }
 
 /**
- * After a large answer, the copies its reading and recording left behind (the body's text, the journal
- * line and its bytes) are collected at once rather than when V8 next sees fit, which may be after the
- * next copies are made: a 30 MB answer then costs the engine a few copies of itself, not all of them at
- * once. A full collection takes tens of milliseconds, against seconds of reading such an answer.
+ * After a step that handled a large text (reading and recording an answer, running a tool call with large
+ * arguments, building a large request), the copies it left behind (the body's text, the journal line, the
+ * tool's stdin, the messages' JSON) are collected at once rather than when V8 next sees fit, which may be
+ * after the next step has made its own: a 30 MB answer then costs the engine a few copies of itself, not
+ * all of them at once (docs/decisions/large-texts-in-memory.md). A full collection takes tens of
+ * milliseconds, against seconds of handling such a text.
  */
-export function releaseAfterLargeAnswer(turn: ModelTurn): void {
-  if (answerChars(turn) < LARGE_ANSWER_CHARS) return;
+export function releaseAfterLarge(chars: number): void {
+  if (chars < LARGE_CHARS) return;
   collector()?.();
+}
+
+export function releaseAfterLargeAnswer(turn: ModelTurn): void {
+  releaseAfterLarge(answerChars(turn));
 }

@@ -45,4 +45,24 @@ describe('RequestBodyBuilder', () => {
     expect(Buffer.from(second).toString()).toBe(JSON.stringify({ model: 'm', messages: [system, message] }));
     expect(first.toString()).toContain('"first"');
   });
+
+  it('gives the exact bytes again after a large message (whose text it does not keep), however the conversation goes on', () => {
+    const builder = new RequestBodyBuilder();
+    const large = (n: number) => ({
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        { id: `call_${n}`, type: 'function', function: { name: 'step', arguments: JSON.stringify({ data: `${n}é😀"`.repeat(300_000) }) } },
+      ],
+    });
+    const messages: object[] = [system, user, large(1), result(1)];
+    const check = (list: readonly object[]) =>
+      expect(Buffer.compare(builder.build({ model: 'm', tools }, texts(list)), json({ model: 'm', tools, messages: list }))).toBe(0);
+    check(messages);
+    messages.push(call(2), result(2));
+    check(messages);
+    // The large message replaced by another as large: no byte of the first may stay.
+    check([system, user, large(3), result(3)]);
+    check([system, user]);
+  });
 });

@@ -1,3 +1,6 @@
+/** A message text at least this long is not kept to compare with the next request's: see `build`. */
+const KEPT_TEXT_CHARS = 1024 * 1024;
+
 /**
  * Builds request bodies, byte for byte `JSON.stringify({ ...parameters, messages })` in UTF-8, from the
  * JSON text of each message, at the cost of what changed.
@@ -15,13 +18,17 @@ export class RequestBodyBuilder {
   /** JSON of the parameters, and the bytes of `{...,"messages":[` it starts the body with. */
   private head: string | undefined;
   private headBytes = 0;
-  /** The JSON texts of the messages in the buffer, and where each one ends. */
-  private texts: string[] = [];
+  /** The JSON texts of the messages in the buffer (undefined for a long one), and where each one ends. */
+  private texts: Array<string | undefined> = [];
   private ends: number[] = [];
 
   /**
    * The body of `{ ...parameters, messages }`, given `json[i] === JSON.stringify(messages[i])`. The
    * parameters must not hold a `messages` key (the messages are always the body's last key).
+   *
+   * A long text (a large tool call's arguments) is not kept after it is written: holding it until the
+   * next request would keep a copy of it in memory through the tools' run. The messages from there on are
+   * written again each time, which costs no more than the text's JSON the caller made for this request.
    */
   build(parameters: object, json: readonly string[]): Uint8Array {
     const head = JSON.stringify(parameters);
@@ -39,24 +46,32 @@ export class RequestBodyBuilder {
     this.texts.length = kept;
     this.ends.length = kept;
     this.length = kept > 0 ? this.ends[kept - 1]! : this.headBytes;
+    // Grown once, to the size of the whole body: growing by doubling would leave the old buffers of a
+    // large body behind, each as large as the body, until the next collection.
+    let needed = this.length + 2;
+    for (let index = kept; index < json.length; index += 1) needed += Buffer.byteLength(json[index]!, 'utf8') + (index > 0 ? 1 : 0);
+    this.reserve(needed);
     for (let index = kept; index < json.length; index += 1) {
       const text = json[index]!;
       if (index > 0) this.write(',');
       this.write(text);
-      this.texts.push(text);
+      this.texts.push(text.length < KEPT_TEXT_CHARS ? text : undefined);
       this.ends.push(this.length);
     }
     this.write(']}');
     return this.buffer.subarray(0, this.length);
   }
 
+  /** Makes room for a body of `bytes` bytes, keeping the first `length`. */
+  private reserve(bytes: number): void {
+    if (bytes <= this.buffer.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(bytes, this.buffer.length * 2));
+    this.buffer.copy(grown, 0, 0, this.length);
+    this.buffer = grown;
+  }
+
   private write(text: string): void {
-    const needed = this.length + Buffer.byteLength(text, 'utf8');
-    if (needed > this.buffer.length) {
-      const grown = Buffer.allocUnsafe(Math.max(needed, this.buffer.length * 2));
-      this.buffer.copy(grown, 0, 0, this.length);
-      this.buffer = grown;
-    }
+    this.reserve(this.length + Buffer.byteLength(text, 'utf8'));
     this.length += this.buffer.write(text, this.length, 'utf8');
   }
 }

@@ -22,7 +22,7 @@ import { costLimitReason } from './run-limits.js';
 import { budgetExhausted, finalAnswerGiven, isFinalAnswer } from './stop-conditions.js';
 import { redactBody } from './redact-secret.js';
 import { RequestBodyBuilder } from './request-body.js';
-import { releaseAfterLargeAnswer } from './release-memory.js';
+import { releaseAfterLarge, releaseAfterLargeAnswer } from './release-memory.js';
 import { responseRecord } from './response-record.js';
 import { ResponseStreamRecord } from './response-stream-record.js';
 import { sendReasoningBack } from './send-reasoning.js';
@@ -209,6 +209,53 @@ async function thinkAndRecord(context: RunContext, iteration: number, payload: C
   return thought as ThoughtEvent;
 }
 
+/** How many characters of arguments the calls have in all. */
+function argumentChars(calls: ReadonlyArray<{ arguments: string }>): number {
+  return calls.reduce((chars, call) => chars + call.arguments.length, 0);
+}
+
+/** What every request of a run is made with: the tools it offers, their token cost, and the body builder. */
+interface RequestMaking {
+  tools: ReturnType<typeof requestTools>;
+  toolTokens: number;
+  bodies: RequestBodyBuilder;
+}
+
+/**
+ * The next request: its payload (after pre_llm_request) and the exact bytes to send. The context it is
+ * built from, with the JSON text of each message, is this function's alone: nothing keeps it once the
+ * body is built (a large message's text would otherwise stay in memory through the model's answer).
+ */
+async function nextRequest(context: RunContext, iteration: number, request: RequestMaking) {
+  const { tools, toolTokens, bodies } = request;
+  const built = await buildContext({
+    manifest: context.agent.context.manifest,
+    manifestFile: context.agent.context.file,
+    agentHome: context.agent.home,
+    cwd: context.paths.workDir,
+    runId: context.paths.runId,
+    journalPath: context.paths.journal,
+    state: context.journal.state,
+    env: context.env,
+    reservedTokens: toolTokens,
+    recordDirectory: (index, source) =>
+      join(context.paths.ioDir, 'context', `${String(iteration).padStart(4, '0')}_${source.id ?? `source_${index}`}`),
+    signal: context.signal,
+    ...(context.launcher ? { launcher: context.launcher } : {}),
+  });
+  // messages last: a request then starts with the bytes of the previous one, and io/invocations keeps only what is new.
+  // A strict server refuses an empty tools list: an agent with no tools and ask_human off sends none.
+  const parameters = { ...requestParameters(context), model: context.agent.config.llm.model, ...(tools.length > 0 ? { tools } : {}) };
+  // llm.send_reasoning: the model's earlier reasoning goes back with its messages (off by default: DeepSeek refuses it).
+  const sent = context.agent.config.llm.send_reasoning === true ? sendReasoningBack(built, context.journal.state) : built;
+  const proposed = { ...parameters, messages: sent.messages } as ChatCompletionCreateParamsNonStreaming;
+  const payload = await applyPreLlmRequest(context, iteration, proposed);
+  // The proposed payload's body is built from the messages' JSON texts; a hook's own payload is serialized whole.
+  const serialized = payload === proposed ? bodies.build(parameters, sent.json) : Buffer.from(JSON.stringify(payload), 'utf8');
+  // The journal holds no key already; a context file or the system prompt might (a tool wrote it there).
+  return { payload, body: redactBody(serialized, context.secret) };
+}
+
 /**
  * The think-act-observe loop. Every step is decided from the run's state (`context.journal.state`, the
  * fold of the journal, which each append advances); calls left without a result (a resumed pause, a
@@ -218,10 +265,13 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
   const firstIteration = context.journal.state.iterations + 1;
   const lastAllowed = firstIteration + context.maxIterations - 1;
   const tools = requestTools(context.agent, context.mcp?.tools);
-  // The tool definitions travel with every request, so a token budget leaves room for them.
-  const toolTokens = estimateTokens(JSON.stringify(tools));
-  // Each request is written over the previous one: what did not change is not serialized again.
-  const bodies = new RequestBodyBuilder();
+  const request: RequestMaking = {
+    tools,
+    // The tool definitions travel with every request, so a token budget leaves room for them.
+    toolTokens: estimateTokens(JSON.stringify(tools)),
+    // Each request is written over the previous one: what did not change is not serialized again.
+    bodies: new RequestBodyBuilder(),
+  };
   // --max-cost counts what this invocation spends, as --max-iterations counts its model calls.
   const costBefore = context.metadata.current.estimated_cost?.amount ?? 0;
 
@@ -233,6 +283,7 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
     if (state.pendingCalls.length > 0) {
       // Calls a pause or a crash left without a result are answered before the model is called again.
       const paused = await act(context, state.pendingCalls);
+      releaseAfterLarge(argumentChars(state.pendingCalls.map((pending) => pending.call)));
       if (paused) return paused;
       await invokeHook(context, 'on_iteration_end', { iteration: state.pendingCalls[0]!.iteration });
       continue;
@@ -256,32 +307,9 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
 
     await invokeHook(context, 'on_iteration_start', { iteration });
     context.log(`[${iteration}] thinking...`);
-    const built = await buildContext({
-      manifest: context.agent.context.manifest,
-      manifestFile: context.agent.context.file,
-      agentHome: context.agent.home,
-      cwd: context.paths.workDir,
-      runId: context.paths.runId,
-      journalPath: context.paths.journal,
-      state: context.journal.state,
-      env: context.env,
-      reservedTokens: toolTokens,
-      recordDirectory: (index, source) =>
-        join(context.paths.ioDir, 'context', `${String(iteration).padStart(4, '0')}_${source.id ?? `source_${index}`}`),
-      signal: context.signal,
-      ...(context.launcher ? { launcher: context.launcher } : {}),
-    });
-    // messages last: a request then starts with the bytes of the previous one, and io/invocations keeps only what is new.
-    // A strict server refuses an empty tools list: an agent with no tools and ask_human off sends none.
-    const parameters = { ...requestParameters(context), model: context.agent.config.llm.model, ...(tools.length > 0 ? { tools } : {}) };
-    // llm.send_reasoning: the model's earlier reasoning goes back with its messages (off by default: DeepSeek refuses it).
-    const sent = context.agent.config.llm.send_reasoning === true ? sendReasoningBack(built, context.journal.state) : built;
-    const proposed = { ...parameters, messages: sent.messages } as ChatCompletionCreateParamsNonStreaming;
-    const payload = await applyPreLlmRequest(context, iteration, proposed);
-    // The proposed payload's body is built from the messages' JSON texts; a hook's own payload is serialized whole.
-    const serialized = payload === proposed ? bodies.build(parameters, sent.json) : Buffer.from(JSON.stringify(payload), 'utf8');
-    // The journal holds no key already; a context file or the system prompt might (a tool wrote it there).
-    const body = redactBody(serialized, context.secret);
+    const { payload, body } = await nextRequest(context, iteration, request);
+    // The messages' JSON texts it was built from are garbage now; a large one goes before its bytes are copied for the record.
+    releaseAfterLarge(body.length);
 
     const thought = await thinkAndRecord(context, iteration, payload, body);
     if (thought.content) context.log(`[${iteration}] ${summarise(thought.content)}`);
@@ -290,6 +318,8 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
       return { status: 'COMPLETED', exitCode: ExitCode.COMPLETED, finalAnswer: thought.content ?? '' };
     }
     const paused = await act(context, context.journal.state.pendingCalls);
+    // What large arguments cost while their tool ran (parsed, written to its stdin) goes before the next request is built.
+    releaseAfterLarge(argumentChars(thought.tool_calls));
     if (paused) return paused;
     await invokeHook(context, 'on_iteration_end', { iteration });
   }

@@ -30,7 +30,7 @@ interface OpenTurn {
   /** Where its turn starts in `messages` (the user messages that led into it come first). */
   readonly start: number;
   readonly assistant: ConversationMessage;
-  readonly assistantJson: string;
+  readonly assistantJson: string | undefined;
   /** The results so far, by call id. */
   readonly results: ReadonlyMap<string, string>;
   /** User messages journaled while it waits: they follow its tool results. */
@@ -39,7 +39,7 @@ interface OpenTurn {
 
 /**
  * The conversation part of a run's state. `messages` holds every message whose place and content are
- * final, each with its JSON text in `json`; `turns` the closed turns over them. A THOUGHT whose tool calls
+ * final, each with its JSON text in `json` (undefined for a large one, see jsonToKeep); `turns` the closed turns over them. A THOUGHT whose tool calls
  * still wait for results is `open`, outside `messages` until its last result arrives (or the next THOUGHT
  * closes it with placeholders).
  */
@@ -47,7 +47,7 @@ export interface ConversationFold {
   /** Whether messages[0] is the task: the first user message, journaled before any THOUGHT. */
   readonly hasTask: boolean;
   readonly messages: AppendList<ConversationMessage>;
-  readonly json: AppendList<string>;
+  readonly json: AppendList<string | undefined>;
   readonly turns: AppendList<ConversationTurn>;
   readonly open: OpenTurn | undefined;
 }
@@ -56,7 +56,7 @@ export function emptyConversation(): ConversationFold {
   return Object.freeze({
     hasTask: false,
     messages: AppendList.empty<ConversationMessage>(),
-    json: AppendList.empty<string>(),
+    json: AppendList.empty<string | undefined>(),
     turns: AppendList.empty<ConversationTurn>(),
     open: undefined,
   });
@@ -95,11 +95,25 @@ export function nextTurnStart(fold: ConversationFold): number {
   return fold.turns.at(-1)?.end ?? (fold.hasTask ? 1 : 0);
 }
 
+/** A message whose texts add up to this many characters has no JSON text in the state. */
+const KEPT_JSON_CHARS = 1024 * 1024;
+
+/**
+ * The JSON text the state keeps for a message, made once so that each request does not serialize the
+ * whole conversation again; none for a large message (a 30 MB tool call's arguments): the state would
+ * hold a second copy of its text for the rest of the run. `conversationOf` makes that one when asked.
+ */
+export function jsonToKeep(message: ConversationMessage): string | undefined {
+  let chars = message.content?.length ?? 0;
+  if (message.role === 'assistant') for (const call of message.tool_calls ?? []) chars += call.function.arguments.length;
+  return chars < KEPT_JSON_CHARS ? JSON.stringify(message) : undefined;
+}
+
 function appendMessages(fold: ConversationFold, added: readonly ConversationMessage[]): Pick<ConversationFold, 'messages' | 'json'> {
   let { messages, json } = fold;
   for (const message of added) {
     messages = messages.append(message);
-    json = json.append(JSON.stringify(message));
+    json = json.append(jsonToKeep(message));
   }
   return { messages, json };
 }
@@ -141,7 +155,7 @@ export function applyToConversation(fold: ConversationFold, event: JournalEvent)
         thought: event,
         start,
         assistant,
-        assistantJson: JSON.stringify(assistant),
+        assistantJson: jsonToKeep(assistant),
         results: new Map<string, string>(),
         deferred: Object.freeze([]),
       });

@@ -25,13 +25,14 @@ export interface Conversation {
 export function conversationOf(state: RunState): Conversation {
   const fold = state.conversation;
   const messages = fold.messages.toArray();
-  const json = fold.json.toArray();
+  // A large message's text is made here, for this caller only (the state keeps none: see jsonToKeep).
+  const json = fold.json.toArray().map((text, index) => text ?? JSON.stringify(messages[index]));
   const turns = fold.turns.toArray();
   const start = nextTurnStart(fold);
   const open = fold.open;
   if (open) {
     messages.push(open.assistant);
-    json.push(open.assistantJson);
+    json.push(open.assistantJson ?? JSON.stringify(open.assistant));
     for (const message of toolMessages(open.thought, open.results)) {
       messages.push(message);
       json.push(JSON.stringify(message));

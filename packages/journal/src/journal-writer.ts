@@ -16,23 +16,32 @@ export interface TornTailRepair {
 /** A line longer than this (in UTF-16 units) is not parsed back after it is written; see `append`. */
 const LONG_LINE = 1024 * 1024;
 
-/** The UTF-8 bytes of a line and its newline: in one buffer, or in pieces of about LONG_LINE characters. */
-function* lineBytes(line: string): Generator<Buffer> {
+/**
+ * The UTF-8 bytes of a line and its newline: in one buffer, or, for a long line, in pieces of about
+ * LONG_LINE characters encoded one after another into `scratch` (each piece is written before the next
+ * is made), so that a large line's bytes never take more memory than one piece.
+ */
+function* lineBytes(line: string, scratch: () => Buffer): Generator<Buffer> {
+  if (line.length <= LONG_LINE) {
+    const length = Buffer.byteLength(line, 'utf8');
+    const bytes = Buffer.allocUnsafe(length + 1);
+    bytes.write(line, 0, 'utf8');
+    bytes[length] = 0x0a;
+    yield bytes;
+    return;
+  }
+  const buffer = scratch();
   let start = 0;
-  while (line.length - start > LONG_LINE) {
-    let end = start + LONG_LINE;
+  while (start < line.length) {
+    let end = Math.min(start + LONG_LINE, line.length);
     // A piece never ends between the two halves of a surrogate pair.
     const code = line.charCodeAt(end - 1);
-    if (code >= 0xd800 && code <= 0xdbff) end -= 1;
-    yield Buffer.from(line.slice(start, end), 'utf8');
+    if (end < line.length && code >= 0xd800 && code <= 0xdbff) end -= 1;
+    let length = buffer.write(line.slice(start, end), 0, 'utf8');
+    if (end === line.length) buffer[length++] = 0x0a;
+    yield buffer.subarray(0, length);
     start = end;
   }
-  const rest = start === 0 ? line : line.slice(start);
-  const length = Buffer.byteLength(rest, 'utf8');
-  const bytes = Buffer.allocUnsafe(length + 1);
-  bytes.write(rest, 0, 'utf8');
-  bytes[length] = 0x0a;
-  yield bytes;
 }
 
 /** A torn last line found by `open`, removed by the first append. */
@@ -57,6 +66,8 @@ export class JournalWriter {
   private pendingRepair: PendingRepair | undefined;
   /** Set when a failed append left part of a line that could not be cut off: nothing may follow it. */
   private tornBy: unknown;
+  /** Where a long line is encoded a piece at a time (LONG_LINE characters of at most 3 bytes, and the newline). */
+  private scratch: Buffer | undefined;
 
   private constructor(
     readonly file: string,
@@ -131,7 +142,7 @@ export class JournalWriter {
       this.descriptor ??= openSync(this.file, 'a');
       // A long line (a large answer) is encoded and written a piece at a time, so that its bytes are never
       // held whole beside its text; this engine alone writes the journal, and a failure cuts off what it wrote.
-      for (const bytes of lineBytes(line)) {
+      for (const bytes of lineBytes(line, () => (this.scratch ??= Buffer.allocUnsafeSlow(LONG_LINE * 3 + 1)))) {
         let done = 0;
         while (done < bytes.length) {
           const count = writeSync(this.descriptor, bytes, done);

@@ -114,6 +114,31 @@ describe('run state', () => {
     expect(emptyRunState()).toEqual(foldEvents([]));
   });
 
+  it('keeps no JSON text of a large message in the state: conversationOf makes it, equal to the JSON of the message', () => {
+    const large = JSON.stringify({ data: 'é😀"x'.repeat(300_000) });
+    const withLarge: JournalEvent = {
+      seq: ++seq,
+      timestamp,
+      type: 'THOUGHT',
+      iteration: 1,
+      content: 'writes',
+      llm_invocation_ref: 'inv1',
+      tool_calls: [{ id: 'a', name: 'tool', arguments: large }],
+    };
+    let state = foldEvents([user('task'), withLarge]);
+    expect(state.conversation.open?.assistantJson).toBeUndefined();
+    const check = () => {
+      const conversation = conversationOf(state);
+      expect(conversation.json).toEqual(conversation.messages.map((message) => JSON.stringify(message)));
+      return conversation;
+    };
+    expect(check().json[1]).toContain(JSON.stringify(large));
+    state = foldEvents([result(1, 'a', 'done'), user('large '.repeat(200_000)), thought(2, 'two')], state);
+    expect(check().messages).toHaveLength(5);
+    // The task and the tool result are kept as text; the assistant message and the large user message are not.
+    expect(state.conversation.json.toArray().map((text) => text === undefined)).toEqual([false, true, false, true, false]);
+  });
+
   it('rebuilds the conversation: the task, whole turns, placeholders while results are missing, later messages after them', () => {
     let state = foldEvents([user('task'), thought(1, 'one', ['a', 'b']), result(1, 'a', 'A'), user('while waiting')]);
     let conversation = conversationOf(state);
