@@ -100,9 +100,14 @@ export function openRunContext(
     log,
     // Started now, so that it is ready by the first tool call; a run without tools or hooks needs none.
     launcher: agent.tools.length > 0 || Object.values(agent.hooks).some(Boolean) ? CommandLauncher.start() : undefined,
-    // Started now, so that it is ready by the first tool call; hooks and generators never run in it.
+    // Started now, so that it is ready by the first tool call; hooks and generators never run in it. The
+    // stdio MCP servers run in it too (see startRunMcpServers); a url: server is not the engine's to start.
     sandbox:
-      agent.tools.length > 0 && sandbox.policy && sandbox.bubblewrap ? RunSandbox.start(sandbox.policy, sandbox.bubblewrap) : undefined,
+      (agent.tools.length > 0 || agent.mcpServers.some((entry) => entry.config.command !== undefined)) &&
+      sandbox.policy &&
+      sandbox.bubblewrap
+        ? RunSandbox.start(sandbox.policy, sandbox.bubblewrap)
+        : undefined,
     // The run has ended (its outcome is decided and recorded): nothing here may throw over it.
     close: async () => {
       // The servers go first: they stop at run end and on a pause, and a call of theirs is over.

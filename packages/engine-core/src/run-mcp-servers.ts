@@ -10,7 +10,8 @@ export function mcpLogDirectory(runDir: string): string {
 
 /**
  * Starts the agent's MCP servers for this engine invocation (a run, or a continued one) and says in the
- * journal which tools each offers. They stop when the run ends or pauses (RunContext.close).
+ * journal which tools each offers. A stdio server runs inside the run's sandbox when one is on. They stop
+ * when the run ends or pauses (RunContext.close), before the sandbox does.
  */
 export async function startRunMcpServers(context: RunContext): Promise<void> {
   const entries = context.agent.mcpServers;
@@ -18,6 +19,7 @@ export async function startRunMcpServers(context: RunContext): Promise<void> {
   const logDir = mcpLogDirectory(context.paths.runDir);
   makeDirectory(logDir);
   const iteration = context.journal.state.iterations;
+  const sandbox = context.sandbox;
   context.mcp = await startMcpServers({
     servers: entries,
     agentHome: context.agent.home,
@@ -25,6 +27,8 @@ export async function startRunMcpServers(context: RunContext): Promise<void> {
     env: context.env,
     credentials: context.credentials,
     logDir,
+    // A stdio server runs inside the run's sandbox, as a tool call does: it sees the workspace as tools do.
+    ...(sandbox ? { wrap: (file: string, args: readonly string[], cwd: string) => sandbox.wrap(file, args, cwd) } : {}),
     log: (line) => {
       context.log(line);
       record(context, { type: 'SYSTEM_MESSAGE', iteration, level: 'WARN', content: line });

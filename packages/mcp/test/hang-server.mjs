@@ -1,7 +1,10 @@
 #!/usr/bin/env node
 // An MCP stdio server for tests. `echo` answers with its text and this process's pid; `hang` writes this
 // process's pid to $HANG_PID_FILE and never answers, so a test can kill the server in the middle of a call.
+// `write` writes a file and `connect` opens a TCP connection to 127.0.0.1, so a test can see what a
+// (sandboxed) server may do.
 import { writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -16,6 +19,16 @@ server.setRequestHandler(ListToolsRequestSchema, async () => ({
     },
     { name: 'hang', description: 'Never answers.', inputSchema: { type: 'object', properties: {} } },
     {
+      name: 'write',
+      description: 'Writes text to a file.',
+      inputSchema: { type: 'object', properties: { path: { type: 'string' }, text: { type: 'string' } }, required: ['path', 'text'] },
+    },
+    {
+      name: 'connect',
+      description: 'Opens a TCP connection to a port of 127.0.0.1.',
+      inputSchema: { type: 'object', properties: { port: { type: 'number' } }, required: ['port'] },
+    },
+    {
       name: 'env',
       description: 'Answers with the value of an environment variable.',
       inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
@@ -26,6 +39,24 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
   const args = request.params.arguments ?? {};
   if (request.params.name === 'echo') return { content: [{ type: 'text', text: `echo: ${args.text} (pid ${process.pid})` }] };
   if (request.params.name === 'env') return { content: [{ type: 'text', text: `${args.name}=${process.env[args.name] ?? '(unset)'}` }] };
+  if (request.params.name === 'write') {
+    try {
+      writeFileSync(args.path, args.text);
+      return { content: [{ type: 'text', text: `wrote ${args.path}` }] };
+    } catch (error) {
+      return { isError: true, content: [{ type: 'text', text: `cannot write ${args.path}: ${error.code ?? error.message}` }] };
+    }
+  }
+  if (request.params.name === 'connect') {
+    const outcome = await new Promise((resolve) => {
+      const socket = connect(args.port, '127.0.0.1', () => {
+        socket.destroy();
+        resolve('connected');
+      });
+      socket.once('error', (error) => resolve(`cannot connect: ${error.code ?? error.message}`));
+    });
+    return { isError: outcome !== 'connected', content: [{ type: 'text', text: `${outcome}` }] };
+  }
   if (request.params.name === 'hang') {
     process.stderr.write(`hanging in pid ${process.pid}\n`);
     writeFileSync(process.env.HANG_PID_FILE, String(process.pid));
