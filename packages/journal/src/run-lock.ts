@@ -152,9 +152,10 @@ function refuse(file: string, runId: string, holder: RunLockHolder): Configurati
 }
 
 /**
- * Renews the holder's lease every `leaseMs / 6` while the file still names it. A holder whose lease ran
- * low before it could renew (a stopped process, a host cut off) stops renewing: another host may have
- * taken the lock since, and renaming over its holder would put two engines on one run.
+ * Renews the holder's lease every `leaseMs / 6` while the file still names it, late ones included: a
+ * holder that was stopped for a while and still finds itself in the file keeps its run. Once the file
+ * names another holder (a host that found the lease run out), renewal stops. The engine itself does not
+ * stop then (see docs/scale-out.md): a lease only protects engines that are not frozen for its length.
  */
 function renewLease(file: string, first: string, leaseMs: number): { current(): string; stop(): void } {
   let text = first;
@@ -163,8 +164,7 @@ function renewLease(file: string, first: string, leaseMs: number): { current(): 
     () => {
       const now = Date.now();
       try {
-        // Less than half the lease left means renewals were missed: give it up rather than race a taker.
-        if (Date.parse(holder.lease_until!) - now < leaseMs / 2 || readText(file) !== text) {
+        if (readText(file) !== text) {
           clearInterval(timer);
           return;
         }
