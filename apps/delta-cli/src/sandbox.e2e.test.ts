@@ -170,7 +170,7 @@ describe.skipIf(!probe.ok && unavailable !== undefined)('delta run in the sandbo
     expect(refused.stderr).toContain('sudo apt-get install bubblewrap');
     expect(existsSync(join(strictWork, '.delta'))).toBe(false);
 
-    writeFileSync(join(agent, 'agent.yaml'), readFileSync(join(agent, 'agent.yaml'), 'utf8') + 'sandbox:\n  mode: read-only\n');
+    writeFileSync(join(agent, 'agent.yaml'), `${readFileSync(join(agent, 'agent.yaml'), 'utf8')}sandbox:\n  mode: read-only\n`);
     const fromYaml = await runDelta(['run', '--agent', agent, '-m', 'go', '-w', strictWork], { env });
     expect(fromYaml.exitCode).toBe(2);
     expect(fromYaml.stderr).toMatch(/sandbox\.mode/);

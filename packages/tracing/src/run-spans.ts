@@ -104,7 +104,7 @@ export class RunSpanBuilder {
     const engine = this.engine;
     if (!engine) return [];
     this.engine = undefined;
-    return [this.engineSpan(engine, this.lastMs, { [`delta.run.ended`]: false })];
+    return [this.engineSpan(engine, this.lastMs, { 'delta.run.ended': false })];
   }
 
   private spanId(key: string): string {
