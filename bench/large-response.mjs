@@ -59,9 +59,14 @@ async function delta(home, baseUrl, name) {
   });
 }
 
-/** One 30 MB answer (then, after a tool call, a short one): the engine's peak RSS. */
-async function peak(name, where, stream) {
-  const script = [{ large: { bytes: MB, in: where, tool: 'write_file' } }, { content: 'done' }];
+/**
+ * One 30 MB answer (then, after a tool call, a short one): the engine's peak RSS. With `more`, the model
+ * asks for one more small tool call first, so the request that carries the large call back is followed by
+ * another that carries it again (and the request record's delta against it).
+ */
+async function peak(name, where, stream, more = false) {
+  const step = { tool_calls: [{ name: 'write_file', arguments: { data: 'small' } }] };
+  const script = [{ large: { bytes: MB, in: where, tool: 'write_file' } }, ...(more ? [step] : []), { content: 'done' }];
   const server = await startFakeLlm({ script });
   try {
     const result = await delta(agent(name, stream ? { stream: true } : {}), server.baseUrl, name);
@@ -124,22 +129,23 @@ console.log(
     .map((value) => value.toFixed(2))
     .join(' ')}; node ${process.version}; runs in ${work}`,
 );
-for (const [name, where, stream] of [
+for (const [name, where, stream, more] of [
   ['30MB-text', 'content', false],
   ['30MB-text-streamed', 'content', true],
   ['30MB-arguments', 'arguments', false],
   ['30MB-arguments-streamed', 'arguments', true],
+  ['30MB-arguments-then-more', 'arguments', false, true],
 ]) {
   if (only !== undefined && only !== name) continue;
-  const result = await peak(name, where, stream);
+  const result = await peak(name, where, stream, more);
   console.log(
-    `${result.name.padEnd(24)} peak RSS ${result.peakMiB.toFixed(0).padStart(4)} MiB (target < 200 MB = 190.7 MiB)  wall ${result.wallS.toFixed(1)} s`,
+    `${result.name.padEnd(25)} peak RSS ${result.peakMiB.toFixed(0).padStart(4)} MiB (target < 200 MB = 190.7 MiB)  wall ${result.wallS.toFixed(1)} s`,
   );
 }
 const cap = only === undefined || only === 'over-cap' ? await overCap() : undefined;
 if (cap)
   console.log(
-    `over-cap 64 MiB         ${cap.failed ? 'FAILED as expected' : 'DID NOT FAIL'}, exited ${cap.afterCapS.toFixed(2)} s after the cap was crossed (target < 2 s); peak RSS ${cap.peakMiB.toFixed(0)} MiB`,
+    `over-cap 64 MiB          ${cap.failed ? 'FAILED as expected' : 'DID NOT FAIL'}, exited ${cap.afterCapS.toFixed(2)} s after the cap was crossed (target < 2 s); peak RSS ${cap.peakMiB.toFixed(0)} MiB`,
   );
 if (cap) console.log(`  ${cap.message}`);
 console.log(

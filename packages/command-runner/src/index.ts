@@ -3,6 +3,7 @@ export type { RunCommandOptions, CommandResult } from './run-command.js';
 export { BoundedCapture, formatCapturedOutput } from './bounded-capture.js';
 export type { CapturedOutput } from './bounded-capture.js';
 export { stopProcessGroupIfSame } from './process-group.js';
+export { jsonStringPieces } from './json-pieces.js';
 export { CommandLauncher, launcherProgramPath } from './launcher.js';
 export type { LaunchRequest, LaunchOutcome, LaunchedCommand } from './launcher.js';
 export { RunSandbox } from './sandbox/run-sandbox.js';

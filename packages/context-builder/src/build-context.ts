@@ -151,6 +151,6 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
   }
   // concat copies natively; flat() is several times slower on the long conversation part.
   const messages = ([] as ChatMessage[]).concat(...parts.map((part) => part.messages));
-  const json = ([] as string[]).concat(...parts.map((part) => part.json));
+  const json = ([] as Array<string | undefined>).concat(...parts.map((part) => part.json));
   return { messages, json };
 }

@@ -12,7 +12,7 @@ export interface FitConversationOptions {
 }
 
 export type FitConversationResult =
-  | { fits: true; messages: ChatMessage[]; json: string[]; droppedIterations: number }
+  | { fits: true; messages: ChatMessage[]; json: Array<string | undefined>; droppedIterations: number }
   | { fits: false; minimumTokens: number };
 
 function droppedNote(dropped: readonly ConversationTurn[], options: FitConversationOptions): string {
@@ -27,8 +27,11 @@ function droppedNote(dropped: readonly ConversationTurn[], options: FitConversat
 /** A message of the kept conversation, with the text that may be cut and what must follow it. */
 interface Piece {
   message: ChatMessage;
-  /** Its JSON text while the message is the conversation's own; undefined once it is a new one. */
-  json: string | undefined;
+  /**
+   * The conversation's JSON text of the message while it is the conversation's own (undefined for a large
+   * one, whose text the run's state does not keep); null once it is a new one (cut, or the task with a note).
+   */
+  json: string | undefined | null;
   text: string;
   suffix: string;
   isTask: boolean;
@@ -81,7 +84,7 @@ export function fitConversation(conversation: Conversation, options: FitConversa
   if (head) {
     const suffix = dropped.length > 0 ? `\n\n${droppedNote(dropped, options)}` : '';
     const text = task ? String(task.content) : '';
-    const json = head === task ? conversation.json[0] : undefined;
+    const json = head === task ? conversation.json[0] : null;
     pieces.push({ message: head, json, text, suffix: task ? suffix : droppedNote(dropped, options), isTask: true, cut: !task });
   }
   for (const turn of kept) {
@@ -115,14 +118,14 @@ export function fitConversation(conversation: Conversation, options: FitConversa
     const shortest = text ?? marker.trimStart();
     if (cost(withText(piece, shortest)) < cost(piece.message)) {
       piece.message = withText(piece, shortest);
-      piece.json = undefined;
+      piece.json = null;
     }
     over = total() - options.limit;
   }
   return {
     fits: true,
     messages: pieces.map((piece) => piece.message),
-    json: pieces.map((piece) => piece.json ?? JSON.stringify(piece.message)),
+    json: pieces.map((piece) => (piece.json === null ? JSON.stringify(piece.message) : piece.json)),
     droppedIterations,
   };
 }

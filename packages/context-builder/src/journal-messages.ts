@@ -23,11 +23,11 @@ export function windowConversation(conversation: Conversation, maxIterations: nu
 /** The messages of a conversation's task and turns, in order, with their JSON texts. */
 export function conversationMessages(conversation: Conversation): ContextMessages {
   const messages: ChatMessage[] = conversation.hasTask ? [conversation.messages[0]!] : [];
-  const json: string[] = conversation.hasTask ? [conversation.json[0]!] : [];
+  const json: Array<string | undefined> = conversation.hasTask ? [conversation.json[0]] : [];
   for (const turn of conversation.turns) {
     for (let index = turn.start; index < turn.end; index += 1) {
       messages.push(conversation.messages[index]!);
-      json.push(conversation.json[index]!);
+      json.push(conversation.json[index]);
     }
   }
   return { messages, json };

@@ -21,7 +21,7 @@ describe('RequestBodyBuilder', () => {
     const builder = new RequestBodyBuilder();
     const messages: object[] = [system, user];
     const check = (parameters: object, list: readonly object[]) =>
-      expect(Buffer.compare(builder.build(parameters, texts(list)), json({ ...parameters, messages: list }))).toBe(0);
+      expect(Buffer.compare(builder.build(parameters, texts(list), list), json({ ...parameters, messages: list }))).toBe(0);
     const parameters = { temperature: 0.2, model: 'm', tools };
     for (let n = 1; n <= 300; n += 1) {
       messages.push(call(n), result(n));
@@ -39,9 +39,9 @@ describe('RequestBodyBuilder', () => {
   it('keeps only the bytes of messages whose texts are equal: a message changed in place is sent as it is now', () => {
     const builder = new RequestBodyBuilder();
     const message = { role: 'user', content: 'first' };
-    const first = Buffer.from(builder.build({ model: 'm' }, texts([system, message])));
+    const first = Buffer.from(builder.build({ model: 'm' }, texts([system, message]), [system, message]));
     message.content = 'second';
-    const second = builder.build({ model: 'm' }, texts([system, message]));
+    const second = builder.build({ model: 'm' }, texts([system, message]), [system, message]);
     expect(Buffer.from(second).toString()).toBe(JSON.stringify({ model: 'm', messages: [system, message] }));
     expect(first.toString()).toContain('"first"');
   });
@@ -57,12 +57,35 @@ describe('RequestBodyBuilder', () => {
     });
     const messages: object[] = [system, user, large(1), result(1)];
     const check = (list: readonly object[]) =>
-      expect(Buffer.compare(builder.build({ model: 'm', tools }, texts(list)), json({ model: 'm', tools, messages: list }))).toBe(0);
+      expect(Buffer.compare(builder.build({ model: 'm', tools }, texts(list), list), json({ model: 'm', tools, messages: list }))).toBe(0);
     check(messages);
     messages.push(call(2), result(2));
     check(messages);
     // The large message replaced by another as large: no byte of the first may stay.
     check([system, user, large(3), result(3)]);
     check([system, user]);
+  });
+
+  it('writes a message given without its JSON text from the message, its large strings a piece at a time, byte for byte', () => {
+    const builder = new RequestBodyBuilder();
+    const large = JSON.stringify({ data: 'é😀"\\\n\u0001x'.repeat(100_000) });
+    const assistant = {
+      role: 'assistant',
+      content: 'c'.repeat(70_000),
+      tool_calls: [
+        { id: 'a', type: 'function', function: { name: 'step', arguments: large } },
+        { id: 'b', type: 'function', function: { name: 'step', arguments: '{}' } },
+      ],
+    };
+    // The stand-in for large strings, written by the model itself: that message is written whole.
+    const sly = { role: 'user', content: '\u0000delta:large string\u0000', also: 'y'.repeat(70_000) };
+    for (const list of [
+      [system, user, assistant, result(1)],
+      [system, user, assistant, result(1), sly],
+      [system, sly, user],
+    ]) {
+      const given = texts(list).map((text, index) => (list[index] === assistant || list[index] === sly ? undefined : text));
+      expect(Buffer.compare(builder.build({ model: 'm' }, given, list), json({ model: 'm', messages: list }))).toBe(0);
+    }
   });
 });

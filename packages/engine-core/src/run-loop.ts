@@ -251,7 +251,8 @@ async function nextRequest(context: RunContext, iteration: number, request: Requ
   const proposed = { ...parameters, messages: sent.messages } as ChatCompletionCreateParamsNonStreaming;
   const payload = await applyPreLlmRequest(context, iteration, proposed);
   // The proposed payload's body is built from the messages' JSON texts; a hook's own payload is serialized whole.
-  const serialized = payload === proposed ? bodies.build(parameters, sent.json) : Buffer.from(JSON.stringify(payload), 'utf8');
+  const serialized =
+    payload === proposed ? bodies.build(parameters, sent.json, sent.messages) : Buffer.from(JSON.stringify(payload), 'utf8');
   // The journal holds no key already; a context file or the system prompt might (a tool wrote it there).
   return { payload, body: redactBody(serialized, context.secret) };
 }

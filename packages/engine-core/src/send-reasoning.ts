@@ -13,8 +13,8 @@ function withReasoning(message: object, thought: ThoughtEvent): object {
 /**
  * `llm.send_reasoning: true`: each assistant message of the built context whose THOUGHT had reasoning
  * gets it back (interleaved-thinking models want it; DeepSeek refuses it, hence off by default). The
- * assistant messages are found by their JSON text, as the conversation fold made it; a message the
- * context builder cut to fit a budget is sent as cut, without its reasoning.
+ * assistant messages are found as the conversation fold made them (the same frozen objects); a message
+ * the context builder cut to fit a budget is a new one, sent as cut, without its reasoning.
  */
 export function sendReasoningBack(built: ContextMessages, state: RunState): ContextMessages {
   const conversation = conversationOf(state);
@@ -25,24 +25,25 @@ export function sendReasoningBack(built: ContextMessages, state: RunState): Cont
     }
   }
   if (thoughts.size === 0) return built;
-  const byJson = new Map<string, ThoughtEvent>();
+  const byMessage = new Map<object, ThoughtEvent>();
   for (const turn of conversation.turns) {
     const thought = turn.iteration === undefined ? undefined : thoughts.get(turn.iteration);
     if (!thought) continue;
     for (let index = turn.start; index < turn.end; index += 1) {
       if (conversation.messages[index]!.role !== 'assistant') continue;
-      byJson.set(conversation.json[index]!, thought);
+      byMessage.set(conversation.messages[index]!, thought);
       break;
     }
   }
   const messages = [...built.messages];
   const json = [...built.json];
-  for (let index = 0; index < json.length; index += 1) {
-    const thought = byJson.get(json[index]!);
+  for (let index = 0; index < messages.length; index += 1) {
+    const thought = byMessage.get(messages[index]!);
     if (!thought) continue;
     const message = withReasoning(messages[index]!, thought);
     messages[index] = message as (typeof messages)[number];
-    json[index] = JSON.stringify(message);
+    // A large one is left for the body builder to write a piece at a time.
+    json[index] = json[index] === undefined ? undefined : JSON.stringify(message);
   }
   return { messages, json };
 }

@@ -101,7 +101,8 @@ const KEPT_JSON_CHARS = 1024 * 1024;
 /**
  * The JSON text the state keeps for a message, made once so that each request does not serialize the
  * whole conversation again; none for a large message (a 30 MB tool call's arguments): the state would
- * hold a second copy of its text for the rest of the run. `conversationOf` makes that one when asked.
+ * hold a second copy of its text for the rest of the run, and a request body is written from the message
+ * a piece at a time, so that its JSON text is never made whole (docs/decisions/large-texts-in-memory.md).
  */
 export function jsonToKeep(message: ConversationMessage): string | undefined {
   let chars = message.content?.length ?? 0;

@@ -1,4 +1,4 @@
-import { nextTurnStart, toolMessages, type ConversationMessage, type ConversationTurn } from './conversation-fold.js';
+import { jsonToKeep, nextTurnStart, toolMessages, type ConversationMessage, type ConversationTurn } from './conversation-fold.js';
 import type { RunState } from './run-state.js';
 
 /**
@@ -9,8 +9,12 @@ import type { RunState } from './run-state.js';
 export interface Conversation {
   /** Every message, in order; new arrays, the messages themselves frozen. */
   readonly messages: ConversationMessage[];
-  /** `JSON.stringify(messages[i])` for each message: what a request body holds for it. */
-  readonly json: string[];
+  /**
+   * `JSON.stringify(messages[i])` for each message: what a request body holds for it; undefined for a
+   * large message, whose text the state does not keep (see jsonToKeep): its user makes it, a piece at a
+   * time if it can (a request body is written that way).
+   */
+  readonly json: Array<string | undefined>;
   /** Whether messages[0] is the task: the first user message, which every window keeps. */
   readonly hasTask: boolean;
   /**
@@ -25,24 +29,23 @@ export interface Conversation {
 export function conversationOf(state: RunState): Conversation {
   const fold = state.conversation;
   const messages = fold.messages.toArray();
-  // A large message's text is made here, for this caller only (the state keeps none: see jsonToKeep).
-  const json = fold.json.toArray().map((text, index) => text ?? JSON.stringify(messages[index]));
+  const json = fold.json.toArray();
   const turns = fold.turns.toArray();
   const start = nextTurnStart(fold);
   const open = fold.open;
   if (open) {
     messages.push(open.assistant);
-    json.push(open.assistantJson ?? JSON.stringify(open.assistant));
+    json.push(open.assistantJson);
     for (const message of toolMessages(open.thought, open.results)) {
       messages.push(message);
-      json.push(JSON.stringify(message));
+      json.push(jsonToKeep(message));
     }
     turns.push({ iteration: open.thought.iteration, start: open.start, end: messages.length });
     if (open.deferred.length > 0) {
       const deferredStart = messages.length;
       for (const message of open.deferred) {
         messages.push(message);
-        json.push(JSON.stringify(message));
+        json.push(jsonToKeep(message));
       }
       turns.push({ iteration: undefined, start: deferredStart, end: messages.length });
     }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { diskWrite, makeDirectory, parseJson, SystemError } from '@delta/errors';
@@ -112,7 +112,7 @@ export class InvocationRequestRecorder {
     const last = this.#last;
     if (!last) return undefined;
     try {
-      if (readFileSync(last.file).equals(last.record)) return last;
+      if (fileHolds(last.file, last.record)) return last;
     } catch {
       // Gone: fall through.
     }
@@ -120,15 +120,36 @@ export class InvocationRequestRecorder {
     return undefined;
   }
 
-  /** A copy of the body in the reused store (replaced by one half as big again when too small). */
+  /**
+   * A copy of the body in the reused store, replaced when too small by one half as big again, or a quarter
+   * larger than the body: the next request, a little longer, then fits (a store replaced is garbage as
+   * large as the body until the next collection, beside the new one).
+   */
   #copy(body: Uint8Array): Buffer {
     let store = this.#store;
     if (!store || store.length < body.length) {
-      store = Buffer.allocUnsafeSlow(Math.max(body.length, Math.ceil((store?.length ?? 0) * 1.5), 4096));
+      store = Buffer.allocUnsafeSlow(Math.max(Math.ceil(body.length * 1.25), Math.ceil((store?.length ?? 0) * 1.5), 4096));
       this.#store = store;
     }
     store.set(body);
     return store.subarray(0, body.length);
+  }
+}
+
+/** Whether a file holds exactly these bytes; read a piece at a time, so that a large record is not read whole beside its copy. */
+function fileHolds(file: string, bytes: Uint8Array): boolean {
+  const descriptor = openSync(file, 'r');
+  try {
+    if (fstatSync(descriptor).size !== bytes.length) return false;
+    const piece = Buffer.allocUnsafe(Math.min(bytes.length, 1024 * 1024));
+    for (let offset = 0; offset < bytes.length; ) {
+      const read = readSync(descriptor, piece, 0, Math.min(piece.length, bytes.length - offset), offset);
+      if (read === 0 || !piece.subarray(0, read).equals(bytes.subarray(offset, offset + read))) return false;
+      offset += read;
+    }
+    return true;
+  } finally {
+    closeSync(descriptor);
   }
 }
 
