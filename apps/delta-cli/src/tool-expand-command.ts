@@ -35,8 +35,9 @@ export async function toolExpandCommand(target: string | undefined, flags: ToolE
   const { toExpandedDefinition } = await import('@delta/tool-expander');
   const agent = loadAgent(agentDirectory(target ?? '.'), { strict: flags.strict === true });
   for (const warning of agent.warnings) printConfigWarning(warning);
-  // The MCP servers are started, asked for their tools and stopped, with the current directory as ${CWD}.
-  const mcpTools = await listMcpTools(agent, process.cwd());
+  // The MCP servers are started, asked for their tools and stopped, with the current directory as ${CWD},
+  // stdio servers in the sandbox a run there would have (its workspace read-only).
+  const mcpTools = await listMcpTools(agent, process.cwd(), { onWarning: (line) => process.stderr.write(`${line}\n`) });
   // --schema: exactly the tools every request carries, ask_human included unless the agent turned it off.
   if (flags.schema) {
     const tools = requestTools(agent, mcpTools);

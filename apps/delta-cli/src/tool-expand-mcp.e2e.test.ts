@@ -1,12 +1,24 @@
 // `delta tool expand` starts an agent's MCP servers to list their tools, as a run would offer them.
+import { readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempAgent, createTempDir } from '@delta/testkit';
+import { probeBubblewrap } from '@delta/command-runner';
 import { runDelta } from './test-support.js';
 
 const require = createRequire(import.meta.url);
 const FILESYSTEM_SERVER = join(dirname(require.resolve('@modelcontextprotocol/server-filesystem/package.json')), 'dist/index.js');
+const HANG_SERVER = join(import.meta.dirname, '../../../packages/mcp/test/hang-server.mjs');
+
+// Real bubblewrap: .ci/run installs it. Only a machine where that install failed may skip, loudly.
+const probe = probeBubblewrap();
+const unavailable = process.env.DELTA_TEST_BUBBLEWRAP_UNAVAILABLE;
+if (!probe.ok && unavailable) {
+  console.warn(
+    `\n!!!!!!!!\n!!! SKIPPING the delta tool expand sandbox test: bubblewrap could not be installed (${unavailable}).\n!!!!!!!!\n`,
+  );
+}
 
 afterEach(() => cleanupTempDirs());
 
@@ -23,7 +35,8 @@ describe('delta tool expand with mcp_servers', () => {
     });
     const cwd = await createTempDir('expand-cwd-');
     const listed = await runDelta(['tool', 'expand', agent, '--json'], { cwd });
-    expect(listed.stderr).toBe('');
+    // Without bubblewrap (a machine where it could not be installed) the server runs unsandboxed, as a run's would, with its warning.
+    expect(listed.stderr).toBe(probe.ok ? '' : expect.stringContaining('tools run WITHOUT a sandbox'));
     expect(listed.exitCode).toBe(0);
     const { mcp_tools } = JSON.parse(listed.stdout) as {
       mcp_tools: Array<{ name: string; server: string; tool: string; parameters: unknown }>;
@@ -54,5 +67,30 @@ describe('delta tool expand with mcp_servers', () => {
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain('The MCP server broken (');
     expect(result.stderr).toContain('agent.yaml mcp_servers[0]) could not be started');
+  });
+
+  // As a run would: a stdio server starts inside the sandbox (the workspace read-only: listing tools changes
+  // nothing). The test server's `env` tool says in its description which sandbox it runs in.
+  it.skipIf(!probe.ok && unavailable !== undefined)('starts a stdio server inside the sandbox a run would have, read-only', async () => {
+    const description = async (sandbox: Record<string, unknown> | undefined) => {
+      const agent = await createTempAgent({
+        agentYaml: {
+          name: 'mcp-expand-sandbox',
+          llm: { model: 'm' },
+          ...(sandbox ? { sandbox } : {}),
+          mcp_servers: [{ name: 'box', command: process.execPath, args: [HANG_SERVER] }],
+        },
+      });
+      const cwd = await createTempDir('expand-cwd-');
+      const listed = await runDelta(['tool', 'expand', agent, '--json'], { cwd });
+      expect(listed.stderr).toBe('');
+      expect(listed.exitCode).toBe(0);
+      // Nothing was written where it ran: not even a .delta/.
+      expect(readdirSync(cwd)).toEqual([]);
+      const { mcp_tools } = JSON.parse(listed.stdout) as { mcp_tools: Array<{ name: string; description: string }> };
+      return mcp_tools.find((tool) => tool.name === 'mcp__box__env')!.description;
+    };
+    expect(await description(undefined)).toContain('(this server runs in sandbox read-only)');
+    expect(await description({ mode: 'off' })).toContain('(this server runs in sandbox none)');
   });
 });

@@ -30,7 +30,8 @@ server.setRequestHandler(ListToolsRequestSchema, async () => ({
     },
     {
       name: 'env',
-      description: 'Answers with the value of an environment variable.',
+      // Which sandbox it runs in, for a test that only lists tools (delta tool expand).
+      description: `Answers with the value of an environment variable (this server runs in sandbox ${process.env.DELTA_SANDBOX ?? 'none'}).`,
       inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
     },
   ],
