@@ -23,6 +23,7 @@ import {
   runWorker,
   type RunWorkerOptions,
 } from './index.js';
+import { outageReporter } from './redis-connection.js';
 
 const unavailable = redisUnavailable();
 if (unavailable) console.warn(`\n!!! SKIPPED: the @delta/queue tests need redis-server: ${unavailable}\n`);
@@ -77,6 +78,34 @@ describe('the Redis URL', () => {
       message: expect.stringContaining(`Cannot reach Redis at ${address.shown}`),
       hint: expect.stringContaining(`redis-server --port ${address.port}`),
     });
+    // The real cause, not ioredis's "Connection is closed.", and one full stop.
+    expect((error as Error).message).toContain('ECONNREFUSED');
+    expect((error as Error).message).not.toContain('..');
+  });
+
+  it.skipIf(unavailable)('refuses a database the server does not have, instead of going on in database 0', async () => {
+    const address = parseRedisAddress(`redis://127.0.0.1:${redis.port}/99`);
+    const error = await connectRedis(address).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({
+      code: 'USAGE',
+      message: `Redis at ${address.shown} has no database 99.`,
+      hint: expect.stringContaining('16 by default'),
+    });
+    const fine = await connectRedis(parseRedisAddress(`redis://127.0.0.1:${redis.port}/15`));
+    fine.disconnect();
+  });
+
+  it('says an outage once, however many attempts and queues report it, and says when it is over', () => {
+    const lines: string[] = [];
+    const outages = outageReporter(parseRedisAddress('redis://10.0.0.5:6379/1'), (line) => lines.push(line));
+    outages.ready();
+    for (let attempt = 0; attempt < 5; attempt += 1) outages.error('connect ECONNREFUSED 10.0.0.5:6379');
+    outages.ready();
+    outages.ready();
+    expect(lines).toEqual([
+      'Redis at redis://10.0.0.5:6379/1: connect ECONNREFUSED 10.0.0.5:6379 (reconnecting)',
+      'Redis at redis://10.0.0.5:6379/1: connected again',
+    ]);
   });
 });
 

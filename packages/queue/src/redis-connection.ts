@@ -1,4 +1,4 @@
-import { SystemError } from '@delta/errors';
+import { ConfigurationError, SystemError } from '@delta/errors';
 import { Redis } from 'ioredis';
 import type { RedisAddress } from './redis-address.js';
 
@@ -17,38 +17,77 @@ function options(address: RedisAddress) {
 }
 
 function unreachable(address: RedisAddress, cause: unknown): SystemError {
-  const reason = cause instanceof Error ? cause.message : String(cause);
+  const reason = (cause instanceof Error ? cause.message : String(cause)).replace(/\.+$/, '');
   return new SystemError(`Cannot reach Redis at ${address.shown}: ${reason}.`, {
     code: 'QUEUE_UNREACHABLE',
     hint: `Start a server there (for example redis-server --port ${address.port}, or your Redis service), or point --queue at one that runs.`,
   });
 }
 
+function noSuchDatabase(address: RedisAddress): ConfigurationError {
+  return new ConfigurationError(`Redis at ${address.shown} has no database ${address.db}.`, {
+    code: 'USAGE',
+    field: '--queue',
+    hint: 'A Redis server has databases 0 to its `databases` setting less one (16 by default): pick one of those, e.g. redis://HOST:PORT/0.',
+  });
+}
+
 /**
- * A connection to the queue's Redis, checked before anything uses it: a server that cannot be reached
- * fails here, at once and by its URL, instead of in a retry loop. Once connected, the client reconnects
- * on its own after an outage; `onError` hears about each one (ioredis would otherwise print them).
+ * Says a Redis outage once, not once per reconnection attempt or per queue, and says when it is over.
+ * Shared by the connection and the BullMQ workers built on it (each reports the same outage).
  */
-export async function connectRedis(address: RedisAddress, onError: (message: string) => void = () => {}): Promise<Redis> {
-  const probe = new Redis({ ...options(address), lazyConnect: true, retryStrategy: () => null });
-  probe.on('error', () => {});
+export interface OutageReporter {
+  error(message: string): void;
+  ready(): void;
+}
+
+export function outageReporter(address: RedisAddress, log: (line: string) => void): OutageReporter {
+  let reported = '';
+  return {
+    error(message) {
+      if (message !== reported) log(`Redis at ${address.shown}: ${message} (reconnecting)`);
+      reported = message;
+    },
+    ready() {
+      if (reported !== '') log(`Redis at ${address.shown}: connected again`);
+      reported = '';
+    },
+  };
+}
+
+/**
+ * A connection to the queue's Redis, checked before anything uses it: a server that cannot be reached, or
+ * that has no such database, fails here, at once and by its URL, instead of in a retry loop (ioredis would
+ * otherwise go on in database 0 when the SELECT fails). Once connected, the client reconnects on its own
+ * after an outage; `outages` hears about each one and its end.
+ */
+export async function connectRedis(address: RedisAddress, outages?: OutageReporter): Promise<Redis> {
+  const probe = new Redis({ ...options(address), db: 0, lazyConnect: true, retryStrategy: () => null });
+  // The first error says why (ECONNREFUSED, a name that does not resolve); connect() only says "closed".
+  let cause: unknown;
+  probe.on('error', (error) => {
+    cause ??= error;
+  });
   try {
-    await probe.connect();
-    await probe.ping();
-  } catch (error) {
-    throw unreachable(address, error);
+    try {
+      await probe.connect();
+      await probe.ping();
+    } catch (error) {
+      throw unreachable(address, cause ?? error);
+    }
+    if (address.db !== 0) {
+      try {
+        await probe.select(address.db);
+      } catch (error) {
+        if (error instanceof Error && /DB index is out of range/i.test(error.message)) throw noSuchDatabase(address);
+        throw unreachable(address, error);
+      }
+    }
   } finally {
     probe.disconnect();
   }
   const client = new Redis(options(address));
-  let reported = '';
-  client.on('error', (error: Error) => {
-    // One line per kind of outage, not one per reconnection attempt.
-    if (error.message !== reported) onError(`Redis at ${address.shown}: ${error.message} (reconnecting)`);
-    reported = error.message;
-  });
-  client.on('ready', () => {
-    reported = '';
-  });
+  client.on('error', (error: Error) => outages?.error(error.message));
+  client.on('ready', () => outages?.ready());
   return client;
 }

@@ -2,7 +2,7 @@ import { Worker } from 'bullmq';
 import { BATCH_REGISTRY_KEY } from './enqueue-batch.js';
 import { createRunProcessor, type RunProcessorOptions } from './process-run-job.js';
 import type { RedisAddress } from './redis-address.js';
-import { connectRedis } from './redis-connection.js';
+import { connectRedis, outageReporter } from './redis-connection.js';
 import type { RunJobData, RunJobResult } from './run-job.js';
 
 export interface RunWorkerOptions extends Omit<RunProcessorOptions, 'signal' | 'onBatchRefused'> {
@@ -29,7 +29,8 @@ export interface RunWorkerOptions extends Omit<RunProcessorOptions, 'signal' | '
  */
 export async function runWorker(options: RunWorkerOptions): Promise<void> {
   const log = options.log ?? (() => {});
-  const connection = await connectRedis(options.address, log);
+  const outages = outageReporter(options.address, log);
+  const connection = await connectRedis(options.address, outages);
   const workers = new Map<string, Worker<RunJobData, RunJobResult>>();
   const refused = new Set<string>();
   const lockDuration = options.lockDurationMs ?? 30_000;
@@ -56,7 +57,8 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
     worker.on('failed', (job, error) => {
       if (job) log(`job ${job.id} of ${name} failed (attempt ${job.attemptsMade}): ${error.message}`);
     });
-    worker.on('error', (error) => log(`queue ${name}: ${error.message}`));
+    // A Redis outage reaches every queue's worker: said once, with the connection's (see outageReporter).
+    worker.on('error', (error) => outages.error(error.message));
     workers.set(name, worker);
     log(`serving queue ${name}`);
   };
@@ -68,17 +70,16 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
     await discover();
     while (!options.signal.aborted) {
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, options.discoverEveryMs ?? 2_000);
-        options.signal.addEventListener(
-          'abort',
-          () => {
-            clearTimeout(timer);
-            resolve();
-          },
-          { once: true },
-        );
+        // The listener goes with the wait: one added every 2 s and never removed piled up on the signal.
+        const done = () => {
+          clearTimeout(timer);
+          options.signal.removeEventListener('abort', done);
+          resolve();
+        };
+        const timer = setTimeout(done, options.discoverEveryMs ?? 2_000);
+        options.signal.addEventListener('abort', done, { once: true });
       });
-      if (!options.signal.aborted) await discover().catch((error: Error) => log(`Redis at ${options.address.shown}: ${error.message}`));
+      if (!options.signal.aborted) await discover().catch((error: Error) => outages.error(error.message));
     }
   } finally {
     await Promise.all([...workers.values()].map((worker) => worker.close()));
