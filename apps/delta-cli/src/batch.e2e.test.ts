@@ -176,6 +176,7 @@ describe('delta batch', () => {
     first.child.kill('SIGINT');
     const stopped = await first.exited;
     expect(stopped.code).toBe(130);
+    expect(stopped.stderr).toContain('SIGINT received: stopping the batch (send it again to exit at once)');
     const statuses = ['task-1', 'task-2', 'task-3', 'task-4', 'task-5', 'task-6']
       .map((task) => runDirectory(out, task))
       .filter((workDir) => existsSync(workDir))

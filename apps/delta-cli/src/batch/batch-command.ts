@@ -111,7 +111,7 @@ export async function batchCommand(tasksFile: string | undefined, flags: BatchFl
   const endpoint = baseUrlFlag({ ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }) });
   const { runBatch } = await import('@delta/experiments');
   const controller = new AbortController();
-  const release = abortOnSignals(controller, (text) => process.stderr.write(text));
+  const release = abortOnSignals(controller, (text) => process.stderr.write(text), 'the batch');
   const display = createBatchDisplay(
     { json: flags.json === true, terminal: process.stderr.isTTY === true },
     (text) => process.stdout.write(text),

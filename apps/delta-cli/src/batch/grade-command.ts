@@ -20,7 +20,7 @@ export async function gradeCommand(out: string | undefined, flags: GradeFlags): 
   }
   const { gradeBatch, describeKey } = await import('@delta/experiments');
   const controller = new AbortController();
-  const release = abortOnSignals(controller, (text) => process.stderr.write(text));
+  const release = abortOnSignals(controller, (text) => process.stderr.write(text), 'grading');
   try {
     let failed = 0;
     const grades = await gradeBatch(out, {

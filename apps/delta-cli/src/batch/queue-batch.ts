@@ -48,7 +48,7 @@ export async function queueBatchCommand(spec: BatchSpec, flags: QueueBatchFlags)
   );
   if (flags.wait !== true) return 0;
   const controller = new AbortController();
-  const release = abortOnSignals(controller, (text) => process.stderr.write(text));
+  const release = abortOnSignals(controller, (text) => process.stderr.write(text), 'following the queue');
   let last = '';
   try {
     const failedJobs = await waitForBatch(address, queue, {

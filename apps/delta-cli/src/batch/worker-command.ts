@@ -39,7 +39,7 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
   const { parseRedisAddress, runWorker } = await import('@delta/queue');
   const address = parseRedisAddress(String(flags.queue));
   const controller = new AbortController();
-  const release = abortOnSignals(controller, (text) => process.stderr.write(text));
+  const release = abortOnSignals(controller, (text) => process.stderr.write(text), 'the worker');
   try {
     await runWorker({
       address,
