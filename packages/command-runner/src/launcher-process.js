@@ -8,6 +8,7 @@
 //   in:  { id, file, args, cwd, env, stdin?, stdoutFile, stderrFile, processFile?, inheritFiles? }   start a command
 //        { id, write: [file, text] }      write a small file (a record the engine does not wait for)
 //        { id, sync: true }               answer { id, synced: true } once everything before it is done
+//        { id, kill: signal }             send signal to the process group of command id, if it still runs
 //   out: { id, pid }                      once the command has started
 //        { id, exit: code, signal }       when it has exited
 //        { id, error: { code, message } } when it could not be started (then nothing else for this id)
@@ -16,6 +17,12 @@
 // group, writes its pid and start time to processFile (as runCommand does), writes stdin, and reports;
 // once the command has exited, whatever is left in its process group is killed.
 // Once its stdin closes it exits as soon as no command is running.
+//
+// With --sandboxed it is the run's sandbox launcher (see RunSandbox): it runs inside bubblewrap, where the
+// pids it reports are those of the run's PID namespace (so the engine asks it to signal a command, with
+// kill), it is never given a process file to write (it could not: .delta/ is read-only in there), and
+// once its stdin closes (the engine stopped, or died) it exits at once: bubblewrap then ends every process
+// left in the sandbox.
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, renameSync, writeFileSync } from 'node:fs';
 import { writeProcessFile } from '@delta/process-identity';
@@ -23,11 +30,12 @@ import { writeProcessFile } from '@delta/process-identity';
 /**
  * @typedef {{ id: number, file: string, args: string[], cwd: string, env: Record<string, string>,
  *   stdin?: string, stdoutFile: string, stderrFile: string, processFile?: string, inheritFiles?: string[] }} LaunchMessage
- * @typedef {LaunchMessage | { id: number, write: [string, string] } | { id: number, sync: true }} Message
+ * @typedef {LaunchMessage | { id: number, write: [string, string] } | { id: number, sync: true } | { id: number, kill: NodeJS.Signals }} Message
  */
 
+const sandboxed = process.argv.includes('--sandboxed');
 // What ps and top show, rather than the node command line.
-process.title = 'delta-launcher';
+process.title = sandboxed ? 'delta-sandbox-launcher' : 'delta-launcher';
 // The launcher runs in its own process group; a stray terminal signal must not end it early.
 for (const signal of /** @type {const} */ (['SIGINT', 'SIGHUP', 'SIGQUIT'])) process.on(signal, () => undefined);
 
@@ -42,10 +50,13 @@ function describe(error) {
   return { code: typeof code === 'string' ? code : undefined, message: String(message ?? error) };
 }
 
-/** @param {number} pid */
-function stopGroup(pid) {
+/**
+ * @param {number} pid
+ * @param {NodeJS.Signals} signal
+ */
+function signalGroup(pid, signal) {
   try {
-    process.kill(-pid, 'SIGKILL');
+    process.kill(-pid, signal);
   } catch {
     // Nothing was left in the group.
   }
@@ -53,6 +64,8 @@ function stopGroup(pid) {
 
 let running = 0;
 let closed = false;
+/** @type {Map<number, number>} the pid of each command still running, by id */
+const children = new Map();
 
 /** @param {LaunchMessage} request */
 function launch(request) {
@@ -86,10 +99,12 @@ function launch(request) {
   }
   let done = false;
   running += 1;
+  if (child.pid !== undefined) children.set(id, child.pid);
   /** @param {object} message */
   const finish = (message) => {
     if (done) return;
     done = true;
+    children.delete(id);
     send(message);
     running -= 1;
     if (closed && running === 0) process.exit(0);
@@ -99,7 +114,7 @@ function launch(request) {
     // No process outlives the command that started it: what it left running in its process group
     // (background jobs, a server it forked) is stopped now. A process that left the group (setsid) is not
     // reached here; a sandboxed run's PID namespace ends those with the run.
-    if (child.pid !== undefined) stopGroup(child.pid);
+    if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL');
     finish({ id, exit: code, signal });
   });
   if (child.pid !== undefined) {
@@ -133,7 +148,10 @@ function writeRecord(/** @type {number} */ id, /** @type {string} */ file, /** @
 /** @param {Message} message */
 function handle(message) {
   if ('sync' in message) send({ id: message.id, synced: true });
-  else if ('write' in message) writeRecord(message.id, message.write[0], message.write[1]);
+  else if ('kill' in message) {
+    const pid = children.get(message.id);
+    if (pid !== undefined) signalGroup(pid, message.kill);
+  } else if ('write' in message) writeRecord(message.id, message.write[0], message.write[1]);
   else launch(message);
 }
 
@@ -154,5 +172,5 @@ process.stdin.on('data', (/** @type {string} */ chunk) => {
 });
 process.stdin.on('end', () => {
   closed = true;
-  if (running === 0) process.exit(0);
+  if (running === 0 || sandboxed) process.exit(0);
 });

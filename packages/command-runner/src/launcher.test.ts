@@ -233,6 +233,28 @@ describe('CommandLauncher', () => {
     expect(parent).toBe(process.pid);
   });
 
+  it('ends (and kills) a launcher that answers with what is not a reply, and this process goes on', async () => {
+    const dir = temp();
+    // What a tool that took over the sandbox's launcher could send: a line that is not JSON.
+    const garbled = CommandLauncher.startCommand({
+      file: 'sh',
+      args: ['-c', 'read line; echo "{not a reply"; exec sleep 600'],
+      env,
+      pidsAreLocal: true,
+    });
+    launchers.push(garbled);
+    const launched = garbled.launch({ file: 'true', args: [], cwd: dir, env, ...files(dir) });
+    expect(await launched.started).toBeUndefined();
+    expect(await launched.ended).toEqual({
+      error: { code: 'ELAUNCHER', message: 'the command launcher sent what is not a reply: {not a reply' },
+    });
+    expect(garbled.alive).toBe(false);
+    // It was killed: its exit is seen (a sleep left running would never exit).
+    const child = garbled.childProcess;
+    if (child.exitCode === null && child.signalCode === null) await new Promise((resolve) => child.once('exit', resolve));
+    expect(child.signalCode).toBe('SIGKILL');
+  });
+
   it('falls back to starting commands directly when the launcher cannot run at all', async () => {
     const dir = temp();
     const broken = launcher(join(dir, 'no-such-node'));

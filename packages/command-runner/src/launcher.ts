@@ -25,6 +25,22 @@ export interface LaunchedCommand {
   /** Resolves with the pid (also its process group id) once started, or undefined when it did not start. */
   readonly started: Promise<number | undefined>;
   readonly ended: Promise<LaunchOutcome>;
+  /** Sends `signal` to the command's process group, through the launcher (which sees its pid as it is). */
+  kill(signal: NodeJS.Signals): void;
+}
+
+/**
+ * How a launcher process is started: by default `node launcher-process.js`; the run's sandbox starts it
+ * inside bubblewrap (see RunSandbox), where the pids it reports are those of the sandbox's PID namespace.
+ */
+export interface LauncherCommand {
+  file: string;
+  args: readonly string[];
+  env: Record<string, string>;
+  /** Further pipes after stdin, stdout and stderr (file descriptors 3, …), read through `childProcess`. */
+  extraPipes?: number;
+  /** The pids it reports are not this process's to signal: on its death nothing is killed from here. */
+  pidsAreLocal?: boolean;
 }
 
 /**
@@ -40,6 +56,11 @@ export function launcherProgramPath(): string {
     );
   }
   return path;
+}
+
+/** The arguments of `node` that run the launcher's program. */
+export function launcherArgs(): string[] {
+  return ['--max-semi-space-size=1', launcherProgramPath()];
 }
 
 /** How long `close` waits for the launcher to exit. */
@@ -96,13 +117,14 @@ export class CommandLauncher {
   /** Settles waiting for their sync reply (or for the launcher's end). */
   private syncs = new Map<number, () => void>();
   private readonly exited: Promise<void>;
+  /** Set by `kill`: from then on nothing lets go of the launcher before its exit has been seen. */
+  private killing = false;
 
-  private constructor(nodePath: string) {
-    this.child = spawn(nodePath, ['--max-semi-space-size=1', launcherProgramPath()], {
-      // Nothing of this process's environment: NODE_OPTIONS and the like would only make it bigger.
-      env: {},
+  private constructor(private readonly command: LauncherCommand) {
+    this.child = spawn(command.file, [...command.args], {
+      env: command.env,
       detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe', ...Array<'pipe'>(command.extraPipes ?? 0).fill('pipe')],
     });
     this.child.stdout!.setEncoding('utf8');
     this.child.stdout!.on('data', (chunk: string) => this.receive(chunk));
@@ -125,7 +147,18 @@ export class CommandLauncher {
 
   /** Starts a launcher process with this Node (or `nodePath`). */
   static start(nodePath: string = process.execPath): CommandLauncher {
-    return new CommandLauncher(nodePath);
+    // Nothing of this process's environment: NODE_OPTIONS and the like would only make it bigger.
+    return new CommandLauncher({ file: nodePath, args: launcherArgs(), env: {} });
+  }
+
+  /** Starts a launcher process with `command` (see LauncherCommand). */
+  static startCommand(command: LauncherCommand): CommandLauncher {
+    return new CommandLauncher(command);
+  }
+
+  /** The launcher's process (its pid, the extra pipes of LauncherCommand). */
+  get childProcess(): ChildProcess {
+    return this.child;
   }
 
   /** False once the launcher has exited or was closed: `launch` would only fail. */
@@ -140,10 +173,13 @@ export class CommandLauncher {
     let resolveEnded!: (outcome: LaunchOutcome) => void;
     const started = new Promise<number | undefined>((resolve) => (resolveStarted = resolve));
     const ended = new Promise<LaunchOutcome>((resolve) => (resolveEnded = resolve));
+    const kill = (signal: NodeJS.Signals) => {
+      if (this.pending.has(id)) this.child.stdin!.write(`${JSON.stringify({ id, kill: signal })}\n`);
+    };
     if (this.dead !== undefined) {
       resolveStarted(undefined);
       resolveEnded({ error: { code: 'ELAUNCHER', message: this.dead } });
-      return { started, ended };
+      return { started, ended, kill };
     }
     this.pending.set(id, { started: resolveStarted, ended: resolveEnded });
     if (this.pending.size === 1 && this.syncs.size === 0) this.busy();
@@ -158,7 +194,7 @@ export class CommandLauncher {
       for (const piece of jsonStringPieces(stdin)) this.child.stdin!.write(Buffer.from(piece, 'utf8'));
       this.child.stdin!.write('}\n');
     }
-    return { started, ended };
+    return { started, ended, kill };
   }
 
   /**
@@ -218,6 +254,21 @@ export class CommandLauncher {
     this.checkWrites();
   }
 
+  /**
+   * Ends the launcher at once with SIGKILL (what stops the run's sandbox, and everything in it), and
+   * resolves once it has exited. Commands in flight end with an error, `reason`.
+   */
+  async kill(reason = 'the command launcher was stopped'): Promise<void> {
+    this.killing = true;
+    this.fail(reason);
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      // Held until its exit is seen: unref'd, this process could end in the middle of the wait.
+      this.child.ref();
+      this.child.kill('SIGKILL');
+      await this.exited;
+    }
+  }
+
   /** A write the launcher may have been making when it died: whole or not at all (a new file renamed into place), as it does. */
   private writeHere(write: PendingWrite): void {
     try {
@@ -235,7 +286,21 @@ export class CommandLauncher {
     for (let end = this.buffered.indexOf('\n'); end >= 0; end = this.buffered.indexOf('\n')) {
       const line = this.buffered.slice(0, end);
       this.buffered = this.buffered.slice(end + 1);
-      if (line !== '') this.handle(JSON.parse(line) as Reply);
+      if (line === '') continue;
+      let reply: unknown;
+      try {
+        reply = JSON.parse(line);
+      } catch {
+        reply = undefined;
+      }
+      // The sandbox's launcher shares its namespaces with the tools, which can write to its output
+      // (/proc/<its pid>/fd/1): what is not a reply ends it (and the sandbox), never this process.
+      if (reply === null || typeof reply !== 'object') {
+        this.fail(`the command launcher sent what is not a reply: ${line.slice(0, 200)}`);
+        this.child.kill('SIGKILL');
+        return;
+      }
+      this.handle(reply as Reply);
     }
   }
 
@@ -282,8 +347,9 @@ export class CommandLauncher {
     this.syncs.clear();
     for (const [id, entry] of this.pending) {
       this.pending.delete(id);
-      // A command left running with nobody to report its end is stopped, not abandoned.
-      if (entry.pid !== undefined) {
+      // A command left running with nobody to report its end is stopped, not abandoned (in the sandbox,
+      // its PID namespace ended with the launcher, and the pid is not one of ours to signal).
+      if (entry.pid !== undefined && this.command.pidsAreLocal !== true) {
         try {
           process.kill(-entry.pid, 'SIGKILL');
         } catch {
@@ -303,6 +369,7 @@ export class CommandLauncher {
   }
 
   private idle(): void {
+    if (this.killing) return;
     this.child.unref();
     for (const stream of [this.child.stdin, this.child.stdout, this.child.stderr]) {
       (stream as unknown as { unref?: () => void } | null)?.unref?.();

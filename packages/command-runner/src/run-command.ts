@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { writeProcessFile } from '@delta/process-identity';
 import { BoundedCapture, type CapturedOutput } from './bounded-capture.js';
 import { captureFromFile } from './file-capture.js';
-import type { CommandLauncher } from './launcher.js';
+import type { CommandLauncher, LaunchedCommand } from './launcher.js';
 import type { RunSandbox } from './sandbox/run-sandbox.js';
 
 export interface RunCommandOptions {
@@ -41,8 +41,8 @@ export interface RunCommandOptions {
   /** Run the command inside this run's sandbox (see RunSandbox); without it, with the user's rights. */
   sandbox?: RunSandbox;
   /**
-   * Files opened for reading and given to the command as file descriptors 3, 4, … (what a sandboxed
-   * command's bubblewrap joins the run's namespaces with). Set by runCommand itself for a sandbox.
+   * Files opened for reading and given to the command as file descriptors 3, 4, … (what a command
+   * wrapped by RunSandbox.wrap joins the run's namespaces with).
    */
   inheritFiles?: readonly string[];
 }
@@ -61,6 +61,8 @@ export interface CommandResult {
 }
 
 const STREAM_GRACE_MS = 250;
+/** How long after SIGKILL a sandboxed command may take to be reported ended before its sandbox is ended. */
+const LAST_RESORT_MS = 10_000;
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
@@ -124,6 +126,9 @@ class Supervisor {
   timedOut = false;
   aborted = false;
   private pid: number | undefined;
+  private signal = (signal: NodeJS.Signals) => killGroup(this.pid, signal);
+  private lastResort: (() => void) | undefined;
+  private lastResortTimer: NodeJS.Timeout | undefined;
   private stopping = false;
   private readonly timer: NodeJS.Timeout | undefined;
   private forceTimer: NodeJS.Timeout | undefined;
@@ -144,15 +149,22 @@ class Supervisor {
     options.signal?.addEventListener('abort', this.onAbort, { once: true });
   }
 
-  /** The command's pid once known: a stop asked for before it was known happens now. */
-  started(pid: number | undefined): void {
+  /**
+   * The command's pid once known, and how to signal its process group when that is not this process's
+   * to do (a sandboxed command, whose pid is of the sandbox, and what to do when that did not stop it):
+   * a stop asked for before it was known happens now.
+   */
+  started(pid: number | undefined, signal?: (signal: NodeJS.Signals) => void, lastResort?: () => void): void {
     this.pid = pid;
+    if (signal) this.signal = signal;
+    if (lastResort) this.lastResort = lastResort;
     if (pid !== undefined && this.stopping) this.signalGroup();
   }
 
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
     if (this.forceTimer) clearTimeout(this.forceTimer);
+    if (this.lastResortTimer) clearTimeout(this.lastResortTimer);
     this.options.signal?.removeEventListener('abort', this.onAbort);
   }
 
@@ -163,9 +175,13 @@ class Supervisor {
   }
 
   private signalGroup(): void {
-    killGroup(this.pid, 'SIGTERM');
-    this.forceTimer = setTimeout(() => killGroup(this.pid, 'SIGKILL'), this.options.killGraceMs ?? 2000);
+    this.signal('SIGTERM');
+    const graceMs = this.options.killGraceMs ?? 2000;
+    this.forceTimer = setTimeout(() => this.signal('SIGKILL'), graceMs);
     this.forceTimer.unref();
+    // Still running well after SIGKILL: whoever was to send it (the sandbox's launcher, which a tool can
+    // stop) did not, and the command's end would never be reported.
+    if (this.lastResort) this.lastResortTimer = setTimeout(this.lastResort, graceMs + LAST_RESORT_MS).unref();
   }
 }
 
@@ -233,14 +249,12 @@ async function runDirect(options: RunCommandOptions): Promise<CommandResult> {
 }
 
 /** Starts the command through the launcher process; the result is the same as runDirect's. */
-async function runLaunched(
+function runLaunched(
   options: RunCommandOptions,
   launcher: CommandLauncher,
   stdoutFile: string,
   stderrFile: string,
 ): Promise<CommandResult> {
-  const captureBytes = options.captureBytes ?? 64 * 1024;
-  const started = performance.now();
   const launched = launcher.launch({
     file: options.file,
     args: options.args,
@@ -252,14 +266,56 @@ async function runLaunched(
     ...(options.processFile === undefined ? {} : { processFile: options.processFile }),
     ...(options.inheritFiles === undefined ? {} : { inheritFiles: options.inheritFiles }),
   });
+  return followLaunched(options, launched, stdoutFile, stderrFile, false);
+}
+
+/**
+ * Runs the command through the run's sandbox: a spawn by the launcher inside it (see RunSandbox), its
+ * output written into `stdoutFile` and `stderrFile`, which a sandboxed command needs. No process file is
+ * written (see RunSandbox), and a sandbox that could not start is the command's start error: it is never
+ * run outside instead.
+ */
+function runSandboxed(options: RunCommandOptions, sandbox: RunSandbox): Promise<CommandResult> {
+  const { stdoutFile, stderrFile } = options;
+  if (stdoutFile === undefined || stderrFile === undefined) {
+    throw new TypeError('A sandboxed command writes its output to files: give runCommand both stdoutFile and stderrFile.');
+  }
+  const launched = sandbox.launch({
+    file: options.file,
+    args: options.args,
+    cwd: options.cwd,
+    env: options.env,
+    ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
+    stdoutFile,
+    stderrFile,
+  });
+  return followLaunched(options, launched, stdoutFile, stderrFile, true);
+}
+
+/** Follows a launched command to its end; the result is the same as runDirect's. */
+async function followLaunched(
+  options: RunCommandOptions,
+  launched: LaunchedCommand & { finish?: () => void; lastResort?: () => void },
+  stdoutFile: string,
+  stderrFile: string,
+  sandboxed: boolean,
+): Promise<CommandResult> {
+  const captureBytes = options.captureBytes ?? 64 * 1024;
+  const started = performance.now();
   const supervisor = new Supervisor(options);
   const pid = await launched.started;
-  supervisor.started(pid);
+  // A sandboxed command's pid is of the sandbox's PID namespace: only the launcher in there can signal it.
+  supervisor.started(pid, sandboxed ? (signal) => launched.kill(signal) : undefined, launched.lastResort);
   if (pid !== undefined) options.onStart?.(pid);
   const outcome = await launched.ended;
   supervisor.dispose();
-  // A launcher that died before starting the command (it could not run, say) leaves the job to us.
-  if ('error' in outcome && outcome.error.code === 'ELAUNCHER' && pid === undefined) return runDirect(options);
+  launched.finish?.();
+  if ('error' in outcome && outcome.error.code === 'ELAUNCHER' && pid === undefined) {
+    // A launcher that died before starting the command (it could not run, say) leaves the job to us;
+    // the sandbox's means the sandbox is gone, and nothing may run outside it instead.
+    if (!sandboxed) return runDirect(options);
+    outcome.error.message = `the run's sandbox (bubblewrap) is not running: ${outcome.error.message}`;
+  }
   const durationMs = performance.now() - started;
   if ('error' in outcome) {
     const error = Object.assign(new Error(outcome.error.message), { code: outcome.error.code });
@@ -286,39 +342,6 @@ async function runLaunched(
     stdout: captureFromFile(stdoutFile, captureBytes),
     stderr: captureFromFile(stderrFile, captureBytes),
   };
-}
-
-/**
- * Runs the command through the run's sandbox. bubblewrap starts it, so a command that does not exist is
- * bubblewrap's exit 1 with `bwrap: execvp <file>: …` on stderr: that is reported as the same start error
- * as without a sandbox.
- */
-async function runSandboxed(options: RunCommandOptions, sandbox: RunSandbox): Promise<CommandResult> {
-  const started = performance.now();
-  let wrapped: Awaited<ReturnType<RunSandbox['wrap']>>;
-  try {
-    wrapped = await sandbox.wrap(options.file, options.args, options.cwd);
-  } catch (error) {
-    const empty = { head: '', tail: '', totalBytes: 0, omittedBytes: 0 };
-    return {
-      exitCode: null,
-      signal: null,
-      timedOut: false,
-      aborted: false,
-      startError: (error as Error).message,
-      durationMs: performance.now() - started,
-      stdout: empty,
-      stderr: empty,
-    };
-  }
-  const result = await runUnsandboxed({ ...options, file: wrapped.file, args: wrapped.args, inheritFiles: wrapped.inheritFiles });
-  const execFailure = result.exitCode === 1 ? /^bwrap: execvp [^\n]*?: ([^\n]+)/.exec(result.stderr.head) : null;
-  if (execFailure) {
-    const code = execFailure[1] === 'No such file or directory' ? 'ENOENT' : execFailure[1] === 'Permission denied' ? 'EACCES' : undefined;
-    const error = Object.assign(new Error(`could not start ${options.file}: ${execFailure[1]}`), { code });
-    return { ...result, exitCode: null, startError: describeStartError(error, options.file) };
-  }
-  return result;
 }
 
 function describeStartError(error: NodeJS.ErrnoException, file: string): string {

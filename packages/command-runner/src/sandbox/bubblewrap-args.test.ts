@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bubblewrapToolArgs } from './bubblewrap-args.js';
+import { bubblewrapSandboxArgs, bubblewrapToolArgs } from './bubblewrap-args.js';
 import type { SandboxPolicy } from './sandbox-policy.js';
 
 const policy: SandboxPolicy = {
@@ -20,17 +20,36 @@ function mounts(args: string[]): string[][] {
   return found;
 }
 
+const expectedMounts = [
+  ['--ro-bind', '/', '/'],
+  ['--bind', '/var/tmp/run-tmp', '/tmp'],
+  ['--bind', '/var/tmp/run-tmp/.delta-io', '/tmp/.delta-io'],
+  ['--ro-bind', '/tmp/agent', '/tmp/agent'],
+  ['--bind', '/tmp/ws', '/tmp/ws'],
+  ['--bind', '/data/out', '/data/out'],
+  ['--ro-bind', '/tmp/ws/.delta', '/tmp/ws/.delta'],
+];
+
+describe('bubblewrapSandboxArgs', () => {
+  it('new user and PID namespaces; / read-only, the run tmp on /tmp and its output directory as a mount point, the workspace, .delta/ read-only', () => {
+    const args = bubblewrapSandboxArgs(policy, '/var/tmp/run-tmp', 3);
+    expect(mounts(args)).toEqual(expectedMounts);
+    expect(args.slice(0, 5)).toEqual(['--unshare-user', '--unshare-pid', '--die-with-parent', '--info-fd', '3']);
+    expect(args).not.toContain('--unshare-net');
+    expect(args.at(-1)).toBe('--');
+  });
+
+  it('read-only binds the workspace read-only; no network unshares it', () => {
+    const args = bubblewrapSandboxArgs({ ...policy, mode: 'read-only', network: false }, '/var/tmp/run-tmp', 3);
+    expect(mounts(args)).toContainEqual(['--ro-bind', '/tmp/ws', '/tmp/ws']);
+    expect(args).toContain('--unshare-net');
+  });
+});
+
 describe('bubblewrapToolArgs', () => {
-  it('mounts / read-only, then the run tmp on /tmp, then the workspace (so one under /tmp stays), then .delta/ read-only', () => {
+  it('joins the namespaces, with the same mounts as the sandbox in the same order', () => {
     const args = bubblewrapToolArgs(policy, '/var/tmp/run-tmp', '/tmp/ws');
-    expect(mounts(args)).toEqual([
-      ['--ro-bind', '/', '/'],
-      ['--bind', '/var/tmp/run-tmp', '/tmp'],
-      ['--ro-bind', '/tmp/agent', '/tmp/agent'],
-      ['--bind', '/tmp/ws', '/tmp/ws'],
-      ['--bind', '/data/out', '/data/out'],
-      ['--ro-bind', '/tmp/ws/.delta', '/tmp/ws/.delta'],
-    ]);
+    expect(mounts(args)).toEqual(expectedMounts);
     expect(args.slice(0, 4)).toEqual(['--userns', '3', '--pidns', '4']);
     expect(args).not.toContain('--unshare-net');
     expect(args.slice(-6)).toEqual(['--setenv', 'DELTA_SANDBOX', 'workspace-write', '--chdir', '/tmp/ws', '--']);

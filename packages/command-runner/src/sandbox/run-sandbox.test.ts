@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -124,10 +124,14 @@ describe.skipIf(skip)('a sandboxed tool (real bubblewrap)', () => {
       );
       const lines = result.stdout.head.trim().split('\n');
       expect(result.stdout.head).not.toContain('ENGINE-VISIBLE');
-      // The namespace's holder (pid 1, bubblewrap, and its sleep), the tool's shell and what it runs: nothing else.
+      // The sandbox's bubblewrap (pid 1), the launcher inside it (which has the tools' rights), the tool's
+      // shell and what it runs: nothing else.
       expect(lines[0]).toMatch(/^1 \S*bwrap /);
-      for (const line of lines) expect(line).toMatch(/^\d+ (\S*bwrap |cat |sh -c |tr )/);
-      expect(lines.join('\n')).not.toMatch(/node|vitest|delta-launcher/);
+      expect(lines).toContainEqual(expect.stringMatching(/^2 delta-sandbox-launcher\s*$/));
+      for (const line of lines) expect(line).toMatch(/^\d+ (\S*bwrap |delta-sandbox-launcher|cat |sh -c |tr )/);
+      // (bubblewrap's command line names the node it runs the launcher with; no other process is node)
+      expect(lines.filter((line) => !line.startsWith('1 ')).join('\n')).not.toMatch(/node|vitest|delta-launcher/);
+      expect(lines.join('\n')).not.toMatch(/vitest|delta-launcher/);
     } finally {
       await sandbox.stop();
     }
@@ -170,6 +174,128 @@ describe.skipIf(skip)('a sandboxed tool (real bubblewrap)', () => {
     // Nothing is left in the run's PID namespace: the setsid escape ended with it.
     await until(() => processesIn(namespace).length === 0, "the run's processes to end");
     expect(existsSync(sandbox.tmpDir)).toBe(false);
+  });
+
+  it("leaves no tool a way to a finished call's output, nor to anything else under .delta/", async () => {
+    const sandbox = RunSandbox.start(policy(true), (probe as { path: string }).path);
+    try {
+      const first = await sh(sandbox, 'echo first');
+      const firstFile = join(root, `call-${call}.out`);
+      expect(readFileSync(firstFile, 'utf8')).toBe('first\n');
+      // Every file any process in there has open, and every output name: written to where possible.
+      const second = await sh(
+        sandbox,
+        [
+          `for f in /proc/[0-9]*/fd/* /proc/[0-9]*/cwd /proc/[0-9]*/root; do echo "$(readlink $f)"; done | sort -u > ${workspace}/open.txt`,
+          'for f in /proc/[0-9]*/fd/[3-9]* /tmp/.delta-io/*; do echo overwritten > $f; done 2>/dev/null',
+          `rmdir /tmp/.delta-io 2>/dev/null || mv /tmp/.delta-io /tmp/moved 2>/dev/null || echo kept > ${workspace}/kept.txt`,
+        ].join('\n'),
+      );
+      expect(first.exitCode).toBe(0);
+      expect(second.exitCode).toBe(0);
+      // The output directory is a mount point: no tool can move it away and put a link in its place.
+      expect(readFileSync(join(workspace, 'kept.txt'), 'utf8')).toBe('kept\n');
+      expect(readFileSync(firstFile, 'utf8')).toBe('first\n');
+      expect(readdirSync(control)).toEqual(['journal.jsonl']);
+      // Open in there: nothing under .delta/ nor anywhere in this test's directory but the workspace, and
+      // of the outputs only the call's own two (by their names in there).
+      const open = readFileSync(join(workspace, 'open.txt'), 'utf8').split('\n');
+      expect(open.filter((path) => path.startsWith(root) && path !== workspace && path !== join(workspace, 'open.txt'))).toEqual([]);
+      expect(open.filter((path) => path.startsWith('/tmp/.delta-io/'))).toHaveLength(2);
+      expect(open).toContain('/');
+    } finally {
+      await sandbox.stop();
+    }
+  });
+
+  it('stops a call at its timeout through the launcher inside, with everything in its process group', async () => {
+    const sandbox = RunSandbox.start(policy(true), (probe as { path: string }).path);
+    try {
+      // Once the sandbox runs (its start is not the call's time).
+      await sh(sandbox, 'true');
+      call += 1;
+      const result = await runCommand({
+        file: 'sh',
+        args: ['-c', 'sleep 600 & echo started; wait'],
+        cwd: workspace,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+        stdoutFile: join(root, `call-${call}.out`),
+        stderrFile: join(root, `call-${call}.err`),
+        timeoutMs: 1000,
+        launcher,
+        sandbox,
+      });
+      expect(result.timedOut).toBe(true);
+      expect(result.signal).toBe('SIGTERM');
+      expect(result.stdout.head).toBe('started\n');
+      expect((await sh(sandbox, 'ps -eo args=')).stdout.head).not.toContain('sleep 600');
+    } finally {
+      await sandbox.stop();
+    }
+  });
+
+  it('ends the sandbox when a stopped call is never reported ended (a tool stopped the launcher)', async () => {
+    const sandbox = RunSandbox.start(policy(true), (probe as { path: string }).path);
+    try {
+      call += 1;
+      const result = await runCommand({
+        file: 'sh',
+        args: [
+          '-c',
+          `for p in /proc/[0-9]*; do case "$(tr -d '\\0' < $p/cmdline)" in delta-sandbox-launcher*) kill -STOP \${p#/proc/};; esac; done; sleep 600`,
+        ],
+        cwd: workspace,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+        stdoutFile: join(root, `call-${call}.out`),
+        stderrFile: join(root, `call-${call}.err`),
+        timeoutMs: 500,
+        killGraceMs: 100,
+        launcher,
+        sandbox,
+      });
+      expect(result.timedOut).toBe(true);
+      expect(result.startError).toBe("the run's sandbox was ended: its launcher did not report a stopped call's end");
+      expect((await sh(sandbox, 'echo again')).startError).toMatch(/^the run's sandbox \(bubblewrap\) is not running/);
+    } finally {
+      await sandbox.stop();
+    }
+  }, 30_000);
+
+  it('copies the output of a record on another file system, never through a link a tool put there', async () => {
+    const other = existsSync('/dev/shm') ? mkdtempSync('/dev/shm/delta-sandbox-test-') : undefined;
+    if (other === undefined || statSync(other).dev === statSync(tmpdir()).dev) {
+      console.warn('!!! SKIPPING the cross-file-system output test: /dev/shm is missing or on the file system of the temp directory');
+      return;
+    }
+    // A file the tools cannot see (the machine's temp directory is not the sandbox's /tmp).
+    const secret = join(root, 'secret.txt');
+    writeFileSync(secret, 'secret\n');
+    const sandbox = RunSandbox.start(policy(true), (probe as { path: string }).path);
+    try {
+      const run = (script: string, name: string) =>
+        runCommand({
+          file: 'sh',
+          args: ['-c', script],
+          cwd: workspace,
+          env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+          stdoutFile: join(other, `${name}.out`),
+          stderrFile: join(other, `${name}.err`),
+          launcher,
+          sandbox,
+        });
+      expect((await run('echo copied; echo oops >&2', 'plain')).stdout.head).toBe('copied\n');
+      expect(readFileSync(join(other, 'plain.out'), 'utf8')).toBe('copied\n');
+      expect(readFileSync(join(other, 'plain.err'), 'utf8')).toBe('oops\n');
+      const hostile = await run(
+        `cat ${secret} 2>/dev/null; for f in /tmp/.delta-io/*; do rm -f $f; ln -s ${secret} $f; done; echo replaced`,
+        'hostile',
+      );
+      expect(hostile.exitCode).toBe(0);
+      expect(readFileSync(join(other, 'hostile.out'), 'utf8')).not.toContain('secret');
+    } finally {
+      await sandbox.stop();
+      rmSync(other, { recursive: true, force: true });
+    }
   });
 
   it('reports a program that does not exist as it does without a sandbox', async () => {

@@ -1,11 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bubblewrapHolderArgs, bubblewrapToolArgs } from './bubblewrap-args.js';
+import { CommandLauncher, launcherArgs, launcherProgramPath, type LaunchRequest, type LaunchedCommand } from '../launcher.js';
+import { bubblewrapSandboxArgs, bubblewrapToolArgs, SANDBOX_OUTPUT_DIR } from './bubblewrap-args.js';
+import { stageOutput, type StagedOutput } from './stage-output.js';
 import type { SandboxPolicy } from './sandbox-policy.js';
 
-/** A tool call as it runs inside the sandbox: bubblewrap, and the namespace files it inherits as fds 3 and 4. */
+/** A command as it runs inside the sandbox on its own: bubblewrap, and the namespace files it inherits as fds 3 and 4. */
 export interface SandboxedCommand {
   file: string;
   args: string[];
@@ -15,17 +16,35 @@ export interface SandboxedCommand {
 
 const INFO_FD = 3;
 
+/** The top directory under /tmp of `path`, if it is under /tmp (the sandbox's /tmp is its own). */
+function topUnderTmp(path: string): string[] {
+  return path.startsWith('/tmp/') ? [join('/tmp', path.slice('/tmp/'.length).split('/')[0]!)] : [];
+}
+
 /**
- * The sandbox of one run (see bubblewrapHolderArgs): started once, before the first tool call; every call
- * then runs through `wrap`. `stop` ends it, and with it every process still running inside; the run's
- * private /tmp is removed then.
+ * The sandbox of one run: ONE bubblewrap, started before the first tool call, running the run's tool
+ * launcher (launcher-process.js --sandboxed) inside it, so that a tool call is a plain spawn from there:
+ * no bubblewrap, no namespace or mount set up per call (what cost 5-8 ms a call when each call had its
+ * own bubblewrap). See bubblewrapSandboxArgs for what the tools see.
+ *
+ * The launcher inside has the tools' rights and no more: the tools share its user and PID namespaces, so
+ * they could read its memory and open files and directories through /proc/<its pid>/fd. It therefore
+ * never holds anything the tools must not reach. The run's records under .delta/ (read-only in there)
+ * are written from outside: this process creates each call's stdout.log and stderr.log itself and hard
+ * links them into /tmp/.delta-io (see stageOutput), where the launcher opens them by those names; once
+ * the call has ended the links are removed, so a finished record can be reached by no tool. A call in
+ * flight could already be reached before (its output is /proc/<tool pid>/fd/1 to every sandboxed
+ * process). process.json is not written: the pids in there are the sandbox's, and nothing sandboxed
+ * outlives the engine (the launcher exits when its pipe from the engine closes, however the engine
+ * ended, and bubblewrap then ends every process left), so a resumed run has nothing to stop.
+ *
+ * `stop` ends it, and with it every process still running inside; the run's private /tmp is removed then.
  */
 export class RunSandbox {
-  private readonly holder: ChildProcess;
+  /** The launcher inside: tool calls go through it (see runCommand). */
+  readonly launcher: CommandLauncher;
+  /** Resolves with the pid (seen from here) of the sandbox's first process once the launcher runs in there. */
   private readonly ready: Promise<number>;
-  private readonly exited: Promise<void>;
-  /** Set by `stop`: from then on the holder keeps this process alive until it has exited. */
-  private stopping = false;
   readonly tmpDir: string;
 
   private constructor(
@@ -33,60 +52,49 @@ export class RunSandbox {
     private readonly bubblewrap: string,
   ) {
     this.tmpDir = mkdtempSync(join(tmpdir(), 'delta-sandbox-tmp-'));
-    // It says "ready" once bubblewrap has set up the namespaces (their uid map above all): a tool that
-    // joined them before would run as nobody. Then it reads its stdin, a pipe from this process, until the
-    // pipe closes: when this process ends, however it ends (SIGKILL included), the holder ends too, and
-    // the kernel ends every process left in the run's PID namespace.
-    this.holder = spawn(bubblewrap, bubblewrapHolderArgs(INFO_FD, ['sh', '-c', 'echo ready; exec cat > /dev/null']), {
-      // Nothing of the engine's environment: a tool can read the holder's (its PID 1) through /proc.
+    mkdirSync(join(this.tmpDir, SANDBOX_OUTPUT_DIR));
+    // The launcher's program and the node that runs it must be readable in there, also from a clone
+    // under /tmp (which the sandbox's own /tmp would hide).
+    const visiblePaths = [...new Set([...policy.visiblePaths, ...topUnderTmp(launcherProgramPath()), ...topUnderTmp(process.execPath)])];
+    this.launcher = CommandLauncher.startCommand({
+      file: bubblewrap,
+      args: [
+        ...bubblewrapSandboxArgs({ ...policy, visiblePaths }, this.tmpDir, INFO_FD),
+        process.execPath,
+        ...launcherArgs(),
+        '--sandboxed',
+      ],
+      // Nothing of the engine's environment: a tool can read the launcher's through /proc.
       env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
-      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+      extraPipes: 1,
+      pidsAreLocal: true,
     });
-    this.holder.stdin!.on('error', () => undefined);
-    this.exited = new Promise((resolve) => {
-      this.holder.once('exit', () => resolve());
-      this.holder.once('error', () => resolve());
-    });
-    this.ready = new Promise((resolve, reject) => {
+    const child = this.launcher.childProcess;
+    const firstPid = new Promise<number>((resolve, reject) => {
       let info = '';
-      let said = '';
-      let stderr = '';
-      const settle = () => {
-        const match = /"child-pid"\s*:\s*(\d+)/.exec(info);
-        if (match && said.includes('ready\n')) resolve(Number(match[1]));
-      };
-      const infoStream = this.holder.stdio[INFO_FD] as NodeJS.ReadableStream;
+      // Read to its end (closed early, bubblewrap's next write there would kill it with SIGPIPE), but
+      // it must not keep this process alive.
+      const infoStream = child.stdio[INFO_FD] as unknown as NodeJS.ReadableStream & { unref(): void };
       infoStream.setEncoding('utf8');
       infoStream.on('data', (chunk: string) => {
         info += chunk;
-        settle();
+        const match = /"child-pid"\s*:\s*(\d+)/.exec(info);
+        if (match) {
+          resolve(Number(match[1]));
+          infoStream.unref();
+        }
       });
-      this.holder.stdout!.setEncoding('utf8');
-      this.holder.stdout!.on('data', (chunk: string) => {
-        said += chunk;
-        settle();
-      });
-      this.holder.stderr!.setEncoding('utf8');
-      this.holder.stderr!.on('data', (chunk: string) => (stderr += chunk));
-      const failed = (why: string) => reject(new Error(`the run's sandbox (bubblewrap) ${why}${stderr ? `: ${stderr.trim()}` : ''}`));
-      this.holder.once('error', (error) => failed(`could not start: ${error.message}`));
-      this.holder.once('exit', (code, signal) => failed(`ended before its first tool call (${signal ?? `exit ${code}`})`));
+      infoStream.on('error', () => undefined);
+      infoStream.once('close', () => reject(new Error("the run's sandbox (bubblewrap) did not start")));
     });
-    // Nobody waits for a failure here; the first tool call reports it. Until it is ready the holder keeps
-    // this process alive (a tool call is waiting for it); afterwards it must not keep it from ending.
-    this.ready.then(
-      () => this.release(),
-      () => this.release(),
-    );
-  }
-
-  private release(): void {
-    // "ready" can arrive after `stop` has killed the holder and before its exit is seen: unref'd then,
-    // nothing would be left to keep this process alive, and it would end in the middle of `stop` (a
-    // `delta replay` exited 0 having printed nothing).
-    if (this.stopping) return;
-    this.holder.unref();
-    for (const stream of this.holder.stdio) (stream as unknown as { unref?: () => void } | null)?.unref?.();
+    // The launcher answering proves bubblewrap has set the namespaces up (their uid map above all): a
+    // command that joined them before would run as nobody.
+    this.ready = Promise.all([firstPid, this.launcher.settle()]).then(([pid]) => {
+      if (!this.launcher.alive) throw new Error("the run's sandbox (bubblewrap) ended before its first tool call");
+      return pid;
+    });
+    // Nobody may be waiting: wrap reports a failure, and a tool call its own (the launcher's end).
+    this.ready.catch(() => undefined);
   }
 
   /** Starts the run's sandbox with the bubblewrap at `bubblewrap` (see probeBubblewrap). */
@@ -94,7 +102,43 @@ export class RunSandbox {
     return new RunSandbox(policy, bubblewrap);
   }
 
-  /** The command that runs `file args` in `cwd` inside the sandbox. Rejects when the sandbox could not start. */
+  /**
+   * Starts one tool call through the launcher inside, its output going to `stdoutFile` and `stderrFile`
+   * (paths outside, under .delta/): see stageOutput. `finish` must be called once it has ended.
+   */
+  launch(request: Omit<LaunchRequest, 'processFile' | 'inheritFiles'>): LaunchedCommand & { finish: () => void; lastResort: () => void } {
+    const staged: StagedOutput[] = [];
+    try {
+      staged.push(stageOutput(request.stdoutFile, this.tmpDir));
+      staged.push(stageOutput(request.stderrFile, this.tmpDir));
+    } catch (error) {
+      for (const output of staged) output.finish();
+      throw error;
+    }
+    const launched = this.launcher.launch({
+      ...request,
+      // A delta a tool starts (a sub-agent) cannot nest a sandbox in this one; it reads this and runs
+      // its tools in the sandbox it is already in.
+      env: { ...request.env, DELTA_SANDBOX: this.policy.mode },
+      stdoutFile: staged[0]!.inside,
+      stderrFile: staged[1]!.inside,
+    });
+    return {
+      ...launched,
+      finish: () => {
+        for (const output of staged) output.finish();
+      },
+      // A call stopped (timeout, interrupt) whose end the launcher never reports: a tool has stopped or
+      // taken over the launcher. The sandbox is ended, and every call in it with it.
+      lastResort: () => void this.launcher.kill("the run's sandbox was ended: its launcher did not report a stopped call's end"),
+    };
+  }
+
+  /**
+   * The command that runs `file args` in `cwd` inside the sandbox as a process of its own (its own
+   * bubblewrap, joining the run's namespaces): for a long-lived command such as a server. Rejects when
+   * the sandbox could not start.
+   */
   async wrap(file: string, args: readonly string[], cwd: string): Promise<SandboxedCommand> {
     const pid = await this.ready;
     return {
@@ -106,13 +150,7 @@ export class RunSandbox {
 
   /** Ends the sandbox: every process left inside is killed with it. Waits for that, then removes its /tmp. */
   async stop(): Promise<void> {
-    this.stopping = true;
-    if (this.holder.exitCode === null && this.holder.signalCode === null) {
-      // Held (the holder is unref'd), or this process could end while waiting, before the run is closed.
-      this.holder.ref();
-      this.holder.kill('SIGKILL');
-      await this.exited;
-    }
+    await this.launcher.kill();
     rmSync(this.tmpDir, { recursive: true, force: true });
   }
 }
