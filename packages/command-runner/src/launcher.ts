@@ -259,14 +259,22 @@ export class CommandLauncher {
    * resolves once it has exited. Commands in flight end with an error, `reason`.
    */
   async kill(reason = 'the command launcher was stopped'): Promise<void> {
-    this.killing = true;
+    this.hold();
     this.fail(reason);
     if (this.child.exitCode === null && this.child.signalCode === null) {
-      // Held until its exit is seen: unref'd, this process could end in the middle of the wait.
-      this.child.ref();
+      // Held until its exit is seen (hold): unref'd, this process could end in the middle of the wait.
       this.child.kill('SIGKILL');
       await this.exited;
     }
+  }
+
+  /**
+   * From now on the launcher keeps this process alive until its exit has been seen (what `kill` does
+   * first; call it earlier when `kill` is to follow something awaited).
+   */
+  hold(): void {
+    this.killing = true;
+    this.child.ref();
   }
 
   /** A write the launcher may have been making when it died: whole or not at all (a new file renamed into place), as it does. */

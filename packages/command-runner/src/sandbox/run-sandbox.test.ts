@@ -238,22 +238,27 @@ describe.skipIf(skip)('a sandboxed tool (real bubblewrap)', () => {
     const sandbox = RunSandbox.start(policy(true), (probe as { path: string }).path);
     try {
       call += 1;
-      const result = await runCommand({
+      const marker = join(workspace, 'launcher-stopped');
+      const abort = new AbortController();
+      const running = runCommand({
         file: 'sh',
         args: [
           '-c',
-          `for p in /proc/[0-9]*; do case "$(tr -d '\\0' < $p/cmdline)" in delta-sandbox-launcher*) kill -STOP \${p#/proc/};; esac; done; sleep 600`,
+          `for p in /proc/[0-9]*; do case "$(tr -d '\\0' < $p/cmdline)" in delta-sandbox-launcher*) kill -STOP \${p#/proc/};; esac; done; touch ${marker}; sleep 600`,
         ],
         cwd: workspace,
         env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
         stdoutFile: join(root, `call-${call}.out`),
         stderrFile: join(root, `call-${call}.err`),
-        timeoutMs: 500,
+        signal: abort.signal,
         killGraceMs: 100,
         launcher,
         sandbox,
       });
-      expect(result.timedOut).toBe(true);
+      await until(() => existsSync(marker), 'the tool to stop the launcher');
+      abort.abort();
+      const result = await running;
+      expect(result.aborted).toBe(true);
       expect(result.startError).toBe("the run's sandbox was ended: its launcher did not report a stopped call's end");
       expect((await sh(sandbox, 'echo again')).startError).toMatch(/^the run's sandbox \(bubblewrap\) is not running/);
     } finally {
@@ -296,6 +301,27 @@ describe.skipIf(skip)('a sandboxed tool (real bubblewrap)', () => {
       await sandbox.stop();
       rmSync(other, { recursive: true, force: true });
     }
+  });
+
+  it('leaves no process behind when stopped at once after its start', async () => {
+    const stopped: string[] = [];
+    for (let round = 0; round < 5; round += 1) {
+      const sandbox = RunSandbox.start(policy(true), (probe as { path: string }).path);
+      await sandbox.stop();
+      stopped.push(sandbox.tmpDir);
+    }
+    const left = () =>
+      readdirSync('/proc')
+        .filter((entry) => /^\d+$/.test(entry))
+        .filter((entry) => {
+          try {
+            const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+            return stopped.some((dir) => cmdline.includes(dir));
+          } catch {
+            return false;
+          }
+        });
+    await until(() => left().length === 0, 'the stopped sandboxes to end');
   });
 
   it('reports a program that does not exist as it does without a sandbox', async () => {

@@ -45,6 +45,8 @@ export class RunSandbox {
   readonly launcher: CommandLauncher;
   /** Resolves with the pid (seen from here) of the sandbox's first process once the launcher runs in there. */
   private readonly ready: Promise<number>;
+  /** That pid, as soon as bubblewrap says it (or undefined when it never did). */
+  private readonly firstPid: Promise<number | undefined>;
   readonly tmpDir: string;
 
   private constructor(
@@ -89,6 +91,7 @@ export class RunSandbox {
     });
     // The launcher answering proves bubblewrap has set the namespaces up (their uid map above all): a
     // command that joined them before would run as nobody.
+    this.firstPid = firstPid.catch(() => undefined);
     this.ready = Promise.all([firstPid, this.launcher.settle()]).then(([pid]) => {
       if (!this.launcher.alive) throw new Error("the run's sandbox (bubblewrap) ended before its first tool call");
       return pid;
@@ -150,6 +153,21 @@ export class RunSandbox {
 
   /** Ends the sandbox: every process left inside is killed with it. Waits for that, then removes its /tmp. */
   async stop(): Promise<void> {
+    // Whatever arrives meanwhile, nothing lets go of the launcher now: this process could otherwise end in
+    // the middle of `stop`, with its promise pending.
+    this.launcher.hold();
+    // bubblewrap's first process waits, before anything else, for bubblewrap to say go (after it has
+    // written the info): bubblewrap killed before that would leave it waiting for ever, with no parent.
+    // So it is killed too, while bubblewrap (which reaps it) still runs, so that its pid is still its own.
+    const first = await this.firstPid;
+    const child = this.launcher.childProcess;
+    if (first !== undefined && child.exitCode === null && child.signalCode === null) {
+      try {
+        process.kill(first, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
     await this.launcher.kill();
     rmSync(this.tmpDir, { recursive: true, force: true });
   }
