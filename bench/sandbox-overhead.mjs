@@ -135,11 +135,15 @@ if (!flags['skip-build']) {
 const { benchEngineRun, turnsOf } = await import('./lib/engine-run.mjs');
 const engine = new Map(variants.map((variant) => [variant.name, []]));
 for (let round = 1; round <= rounds; round += 1) {
-  for (const variant of variants) {
+  // Every other round in the other order (variants, and off and on), so that none always runs first.
+  const order = round % 2 === 1 ? variants : [...variants].reverse();
+  for (const variant of order) {
     const bin = variant.bin ? { bin: variant.bin } : {};
-    progress(`round ${round}/${rounds}, ${variant.name}: 300 iterations with the sandbox off, then on...`);
-    const off = median(turnsOf(await benchEngineRun({ iterations: 300, sandbox: 'off', ...bin }), 51, 300));
-    const on = median(turnsOf(await benchEngineRun({ iterations: 300, sandbox: 'workspace-write', ...bin }), 51, 300));
+    const modes = round % 2 === 1 ? ['off', 'workspace-write'] : ['workspace-write', 'off'];
+    progress(`round ${round}/${rounds}, ${variant.name}: 300 iterations with the sandbox ${modes.join(', then ')}...`);
+    const turns = {};
+    for (const mode of modes) turns[mode] = median(turnsOf(await benchEngineRun({ iterations: 300, sandbox: mode, ...bin }), 51, 300));
+    const { off, 'workspace-write': on } = turns;
     engine.get(variant.name).push({ off, on });
     console.log(
       `round ${round}, ${variant.name}: delta run, engine turn per iteration (one tool call), median of 51-300: sandbox off ${ms(off)}, on ${ms(on)}, overhead ${ms(on - off)}; load ${load()}`,
