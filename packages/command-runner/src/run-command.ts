@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import { writeProcessFile } from '@delta/process-identity';
 import { BoundedCapture, type CapturedOutput } from './bounded-capture.js';
 import { captureFromFile } from './file-capture.js';
-import type { CommandLauncher, LaunchedCommand } from './launcher.js';
+import type { CommandLauncher, LaunchedCommand, LaunchRequest } from './launcher.js';
 import type { RunSandbox } from './sandbox/run-sandbox.js';
 
 export interface RunCommandOptions {
@@ -248,6 +248,23 @@ async function runDirect(options: RunCommandOptions): Promise<CommandResult> {
   };
 }
 
+/** What a launcher, the engine's or the one in the run's sandbox, is sent to start the command. */
+function launchRequest(
+  options: RunCommandOptions,
+  stdoutFile: string,
+  stderrFile: string,
+): Omit<LaunchRequest, 'processFile' | 'inheritFiles'> {
+  return {
+    file: options.file,
+    args: options.args,
+    cwd: options.cwd,
+    env: options.env,
+    ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
+    stdoutFile,
+    stderrFile,
+  };
+}
+
 /** Starts the command through the launcher process; the result is the same as runDirect's. */
 function runLaunched(
   options: RunCommandOptions,
@@ -256,13 +273,7 @@ function runLaunched(
   stderrFile: string,
 ): Promise<CommandResult> {
   const launched = launcher.launch({
-    file: options.file,
-    args: options.args,
-    cwd: options.cwd,
-    env: options.env,
-    ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
-    stdoutFile,
-    stderrFile,
+    ...launchRequest(options, stdoutFile, stderrFile),
     ...(options.processFile === undefined ? {} : { processFile: options.processFile }),
     ...(options.inheritFiles === undefined ? {} : { inheritFiles: options.inheritFiles }),
   });
@@ -280,15 +291,7 @@ function runSandboxed(options: RunCommandOptions, sandbox: RunSandbox): Promise<
   if (stdoutFile === undefined || stderrFile === undefined) {
     throw new TypeError('A sandboxed command writes its output to files: give runCommand both stdoutFile and stderrFile.');
   }
-  const launched = sandbox.launch({
-    file: options.file,
-    args: options.args,
-    cwd: options.cwd,
-    env: options.env,
-    ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
-    stdoutFile,
-    stderrFile,
-  });
+  const launched = sandbox.launch(launchRequest(options, stdoutFile, stderrFile));
   return followLaunched(options, launched, stdoutFile, stderrFile, true);
 }
 
