@@ -125,6 +125,8 @@ function runUnsandboxed(options: RunCommandOptions): Promise<CommandResult> {
 class Supervisor {
   timedOut = false;
   aborted = false;
+  /** The last resort was used: the launcher was ended (its message says so). */
+  gaveUp = false;
   private pid: number | undefined;
   private signal = (signal: NodeJS.Signals) => killGroup(this.pid, signal);
   private lastResort: (() => void) | undefined;
@@ -154,11 +156,19 @@ class Supervisor {
    * to do (a sandboxed command, whose pid is of the sandbox, and what to do when that did not stop it):
    * a stop asked for before it was known happens now.
    */
-  started(pid: number | undefined, signal?: (signal: NodeJS.Signals) => void, lastResort?: () => void): void {
+  started(pid: number | undefined): void {
     this.pid = pid;
-    if (signal) this.signal = signal;
-    if (lastResort) this.lastResort = lastResort;
     if (pid !== undefined && this.stopping) this.signalGroup();
+  }
+
+  /**
+   * Before the command's start is reported: how to signal a sandboxed command, and the last resort. A
+   * launcher stopped by its tool before it said the pid would otherwise leave a stop waiting for ever.
+   */
+  through(signal: (signal: NodeJS.Signals) => void, lastResort: (() => void) | undefined): void {
+    this.signal = signal;
+    this.lastResort = lastResort;
+    if (this.stopping) this.armLastResort();
   }
 
   dispose(): void {
@@ -172,6 +182,7 @@ class Supervisor {
     if (this.stopping) return;
     this.stopping = true;
     if (this.pid !== undefined) this.signalGroup();
+    else this.armLastResort();
   }
 
   private signalGroup(): void {
@@ -179,9 +190,24 @@ class Supervisor {
     const graceMs = this.options.killGraceMs ?? 2000;
     this.forceTimer = setTimeout(() => this.signal('SIGKILL'), graceMs);
     this.forceTimer.unref();
-    // Still running well after SIGKILL: whoever was to send it (the sandbox's launcher, which a tool can
-    // stop) did not, and the command's end would never be reported.
-    if (this.lastResort) this.lastResortTimer = setTimeout(this.lastResort, graceMs + LAST_RESORT_MS).unref();
+    this.armLastResort();
+  }
+
+  /**
+   * Still running well after SIGKILL, or not even reported started well after the stop: whoever was to
+   * act (the sandbox's launcher, which a tool can stop) did not, and the command's end would never be
+   * reported.
+   */
+  private armLastResort(): void {
+    if (!this.lastResort || this.lastResortTimer) return;
+    const lastResort = this.lastResort;
+    this.lastResortTimer = setTimeout(
+      () => {
+        this.gaveUp = true;
+        lastResort();
+      },
+      (this.options.killGraceMs ?? 2000) + LAST_RESORT_MS,
+    ).unref();
   }
 }
 
@@ -306,14 +332,15 @@ async function followLaunched(
   const captureBytes = options.captureBytes ?? 64 * 1024;
   const started = performance.now();
   const supervisor = new Supervisor(options);
-  const pid = await launched.started;
   // A sandboxed command's pid is of the sandbox's PID namespace: only the launcher in there can signal it.
-  supervisor.started(pid, sandboxed ? (signal) => launched.kill(signal) : undefined, launched.lastResort);
+  if (sandboxed) supervisor.through((signal) => launched.kill(signal), launched.lastResort);
+  const pid = await launched.started;
+  supervisor.started(pid);
   if (pid !== undefined) options.onStart?.(pid);
   const outcome = await launched.ended;
   supervisor.dispose();
   launched.finish?.();
-  if ('error' in outcome && outcome.error.code === 'ELAUNCHER' && pid === undefined) {
+  if ('error' in outcome && outcome.error.code === 'ELAUNCHER' && pid === undefined && !supervisor.gaveUp) {
     // A launcher that died before starting the command (it could not run, say) leaves the job to us;
     // the sandbox's means the sandbox is gone, and nothing may run outside it instead.
     if (!sandboxed) return runDirect(options);

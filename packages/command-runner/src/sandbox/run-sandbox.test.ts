@@ -266,6 +266,37 @@ describe.skipIf(skip)('a sandboxed tool (real bubblewrap)', () => {
     }
   }, 30_000);
 
+  it('ends the sandbox when a call it was stopping was never even reported started (the launcher frozen first)', async () => {
+    const sandbox = RunSandbox.start(policy(true), (probe as { path: string }).path);
+    try {
+      expect((await sh(sandbox, 'echo up')).stdout.head).toBe('up\n');
+      // Frozen from here, as a tool could freeze it, before the next call: its pid is never said.
+      const namespace = readlinkSync((await sandbox.wrap('true', [], workspace)).inheritFiles[1]!);
+      const frozen = processesIn(namespace).filter((pid) =>
+        readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('delta-sandbox-launcher'),
+      );
+      expect(frozen).toHaveLength(1);
+      process.kill(frozen[0]!, 'SIGSTOP');
+      call += 1;
+      const result = await runCommand({
+        file: 'sh',
+        args: ['-c', 'echo never'],
+        cwd: workspace,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+        stdoutFile: join(root, `call-${call}.out`),
+        stderrFile: join(root, `call-${call}.err`),
+        timeoutMs: 100,
+        killGraceMs: 100,
+        launcher,
+        sandbox,
+      });
+      expect(result.timedOut).toBe(true);
+      expect(result.startError).toBe("the run's sandbox was ended: its launcher did not report a stopped call's end");
+    } finally {
+      await sandbox.stop();
+    }
+  }, 30_000);
+
   it('copies the output of a record on another file system, never through a link a tool put there', async () => {
     const other = existsSync('/dev/shm') ? mkdtempSync('/dev/shm/delta-sandbox-test-') : undefined;
     if (other === undefined || statSync(other).dev === statSync(tmpdir()).dev) {
