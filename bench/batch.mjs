@@ -9,12 +9,12 @@
 //
 //   node bench/batch.mjs [--tasks 200]
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startFakeLlm } from '@delta/testkit';
+import { prepareTwoStepBatch } from './lib/two-step-batch.mjs';
 
 const { values: flags } = parseArgs({ options: { tasks: { type: 'string', default: '200' } } });
 const TASKS = Number(flags.tasks);
@@ -24,35 +24,7 @@ const reportRss = join(root, 'bench/lib/report-rss.cjs');
 const work = join(root, 'bench', '.work', `batch-${new Date().toISOString().replace(/[:.]/g, '-')}`);
 const progress = (text) => process.stderr.write(`bench batch: ${text}\n`);
 
-function text(content) {
-  return typeof content === 'string' ? content : JSON.stringify(content ?? '');
-}
-
-// Two tool steps, then the answer, for any number of runs at once: it reads the conversation it is sent.
-const llm = await startFakeLlm({
-  script: (request) => {
-    const messages = request.body.messages;
-    const tools = messages.filter((message) => message.role === 'tool').length;
-    if (tools < 2) return { tool_calls: [{ name: 'step', arguments: { n: String(tools + 1) } }] };
-    return { content: `done: ${text(messages.find((message) => message.role === 'user')?.content)}` };
-  },
-});
-
-mkdirSync(work, { recursive: true });
-const agent = join(work, 'agent');
-mkdirSync(agent);
-writeFileSync(
-  join(agent, 'agent.yaml'),
-  'name: bench-batch\nllm:\n  model: bench-model\n  max_retries: 0\nask_human: false\ntools:\n  - name: step\n    description: Do one step\n    exec: "echo -- step ${n}"\n',
-);
-writeFileSync(join(agent, 'system_prompt.md'), 'Do the task.\n');
-writeFileSync(join(agent, 'context.yaml'), 'sources:\n  - type: file\n    path: "${AGENT_HOME}/system_prompt.md"\n  - type: journal\n');
-const tasksFile = join(work, 'tasks.jsonl');
-writeFileSync(
-  tasksFile,
-  `${Array.from({ length: TASKS }, (_, index) => JSON.stringify({ id: `t${index + 1}`, message: `task ${index + 1}` })).join('\n')}\n`,
-);
-const env = { ...process.env, DELTA_API_KEY: 'bench', DELTA_BASE_URL: llm.baseUrl };
+const { llm, agent, tasksFile, env } = await prepareTwoStepBatch({ name: 'bench-batch', work, tasks: TASKS });
 
 /** Runs a command to its end; resolves with its wall time in ms (and fails loudly on a non-zero exit). */
 function timed(command, args, extraEnv = {}) {

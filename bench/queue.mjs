@@ -11,12 +11,12 @@
 //
 //   node bench/queue.mjs [--tasks 60]
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startFakeLlm, startTestRedis } from '@delta/testkit';
+import { startTestRedis } from '@delta/testkit';
+import { prepareTwoStepBatch } from './lib/two-step-batch.mjs';
 
 const { values: flags } = parseArgs({ options: { tasks: { type: 'string', default: '60' } } });
 const TASKS = Number(flags.tasks);
@@ -25,34 +25,7 @@ const delta = join(root, 'apps/delta-cli/bin/delta.js');
 const work = join(root, 'bench', '.work', `queue-${new Date().toISOString().replace(/[:.]/g, '-')}`);
 const progress = (text) => process.stderr.write(`bench queue: ${text}\n`);
 
-function text(content) {
-  return typeof content === 'string' ? content : JSON.stringify(content ?? '');
-}
-
-const llm = await startFakeLlm({
-  script: (request) => {
-    const messages = request.body.messages;
-    const tools = messages.filter((message) => message.role === 'tool').length;
-    if (tools < 2) return { tool_calls: [{ name: 'step', arguments: { n: String(tools + 1) } }] };
-    return { content: `done: ${text(messages.find((message) => message.role === 'user')?.content)}` };
-  },
-});
-
-mkdirSync(work, { recursive: true });
-const agent = join(work, 'agent');
-mkdirSync(agent);
-writeFileSync(
-  join(agent, 'agent.yaml'),
-  'name: bench-queue\nllm:\n  model: bench-model\n  max_retries: 0\nask_human: false\ntools:\n  - name: step\n    description: Do one step\n    exec: "echo -- step ${n}"\n',
-);
-writeFileSync(join(agent, 'system_prompt.md'), 'Do the task.\n');
-writeFileSync(join(agent, 'context.yaml'), 'sources:\n  - type: file\n    path: "${AGENT_HOME}/system_prompt.md"\n  - type: journal\n');
-const tasksFile = join(work, 'tasks.jsonl');
-writeFileSync(
-  tasksFile,
-  `${Array.from({ length: TASKS }, (_, index) => JSON.stringify({ id: `t${index + 1}`, message: `task ${index + 1}` })).join('\n')}\n`,
-);
-const env = { ...process.env, DELTA_API_KEY: 'bench', DELTA_BASE_URL: llm.baseUrl };
+const { llm, agent, tasksFile, env } = await prepareTwoStepBatch({ name: 'bench-queue', work, tasks: TASKS });
 const node = [process.execPath, '--max-semi-space-size=1'];
 
 /** Runs `delta ARGS` to its end; resolves with its wall time in ms (and fails loudly on a non-zero exit). */
