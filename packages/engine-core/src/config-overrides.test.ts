@@ -49,6 +49,27 @@ describe('loadAgent with overrides', () => {
     expect(() => loadAgent(home, { overrides: { set: ['llm..model=x'] } })).toThrow(/is not a key of agent.yaml/);
   });
 
+  it('refuses an index past the end of a list without allocating it, and prototype keys', async () => {
+    const home = await createTempAgent({ agentYaml });
+    const before = process.memoryUsage().heapUsed;
+    expect(() => loadAgent(home, { overrides: { set: ['tools.999999999.name=x'] } })).toThrow(
+      /--set tools\.999999999\.name=x: tools has 1 item, so there is no item 999999999 to set/,
+    );
+    // A list of a billion holes would have been hundreds of MB.
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(64 * 1024 * 1024);
+    expect(() => loadAgent(home, { overrides: { set: ['llm.extra_body.3=x'] } })).toThrow(
+      /llm\.extra_body is not a list in agent\.yaml, so it has no item 3/,
+    );
+    for (const key of ['__proto__.x', 'llm.constructor.y', 'tools.0.prototype']) {
+      expect(() => loadAgent(home, { overrides: { set: [`${key}=1`] } })).toThrow(/is not a key of agent\.yaml, and never set/);
+    }
+    // The index just past the end appends, as the hint says.
+    const agent = loadAgent(home, {
+      overrides: { set: ['tools.1={name: wave, description: Wave, exec: "echo -- ${name}"}'] },
+    });
+    expect(agent.tools.map((tool) => tool.name)).toEqual(['greet', 'wave']);
+  });
+
   it('leaves a problem of the file itself as the file says it', async () => {
     const home = await createTempAgent({ agentYaml: { ...agentYaml, max_iterations: 0 } });
     let message = '';

@@ -1,6 +1,6 @@
 import { ConfigurationError, formatFieldPath } from '@delta/errors';
 import { ConfigFileError, type ConfigProblem } from '@delta/yaml-config';
-import { isCollection, isScalar, parse, type Document } from 'yaml';
+import { isCollection, isScalar, isSeq, parse, type Document } from 'yaml';
 
 /**
  * Changes to agent.yaml for one run, without editing the file: the CLI's `--model` and `--set KEY=VALUE`
@@ -23,6 +23,8 @@ export interface ConfigOverride {
 }
 
 const KEY_SEGMENT = /^[A-Za-z_][A-Za-z0-9_-]*$|^\d+$/;
+/** Keys that name an object's prototype machinery, never a field of agent.yaml: refused rather than ignored. */
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 function badSet(entry: string, problem: string): ConfigurationError {
   return new ConfigurationError(`--set ${entry}: ${problem}.`, {
@@ -47,6 +49,8 @@ export function parseConfigOverrides(overrides: ConfigOverrides): ConfigOverride
     const wrong = segments.find((segment) => !KEY_SEGMENT.test(segment));
     if (wrong !== undefined)
       throw badSet(entry, `"${wrong}" in "${key}" is not a key of agent.yaml (letters, digits, _ and -, or a list index)`);
+    const reserved = segments.find((segment) => PROTOTYPE_KEYS.has(segment));
+    if (reserved !== undefined) throw badSet(entry, `"${reserved}" in "${key}" is not a key of agent.yaml, and never set`);
     let value: unknown;
     try {
       value = parse(entry.slice(equals + 1));
@@ -65,7 +69,12 @@ export function parseConfigOverrides(overrides: ConfigOverrides): ConfigOverride
  */
 export function applyConfigOverrides(document: Document, overrides: readonly ConfigOverride[]): void {
   for (const override of overrides) {
-    for (let length = 1; length < override.path.length; length += 1) {
+    for (let length = 1; length <= override.path.length; length += 1) {
+      const segment = override.path[length - 1];
+      // An index must name an item of an existing list, or the one after its last: `tools.999999999`
+      // would otherwise make a list of a billion holes.
+      if (typeof segment === 'number') checkIndex(document, override, length - 1, segment);
+      if (length === override.path.length) break;
       const node = document.getIn(override.path.slice(0, length), true);
       if (node !== undefined && !isCollection(node) && !(isScalar(node) && node.value === null)) {
         throw new ConfigurationError(
@@ -81,6 +90,27 @@ export function applyConfigOverrides(document: Document, overrides: readonly Con
     if (document.contents === null) document.contents = document.createNode({});
     document.setIn(override.path, document.createNode(override.value));
   }
+}
+
+function checkIndex(document: Document, override: ConfigOverride, parentLength: number, index: number): void {
+  const parentPath = override.path.slice(0, parentLength);
+  const parent = parentLength === 0 ? document.contents : document.getIn(parentPath, true);
+  const where = parentLength === 0 ? 'agent.yaml' : formatFieldPath(parentPath);
+  const size = isSeq(parent) ? parent.items.length : undefined;
+  if (size !== undefined && index <= size) return;
+  throw new ConfigurationError(
+    size === undefined
+      ? `${override.source}: ${where} is not a list in agent.yaml, so it has no item ${index}.`
+      : `${override.source}: ${where} has ${size} item${size === 1 ? '' : 's'}, so there is no item ${index} to set.`,
+    {
+      code: 'CONFIG_INVALID',
+      field: formatFieldPath(override.path),
+      hint:
+        size === undefined
+          ? 'An index names an item of a list agent.yaml already has; write the list itself with --set KEY=[...] otherwise.'
+          : `Use an index from 0 to ${size} (${size} adds an item at the end).`,
+    },
+  );
 }
 
 /** The override a problem of agent.yaml is about (the last one whose field is the problem's, or holds it), if any. */
