@@ -31,6 +31,8 @@ export const LlmConfig = z
     extra_body: z.record(z.string(), z.unknown()).optional(),
     max_retries: z.number().int().min(0).max(10).optional(),
     timeout_ms: z.number().int().positive().optional(),
+    /** The time one attempt may take in all, its answer read to the end (ten minutes by default). */
+    attempt_timeout_ms: z.number().int().positive().optional(),
     /** The cap on one response's size in bytes (32 MiB by default): past it the engine stops reading and the call fails. */
     max_response_bytes: z.number().int().min(1024).optional(),
     pricing: LlmPricing.optional(),
@@ -95,6 +97,7 @@ export const ENGINE_LLM_KEYS: readonly string[] = [
   'extra_body',
   'max_retries',
   'timeout_ms',
+  'attempt_timeout_ms',
   'max_response_bytes',
   'pricing',
   'send_reasoning',

@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm, type ScriptStep } from '@delta/testkit';
+import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm, type ScriptStepInput } from '@delta/testkit';
 import { readJournal, readMetadata } from '@delta/journal';
 import { continueRun, ExitCode, loadAgent, startRun } from './index.js';
 
@@ -26,7 +27,7 @@ async function start(llm: Record<string, unknown>, baseUrl: string, signal?: Abo
   return { result, agent, workDir, seconds: (performance.now() - started) / 1000 };
 }
 
-async function fake(script: ScriptStep[]) {
+async function fake(script: ScriptStepInput[]) {
   server = await startFakeLlm({ script });
   return server.baseUrl;
 }
@@ -75,6 +76,30 @@ describe('endpoint faults', () => {
     expect(endpoint.times[1]! - endpoint.times[0]!).toBeGreaterThanOrEqual(1150);
   });
 
+  it('fails a run whose answer nests 10,000 deep with a clear reason, keeping the body as it came', async () => {
+    const deep = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
+    const body = `{"id":"x","object":"chat.completion","created":0,"model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"hi","extra":${deep}},"finish_reason":"stop"}]}`;
+    const endpoint = await rawEndpoint([{ status: 200, body }]);
+    const { result, workDir } = await start({ max_retries: 1 }, endpoint.baseUrl);
+    expect(result).toMatchObject({ status: 'FAILED', exitCode: ExitCode.FAILED });
+    expect(result.reason).toMatch(/answered HTTP 200 with JSON nested more than 256 levels deep; the engine does not read it\.$/);
+    const invocations = join(workDir, '.delta', result.runId, 'io', 'invocations');
+    const [invocation] = readdirSync(invocations);
+    expect(readFileSync(join(invocations, invocation!, 'response.raw'), 'utf8')).toBe(body);
+    expect(JSON.parse(readFileSync(join(invocations, invocation!, 'metadata.json'), 'utf8'))).toMatchObject({ status: 'FAILED' });
+    expect(readMetadata(result.paths.metadata).status).toBe('FAILED');
+    // Not retried: the same server would send the same body.
+    expect(endpoint.times).toHaveLength(1);
+  });
+
+  it('gives an attempt llm.attempt_timeout_ms in all, however the server trickles its answer', async () => {
+    const trickle = { large: { bytes: 1024 * 1024, chunk_bytes: 1, chunk_delay_ms: 100 } };
+    const { result, seconds } = await start({ max_retries: 0, timeout_ms: 5_000, attempt_timeout_ms: 800 }, await fake([trickle]));
+    expect(result).toMatchObject({ status: 'FAILED', exitCode: ExitCode.FAILED });
+    expect(result.reason).toMatch(/did not finish its answer within 0\.8 s \(it kept sending, too slowly\)\.$/);
+    expect(seconds).toBeLessThan(10);
+  });
+
   it('retries a 500, then succeeds', async () => {
     const { result } = await start({ max_retries: 2 }, await fake([{ error: { status: 500, message: 'boom' } }, { content: 'recovered' }]));
     expect(result).toMatchObject({ status: 'COMPLETED', finalAnswer: 'recovered' });
@@ -98,7 +123,7 @@ describe('endpoint faults', () => {
   });
 
   it('fails the run when the retries are spent, with a message that says how to retry, and delta continue -m retries it', async () => {
-    const down = { error: { status: 503, message: 'overloaded' } } satisfies ScriptStep;
+    const down = { error: { status: 503, message: 'overloaded' } } satisfies ScriptStepInput;
     const { result, agent, workDir } = await start({ max_retries: 2 }, await fake([down, down, down, { content: 'back again' }]));
     expect(result).toMatchObject({ status: 'FAILED', exitCode: ExitCode.FAILED });
     expect(result.reason).toContain('answered HTTP 503: overloaded (3 attempts)');
@@ -117,7 +142,7 @@ describe('endpoint faults', () => {
   });
 
   it('resumes a run FAILED by 500s with a plain delta continue, sending the failed request again byte for byte', async () => {
-    const down = { error: { status: 500, message: 'boom' } } satisfies ScriptStep;
+    const down = { error: { status: 500, message: 'boom' } } satisfies ScriptStepInput;
     const { result, agent, workDir } = await start(
       { max_retries: 2 },
       await fake([{ content: 'first' }, down, down, down, { content: 'second' }]),

@@ -17,6 +17,8 @@ export interface ModelClientOptions {
   maxRetries?: number | undefined;
   /** The idle timeout: the longest wait for the answer to start, and between two chunks of it. */
   timeoutMs?: number | undefined;
+  /** The time one attempt may take in all (ten minutes by default). */
+  attemptTimeoutMs?: number | undefined;
   /** The cap on one response's size in bytes. */
   maxResponseBytes?: number | undefined;
 }
@@ -100,6 +102,7 @@ export async function createModelClient(options: ModelClientOptions): Promise<Mo
     baseUrl,
     apiKey: options.apiKey,
     idleTimeoutMs: options.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS,
+    attemptTimeoutMs: options.attemptTimeoutMs,
     maxRetries: options.maxRetries ?? DEFAULT_MODEL_MAX_RETRIES,
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MODEL_MAX_RESPONSE_BYTES,
   });

@@ -33,6 +33,7 @@ export async function resolveModel(
     baseUrl: options.baseUrl ?? settings?.baseUrl,
     maxRetries: options.maxRetries ?? llm.max_retries,
     timeoutMs: llm.timeout_ms,
+    attemptTimeoutMs: llm.attempt_timeout_ms,
     maxResponseBytes: llm.max_response_bytes,
   });
   return { model, apiKey };

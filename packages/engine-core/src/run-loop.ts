@@ -65,6 +65,12 @@ function recordRetry(context: RunContext, iteration: number, invocationId: strin
   context.log(content);
 }
 
+/** The body a wire error kept because it was no chat completion (see ModelWireError.rawBody). */
+function rawBodyOf(error: unknown): string | undefined {
+  const rawBody = (error as { rawBody?: unknown } | undefined)?.rawBody;
+  return typeof rawBody === 'string' ? rawBody : undefined;
+}
+
 /** Calls the model once with `body` (the payload's bytes), recording the exact request and the response under io/invocations/. */
 async function think(context: RunContext, iteration: number, payload: ChatCompletionCreateParamsNonStreaming, body: Uint8Array) {
   const invocationId = createInvocationId(iteration);
@@ -108,6 +114,7 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
           error: error instanceof Error ? error.message : String(error),
         },
         recordWriter(context),
+        rawBodyOf(error),
       );
     } catch {
       // The call's own error is the one to report; a full disk may refuse this record as well.

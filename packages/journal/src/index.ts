@@ -73,6 +73,7 @@ export {
   createInvocationId,
   invocationDirectory,
   RESPONSE_STREAM_FILE,
+  RESPONSE_RAW_FILE,
   writeInvocationResult,
 } from './io-records.js';
 export type { ToolExecutionRecord, InvocationMetadata, RecordWriter } from './io-records.js';

@@ -115,17 +115,26 @@ export function invocationDirectory(paths: RunPaths, invocationId: string): stri
 /** `response.sse`: a streamed answer's body as it came, byte for byte, beside the assembled response.json. */
 export const RESPONSE_STREAM_FILE = 'response.sse';
 
+/**
+ * `response.raw`: a body the engine could not read as a chat completion (not JSON, nested too deep), as it
+ * came, in place of response.json.
+ */
+export const RESPONSE_RAW_FILE = 'response.raw';
+
 export function writeInvocationResult(
   paths: RunPaths,
   invocationId: string,
   response: unknown,
   metadata: InvocationMetadata,
   write: RecordWriter = writeFileSync,
+  rawResponse?: string,
 ): void {
   const dir = invocationDirectory(paths, invocationId);
   makeDirectory(dir);
   const responseFile = join(dir, 'response.json');
   if (response !== undefined) diskWrite(responseFile, () => write(responseFile, `${JSON.stringify(response, null, 2)}\n`));
+  const rawFile = join(dir, RESPONSE_RAW_FILE);
+  if (rawResponse !== undefined) diskWrite(rawFile, () => write(rawFile, rawResponse));
   const metadataFile = join(dir, 'metadata.json');
   diskWrite(metadataFile, () => write(metadataFile, `${JSON.stringify(metadata, null, 2)}\n`));
 }

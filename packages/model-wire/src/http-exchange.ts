@@ -20,6 +20,15 @@ export interface HttpPostOptions {
   signal?: AbortSignal | undefined;
   /** The longest wait for the response to start, and between two chunks of it. */
   idleTimeoutMs: number;
+  /** The longest the whole exchange may take, its body read to the end included: a server that trickles a byte at a time ends too. */
+  attemptTimeoutMs: number;
+}
+
+/** Raised when the whole exchange (request, response and all of its body) took longer than its limit. */
+export class AttemptTimeout extends Error {
+  constructor(readonly limitMs: number) {
+    super(`not done within ${limitMs} ms`);
+  }
 }
 
 /** An answer whose headers have arrived; its body is read chunk by chunk. */
@@ -40,7 +49,8 @@ function abortReason(signal: AbortSignal): Error {
 /**
  * POSTs a body over node's http or https with keep-alive and resolves once the response's headers are in.
  * Nothing is buffered: the caller reads the body as a stream, so it decides how much it keeps. The idle
- * timer runs from the request until the body ends, reset by every chunk; the signal stops it all at once.
+ * timer runs from the request until the body ends, reset by every chunk; the attempt's deadline is never
+ * reset; the signal stops it all at once.
  */
 export function httpPost(options: HttpPostOptions): Promise<HttpAnswer> {
   const { url, signal } = options;
@@ -56,6 +66,7 @@ export function httpPost(options: HttpPostOptions): Promise<HttpAnswer> {
     });
     let response: http.IncomingMessage | undefined;
     let timer: NodeJS.Timeout | undefined;
+    let deadline: NodeJS.Timeout | undefined;
     const stop = (error: Error) => {
       clearTimeout(timer);
       if (response) response.destroy(error);
@@ -68,10 +79,15 @@ export function httpPost(options: HttpPostOptions): Promise<HttpAnswer> {
     const onAbort = () => stop(abortReason(signal!));
     const finish = () => {
       clearTimeout(timer);
+      clearTimeout(deadline);
       signal?.removeEventListener('abort', onAbort);
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     arm();
+    deadline = setTimeout(() => {
+      clearTimeout(timer);
+      stop(new AttemptTimeout(options.attemptTimeoutMs));
+    }, options.attemptTimeoutMs);
     request.once('error', (error) => {
       finish();
       reject(error);

@@ -1,4 +1,4 @@
-export { createModelWire, DEFAULT_IDLE_TIMEOUT_MS } from './model-wire.js';
+export { createModelWire, DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS } from './model-wire.js';
 export type { ModelCall, ModelReply, ModelWire, ModelWireOptions, RetryNotice } from './model-wire.js';
 export { normaliseCompletion, usageOf, INVALID_TOOL_CALL_NAME } from './normalise-completion.js';
 export type { NormaliseOptions } from './normalise-completion.js';

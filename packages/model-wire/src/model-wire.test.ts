@@ -229,6 +229,37 @@ describe('createModelWire', () => {
     expect(notices[0]!.error.message).toMatch(/broke in the middle of its response|ended its event stream before the answer was complete/);
   });
 
+  it('refuses JSON nested deeper than the limit, keeping the body, streamed or not, without retrying', async () => {
+    const deep = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
+    const body = `{"id":"x","choices":[{"index":0,"message":{"role":"assistant","content":"hi","extra":${deep}},"finish_reason":"stop"}]}`;
+    const wire = await wireFor([{ raw: { status: 200, content_type: 'application/json', body } }, { content: 'never' }]);
+    const error = await failure(wire.send({ body: requestBody() }));
+    expect(error.code).toBe('MODEL_BAD_RESPONSE');
+    expect(error.message).toMatch(/answered HTTP 200 with JSON nested more than 256 levels deep; the engine does not read it\.$/);
+    expect((error as unknown as { rawBody: string }).rawBody).toBe(body);
+    // Kept for the record, not carried by the error when it is logged or serialised.
+    expect(JSON.stringify(error)).not.toContain('[[[[');
+    expect(server!.requests).toHaveLength(1);
+
+    const event = `data: {"id":"x","choices":[{"index":0,"delta":{"content":"hi","extra":${deep}}}]}\n\ndata: [DONE]\n\n`;
+    const streamed = await wireFor([{ raw: { status: 200, content_type: 'text/event-stream', body: event } }]);
+    const streamError = await failure(streamed.send({ body: requestBody(true), stream: true }));
+    expect(streamError.message).toMatch(/sent a stream event nested more than 256 levels deep/);
+  });
+
+  it('ends an attempt at its time limit even when the server keeps trickling bytes', async () => {
+    const trickle = { large: { bytes: 1024 * 1024, chunk_bytes: 1, chunk_delay_ms: 100 } };
+    const wire = await wireFor([trickle, trickle], { idleTimeoutMs: 2_000, attemptTimeoutMs: 700, maxRetries: 1 });
+    const notices: RetryNotice[] = [];
+    const started = performance.now();
+    const error = await failure(wire.send({ body: requestBody(), onRetry: (notice) => notices.push(notice) }));
+    expect(error.code).toBe('MODEL_TIMEOUT');
+    expect(error.message).toMatch(/did not finish its answer within 0\.7 s \(it kept sending, too slowly\)\. \(2 attempts\)$/);
+    expect(notices).toHaveLength(1);
+    // Two attempts of 0.7 s and a 0.5 s wait, not the minutes 1 MiB at 10 bytes a second would take.
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
   it('says when nothing listens at the address', async () => {
     const wire = createModelWire({ baseUrl: 'http://127.0.0.1:9/v1', maxRetries: 0 });
     const error = await failure(wire.send({ body: requestBody() }));

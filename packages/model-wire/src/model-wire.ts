@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DeltaError } from '@delta/errors';
 import { bodyPreview, mediaType } from './body-preview.js';
-import { type HttpAnswer, IdleTimeout, httpPost } from './http-exchange.js';
+import { AttemptTimeout, type HttpAnswer, IdleTimeout, httpPost } from './http-exchange.js';
 import type { ModelTurn } from './model-turn.js';
 import { normaliseCompletion } from './normalise-completion.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, readAnswer } from './read-answer.js';
@@ -11,6 +11,8 @@ import { type AttemptFailure, ModelAuthenticationError, ModelWireError, attemptF
 
 /** The time one attempt may wait for the response to start, and between two chunks of it. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
+/** The time one attempt may take in all, its answer read to the end: ten minutes (a long reasoning stream fits). */
+export const DEFAULT_ATTEMPT_TIMEOUT_MS = 600_000;
 
 export interface ModelWireOptions {
   /** The server's base URL, e.g. `http://localhost:11434/v1`; requests go to `<baseUrl>/chat/completions`. */
@@ -21,6 +23,8 @@ export interface ModelWireOptions {
   headers?: Record<string, string> | undefined;
   /** See DEFAULT_IDLE_TIMEOUT_MS. */
   idleTimeoutMs?: number | undefined;
+  /** See DEFAULT_ATTEMPT_TIMEOUT_MS. */
+  attemptTimeoutMs?: number | undefined;
   /** The cap on one response's size; 32 MiB by default. */
   maxResponseBytes?: number | undefined;
   /** Retries after the first attempt for transient failures; 2 by default. */
@@ -101,6 +105,17 @@ function networkReason(error: unknown): string {
 
 /** A failure of the connection, before or during the response. */
 function networkError(error: unknown, endpoint: string, answered: boolean): ModelWireError {
+  if (error instanceof AttemptTimeout) {
+    return new ModelWireError(
+      `The model endpoint ${endpoint} did not finish its answer within ${error.limitMs / 1000} s${answered ? ' (it kept sending, too slowly)' : ''}.`,
+      {
+        code: 'MODEL_TIMEOUT',
+        transient: true,
+        cause: error,
+        hint: 'Check the server, or raise llm.attempt_timeout_ms in agent.yaml for answers that take this long.',
+      },
+    );
+  }
   if (error instanceof IdleTimeout) {
     return new ModelWireError(
       `The model endpoint ${endpoint} sent nothing for ${error.idleMs / 1000} s ${answered ? 'in the middle of its response' : 'after the request'}.`,
@@ -197,6 +212,7 @@ export function createModelWire(options: ModelWireOptions): ModelWire {
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const attemptTimeoutMs = options.attemptTimeoutMs ?? DEFAULT_ATTEMPT_TIMEOUT_MS;
   const keySent = options.apiKey !== undefined && options.apiKey !== '';
 
   async function attempt(call: ModelCall, body: Uint8Array): Promise<Omit<ModelReply, 'attempts'>> {
@@ -209,7 +225,7 @@ export function createModelWire(options: ModelWireOptions): ModelWire {
     if (keySent) headers.authorization = `Bearer ${options.apiKey}`;
     let answer: HttpAnswer;
     try {
-      answer = await httpPost({ url, headers, body, signal: call.signal, idleTimeoutMs });
+      answer = await httpPost({ url, headers, body, signal: call.signal, idleTimeoutMs, attemptTimeoutMs });
     } catch (error) {
       if (isAbort(error, call.signal)) throw error;
       throw networkError(error, endpoint, false);

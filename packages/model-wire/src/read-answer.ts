@@ -5,6 +5,7 @@ import { type StreamDelta, StreamAssembler } from './stream-assembler.js';
 import { SseReader } from './sse-reader.js';
 import { ModelWireError } from './wire-errors.js';
 import { transientStatus } from './retry-policy.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 
 /** The default cap on one response: 32 MiB. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
@@ -102,19 +103,44 @@ export async function readAnswer(answer: HttpAnswer, options: ReadOptions): Prom
   // Blank lines only (or nothing) never left the first chunks.
   if (mode === 'unknown') head = Buffer.concat(chunks);
   texts.push(decoder.end());
+  const text = mode === 'unknown' ? head!.toString('utf8') : texts.join('');
+  texts.length = 0;
+  if (nestsDeeperThan(text, MAX_JSON_DEPTH)) throw tooDeep(options.endpoint, answer.status, text);
   try {
-    return { body: JSON.parse(mode === 'unknown' ? head!.toString('utf8') : texts.join('')), streamed: false };
+    return { body: JSON.parse(text), streamed: false };
   } catch {
-    throw notJson(options.endpoint, answer.status, contentType, head ?? Buffer.alloc(0), total);
+    throw notJson(options.endpoint, answer.status, contentType, head ?? Buffer.alloc(0), total, text);
   }
 }
 
-function notJson(endpoint: string, status: number, contentType: string | undefined, head: Buffer, total: number): ModelWireError {
+/** A body nested deeper than MAX_JSON_DEPTH: refused whole, its text kept for the run's records. */
+function tooDeep(endpoint: string, status: number, text: string): ModelWireError {
+  return new ModelWireError(
+    `The model endpoint ${endpoint} answered HTTP ${status} with JSON nested more than ${MAX_JSON_DEPTH} levels deep; the engine does not read it.`,
+    {
+      code: 'MODEL_BAD_RESPONSE',
+      transient: false,
+      status,
+      rawBody: text,
+      hint: 'No chat completion nests this deep: the server or a proxy in front of it is broken. The body is kept as response.raw under io/invocations/ of this run.',
+    },
+  );
+}
+
+function notJson(
+  endpoint: string,
+  status: number,
+  contentType: string | undefined,
+  head: Buffer,
+  total: number,
+  text: string,
+): ModelWireError {
   const what = total === 0 ? 'an empty body' : `a body that is not JSON: "${bodyPreview(head)}" (first 200 bytes)`;
   return new ModelWireError(`The model endpoint ${endpoint} answered HTTP ${status} (${mediaType(contentType)}) with ${what}.`, {
     code: 'MODEL_BAD_RESPONSE',
     transient: true,
     status,
+    rawBody: text,
     hint: 'A proxy or gateway in front of the model often answers like this while it is overloaded; the engine retries it. If it persists, check DELTA_BASE_URL (it should end in /v1 for most servers).',
   });
 }
@@ -131,6 +157,16 @@ function feed(
     if (data === '[DONE]') {
       stream.done = true;
       continue;
+    }
+    if (nestsDeeperThan(data, MAX_JSON_DEPTH)) {
+      throw new ModelWireError(
+        `The model endpoint ${options.endpoint} sent a stream event nested more than ${MAX_JSON_DEPTH} levels deep; the engine does not read it.`,
+        {
+          code: 'MODEL_BAD_RESPONSE',
+          transient: false,
+          hint: 'The stream as it came is kept as response.sse under io/invocations/ of this run.',
+        },
+      );
     }
     let chunk: unknown;
     try {

@@ -18,19 +18,25 @@ export interface AttemptFailure {
   retryAfterMs?: number | undefined;
 }
 
-export interface WireErrorOptions extends DeltaErrorOptions<SystemErrorCode>, AttemptFailure {}
+export interface WireErrorOptions extends DeltaErrorOptions<SystemErrorCode>, AttemptFailure {
+  /** The body as it came, when it could not be read as a chat completion: kept by the caller for audit. */
+  rawBody?: string | undefined;
+}
 
 /** The network or the server failed (no connection, no answer in time, an HTTP error, a body that is no chat completion). */
 export class ModelWireError extends SystemError implements AttemptFailure {
   readonly transient: boolean;
   readonly status: number | undefined;
   readonly retryAfterMs: number | undefined;
+  /** See WireErrorOptions.rawBody (not enumerable: an error logged or serialised does not carry a whole body). */
+  declare readonly rawBody: string | undefined;
 
   constructor(message: string, options: WireErrorOptions) {
     super(message, options);
     this.transient = options.transient;
     this.status = options.status;
     this.retryAfterMs = options.retryAfterMs;
+    Object.defineProperty(this, 'rawBody', { value: options.rawBody, enumerable: false });
   }
 }
 
