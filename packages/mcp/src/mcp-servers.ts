@@ -3,6 +3,7 @@ import { ConfigurationError, SystemError } from '@delta/errors';
 import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { callResultText } from './call-result-text.js';
 import { McpConnection, type ServerEndpoint } from './mcp-connection.js';
+import { OVERSIZED_ANSWER_CODE } from './process-transport.js';
 import { DEFAULT_MCP_TIMEOUT_MS, fillMcpVariables } from './mcp-server-config.js';
 import { offeredToolName } from './mcp-tool-name.js';
 import type { McpCallOutcome, McpServerEntry, McpServers, McpToolDefinition, StartMcpServersOptions } from './start-mcp-servers.js';
@@ -115,6 +116,12 @@ function callFailure(server: RunningServer, error: unknown): { text: string; res
   const connection = server.connection;
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
     return { text: `the MCP server ${server.name} did not answer within ${server.timeoutMs} ms (timeout_ms)`, restart: true };
+  }
+  if (error instanceof McpError && error.code === OVERSIZED_ANSWER_CODE) {
+    return {
+      text: `the MCP server ${server.name} answered with more than the engine reads: ${error.message.replace(/^MCP error -?\d+: /, '')}. Ask for less at a time`,
+      restart: false,
+    };
   }
   if (connection === undefined || connection.isClosed || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) {
     const ending = connection?.ending === undefined ? '' : ` (${connection.ending})`;

@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import { ReadBuffer, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { MessageLines } from './message-lines.js';
 
 /** The command that starts a server, as it is spawned (bubblewrap's, when a sandbox wraps it). */
 export interface ServerCommand {
@@ -23,6 +24,12 @@ export interface ProcessTransportOptions {
 /** How long a server has to end after SIGTERM before its process group is killed. */
 const STOP_GRACE_MS = 2000;
 
+/** The largest message a server may send (the SDK's own limit): a larger answer is refused unread. */
+export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+
+/** The JSON-RPC error code (of the range left to implementations) of an answer refused for its size. */
+export const OVERSIZED_ANSWER_CODE = -32099;
+
 /**
  * The stdio transport of an MCP server, in its own process group: the SDK's own one kills only the process
  * it started, and a server started through `npx` or a shell leaves its real process behind. Stopping it
@@ -33,7 +40,9 @@ export class ProcessTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T) => void;
   private child: ChildProcess | undefined;
-  private readonly buffer = new ReadBuffer();
+  private readonly lines = new MessageLines(MAX_MESSAGE_BYTES);
+  /** Requests sent and not yet answered: an answer too large to read fails them (the SDK's own buffer threw, uncaught). */
+  private readonly pending = new Set<string | number>();
   private exited: Promise<void> = Promise.resolve();
   /** How the process ended (`exit 1`, `SIGKILL`), once it has. */
   ending: string | undefined;
@@ -69,19 +78,11 @@ export class ProcessTransport implements Transport {
     child.stdin!.on('error', (error) => this.onerror?.(error));
     child.stdout!.on('error', (error) => this.onerror?.(error));
     child.stdout!.on('data', (chunk: Buffer) => {
-      this.buffer.append(chunk);
-      for (;;) {
-        let message: JSONRPCMessage | null;
-        try {
-          message = this.buffer.readMessage();
-        } catch (error) {
-          // A line that is not JSON-RPC (a server printing to stdout): reported, and the stream goes on.
-          this.onerror?.(error as Error);
-          continue;
-        }
-        if (message === null) break;
-        this.onmessage?.(message);
-      }
+      this.lines.push(
+        chunk,
+        (line) => this.receive(line),
+        () => this.refuseOversized(),
+      );
     });
     return new Promise((resolve, reject) => {
       child.once('spawn', () => resolve());
@@ -92,7 +93,35 @@ export class ProcessTransport implements Transport {
     });
   }
 
+  private receive(line: string): void {
+    let message: JSONRPCMessage;
+    try {
+      message = deserializeMessage(line);
+    } catch (error) {
+      // A line that is not JSON-RPC (a server printing to stdout): reported, and the stream goes on.
+      this.onerror?.(error as Error);
+      return;
+    }
+    if ('id' in message && message.id !== undefined && !('method' in message)) this.pending.delete(message.id);
+    this.onmessage?.(message);
+  }
+
+  /** An answer past MAX_MESSAGE_BYTES: every request waiting is answered with an error that says so. */
+  private refuseOversized(): void {
+    const limit = `${MAX_MESSAGE_BYTES / 1024 / 1024} MiB`;
+    this.onerror?.(new Error(`the MCP server sent a message larger than ${limit}; it was not read`));
+    for (const id of this.pending) {
+      this.onmessage?.({
+        jsonrpc: '2.0',
+        id,
+        error: { code: OVERSIZED_ANSWER_CODE, message: `the answer was larger than ${limit}, the most the engine reads; it was discarded` },
+      });
+    }
+    this.pending.clear();
+  }
+
   send(message: JSONRPCMessage): Promise<void> {
+    if ('id' in message && 'method' in message) this.pending.add(message.id);
     const stdin = this.child?.stdin;
     if (!stdin) return Promise.reject(new Error('the MCP server is not running'));
     return new Promise((resolve) => {

@@ -124,6 +124,22 @@ describe('startMcpServers', () => {
     );
   });
 
+  it('an answer over 10 MiB is an observation that says so, and the server goes on answering', async () => {
+    const settings = await options([
+      { config: { name: 'hang', command: process.execPath, args: [HANG_SERVER] }, file: 'agent.yaml', field: 'mcp_servers[0]' },
+    ]);
+    servers = await startMcpServers(settings);
+    const large = await servers.call('mcp__hang__large', { bytes: 11 * 1024 * 1024 });
+    expect(large).toMatchObject({ status: 'ERROR', interrupted: false });
+    expect(large.text).toBe(
+      'Error: the MCP server hang answered with more than the engine reads: the answer was larger than 10 MiB, the most the engine reads; it was discarded. Ask for less at a time',
+    );
+    // The same connection, not restarted: the rest of the oversized line was skipped, not read as messages.
+    const echoed = await servers.call('mcp__hang__echo', { text: 'after' });
+    expect(echoed.text).toMatch(/^echo: after \(pid \d+\)$/);
+    expect((await servers.call('mcp__hang__large', { bytes: 1024 * 1024 })).text).toHaveLength(1024 * 1024);
+  });
+
   it('a call past timeout_ms is stopped, and the server restarted', async () => {
     const settings = await options([
       {

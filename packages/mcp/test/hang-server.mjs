@@ -2,7 +2,7 @@
 // An MCP stdio server for tests. `echo` answers with its text and this process's pid; `hang` writes this
 // process's pid to $HANG_PID_FILE and never answers, so a test can kill the server in the middle of a call.
 // `write` writes a file and `connect` opens a TCP connection to 127.0.0.1, so a test can see what a
-// (sandboxed) server may do.
+// (sandboxed) server may do. `large` answers with a text of any size.
 import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -29,6 +29,11 @@ server.setRequestHandler(ListToolsRequestSchema, async () => ({
       inputSchema: { type: 'object', properties: { port: { type: 'number' } }, required: ['port'] },
     },
     {
+      name: 'large',
+      description: 'Answers with a text of the given number of bytes.',
+      inputSchema: { type: 'object', properties: { bytes: { type: 'number' } }, required: ['bytes'] },
+    },
+    {
       name: 'env',
       // Which sandbox it runs in, for a test that only lists tools (delta tool expand).
       description: `Answers with the value of an environment variable (this server runs in sandbox ${process.env.DELTA_SANDBOX ?? 'none'}).`,
@@ -39,6 +44,7 @@ server.setRequestHandler(ListToolsRequestSchema, async () => ({
 server.setRequestHandler(CallToolRequestSchema, async (request) => {
   const args = request.params.arguments ?? {};
   if (request.params.name === 'echo') return { content: [{ type: 'text', text: `echo: ${args.text} (pid ${process.pid})` }] };
+  if (request.params.name === 'large') return { content: [{ type: 'text', text: 'x'.repeat(args.bytes) }] };
   if (request.params.name === 'env') return { content: [{ type: 'text', text: `${args.name}=${process.env[args.name] ?? '(unset)'}` }] };
   if (request.params.name === 'write') {
     try {
