@@ -40,7 +40,13 @@ export async function queueBatchCommand(spec: BatchSpec, flags: QueueBatchFlags)
   const { enqueueBatch, parseRedisAddress, waitForBatch } = await import('@delta/queue');
   const address = parseRedisAddress(flags.queue);
   const batch = prepareBatch({ ...spec, onWarning: printConfigWarning });
-  const enqueued = await enqueueBatch(batch, address, { retryFailed: flags.retryFailed === true });
+  let enqueued: Awaited<ReturnType<typeof enqueueBatch>>;
+  try {
+    enqueued = await enqueueBatch(batch, address, { retryFailed: flags.retryFailed === true });
+  } finally {
+    // Held while the batch is recorded and queued; the runs themselves are guarded by their run locks.
+    batch.release();
+  }
   const { queue } = enqueued.identity;
   process.stderr.write(
     `Enqueued ${enqueued.added} of ${enqueued.runs} runs in queue ${queue} at ${address.shown}${enqueued.added < enqueued.runs ? ' (the others were still pending)' : ''}.\n` +
