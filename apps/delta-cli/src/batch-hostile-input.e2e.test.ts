@@ -42,7 +42,13 @@ async function setup(toolScript = 'true') {
     },
   });
   releases.push(join(directory, 'release'));
-  return { directory, agent, tasksFile: join(directory, 'tasks.jsonl'), out: join(directory, 'out'), env: { DELTA_API_KEY: 'k', DELTA_BASE_URL: llm.baseUrl } };
+  return {
+    directory,
+    agent,
+    tasksFile: join(directory, 'tasks.jsonl'),
+    out: join(directory, 'out'),
+    env: { DELTA_API_KEY: 'k', DELTA_BASE_URL: llm.baseUrl },
+  };
 }
 
 async function waitForFile(file: string): Promise<void> {
@@ -100,7 +106,10 @@ describe('task files', () => {
     writeFileSync(join(workspace, 'src', 'main.c'), 'int main;\n');
     symlinkSync('src/main.c', join(workspace, 'relative'));
     symlinkSync(outside, join(workspace, 'sub'));
-    writeFileSync(tasksFile, `${JSON.stringify({ id: 't1', message: 'm', workspace: 'task-workspace', files: { 'src/extra.txt': 'e' } })}\n`);
+    writeFileSync(
+      tasksFile,
+      `${JSON.stringify({ id: 't1', message: 'm', workspace: 'task-workspace', files: { 'src/extra.txt': 'e' } })}\n`,
+    );
     const result = await runDelta(['batch', tasksFile, '--agent', agent, '--out', out], { env });
     expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);

@@ -17,7 +17,8 @@ if (unavailable) console.warn(`\n!!! SKIPPED: the forged-job test needs redis-se
 const PASSWORD = 's3cret-Pa55';
 const running: RunningDelta[] = [];
 afterEach(async () => {
-  for (const process of running.splice(0)) if (process.child.exitCode === null && process.child.signalCode === null) process.child.kill('SIGKILL');
+  for (const process of running.splice(0))
+    if (process.child.exitCode === null && process.child.signalCode === null) process.child.kill('SIGKILL');
   await cleanupTempDirs();
 });
 

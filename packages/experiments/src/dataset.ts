@@ -87,7 +87,13 @@ export function parseTasks(text: string, file: string): Task[] {
     }
     seen.set(task.id, line);
     if (task.workspace?.includes('\u0000')) {
-      throw lineError(file, line, 'workspace', 'the directory name contains a NUL character.', 'Name a directory to copy, relative to the TASKS file.');
+      throw lineError(
+        file,
+        line,
+        'workspace',
+        'the directory name contains a NUL character.',
+        'Name a directory to copy, relative to the TASKS file.',
+      );
     }
     if (task.workspace !== undefined) {
       const directory = resolve(dirname(file), task.workspace);

@@ -1,4 +1,17 @@
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync, symlinkSync, readdirSync, readlinkSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  symlinkSync,
+  readdirSync,
+  readlinkSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { ConfigurationError, diskWrite } from '@delta/errors';
 

@@ -29,7 +29,10 @@ function readKeyFile(file: string): Buffer | undefined {
     const stat = fstatSync(descriptor);
     if (!stat.isFile() || stat.size > 256) throw new Error(`${file} is not a key file (a small regular file)`);
     const buffer = Buffer.alloc(256);
-    const text = buffer.subarray(0, readSync(descriptor, buffer, 0, 256, 0)).toString('utf8').trim();
+    const text = buffer
+      .subarray(0, readSync(descriptor, buffer, 0, 256, 0))
+      .toString('utf8')
+      .trim();
     if (!/^[0-9a-f]{64}$/.test(text)) throw new Error(`${file} does not hold a key (64 hex digits)`);
     return Buffer.from(text, 'hex');
   } finally {

@@ -124,24 +124,32 @@ describe('the Redis URL', () => {
     expect(lines).toEqual(['AUTH *** failed; the URL had ***']);
   });
 
-  it.skipIf(unavailable)('a server with a password: a URL without it, or with a wrong one, is refused by name and the password is not shown', async () => {
-    const guarded = await startTestRedis({ password: 'right-one' });
-    try {
-      const url = new URL(guarded.url);
-      const without = await connectRedis(parseRedisAddress(`redis://127.0.0.1:${guarded.port}/0`)).catch((caught: unknown) => caught);
-      expect(without).toMatchObject({ code: 'USAGE', message: expect.stringContaining('requires authentication: no password was given') });
-      const wrong = await connectRedis(parseRedisAddress(`redis://:wrong-one@127.0.0.1:${guarded.port}/0`)).catch((caught: unknown) => caught);
-      expect(wrong).toMatchObject({ code: 'USAGE', message: expect.stringContaining('the password was refused') });
-      expect((wrong as Error).message).not.toContain('wrong-one');
-      expect((wrong as { hint: string }).hint).toContain('redis://:PASSWORD@HOST:PORT/DB');
-      const right = await connectRedis(parseRedisAddress(guarded.url));
-      expect(await right.ping()).toBe('PONG');
-      right.disconnect();
-      expect(url.password).toBe('right-one');
-    } finally {
-      await guarded.stop();
-    }
-  });
+  it.skipIf(unavailable)(
+    'a server with a password: a URL without it, or with a wrong one, is refused by name and the password is not shown',
+    async () => {
+      const guarded = await startTestRedis({ password: 'right-one' });
+      try {
+        const url = new URL(guarded.url);
+        const without = await connectRedis(parseRedisAddress(`redis://127.0.0.1:${guarded.port}/0`)).catch((caught: unknown) => caught);
+        expect(without).toMatchObject({
+          code: 'USAGE',
+          message: expect.stringContaining('requires authentication: no password was given'),
+        });
+        const wrong = await connectRedis(parseRedisAddress(`redis://:wrong-one@127.0.0.1:${guarded.port}/0`)).catch(
+          (caught: unknown) => caught,
+        );
+        expect(wrong).toMatchObject({ code: 'USAGE', message: expect.stringContaining('the password was refused') });
+        expect((wrong as Error).message).not.toContain('wrong-one');
+        expect((wrong as { hint: string }).hint).toContain('redis://:PASSWORD@HOST:PORT/DB');
+        const right = await connectRedis(parseRedisAddress(guarded.url));
+        expect(await right.ping()).toBe('PONG');
+        right.disconnect();
+        expect(url.password).toBe('right-one');
+      } finally {
+        await guarded.stop();
+      }
+    },
+  );
 
   it('says an outage once, however many attempts and queues report it, and says when it is over', () => {
     const lines: string[] = [];

@@ -34,11 +34,14 @@ function noSuchDatabase(address: RedisAddress): ConfigurationError {
 
 function refusedPassword(address: RedisAddress, cause: unknown): ConfigurationError {
   const given = address.password === undefined ? 'no password was given' : 'the password was refused';
-  return new ConfigurationError(`Redis at ${address.shown} requires authentication: ${given} (${(cause as Error).message.replace(/\.+$/, '')}).`, {
-    code: 'USAGE',
-    field: '--queue',
-    hint: 'Give the password of its requirepass in the URL: redis://:PASSWORD@HOST:PORT/DB (or redis://USER:PASSWORD@... for an ACL user).',
-  });
+  return new ConfigurationError(
+    `Redis at ${address.shown} requires authentication: ${given} (${(cause as Error).message.replace(/\.+$/, '')}).`,
+    {
+      code: 'USAGE',
+      field: '--queue',
+      hint: 'Give the password of its requirepass in the URL: redis://:PASSWORD@HOST:PORT/DB (or redis://USER:PASSWORD@... for an ACL user).',
+    },
+  );
 }
 
 const AUTHENTICATION = /^(NOAUTH|WRONGPASS)\b|invalid password|AUTH <password> called without any password/i;

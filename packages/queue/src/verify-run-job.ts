@@ -41,7 +41,8 @@ export function placeMismatch(job: JobSeen, data: RunJobData, known: KnownBatch 
   if (known && data.out !== known.out) return `its out is ${data.out}, but the batch of this queue is at ${known.out}`;
   if (known && data.batch_id !== known.batch_id) return `its batch id is ${data.batch_id}, but this queue holds batch ${known.batch_id}`;
   const queue = queueNameOf(data.out, data.batch_id);
-  if (queue !== job.queueName) return `its out is ${data.out} and its batch ${data.batch_id}, whose queue is ${queue}, not ${job.queueName}`;
+  if (queue !== job.queueName)
+    return `its out is ${data.out} and its batch ${data.batch_id}, whose queue is ${queue}, not ${job.queueName}`;
   return undefined;
 }
 
