@@ -12,7 +12,7 @@ import {
 import { type Job, UnrecoverableError } from 'bullmq';
 import { type BatchIdentity, checkBatchIdentity } from './batch-identity.js';
 import { readBatchKey } from './batch-key.js';
-import { type KnownBatch, placeMismatch, recordMismatch, refusedJob } from './verify-run-job.js';
+import { type KnownBatch, locationMismatch, placeMismatch, recordMismatch, refusedJob } from './verify-run-job.js';
 import { RunJobData, type RunJobResult } from './run-job.js';
 
 export interface RunProcessorOptions {
@@ -89,7 +89,7 @@ export function createRunProcessor(options: RunProcessorOptions = {}): (job: Job
     if (!parsed.success) throw refuse(`it does not describe a run of a batch (${parsed.error.issues[0]?.message ?? 'no data'})`);
     const data = parsed.data;
     const seen = { id: job.id, name: job.name, queueName: job.queueName };
-    const misplaced = placeMismatch(seen, data, known.get(job.queueName));
+    const misplaced = placeMismatch(seen, data, known.get(job.queueName)) ?? locationMismatch(data.out);
     if (misplaced !== undefined) throw refuse(misplaced);
     let recorded: RecordedBatch;
     try {

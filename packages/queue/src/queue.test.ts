@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { prepareBatch } from '@delta/experiments';
 import { readMetadata, runPaths } from '@delta/journal';
@@ -248,6 +249,37 @@ describe('a job is a claim', () => {
     expect(placeMismatch({ ...job, name: 'evil' }, data, undefined)).toContain('its name is "evil"');
     expect(placeMismatch(job, { ...data, batch_id: 'another' }, undefined)).toContain(`not ${identity.queue}`);
     expect(existsSync(elsewhere)).toBe(false);
+  });
+});
+
+describe.skipIf(unavailable)('a batch a tool could have made', () => {
+  it('a whole batch, signed and queued, inside another batch directory (where runs write) is refused job by job', async () => {
+    const out = join(await createTempDir(), 'out');
+    await smallBatch(out);
+    // What a tool of run a/fake-model/1 could write in its workspace, and queue given the Redis password.
+    const inner = join(out, 'a', 'fake-model', '1', 'evil');
+    const forged = await smallBatch(inner);
+    const address = parseRedisAddress(redis.url);
+    const { identity } = await enqueueBatch(forged, address, { backoffMs: 100 });
+    const connection = await connectRedis(address);
+    const queue = new Queue(identity.queue, { connection });
+    const logs: string[] = [];
+    const controller = new AbortController();
+    const worker = runWorker({ address, signal: controller.signal, log: (line) => logs.push(line) });
+    while ((await queue.getJobCounts('failed')).failed < 2) await new Promise((resolve) => setTimeout(resolve, 50));
+    controller.abort();
+    await worker;
+    for (const jobId of ['a/fake-model/1', 'b/fake-model/1']) {
+      const job = (await queue.getJob(jobId))!;
+      expect(job.attemptsMade, jobId).toBe(1);
+      expect(job.failedReason, jobId).toBe(
+        `refused: its out ${inner} lies inside the batch directory ${out}, where runs' tools write; it is not a run of the batch, and was not run (on ${hostname()}, pid ${process.pid}).`,
+      );
+      expect(logs.join('\n')).toContain(`refused job ${jobId} of ${identity.queue}: its out ${inner} lies inside`);
+    }
+    expect(readdirSync(inner).sort()).toEqual(['.batch']);
+    await queue.close();
+    connection.disconnect();
   });
 });
 

@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { dirname, join } from 'node:path';
 import { ConfigurationError } from '@delta/errors';
 import type { OpenedBatch } from '@delta/experiments';
 import { type BatchIdentity, queueNameOf } from './batch-identity.js';
@@ -48,6 +50,23 @@ export function placeMismatch(job: JobSeen, data: RunJobData, known: KnownBatch 
 
 function repeatsOf(repeat: number): string {
   return repeat === 1 ? '1' : `1 to ${repeat}`;
+}
+
+/**
+ * The batch directory that holds `out`, if any: a batch inside another batch's directory lies in, or beside,
+ * its runs' workspaces, where their tools write, so a tool could have made it (and its agent) up.
+ */
+export function enclosingBatch(out: string): string | undefined {
+  for (let directory = dirname(out); directory !== dirname(directory); directory = dirname(directory)) {
+    if (existsSync(join(directory, '.batch', 'identity.json')) || existsSync(join(directory, '.batch', 'definition.json'))) return directory;
+  }
+  return undefined;
+}
+
+/** Checks of where the job says its batch is, before a file of it is read. */
+export function locationMismatch(out: string): string | undefined {
+  const enclosing = enclosingBatch(out);
+  return enclosing === undefined ? undefined : `its out ${out} lies inside the batch directory ${enclosing}, where runs' tools write`;
 }
 
 /** Checks against the batch recorded in its directory: identity, tasks, models, repeats, signature, job id. */
