@@ -58,7 +58,8 @@ function repeatsOf(repeat: number): string {
  */
 export function enclosingBatch(out: string): string | undefined {
   for (let directory = dirname(out); directory !== dirname(directory); directory = dirname(directory)) {
-    if (existsSync(join(directory, '.batch', 'identity.json')) || existsSync(join(directory, '.batch', 'definition.json'))) return directory;
+    if (existsSync(join(directory, '.batch', 'identity.json')) || existsSync(join(directory, '.batch', 'definition.json')))
+      return directory;
   }
   return undefined;
 }
