@@ -266,7 +266,7 @@ describe.skipIf(unavailable)('a batch a tool could have made', () => {
     const logs: string[] = [];
     const controller = new AbortController();
     const worker = runWorker({ address, signal: controller.signal, log: (line) => logs.push(line) });
-    while ((await queue.getJobCounts('failed')).failed < 2) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (((await queue.getJobCounts('failed')).failed ?? 0) < 2) await new Promise((resolve) => setTimeout(resolve, 50));
     controller.abort();
     await worker;
     for (const jobId of ['a/fake-model/1', 'b/fake-model/1']) {
@@ -277,6 +277,7 @@ describe.skipIf(unavailable)('a batch a tool could have made', () => {
       );
       expect(logs.join('\n')).toContain(`refused job ${jobId} of ${identity.queue}: its out ${inner} lies inside`);
     }
+    expect(logs.filter((line) => line.startsWith('QUEUE_JOB_REFUSED: Only `delta batch --queue` makes jobs'))).toHaveLength(1);
     expect(readdirSync(inner).sort()).toEqual(['.batch']);
     await queue.close();
     connection.disconnect();

@@ -14,6 +14,10 @@ import { RUN_JOB_NAME, type RunJobData, runJobId } from './run-job.js';
 /** The start of a refused job's failure reason in Redis: what `delta batch --wait` reports apart. */
 export const REFUSED_PREFIX = 'refused: ';
 
+/** What a refused job means, and the fix. */
+export const REFUSED_HINT =
+  'Only `delta batch --queue` makes jobs a worker runs: someone else can write to this Redis. Give it a password (requirepass) and keep it on a private network (docs/scale-out.md).';
+
 /** What a worker already knows of a queue from a job that passed every check: its batch's path and id. */
 export interface KnownBatch {
   out: string;
@@ -32,7 +36,7 @@ export function refusedJob(mismatch: string): ConfigurationError {
     `${REFUSED_PREFIX}${mismatch}; it is not a run of the batch, and was not run (on ${hostname()}, pid ${process.pid}).`,
     {
       code: 'QUEUE_JOB_REFUSED',
-      hint: 'Only `delta batch --queue` makes jobs a worker runs. Someone else can write to this Redis: give it a password (requirepass) and keep it on a private network (docs/scale-out.md).',
+      hint: REFUSED_HINT,
     },
   );
 }
