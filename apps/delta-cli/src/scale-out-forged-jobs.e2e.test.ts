@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readMetadata, runPaths } from '@delta/journal';
 import { cleanupTempDirs, createTempAgent, createTempDir, redisUnavailable, startFakeLlm, startTestRedis } from '@delta/testkit';
@@ -112,6 +112,12 @@ describe.skipIf(unavailable)('forged jobs in a batch queue', () => {
       expect(stopped.stderr).not.toContain('refusing the batch');
       // The password is in the URL given to both commands, and in nothing they printed.
       for (const text of [finished.stdout, finished.stderr, stopped.stdout, stopped.stderr]) expect(text).not.toContain(PASSWORD);
+      // Nor in any file of the batch: runs' journals, metadata, logs, the batch's own records.
+      for (const entry of readdirSync(out, { recursive: true, withFileTypes: true })) {
+        if (!entry.isFile()) continue;
+        const file = join(entry.parentPath, entry.name);
+        expect(readFileSync(file, 'utf8'), file).not.toContain(PASSWORD);
+      }
       await queue.close();
       connection.disconnect();
     } finally {
