@@ -104,18 +104,18 @@ cli
   .option('--json', 'Print one JSON event per line (batch_start, run_start, run_end, batch_end) on stdout')
   .option(
     '--queue <url>',
-    'Enqueue the runs in a BullMQ queue on this Redis (redis://HOST:PORT/DB) for delta worker, instead of running them',
+    'Enqueue the runs in a BullMQ queue on this Redis (redis://:PASSWORD@HOST:PORT/DB) for delta worker, instead of running them',
   )
   .option('--wait', 'With --queue: follow the queue until every run has ended, then sum up')
   .option('--strict', 'Every configuration warning is an error (exit 2)')
   .option('-v, --verbose', 'Show stack traces')
   .example('delta batch tasks.jsonl --agent ./my-agent --out results --concurrency 8 --model gpt-4o,gpt-4o-mini --repeat 3')
-  .example('delta batch tasks.jsonl --agent ./my-agent --out /shared/results --queue redis://10.0.0.5:6379/0 --wait')
+  .example('delta batch tasks.jsonl --agent ./my-agent --out /shared/results --queue "redis://:$REDIS_PASSWORD@10.0.0.5:6379/0" --wait')
   .action(async (tasks: string | undefined, flags) => (await import('./batch/batch-command.js')).batchCommand(tasks, flags));
 
 cli
   .command('worker', 'Take runs of queued batches (delta batch --queue) and execute them, until stopped; run one per machine')
-  .option('--queue <url>', 'The Redis the batches were queued in (redis://HOST:PORT/DB)')
+  .option('--queue <url>', 'The Redis the batches were queued in (redis://:PASSWORD@HOST:PORT/DB)')
   .option('--concurrency <n>', 'Runs at a time in this process, per batch (default: 1)')
   .option('--base-url <url>', 'The model endpoint of every run (instead of DELTA_BASE_URL or .env)')
   .option(
@@ -123,7 +123,7 @@ cli
     'How long a run stays with a worker that stopped answering (killed, its machine lost) before another takes it (default: 30)',
   )
   .option('-v, --verbose', 'Show stack traces')
-  .example('delta worker --queue redis://10.0.0.5:6379/0 --concurrency 4')
+  .example('delta worker --queue "redis://:$REDIS_PASSWORD@10.0.0.5:6379/0" --concurrency 4')
   .action(async (flags) => (await import('./batch/worker-command.js')).workerCommand(flags));
 
 cli

@@ -37,7 +37,7 @@ describe('parseTasks', () => {
     expect(problem('{"id": ".hidden", "message": "m"}\n')).toContain('cannot name a directory');
     expect(problem('{"id": "a", "message": "m", "expeted": 1}\n')).toMatch(/tasks\.jsonl:1: .*expeted/);
     expect(problem('{"id": "a", "message": "m", "files": {"../x": "y"}}\n')).toContain(
-      'tasks.jsonl:1 (files.../x): the path "../x" is not inside the workspace',
+      'tasks.jsonl:1 (files["../x"]): the path "../x" is not inside the workspace',
     );
     expect(problem('{"id": "a", "message": "m", "workspace": "missing"}\n')).toContain('(workspace): /data/missing is not a directory');
     expect(problem('\n\n')).toContain('holds no task');

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, normalize, resolve } from 'node:path';
 import { ConfigurationError, formatFieldPath } from '@delta/errors';
 import { z } from 'zod';
+import { linkOnPath } from './no-follow-write.js';
 
 /** One line of a TASKS file: what the agent is asked, what its workspace starts with, and what a grader expects. */
 export const Task = z.strictObject({
@@ -32,11 +33,19 @@ function lineError(file: string, line: number, field: string | undefined, proble
 const TASK_HINT =
   'Each line is one JSON object: {"id": "t1", "message": "...", "files": {"a.txt": "..."} or "workspace": "dir", "metadata": {...}, "expected": ...}.';
 
-/** A relative path that stays inside the workspace (no `..`, not absolute). */
+/** A relative path that stays inside the workspace (no `..` anywhere, not absolute). */
 function insideWorkspace(path: string): boolean {
-  if (path === '' || isAbsolute(path)) return false;
+  if (path === '' || isAbsolute(path) || path.split('/').includes('..')) return false;
   const normal = normalize(path);
   return normal !== '..' && !normal.startsWith('../') && normal !== '.' && !normal.split('/').includes('.delta');
+}
+
+/** Why `files:` cannot hold `path` (a tool may have written the TASKS file), or undefined when it can. */
+function filePathProblem(path: string, workspace: string | undefined): string | undefined {
+  if (path.includes('\u0000')) return 'contains a NUL character, which no file name can hold';
+  if (!insideWorkspace(path)) return 'is not inside the workspace';
+  const link = workspace === undefined ? undefined : linkOnPath(workspace, normalize(path));
+  return link === undefined ? undefined : `cannot be written: in the task workspace directory, ${link}`;
 }
 
 /**
@@ -77,16 +86,14 @@ export function parseTasks(text: string, file: string): Task[] {
       throw lineError(file, line, 'id', `the id "${task.id}" is already used on line ${earlier}.`, 'Every task needs its own id.');
     }
     seen.set(task.id, line);
-    for (const path of Object.keys(task.files ?? {})) {
-      if (!insideWorkspace(path)) {
-        throw lineError(
-          file,
-          line,
-          formatFieldPath(['files', path]),
-          `the path ${JSON.stringify(path)} is not inside the workspace.`,
-          'Give paths relative to the workspace, without "..", and outside .delta/.',
-        );
-      }
+    if (task.workspace?.includes('\u0000')) {
+      throw lineError(
+        file,
+        line,
+        'workspace',
+        'the directory name contains a NUL character.',
+        'Name a directory to copy, relative to the TASKS file.',
+      );
     }
     if (task.workspace !== undefined) {
       const directory = resolve(dirname(file), task.workspace);
@@ -100,6 +107,18 @@ export function parseTasks(text: string, file: string): Task[] {
         );
       }
       task.workspace = directory;
+    }
+    for (const path of Object.keys(task.files ?? {})) {
+      const problem = filePathProblem(path, task.workspace);
+      if (problem !== undefined) {
+        throw lineError(
+          file,
+          line,
+          `files[${JSON.stringify(path)}]`,
+          `the path ${JSON.stringify(path)} ${problem}.`,
+          'Give paths relative to the workspace, without "..", outside .delta/, and not through a symbolic link of the task workspace directory.',
+        );
+      }
     }
     tasks.push(task);
   }

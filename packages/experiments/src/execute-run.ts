@@ -56,14 +56,14 @@ export interface ExecuteRunOptions extends BatchEngineOptions {
 }
 
 /**
- * Removes `run-1/` left by an engine killed after it created the directory and before it wrote LATEST
- * (so nothing in it ever reached the model), so the run can start under its id. Its lock tells whether
- * that engine is dead: a live one keeps it (RUN_LOCKED).
+ * Removes a run directory left by an engine killed before it wrote metadata.json (so nothing in it ever
+ * reached the model), so the run can start under its id. Its lock tells whether that engine is dead: a
+ * live one keeps it (RUN_LOCKED), and its directory stays.
  */
-function clearAbandonedFirstRun(workDir: string): void {
-  const paths = runPaths(workDir, 'run-1');
+function clearAbandonedRun(workDir: string, runId: string): void {
+  const paths = runPaths(workDir, runId);
   if (!existsSync(paths.runDir) || existsSync(paths.metadata)) return;
-  acquireRunLock(paths.lock, 'run-1').release();
+  acquireRunLock(paths.lock, runId).release();
   rmSync(paths.runDir, { recursive: true, force: true });
 }
 
@@ -100,9 +100,9 @@ export async function executeBatchRun(batch: OpenedBatch, key: BatchRunKey, opti
   try {
     const found = readRunOnDisk(workDir);
     if (found.kind === 'none' || found.kind === 'unstarted') {
-      // A run stopped before its metadata.json existed never reached the model: claim its id again.
-      if (found.kind === 'unstarted') rmSync(found.paths.runDir, { recursive: true, force: true });
-      else clearAbandonedFirstRun(workDir);
+      // A run stopped before its metadata.json existed never reached the model: claim its id again, once its
+      // lock proves the engine that took it dead (a live one, in another process, is RUN_LOCKED).
+      clearAbandonedRun(workDir, found.kind === 'unstarted' ? found.runId : 'run-1');
       prepareWorkspace(workDir, task);
       const runId = found.kind === 'unstarted' ? found.runId : 'run-1';
       result = await startRun({ ...engine, message: task.message, workDir, runId });

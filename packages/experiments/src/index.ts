@@ -3,7 +3,7 @@ export { BatchDefinition, BatchModel, readBatchDefinition, definitionDifferences
 export { batchDefinitionFile, batchRunDirectory, describeKey, modelDirectoryName } from './batch-layout.js';
 export type { BatchRunKey } from './batch-layout.js';
 export { batchKeys, openBatch, openBatchTasks, prepareBatch, runDirectoryOf } from './open-batch.js';
-export type { BatchSpec, OpenedBatch } from './open-batch.js';
+export type { BatchSpec, OpenedBatch, PreparedBatch } from './open-batch.js';
 export { executeBatchRun } from './execute-run.js';
 export type { BatchEngineOptions, BatchRunAction, BatchRunOutcome, ExecuteRunOptions } from './execute-run.js';
 export { executeBatch, runBatch } from './run-batch.js';

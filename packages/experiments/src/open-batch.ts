@@ -8,6 +8,7 @@ import { type BatchRunKey, batchRunDirectory, modelDirectoryName } from './batch
 import { parseTasks, readTasks, type Task } from './dataset.js';
 import { readBatchOrFail } from './read-batch.js';
 import { loadBatchAgent } from './load-batch-agent.js';
+import { lockBatch } from './batch-lock.js';
 
 /** A batch ready to execute runs: its definition, its tasks by id, and its agent loaded once per model. */
 export interface OpenedBatch {
@@ -74,8 +75,16 @@ function batchModels(names: readonly string[] | undefined, defaultModel: string)
   return models;
 }
 
-/** Builds the batch the command asks for and records it in OUT, or checks that OUT holds this same batch. */
-export function prepareBatch(spec: BatchSpec): OpenedBatch {
+/** A batch this process has prepared: it holds OUT's batch lock until `release()`. */
+export interface PreparedBatch extends OpenedBatch {
+  release(): void;
+}
+
+/**
+ * Builds the batch the command asks for and records it in OUT, or checks that OUT holds this same batch.
+ * Takes OUT's batch lock first (BATCH_LOCKED while another batch process holds it): the caller releases it.
+ */
+export function prepareBatch(spec: BatchSpec): PreparedBatch {
   const out = resolve(spec.out);
   const tasksFile = resolve(spec.tasksFile);
   const tasks = readTasks(tasksFile);
@@ -84,7 +93,7 @@ export function prepareBatch(spec: BatchSpec): OpenedBatch {
   const base = loadBatchAgent(spec.agent, { strict: spec.strict === true });
   const models = batchModels(spec.models, base.config.llm.model);
   const agents = loadAgents(base.home, models, set, spec);
-  const definition = claimBatchDefinition(out, {
+  const asked: BatchDefinition = {
     schema_version: 1,
     tasks_file: tasksFile,
     tasks_sha256: sha256(readFileSync(tasksFile, 'utf8')),
@@ -96,8 +105,16 @@ export function prepareBatch(spec: BatchSpec): OpenedBatch {
     // --grader, else agent.yaml's `grader:`.
     grader: spec.grader ?? base.config.grader ?? null,
     created_at: new Date().toISOString(),
-  });
-  return { out, definition, tasks: new Map(tasks.map((task) => [task.id, task])), agents };
+  };
+  // Everything read and checked: only now is OUT touched, by the one process that holds its lock.
+  const lock = lockBatch(out);
+  try {
+    const definition = claimBatchDefinition(out, asked);
+    return { out, definition, tasks: new Map(tasks.map((task) => [task.id, task])), agents, release: lock.release };
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
 }
 
 /** The batch recorded in OUT and its tasks, without loading the agent (for grading and reports). */

@@ -1,23 +1,18 @@
-import { cpSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
-import { diskWrite, makeDirectory } from '@delta/errors';
+import { readdirSync, rmSync } from 'node:fs';
+import { join, normalize } from 'node:path';
+import { makeDirectory } from '@delta/errors';
 import type { Task } from './dataset.js';
+import { copyDirectoryNoFollow, writeFileNoFollow } from './no-follow-write.js';
 
-/** Fills a run's workspace with what its task starts from: the `workspace` directory copied, then `files`. */
+/**
+ * Fills a run's workspace with what its task starts from: the `workspace` directory copied (its symbolic
+ * links as links, never followed), then `files`, each written without following a link at any component.
+ */
 export function prepareWorkspace(workDir: string, task: Task): void {
   makeDirectory(workDir);
-  if (task.workspace !== undefined) {
-    // A .delta/ in the source is another workspace's runs, not part of the task.
-    cpSync(task.workspace, workDir, {
-      recursive: true,
-      filter: (source) => !relative(task.workspace!, source).split(sep).includes('.delta'),
-    });
-  }
-  for (const [path, content] of Object.entries(task.files ?? {})) {
-    const file = join(workDir, path);
-    makeDirectory(dirname(file));
-    diskWrite(file, () => writeFileSync(file, content));
-  }
+  // A .delta/ in the source is another workspace's runs, not part of the task.
+  if (task.workspace !== undefined) copyDirectoryNoFollow(task.workspace, workDir, (name) => name === '.delta');
+  for (const [path, content] of Object.entries(task.files ?? {})) writeFileNoFollow(workDir, normalize(path), content);
 }
 
 /** Empties a workspace but for its runs (.delta/), for a new attempt at the task. */

@@ -75,11 +75,16 @@ function engineOptionsOf(options: Omit<RunBatchOptions, keyof BatchSpec>): Execu
 /**
  * Runs a batch in this process: every task × model × repeat, `concurrency` at a time, each through
  * `executeBatchRun` (so a second call with the same spec resumes: completed runs are left alone). Aborting
- * `signal` interrupts the runs in flight (INTERRUPTED, resumable) and starts no more.
+ * `signal` interrupts the runs in flight (INTERRUPTED, resumable) and starts no more. OUT's batch lock is
+ * held throughout: a second batch process on the same OUT is refused (BATCH_LOCKED).
  */
 export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> {
   const batch = prepareBatch(options);
-  return executeBatch(batch, options);
+  try {
+    return await executeBatch(batch, options);
+  } finally {
+    batch.release();
+  }
 }
 
 /** Executes every run of an opened batch (see runBatch). */

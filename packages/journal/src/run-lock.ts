@@ -13,6 +13,8 @@ export interface RunLock {
 export interface RunLockOptions {
   /** How long a lease holds without renewal (default 30 s); it is renewed every sixth of that. */
   leaseMs?: number;
+  /** The error when a live holder has it (default: RUN_LOCKED, naming the run): for other locks taken the same way. */
+  refuse?: (holder: RunLockHolder) => Error;
 }
 
 /** Long enough for a busy machine to renew in time; short enough that a lost host's runs move on within a minute. */
@@ -194,7 +196,7 @@ export function acquireRunLock(file: string, runId: string, options: RunLockOpti
   const leaseMs = options.leaseMs ?? RUN_LOCK_LEASE_MS;
   const text = `${JSON.stringify(currentHolder(leaseMs))}\n`;
   const taken = take(file, text, 0);
-  if (!taken.held) throw refuse(file, runId, taken.holder);
+  if (!taken.held) throw options.refuse ? options.refuse(taken.holder) : refuse(file, runId, taken.holder);
   const lease = renewLease(file, text, leaseMs);
   return {
     file,

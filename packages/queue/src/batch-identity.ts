@@ -25,7 +25,7 @@ export function batchIdentityFile(out: string): string {
 }
 
 /** `delta-<OUT's name>-<8 hex>`: readable in redis-cli, unique per batch; BullMQ's names take no `:`. */
-function queueNameOf(out: string, batchId: string): string {
+export function queueNameOf(out: string, batchId: string): string {
   const name = basename(out)
     .replace(/[^A-Za-z0-9._-]/g, '_')
     .slice(0, 60);
@@ -77,8 +77,8 @@ function notShared(out: string, batchId: string, problem: string): Configuration
   );
 }
 
-/** Checks that `out` on this machine is the batch the job came from; throws BATCH_NOT_SHARED otherwise. Reads only. */
-export function checkBatchIdentity(out: string, batchId: string): void {
+/** Checks that `out` on this machine is the batch the job came from, and returns its identity; throws BATCH_NOT_SHARED otherwise. Reads only. */
+export function checkBatchIdentity(out: string, batchId: string): BatchIdentity {
   if (!existsSync(out)) throw notShared(out, batchId, 'the directory does not exist here');
   let found: BatchIdentity | undefined;
   try {
@@ -88,4 +88,5 @@ export function checkBatchIdentity(out: string, batchId: string): void {
   }
   if (!found) throw notShared(out, batchId, `it has no ${batchIdentityFile(out)}, so it is another directory`);
   if (found.batch_id !== batchId) throw notShared(out, batchId, `the directory there holds another batch (${found.batch_id})`);
+  return found;
 }

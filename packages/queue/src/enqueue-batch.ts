@@ -1,6 +1,7 @@
 import { batchKeys, type OpenedBatch } from '@delta/experiments';
 import { Queue } from 'bullmq';
 import { type BatchIdentity, claimBatchIdentity } from './batch-identity.js';
+import { claimBatchKey, signRunJob } from './batch-key.js';
 import type { RedisAddress } from './redis-address.js';
 import { connectRedis } from './redis-connection.js';
 import { RUN_JOB_NAME, type RunJobData, runJobId } from './run-job.js';
@@ -28,37 +29,40 @@ export interface EnqueueResult {
 const PENDING = new Set(['waiting', 'active', 'delayed', 'prioritized', 'waiting-children']);
 
 /**
- * Puts every run of the batch in its queue, one job per run (its id the run's key), and registers the
+ * Puts every run of the batch in its queue, one job per run (its id the run's key, signed with the
+ * batch's key from OUT/.batch/queue.key, which this creates and Redis never sees), and registers the
  * queue for workers. A job still pending from an earlier command is left; one that has finished is
  * replaced, so that the same command again sends each run once more to `executeBatchRun`, which decides
  * from the run's journal what is left to do (a completed run is left as it is).
  */
 export async function enqueueBatch(batch: OpenedBatch, address: RedisAddress, options: EnqueueOptions = {}): Promise<EnqueueResult> {
   const identity = claimBatchIdentity(batch.out);
+  const key = claimBatchKey(batch.out);
   const connection = await connectRedis(address);
   const queue = new Queue<RunJobData, unknown, string>(identity.queue, { connection });
   try {
     await connection.sadd(BATCH_REGISTRY_KEY, identity.queue);
-    const keys = batchKeys(batch.definition);
+    const runs = batchKeys(batch.definition);
     const jobs = [];
-    for (const key of keys) {
-      const model = batch.definition.models.find((candidate) => candidate.name === key.model)!;
-      const jobId = runJobId(key.task, model.directory, key.repeat);
+    for (const run of runs) {
+      const model = batch.definition.models.find((candidate) => candidate.name === run.model)!;
+      const jobId = runJobId(run.task, model.directory, run.repeat);
       const existing = await queue.getJob(jobId);
       if (existing) {
         if (PENDING.has(await existing.getState())) continue;
         await existing.remove();
       }
+      const fields = {
+        out: batch.out,
+        batch_id: identity.batch_id,
+        task: run.task,
+        model: run.model,
+        repeat: run.repeat,
+        retry_failed: options.retryFailed === true,
+      };
       jobs.push({
         name: RUN_JOB_NAME,
-        data: {
-          out: batch.out,
-          batch_id: identity.batch_id,
-          task: key.task,
-          model: key.model,
-          repeat: key.repeat,
-          retry_failed: options.retryFailed === true,
-        },
+        data: { ...fields, signature: signRunJob(key, fields) },
         opts: {
           jobId,
           attempts: options.attempts ?? 5,
@@ -68,7 +72,7 @@ export async function enqueueBatch(batch: OpenedBatch, address: RedisAddress, op
     }
     // In slices: one round trip per slice, not per run, and no single command of unbounded size.
     for (let start = 0; start < jobs.length; start += 500) await queue.addBulk(jobs.slice(start, start + 500));
-    return { identity, runs: keys.length, added: jobs.length };
+    return { identity, runs: runs.length, added: jobs.length };
   } finally {
     await queue.close();
     connection.disconnect();

@@ -10,7 +10,9 @@ import {
   runDirectoryOf,
 } from '@delta/experiments';
 import { type Job, UnrecoverableError } from 'bullmq';
-import { checkBatchIdentity } from './batch-identity.js';
+import { type BatchIdentity, checkBatchIdentity } from './batch-identity.js';
+import { readBatchKey } from './batch-key.js';
+import { type KnownBatch, locationMismatch, placeMismatch, recordMismatch, refusedJob } from './verify-run-job.js';
 import { RunJobData, type RunJobResult } from './run-job.js';
 
 export interface RunProcessorOptions {
@@ -25,6 +27,13 @@ export interface RunProcessorOptions {
    * here): the job goes back to the queue for another worker, and this one should stop serving the batch.
    */
   onBatchRefused?: (queueName: string, error: Error) => void;
+}
+
+/** A batch as its directory records it: identity, signing key, definition and tasks, agents. */
+interface RecordedBatch {
+  identity: BatchIdentity;
+  key: Buffer | undefined;
+  batch: OpenedBatch;
 }
 
 /** What this machine is missing to run the batch: its directory, its TASKS file, its agent. */
@@ -42,35 +51,49 @@ function unrecoverable(error: { message: string; hint?: string | undefined }): U
   return new UnrecoverableError(`${error.message}${error.hint ? ` ${error.hint}` : ''} (on ${hostname()}, pid ${process.pid})`);
 }
 
+/** A job that is not a run of its batch: failed at once, never retried, its reason starting `refused: `. */
+function refuse(mismatch: string): UnrecoverableError {
+  return new UnrecoverableError(refusedJob(mismatch).message);
+}
+
 function isFinal(code: string | undefined): boolean {
   return code !== undefined && code !== 'RUN_LOCKED' && errorKindOf(code) === 'configuration';
 }
 
 /**
  * The function a BullMQ worker calls for each job: checks that the batch directory here is the batch
- * the job came from, then executes the run through `executeBatchRun`, exactly as a local batch does.
+ * the job came from and that the job is one of its runs, signed with its key (a job that is not is
+ * refused: see verify-run-job.ts), then executes the run through `executeBatchRun`, exactly as a local
+ * batch does.
  * Throwing makes BullMQ retry the job with backoff (a transient fault, a stopped worker); an
  * UnrecoverableError fails it at once (a configuration error).
  */
 export function createRunProcessor(options: RunProcessorOptions = {}): (job: Job<RunJobData>) => Promise<RunJobResult> {
-  const batches = new Map<string, OpenedBatch>();
-  const open = (data: RunJobData): OpenedBatch => {
-    checkBatchIdentity(data.out, data.batch_id);
+  const batches = new Map<string, RecordedBatch>();
+  // Per queue, the batch of the first job that passed every check: a later job naming another is forged.
+  const known = new Map<string, KnownBatch>();
+  const open = (data: RunJobData): RecordedBatch => {
+    const identity = checkBatchIdentity(data.out, data.batch_id);
     const cacheKey = `${data.batch_id}\n${data.out}`;
-    let batch = batches.get(cacheKey);
-    if (!batch) {
-      batch = openBatch(data.out);
-      batches.set(cacheKey, batch);
+    let recorded = batches.get(cacheKey);
+    if (!recorded) {
+      recorded = { identity, key: readBatchKey(data.out), batch: openBatch(data.out) };
+      batches.set(cacheKey, recorded);
     }
-    return batch;
+    // A batch enqueued before it had a key gets one when its command runs again.
+    recorded.key ??= readBatchKey(data.out);
+    return recorded;
   };
   return async (job) => {
     const parsed = RunJobData.safeParse(job.data);
-    if (!parsed.success) throw new UnrecoverableError(`job ${job.id} does not describe a run of a batch: ${parsed.error.message}`);
+    if (!parsed.success) throw refuse(`it does not describe a run of a batch (${parsed.error.issues[0]?.message ?? 'no data'})`);
     const data = parsed.data;
-    let batch: OpenedBatch;
+    const seen = { id: job.id, name: job.name, queueName: job.queueName };
+    const misplaced = placeMismatch(seen, data, known.get(job.queueName)) ?? locationMismatch(data.out);
+    if (misplaced !== undefined) throw refuse(misplaced);
+    let recorded: RecordedBatch;
     try {
-      batch = open(data);
+      recorded = open(data);
     } catch (error) {
       if (isMissingHere(error)) {
         // Not the batch's fault: another worker that sees the shared storage takes the run.
@@ -81,6 +104,10 @@ export function createRunProcessor(options: RunProcessorOptions = {}): (job: Job
       if (DeltaError.isInstance(error) && isFinal(error.code)) throw unrecoverable(error);
       throw error;
     }
+    const mismatch = recordMismatch(seen, data, recorded);
+    if (mismatch !== undefined) throw refuse(mismatch);
+    if (!known.has(job.queueName)) known.set(job.queueName, { out: data.out, batch_id: data.batch_id });
+    const { batch } = recorded;
     const key: BatchRunKey = { task: data.task, model: data.model, repeat: data.repeat };
     options.onRunStart?.(key, runDirectoryOf(batch, key));
     const outcome = await executeBatchRun(batch, key, {

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { prepareBatch } from '@delta/experiments';
 import { readMetadata, runPaths } from '@delta/journal';
@@ -19,10 +20,13 @@ import {
   claimBatchIdentity,
   connectRedis,
   enqueueBatch,
+  hidePassword,
   parseRedisAddress,
   runWorker,
   type RunWorkerOptions,
+  withoutPassword,
 } from './index.js';
+import { placeMismatch } from './verify-run-job.js';
 import { outageReporter } from './redis-connection.js';
 
 const unavailable = redisUnavailable();
@@ -39,7 +43,10 @@ async function smallBatch(out: string) {
   const agent = await createTempAgent({ agentYaml: { name: 'q', llm: { model: 'fake-model' }, tools: [] } });
   const tasks = join(await createTempDir(), 'tasks.jsonl');
   writeFileSync(tasks, `${JSON.stringify({ id: 'a', message: 'hi' })}\n${JSON.stringify({ id: 'b', message: 'ho' })}\n`);
-  return prepareBatch({ tasksFile: tasks, agent, out });
+  const batch = prepareBatch({ tasksFile: tasks, agent, out });
+  // Recorded, as by `delta batch --queue`, which holds OUT's batch lock only while it records and enqueues.
+  batch.release();
+  return batch;
 }
 
 describe('the Redis URL', () => {
@@ -94,6 +101,56 @@ describe('the Redis URL', () => {
     const fine = await connectRedis(parseRedisAddress(`redis://127.0.0.1:${redis.port}/15`));
     fine.disconnect();
   });
+
+  it('never shows a password: not in a URL that does not parse, not in a line a server or a library says', () => {
+    for (const text of ['redis://:pa@ss@10.0.0.5:6379/x', 'redis://u:pa/ss@h/0', 'redis://:pa@ss@h:99999/0']) {
+      const error = (() => {
+        try {
+          parseRedisAddress(text);
+        } catch (caught) {
+          return caught as Error;
+        }
+        return undefined;
+      })();
+      expect(error, text).toBeDefined();
+      expect(error!.message, text).not.toContain('pa@ss');
+      expect(error!.message, text).not.toContain('pa/ss');
+      expect(error!.message, text).toContain(':***@');
+    }
+    expect(hidePassword('redis://user:secret@h:1/0')).toBe('redis://user:***@h:1/0');
+    expect(hidePassword('redis://h:1/0')).toBe('redis://h:1/0');
+    const lines: string[] = [];
+    const log = withoutPassword(parseRedisAddress('redis://:s%40cret@h:1/0'), (line) => lines.push(line));
+    log('AUTH s@cret failed; the URL had s%40cret');
+    expect(lines).toEqual(['AUTH *** failed; the URL had ***']);
+  });
+
+  it.skipIf(unavailable)(
+    'a server with a password: a URL without it, or with a wrong one, is refused by name and the password is not shown',
+    async () => {
+      const guarded = await startTestRedis({ password: 'right-one' });
+      try {
+        const url = new URL(guarded.url);
+        const without = await connectRedis(parseRedisAddress(`redis://127.0.0.1:${guarded.port}/0`)).catch((caught: unknown) => caught);
+        expect(without).toMatchObject({
+          code: 'USAGE',
+          message: expect.stringContaining('requires authentication: no password was given'),
+        });
+        const wrong = await connectRedis(parseRedisAddress(`redis://:wrong-one@127.0.0.1:${guarded.port}/0`)).catch(
+          (caught: unknown) => caught,
+        );
+        expect(wrong).toMatchObject({ code: 'USAGE', message: expect.stringContaining('the password was refused') });
+        expect((wrong as Error).message).not.toContain('wrong-one');
+        expect((wrong as { hint: string }).hint).toContain('redis://:PASSWORD@HOST:PORT/DB');
+        const right = await connectRedis(parseRedisAddress(guarded.url));
+        expect(await right.ping()).toBe('PONG');
+        right.disconnect();
+        expect(url.password).toBe('right-one');
+      } finally {
+        await guarded.stop();
+      }
+    },
+  );
 
   it('says an outage once, however many attempts and queues report it, and says when it is over', () => {
     const lines: string[] = [];
@@ -174,6 +231,59 @@ describe('shared storage', () => {
   });
 });
 
+describe('a job is a claim', () => {
+  it('a job naming another batch than the one its queue was found to hold is refused without touching a file', async () => {
+    const out = join(await createTempDir(), 'out');
+    const batch = await smallBatch(out);
+    const identity = claimBatchIdentity(batch.out);
+    const job = { id: 'a/fake-model/1', name: 'run', queueName: identity.queue };
+    const data = { out: batch.out, batch_id: identity.batch_id, task: 'a', model: 'fake-model', repeat: 1, retry_failed: false };
+    expect(placeMismatch(job, data, undefined)).toBeUndefined();
+    expect(placeMismatch(job, data, { out: batch.out, batch_id: identity.batch_id })).toBeUndefined();
+    // The same name and batch id, elsewhere: fits the queue's name, but not the batch this worker has served from it.
+    const elsewhere = join(out, '..', 'other', 'out');
+    expect(placeMismatch(job, { ...data, out: elsewhere }, undefined)).toBeUndefined();
+    expect(placeMismatch(job, { ...data, out: elsewhere }, { out: batch.out, batch_id: identity.batch_id })).toBe(
+      `its out is ${elsewhere}, but the batch of this queue is at ${batch.out}`,
+    );
+    expect(placeMismatch({ ...job, name: 'evil' }, data, undefined)).toContain('its name is "evil"');
+    expect(placeMismatch(job, { ...data, batch_id: 'another' }, undefined)).toContain(`not ${identity.queue}`);
+    expect(existsSync(elsewhere)).toBe(false);
+  });
+});
+
+describe.skipIf(unavailable)('a batch a tool could have made', () => {
+  it('a whole batch, signed and queued, inside another batch directory (where runs write) is refused job by job', async () => {
+    const out = join(await createTempDir(), 'out');
+    await smallBatch(out);
+    // What a tool of run a/fake-model/1 could write in its workspace, and queue given the Redis password.
+    const inner = join(out, 'a', 'fake-model', '1', 'evil');
+    const forged = await smallBatch(inner);
+    const address = parseRedisAddress(redis.url);
+    const { identity } = await enqueueBatch(forged, address, { backoffMs: 100 });
+    const connection = await connectRedis(address);
+    const queue = new Queue(identity.queue, { connection });
+    const logs: string[] = [];
+    const controller = new AbortController();
+    const worker = runWorker({ address, signal: controller.signal, log: (line) => logs.push(line) });
+    while (((await queue.getJobCounts('failed')).failed ?? 0) < 2) await new Promise((resolve) => setTimeout(resolve, 50));
+    controller.abort();
+    await worker;
+    for (const jobId of ['a/fake-model/1', 'b/fake-model/1']) {
+      const job = (await queue.getJob(jobId))!;
+      expect(job.attemptsMade, jobId).toBe(1);
+      expect(job.failedReason, jobId).toBe(
+        `refused: its out ${inner} lies inside the batch directory ${out}, where runs' tools write; it is not a run of the batch, and was not run (on ${hostname()}, pid ${process.pid}).`,
+      );
+      expect(logs.join('\n')).toContain(`refused job ${jobId} of ${identity.queue}: its out ${inner} lies inside`);
+    }
+    expect(logs.filter((line) => line.startsWith('QUEUE_JOB_REFUSED: Only `delta batch --queue` makes jobs'))).toHaveLength(1);
+    expect(readdirSync(inner).sort()).toEqual(['.batch']);
+    await queue.close();
+    connection.disconnect();
+  });
+});
+
 describe.skipIf(unavailable)('attempts', () => {
   /** Runs a worker in this process until `done` says the queue is where the test wants it. */
   async function workUntil(options: Omit<RunWorkerOptions, 'signal'>, done: () => Promise<boolean>) {
@@ -192,6 +302,7 @@ describe.skipIf(unavailable)('attempts', () => {
       const tasks = join(await createTempDir(), 'tasks.jsonl');
       writeFileSync(tasks, `${JSON.stringify({ id: 'a', message: 'hi' })}\n`);
       const batch = prepareBatch({ tasksFile: tasks, agent, out: join(await createTempDir(), 'out') });
+      batch.release();
       const address = parseRedisAddress(redis.url);
       const { identity } = await enqueueBatch(batch, address, { backoffMs: 100 });
       const connection = await connectRedis(address);

@@ -12,11 +12,29 @@ export interface RedisAddress {
   shown: string;
 }
 
+/** A URL as it may be printed: a password between `//user:` and `@` becomes `***`, whether the URL parses or not. */
+export function hidePassword(text: string): string {
+  // Up to the last `@`: a password may hold an unencoded `@`, `/` or `#` that no URL parser would accept.
+  return text.replace(/^([^:/]+:\/\/)(.*)@/s, (_whole, scheme: string, credentials: string) => {
+    const colon = credentials.indexOf(':');
+    return `${scheme}${colon === -1 ? credentials : `${credentials.slice(0, colon)}:***`}@`;
+  });
+}
+
+/** `log` with every occurrence of the address's password replaced by `***`: whatever a server or a library says. */
+export function withoutPassword(address: RedisAddress, log: (line: string) => void): (line: string) => void {
+  const secrets = [address.password, address.password === undefined ? undefined : encodeURIComponent(address.password)].filter(
+    (secret): secret is string => secret !== undefined && secret !== '',
+  );
+  if (secrets.length === 0) return log;
+  return (line) => log(secrets.reduce((text, secret) => text.split(secret).join('***'), line));
+}
+
 function invalid(text: string, flag: string, problem: string): ConfigurationError {
-  return new ConfigurationError(`${flag} ${JSON.stringify(text)} is not a Redis URL: ${problem}.`, {
+  return new ConfigurationError(`${flag} ${JSON.stringify(hidePassword(text))} is not a Redis URL: ${problem}.`, {
     code: 'USAGE',
     field: flag,
-    hint: `Give it as redis://HOST:PORT/DB, for example ${flag} redis://127.0.0.1:6379/0.`,
+    hint: `Give it as redis://HOST:PORT/DB, or redis://:PASSWORD@HOST:PORT/DB for a server with a password, for example ${flag} redis://127.0.0.1:6379/0.`,
   });
 }
 

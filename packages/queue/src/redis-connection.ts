@@ -32,6 +32,20 @@ function noSuchDatabase(address: RedisAddress): ConfigurationError {
   });
 }
 
+function refusedPassword(address: RedisAddress, cause: unknown): ConfigurationError {
+  const given = address.password === undefined ? 'no password was given' : 'the password was refused';
+  return new ConfigurationError(
+    `Redis at ${address.shown} requires authentication: ${given} (${(cause as Error).message.replace(/\.+$/, '')}).`,
+    {
+      code: 'USAGE',
+      field: '--queue',
+      hint: 'Give the password of its requirepass in the URL: redis://:PASSWORD@HOST:PORT/DB (or redis://USER:PASSWORD@... for an ACL user).',
+    },
+  );
+}
+
+const AUTHENTICATION = /^(NOAUTH|WRONGPASS)\b|invalid password|AUTH <password> called without any password/i;
+
 /**
  * Says a Redis outage once, not once per reconnection attempt or per queue, and says when it is over.
  * Shared by the connection and the BullMQ workers built on it (each reports the same outage).
@@ -73,7 +87,10 @@ export async function connectRedis(address: RedisAddress, outages?: OutageReport
       await probe.connect();
       await probe.ping();
     } catch (error) {
-      throw unreachable(address, cause ?? error);
+      const reason = cause ?? error;
+      if (reason instanceof Error && AUTHENTICATION.test(reason.message)) throw refusedPassword(address, reason);
+      if (error instanceof Error && AUTHENTICATION.test(error.message)) throw refusedPassword(address, error);
+      throw unreachable(address, reason);
     }
     if (address.db !== 0) {
       try {

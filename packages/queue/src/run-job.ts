@@ -4,8 +4,9 @@ import { z } from 'zod';
 export const RUN_JOB_NAME = 'run';
 
 /**
- * What a job carries: where the batch is and which run, nothing else. No model key, no endpoint, no
- * environment: a worker reads its own (the engine's environment and `.env`), so nothing secret is in Redis.
+ * What a job carries: where the batch is and which run, signed, nothing else. No model key, no endpoint,
+ * no environment: a worker reads its own (the engine's environment and `.env`), so nothing secret is in
+ * Redis. A worker trusts none of it: see verify-run-job.ts.
  */
 export const RunJobData = z.object({
   out: z.string().min(1),
@@ -14,6 +15,8 @@ export const RunJobData = z.object({
   model: z.string().min(1),
   repeat: z.number().int().positive(),
   retry_failed: z.boolean(),
+  /** HMAC-SHA256 of the fields above with the batch's key (OUT/.batch/queue.key, never in Redis). */
+  signature: z.string().max(200).optional(),
 });
 export type RunJobData = z.infer<typeof RunJobData>;
 

@@ -1,7 +1,8 @@
 import { Worker } from 'bullmq';
 import { BATCH_REGISTRY_KEY } from './enqueue-batch.js';
 import { createRunProcessor, type RunProcessorOptions } from './process-run-job.js';
-import type { RedisAddress } from './redis-address.js';
+import { type RedisAddress, withoutPassword } from './redis-address.js';
+import { REFUSED_HINT, REFUSED_PREFIX } from './verify-run-job.js';
 import { connectRedis, outageReporter } from './redis-connection.js';
 import type { RunJobData, RunJobResult } from './run-job.js';
 
@@ -28,11 +29,13 @@ export interface RunWorkerOptions extends Omit<RunProcessorOptions, 'signal' | '
  * runs in flight have stopped.
  */
 export async function runWorker(options: RunWorkerOptions): Promise<void> {
-  const log = options.log ?? (() => {});
+  const log = withoutPassword(options.address, options.log ?? (() => {}));
   const outages = outageReporter(options.address, log);
   const connection = await connectRedis(options.address, outages);
   const workers = new Map<string, Worker<RunJobData, RunJobResult>>();
   const refused = new Set<string>();
+  /** Queues in which a job was refused as not a run of its batch. */
+  const forged = new Set<string>();
   const lockDuration = options.lockDurationMs ?? 30_000;
   const processor = createRunProcessor({
     ...options,
@@ -55,7 +58,13 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
       maxStalledCount: 3,
     });
     worker.on('failed', (job, error) => {
-      if (job) log(`job ${job.id} of ${name} failed (attempt ${job.attemptsMade}): ${error.message}`);
+      if (!job) return;
+      if (error.message.startsWith(REFUSED_PREFIX)) {
+        log(`refused job ${job.id} of ${name}: ${error.message.slice(REFUSED_PREFIX.length)}`);
+        // Once per queue: what a refused job means, and the fix.
+        if (!forged.has(name)) log(`QUEUE_JOB_REFUSED: ${REFUSED_HINT}`);
+        forged.add(name);
+      } else log(`job ${job.id} of ${name} failed (attempt ${job.attemptsMade}): ${error.message}`);
     });
     // A Redis outage reaches every queue's worker: said once, with the connection's (see outageReporter).
     worker.on('error', (error) => outages.error(error.message));

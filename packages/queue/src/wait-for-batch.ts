@@ -1,6 +1,7 @@
 import { Queue } from 'bullmq';
 import type { RedisAddress } from './redis-address.js';
 import { connectRedis } from './redis-connection.js';
+import { REFUSED_PREFIX } from './verify-run-job.js';
 
 /** The queue's job counts as `delta batch --queue --wait` shows them. */
 export interface QueueProgress {
@@ -16,6 +17,8 @@ export interface FailedRunJob {
   id: string;
   reason: string;
   attempts: number;
+  /** Refused by a worker as not a run of the batch (a forged job): the batch's runs are not affected. */
+  refused: boolean;
 }
 
 export interface WaitForBatchOptions {
@@ -27,7 +30,8 @@ export interface WaitForBatchOptions {
 
 /**
  * Follows a batch's queue until no job is pending (waiting, running or waiting for a retry), reading the
- * counts from Redis; returns the jobs that failed for good, with BullMQ's reason. Returns early when
+ * counts from Redis; returns the jobs that failed for good, with BullMQ's reason (and whether a worker
+ * refused the job as not a run of the batch). Returns early when
  * `signal` aborts (the runs go on, on the workers).
  */
 export async function waitForBatch(address: RedisAddress, queueName: string, options: WaitForBatchOptions = {}): Promise<FailedRunJob[]> {
@@ -48,7 +52,11 @@ export async function waitForBatch(address: RedisAddress, queueName: string, opt
       await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 1_000));
     }
     const failed = await queue.getJobs(['failed']);
-    return failed.map((job) => ({ id: String(job.id), reason: job.failedReason, attempts: job.attemptsMade }));
+    return failed.map((job) => {
+      const refused = job.failedReason.startsWith(REFUSED_PREFIX);
+      const reason = refused ? job.failedReason.slice(REFUSED_PREFIX.length) : job.failedReason;
+      return { id: String(job.id), reason, attempts: job.attemptsMade, refused };
+    });
   } finally {
     await queue.close();
     connection.disconnect();

@@ -29,4 +29,4 @@ export type { SmallDisk } from './disk-faults.js';
 export { startOtlpReceiver } from './otlp-receiver.js';
 export type { OtlpReceiver, ReceivedSpan } from './otlp-receiver.js';
 export { redisUnavailable, startTestRedis } from './redis-server.js';
-export type { TestRedis } from './redis-server.js';
+export type { TestRedis, TestRedisOptions } from './redis-server.js';

@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 
 /** A real redis-server of its own, on a loopback port, keeping nothing on disk. */
 export interface TestRedis {
-  /** `redis://127.0.0.1:<port>/0`. */
+  /** `redis://127.0.0.1:<port>/0`, or `redis://:<password>@127.0.0.1:<port>/0` with a password. */
   url: string;
   port: number;
   /** Everything it printed, for a failing test's message. */
@@ -33,14 +33,21 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+export interface TestRedisOptions {
+  /** `requirepass`: clients must authenticate with it (the URL carries it). */
+  password?: string;
+}
+
 /**
- * Starts `redis-server --port P --bind 127.0.0.1 --save '' --appendonly no` and resolves once it says it
- * accepts connections. Tries another port if the chosen one was taken in between.
+ * Starts `redis-server --port P --bind 127.0.0.1 --save '' --appendonly no` (plus `--requirepass` when
+ * given a password) and resolves once it says it accepts connections. Tries another port if the chosen
+ * one was taken in between.
  */
-export async function startTestRedis(): Promise<TestRedis> {
+export async function startTestRedis(options: TestRedisOptions = {}): Promise<TestRedis> {
   for (let attempt = 1; ; attempt += 1) {
     const port = await freePort();
-    const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    const auth = options.password === undefined ? [] : ['--requirepass', options.password];
+    const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...auth], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -57,18 +64,18 @@ export async function startTestRedis(): Promise<TestRedis> {
         resolve(false);
       });
     });
-    if (ready) return handle(child, port, () => output);
+    if (ready) return handle(child, port, options.password, () => output);
     if (attempt >= 3) throw new Error(`redis-server did not start on port ${port}:\n${output}`);
   }
 }
 
-function handle(child: ChildProcess, port: number, output: () => string): TestRedis {
+function handle(child: ChildProcess, port: number, password: string | undefined, output: () => string): TestRedis {
   const exited = new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) resolve();
     else child.once('exit', () => resolve());
   });
   return {
-    url: `redis://127.0.0.1:${port}/0`,
+    url: `redis://${password === undefined ? '' : `:${encodeURIComponent(password)}@`}127.0.0.1:${port}/0`,
     port,
     output,
     stop: async () => {

@@ -37,10 +37,19 @@ export async function queueBatchCommand(spec: BatchSpec, flags: QueueBatchFlags)
       throw usageError(`${flagName(key)} does not travel through the queue.`, `With --queue, ${where}.`);
     }
   }
-  const { enqueueBatch, parseRedisAddress, waitForBatch } = await import('@delta/queue');
+  const { enqueueBatch, parseRedisAddress, waitForBatch, withoutPassword } = await import('@delta/queue');
   const address = parseRedisAddress(flags.queue);
+  // Whatever a job's reason or a server says, the password never reaches the output.
+  const say = withoutPassword(address, (text) => process.stderr.write(text));
+  const sayOut = withoutPassword(address, (text) => process.stdout.write(text));
   const batch = prepareBatch({ ...spec, onWarning: printConfigWarning });
-  const enqueued = await enqueueBatch(batch, address, { retryFailed: flags.retryFailed === true });
+  let enqueued: Awaited<ReturnType<typeof enqueueBatch>>;
+  try {
+    enqueued = await enqueueBatch(batch, address, { retryFailed: flags.retryFailed === true });
+  } finally {
+    // Held while the batch is recorded and queued; the runs themselves are guarded by their run locks.
+    batch.release();
+  }
   const { queue } = enqueued.identity;
   process.stderr.write(
     `Enqueued ${enqueued.added} of ${enqueued.runs} runs in queue ${queue} at ${address.shown}${enqueued.added < enqueued.runs ? ' (the others were still pending)' : ''}.\n` +
@@ -54,7 +63,10 @@ export async function queueBatchCommand(spec: BatchSpec, flags: QueueBatchFlags)
     const failedJobs = await waitForBatch(address, queue, {
       signal: controller.signal,
       onProgress: (progress) => {
-        const line = `${progress.completed + progress.failed}/${enqueued.runs} ended · ${progress.active} running · ${progress.waiting} waiting · ${progress.delayed} to retry · ${progress.failed} failed in the queue`;
+        // Jobs that are not the batch's (refused ones) count too: never "8/4 ended".
+        const ended = progress.completed + progress.failed;
+        const jobs = Math.max(enqueued.runs, ended + progress.active + progress.waiting + progress.delayed);
+        const line = `${ended}/${jobs} ended · ${progress.active} running · ${progress.waiting} waiting · ${progress.delayed} to retry · ${progress.failed} failed in the queue`;
         if (line === last) return;
         last = line;
         if (flags.json === true) process.stdout.write(`${JSON.stringify({ type: 'queue_progress', queue, ...progress })}\n`);
@@ -71,14 +83,23 @@ export async function queueBatchCommand(spec: BatchSpec, flags: QueueBatchFlags)
       if (found.kind !== 'run') counts.none += 1;
       else counts[found.crashed ? 'RUNNING' : found.status] += 1;
     }
-    for (const job of failedJobs) process.stderr.write(`FAILED JOB ${job.id} after ${job.attempts} attempts: ${job.reason}\n`);
-    const summary = `${enqueued.runs} runs: ${counts.COMPLETED} completed, ${counts.FAILED} failed, ${counts.INTERRUPTED} interrupted, ${counts.WAITING_FOR_INPUT} waiting for input, ${counts.RUNNING + counts.none} not finished (${failedJobs.length} jobs failed in the queue)`;
+    // A refused job was not a run of this batch (someone else put it in the queue): said apart, it leaves the exit code alone.
+    const refusedJobs = failedJobs.filter((job) => job.refused);
+    const runJobs = failedJobs.filter((job) => !job.refused);
+    for (const job of runJobs) say(`FAILED JOB ${job.id} after ${job.attempts} attempts: ${job.reason}\n`);
+    for (const job of refusedJobs) say(`REFUSED JOB ${job.id}: ${job.reason}\n`);
+    if (refusedJobs.length > 0) {
+      say(
+        `${refusedJobs.length} job${refusedJobs.length === 1 ? '' : 's'} in queue ${queue} did not come from this batch and were refused: someone else can write to this Redis (give it a password: docs/scale-out.md).\n`,
+      );
+    }
+    const summary = `${enqueued.runs} runs: ${counts.COMPLETED} completed, ${counts.FAILED} failed, ${counts.INTERRUPTED} interrupted, ${counts.WAITING_FOR_INPUT} waiting for input, ${counts.RUNNING + counts.none} not finished (${runJobs.length} jobs failed in the queue${refusedJobs.length > 0 ? `, ${refusedJobs.length} refused` : ''})`;
     if (flags.json === true)
-      process.stdout.write(
-        `${JSON.stringify({ type: 'batch_end', out: batch.out, queue, runs: enqueued.runs, counts, failed_jobs: failedJobs })}\n`,
+      sayOut(
+        `${JSON.stringify({ type: 'batch_end', out: batch.out, queue, runs: enqueued.runs, counts, failed_jobs: runJobs, refused_jobs: refusedJobs })}\n`,
       );
     else process.stdout.write(`${summary}\nReport: delta report ${batch.out}\n`);
-    if (counts.FAILED > 0 || failedJobs.length > 0 || counts.RUNNING + counts.none > 0) return 1;
+    if (counts.FAILED > 0 || runJobs.length > 0 || counts.RUNNING + counts.none > 0) return 1;
     if (counts.WAITING_FOR_INPUT > 0) return 101;
     if (counts.INTERRUPTED > 0) return 3;
     return 0;

@@ -30,7 +30,7 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
   if (flags.queue === undefined || String(flags.queue).trim() === '') {
     throw usageError(
       'delta worker needs --queue: the Redis the batches were queued in.',
-      'For example: delta worker --queue redis://10.0.0.5:6379/0',
+      'For example: delta worker --queue redis://:PASSWORD@10.0.0.5:6379/0',
     );
   }
   const concurrency = positive('--concurrency', flags.concurrency, 1, '--concurrency 4');

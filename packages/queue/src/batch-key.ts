@@ -1,0 +1,81 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { closeSync, constants, fstatSync, linkSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { diskWrite, makeDirectory } from '@delta/errors';
+import type { RunJobData } from './run-job.js';
+
+/**
+ * `OUT/.batch/queue.key`: the batch's signing key. Written by the first `delta batch --queue` and read by
+ * workers from the shared storage; never sent to Redis, so whoever can write to Redis (and nothing more)
+ * cannot make a job that a worker will run.
+ */
+export function batchKeyFile(out: string): string {
+  return join(out, '.batch', 'queue.key');
+}
+
+const KEY_BYTES = 32;
+
+/** The key as stored: 64 hex digits and a newline. */
+function readKeyFile(file: string): Buffer | undefined {
+  let descriptor: number;
+  try {
+    // Never through a link, never a FIFO or a device: a key file is a small regular file or it is none.
+    descriptor = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    const stat = fstatSync(descriptor);
+    if (!stat.isFile() || stat.size > 256) throw new Error(`${file} is not a key file (a small regular file)`);
+    const buffer = Buffer.alloc(256);
+    const text = buffer
+      .subarray(0, readSync(descriptor, buffer, 0, 256, 0))
+      .toString('utf8')
+      .trim();
+    if (!/^[0-9a-f]{64}$/.test(text)) throw new Error(`${file} does not hold a key (64 hex digits)`);
+    return Buffer.from(text, 'hex');
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
+/** The batch's signing key, or undefined when the batch has none (enqueued by a version before keys). */
+export function readBatchKey(out: string): Buffer | undefined {
+  return readKeyFile(batchKeyFile(out));
+}
+
+/** The batch's signing key, created (readable by its owner only, linked into place whole) if it has none. */
+export function claimBatchKey(out: string): Buffer {
+  const file = batchKeyFile(out);
+  const found = readKeyFile(file);
+  if (found) return found;
+  makeDirectory(join(out, '.batch'));
+  const temporary = `${file}.${process.pid}.tmp`;
+  diskWrite(file, () => {
+    writeFileSync(temporary, `${randomBytes(KEY_BYTES).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+    try {
+      linkSync(temporary, file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      rmSync(temporary, { force: true });
+    }
+  });
+  return readKeyFile(file)!;
+}
+
+type SignedFields = Omit<RunJobData, 'signature'>;
+
+/** HMAC-SHA256 over every field a worker acts on, in a fixed order. */
+export function signRunJob(key: Buffer, data: SignedFields): string {
+  const fields = [data.out, data.batch_id, data.task, data.model, data.repeat, data.retry_failed];
+  return createHmac('sha256', key).update(JSON.stringify(fields)).digest('hex');
+}
+
+export function signatureMatches(key: Buffer, data: RunJobData): boolean {
+  if (data.signature === undefined) return false;
+  const expected = Buffer.from(signRunJob(key, data), 'hex');
+  const given = Buffer.from(data.signature, 'hex');
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
