@@ -1,5 +1,6 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { diskWrite } from '@delta/errors';
+import { redactText } from '@delta/model-wire';
 import { CommandLauncher, RunSandbox } from '@delta/command-runner';
 import { InvocationRequestRecorder, MetadataFile, type JournalWriter, type RunLock, type RunPaths } from '@delta/journal';
 import { firstHookStep } from './lifecycle-hooks.js';
@@ -72,7 +73,9 @@ export function openRunContext(
   const limit = limitedSignal(options.signal, options.timeoutMs);
   let engineLog: number | undefined;
   // The person sees the line first: engine.log may be what the disk refuses (then the run fails, naming it).
-  const log = (line: string) => {
+  // Every progress line, for the person and engine.log, holds no key (an error may quote what a server said).
+  const log = (said: string) => {
+    const line = redactText(said, apiKey);
     options.onLog?.(line);
     diskWrite(paths.engineLog, () => {
       engineLog ??= openSync(paths.engineLog, 'a');

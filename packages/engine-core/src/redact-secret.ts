@@ -1,8 +1,6 @@
-/** What stands in the journal and the requests where the model key was. */
-export const REDACTED = '[REDACTED]';
+import { REDACTED, SHORTEST_REDACTED } from '@delta/model-wire';
 
-/** Shorter values are not redacted: replacing every "test" in a conversation would hide more than a key. */
-const SHORTEST_REDACTED = 8;
+export { REDACTED };
 
 /**
  * Replaces every occurrence of `secret` (the model key) in the strings of a JSON value, so that a key a

@@ -10,7 +10,7 @@ import {
   type ThoughtEvent,
   type TokenUsage,
 } from '@delta/journal';
-import { normaliseCompletion, type StreamDelta, usageOf } from '@delta/model-wire';
+import { normaliseCompletion, usageOf } from '@delta/model-wire';
 import { act } from './act.js';
 import { invokeHook } from './lifecycle-hooks.js';
 import { ENGINE_LLM_KEYS } from './agent-config.js';
@@ -20,7 +20,9 @@ import { chatCompletionsUrl, type ModelRetryNotice } from './model-client.js';
 import { record, recordWriter, type RunContext } from './run-context.js';
 import { costLimitReason } from './run-limits.js';
 import { budgetExhausted, finalAnswerGiven, isFinalAnswer } from './stop-conditions.js';
-import { redactBody } from './redact-secret.js';
+import { redactBody, redactSecret } from './redact-secret.js';
+import { redactedDeltas } from './redacted-deltas.js';
+import { RedactingStream } from './redact-stream.js';
 import { RequestBodyBuilder } from './request-body.js';
 import { releaseAfterLarge, releaseAfterLargeAnswer } from './release-memory.js';
 import { responseRecord } from './response-record.js';
@@ -79,8 +81,10 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
   if (context.signal.aborted) abort();
   context.signal.addEventListener('abort', abort, { once: true });
   // A streamed answer's body is kept as it came (response.sse), for audit; response.json holds it assembled.
+  // Both, like everything of the answer that is written or shown, hold no key (a server or model may echo it).
   const raw = streamed ? new ResponseStreamRecord(context.paths, invocationId) : undefined;
-  const onModelDelta = context.onModelDelta;
+  const rawBytes = raw ? new RedactingStream<Buffer>(context.secret, (chunk) => raw.write(chunk)) : undefined;
+  const onModelDelta = redactedDeltas(context.onModelDelta, context.secret, iteration, invocationId);
   try {
     response = await context.model.complete(payload, {
       body,
@@ -88,14 +92,16 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
       onRequestBody: (sent) => context.requests.write(invocationId, sent),
       onRetry: (notice) => {
         // The next attempt's stream is the one kept.
+        rawBytes?.end();
         raw?.restart();
         recordRetry(context, iteration, invocationId, notice);
       },
-      ...(raw ? { onResponseBytes: (chunk: Buffer) => raw.write(chunk) } : {}),
-      ...(onModelDelta ? { onDelta: (delta: StreamDelta) => onModelDelta({ iteration, invocation_id: invocationId, ...delta }) } : {}),
+      ...(rawBytes ? { onResponseBytes: (chunk: Buffer) => rawBytes.push(chunk) } : {}),
+      ...(onModelDelta ? { onDelta: onModelDelta.push } : {}),
     });
   } catch (error) {
     try {
+      rawBytes?.end();
       raw?.close();
       writeInvocationResult(
         context.paths,
@@ -105,7 +111,7 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
           ...base,
           duration_ms: Math.round(performance.now() - started),
           status: 'FAILED',
-          error: error instanceof Error ? error.message : String(error),
+          error: redactSecret(error instanceof Error ? error.message : String(error), context.secret),
         },
         recordWriter(context),
       );
@@ -116,6 +122,8 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
   } finally {
     context.signal.removeEventListener('abort', abort);
   }
+  onModelDelta?.end();
+  rawBytes?.end();
   raw?.close();
   // What the server sent, in one shape (docs/models.md): ids usable and unique in the run, arguments as
   // text, a call that cannot be run kept with the problem its result will tell. io/invocations keeps the original.
@@ -127,7 +135,12 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
   const usage: TokenUsage | undefined = usageOf(response.usage);
   const durationMs = Math.round(performance.now() - started);
   // A large text is stored once: the THOUGHT holds it, response.json says where.
-  const { record: responseJson, moved } = responseRecord(response, turn, invocationId);
+  // The audit record keeps the server's answer as it came, but for the key (docs/security.md). A stream
+  // cuts an answer's text into pieces, so response.sse may hold the key cut in two: with a key in the
+  // answer, response.sse goes and response.json (assembled, redacted) alone records it.
+  const redacted = redactSecret(response, context.secret);
+  if (raw && redacted !== response) raw.discard();
+  const { record: responseJson, moved } = responseRecord(redacted, turn, invocationId);
   writeInvocationResult(
     context.paths,
     invocationId,

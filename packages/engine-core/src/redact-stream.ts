@@ -1,0 +1,73 @@
+import { REDACTED, isRedactable } from '@delta/model-wire';
+
+/**
+ * Redacts a secret from something written piece by piece (a streamed answer's bytes, its text deltas),
+ * where the secret may be cut between two pieces. A piece is passed on at once except for its end when
+ * that end could be the start of the secret: those few characters wait for the next piece (or `end`).
+ * Without a redactable secret, pieces pass through untouched.
+ */
+export class RedactingStream<T extends string | Buffer> {
+  #held: T | undefined;
+
+  constructor(
+    private readonly secret: string | undefined,
+    private readonly emit: (piece: T) => void,
+  ) {}
+
+  push(piece: T): void {
+    if (!isRedactable(this.secret)) {
+      this.emit(piece);
+      return;
+    }
+    const text = (this.#held === undefined ? piece : join(this.#held, piece)) as T;
+    this.#held = undefined;
+    const redacted = replaceAll(text, this.secret);
+    const keep = partialSecretAtEnd(redacted, this.secret);
+    const out = redacted.slice(0, redacted.length - keep) as T;
+    if (keep > 0) this.#held = copy(redacted.slice(redacted.length - keep) as T);
+    if (out.length > 0) this.emit(out);
+  }
+
+  /** The stream has ended: what was held back is passed on. */
+  end(): void {
+    const held = this.#held;
+    this.#held = undefined;
+    if (held !== undefined && held.length > 0) this.emit(held);
+  }
+}
+
+function join<T extends string | Buffer>(a: T, b: T): T {
+  return (typeof a === 'string' ? a + (b as string) : Buffer.concat([a as Buffer, b as Buffer])) as T;
+}
+
+function copy<T extends string | Buffer>(value: T): T {
+  return (typeof value === 'string' ? value : Buffer.from(value)) as T;
+}
+
+function replaceAll<T extends string | Buffer>(text: T, secret: string): T {
+  if (typeof text === 'string') return (text.includes(secret) ? text.split(secret).join(REDACTED) : text) as T;
+  const bytes = text as Buffer;
+  let at = bytes.indexOf(secret);
+  if (at < 0) return text;
+  const pieces: Buffer[] = [];
+  let start = 0;
+  const secretBytes = Buffer.byteLength(secret);
+  for (; at >= 0; at = bytes.indexOf(secret, start)) {
+    pieces.push(bytes.subarray(start, at), Buffer.from(REDACTED));
+    start = at + secretBytes;
+  }
+  pieces.push(bytes.subarray(start));
+  return Buffer.concat(pieces) as T;
+}
+
+/** How many units at the end of `text` are the beginning of `secret` (0 when none): they may go on in the next piece. */
+function partialSecretAtEnd(text: string | Buffer, secret: string): number {
+  const prefix = typeof text === 'string' ? secret : Buffer.from(secret);
+  const longest = Math.min(prefix.length - 1, text.length);
+  for (let length = longest; length > 0; length -= 1) {
+    const tail = text.slice(text.length - length);
+    const head = prefix.slice(0, length);
+    if (typeof tail === 'string' ? tail === head : (tail as Buffer).equals(head as Buffer)) return length;
+  }
+  return 0;
+}
