@@ -4,9 +4,10 @@ export { REDACTED };
 
 /**
  * Replaces every occurrence of `secret` (the model key) in the strings of a JSON value, so that a key a
- * tool printed (read from a .env file in the workspace, say) is not written to the journal nor sent to the
- * model. Returns the value itself when there is nothing to replace. The tool's own stdout.log is left as the
- * tool wrote it.
+ * tool printed (read from a .env file in the workspace, say), or a server or the model echoed, is not
+ * written to the journal, response.json or a hook's inputs, nor sent to the model. Returns the value
+ * itself when there is nothing to replace (so `!==` says the key was there). The tool's own stdout.log is
+ * left as the tool wrote it. Where else the key is taken out: docs/models.md, "The key is never written".
  */
 export function redactSecret<T>(value: T, secret: string | undefined): T {
   if (secret === undefined || secret.length < SHORTEST_REDACTED) return value;
