@@ -60,14 +60,23 @@ function replaceAll<T extends string | Buffer>(text: T, secret: string): T {
   return Buffer.concat(pieces) as T;
 }
 
-/** How many units at the end of `text` are the beginning of `secret` (0 when none): they may go on in the next piece. */
+/**
+ * How many units at the end of `text` are the beginning of `secret` (0 when none): they may go on in the
+ * next piece. Only a unit equal to the secret's first one can start such an end, so most pieces cost one
+ * look at their last few units and no copy.
+ */
 function partialSecretAtEnd(text: string | Buffer, secret: string): number {
   const prefix = typeof text === 'string' ? secret : Buffer.from(secret);
-  const longest = Math.min(prefix.length - 1, text.length);
-  for (let length = longest; length > 0; length -= 1) {
-    const tail = text.slice(text.length - length);
-    const head = prefix.slice(0, length);
-    if (typeof tail === 'string' ? tail === head : (tail as Buffer).equals(head as Buffer)) return length;
+  const first = typeof prefix === 'string' ? prefix.charCodeAt(0) : prefix[0];
+  const unitAt = (index: number) => (typeof text === 'string' ? text.charCodeAt(index) : text[index]);
+  for (let start = Math.max(0, text.length - prefix.length + 1); start < text.length; start += 1) {
+    if (unitAt(start) !== first) continue;
+    let matches = true;
+    for (let offset = 1; start + offset < text.length && matches; offset += 1) {
+      const expected = typeof prefix === 'string' ? prefix.charCodeAt(offset) : prefix[offset];
+      matches = unitAt(start + offset) === expected;
+    }
+    if (matches) return text.length - start;
   }
   return 0;
 }
