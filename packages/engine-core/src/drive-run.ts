@@ -1,6 +1,7 @@
 import { limitOutcome } from './run-limits.js';
 import { asDiskFault, DeltaError, exitCodeOf } from '@delta/errors';
-import { attemptFailure, redactErrorMessage, redactText } from '@delta/model-wire';
+import { attemptFailure } from '@delta/model-wire';
+import { redactSecretText, type Secrets } from './redact-secret.js';
 import { ExitCode, type RunOutcome } from './exit-codes.js';
 import { invokeHook } from './lifecycle-hooks.js';
 import { record, type RunContext } from './run-context.js';
@@ -60,7 +61,7 @@ export async function driveRun(context: RunContext, begin: () => void = () => un
       : failed(nameDiskFault(error, context));
   }
   // A limit (--timeout) stopped it through the signal: it says which, with exit code 3.
-  outcome = withoutSecret(limitOutcome(outcome, context.signal), context.secret);
+  outcome = withoutSecret(limitOutcome(outcome, context.signal), context.secrets);
   await endHooks(context, outcome);
   // Every record of the run is on disk before the journal says it ended.
   try {
@@ -76,10 +77,10 @@ export async function driveRun(context: RunContext, begin: () => void = () => un
  * the caller (stderr, a worker's report). The model wire already takes out what a server quotes; this
  * covers whatever else quoted it (a hook's or a context source's failure).
  */
-function withoutSecret(outcome: RunOutcome, secret: string | undefined): RunOutcome {
+function withoutSecret(outcome: RunOutcome, secrets: Secrets): RunOutcome {
   if (outcome.reason === undefined) return outcome;
-  redactErrorMessage(outcome.error, secret);
-  return { ...outcome, reason: redactText(outcome.reason, secret) };
+  if (outcome.error instanceof Error) outcome.error.message = redactSecretText(outcome.error.message, secrets);
+  return { ...outcome, reason: redactSecretText(outcome.reason, secrets) };
 }
 
 /** on_error for a failed run, then on_run_end: once per engine invocation, whatever the outcome. */

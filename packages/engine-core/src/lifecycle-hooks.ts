@@ -29,7 +29,7 @@ export async function invokeHook(context: RunContext, name: HookName, call: Hook
   const step = context.hookStep;
   context.hookStep += 1;
   // What a hook is given is written under io/hooks/: the model's response, the payload, an error, without the key.
-  call = { ...call, ...redactSecret(hookInputs(call), context.secret) };
+  call = { ...call, ...redactSecret(hookInputs(call), context.secrets) };
   const result = await runHook({
     name,
     definition,

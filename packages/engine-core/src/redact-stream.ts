@@ -1,4 +1,5 @@
-import { REDACTED, isRedactable } from '@delta/model-wire';
+import { REDACTED } from '@delta/model-wire';
+import { redactable, type Secrets } from './redact-secret.js';
 
 /**
  * Redacts a secret from something written piece by piece (a streamed answer's bytes, its text deltas),
@@ -8,21 +9,25 @@ import { REDACTED, isRedactable } from '@delta/model-wire';
  */
 export class RedactingStream<T extends string | Buffer> {
   #held: T | undefined;
+  readonly #secrets: string[];
 
   constructor(
-    private readonly secret: string | undefined,
+    secrets: Secrets,
     private readonly emit: (piece: T) => void,
-  ) {}
+  ) {
+    this.#secrets = redactable(secrets);
+  }
 
   push(piece: T): void {
-    if (!isRedactable(this.secret)) {
+    if (this.#secrets.length === 0) {
       this.emit(piece);
       return;
     }
     const text = (this.#held === undefined ? piece : join(this.#held, piece)) as T;
     this.#held = undefined;
-    const redacted = replaceAll(text, this.secret);
-    const keep = partialSecretAtEnd(redacted, this.secret);
+    let redacted = text;
+    for (const secret of this.#secrets) redacted = replaceAll(redacted, secret);
+    const keep = Math.max(...this.#secrets.map((secret) => partialSecretAtEnd(redacted, secret)));
     const out = redacted.slice(0, redacted.length - keep) as T;
     if (keep > 0) this.#held = copy(redacted.slice(redacted.length - keep) as T);
     if (out.length > 0) this.emit(out);

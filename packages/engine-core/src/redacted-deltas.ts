@@ -1,5 +1,6 @@
 import type { StreamDelta } from '@delta/model-wire';
 import type { ModelDelta } from './model-client.js';
+import type { Secrets } from './redact-secret.js';
 import { RedactingStream } from './redact-stream.js';
 
 /**
@@ -8,7 +9,7 @@ import { RedactingStream } from './redact-stream.js';
  */
 export function redactedDeltas(
   listener: ((delta: ModelDelta) => void) | undefined,
-  secret: string | undefined,
+  secrets: Secrets,
   iteration: number,
   invocationId: string,
 ) {
@@ -17,7 +18,7 @@ export function redactedDeltas(
   const streamOf = (key: string, make: (text: string) => StreamDelta) => {
     let stream = streams.get(key);
     if (!stream) {
-      stream = new RedactingStream<string>(secret, (text) => listener({ iteration, invocation_id: invocationId, ...make(text) }));
+      stream = new RedactingStream<string>(secrets, (text) => listener({ iteration, invocation_id: invocationId, ...make(text) }));
       streams.set(key, stream);
     }
     return stream;

@@ -83,8 +83,8 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
   // A streamed answer's body is kept as it came (response.sse), for audit; response.json holds it assembled.
   // Both, like everything of the answer that is written or shown, hold no key (a server or model may echo it).
   const raw = streamed ? new ResponseStreamRecord(context.paths, invocationId) : undefined;
-  const rawBytes = raw ? new RedactingStream<Buffer>(context.secret, (chunk) => raw.write(chunk)) : undefined;
-  const onModelDelta = redactedDeltas(context.onModelDelta, context.secret, iteration, invocationId);
+  const rawBytes = raw ? new RedactingStream<Buffer>(context.secrets, (chunk) => raw.write(chunk)) : undefined;
+  const onModelDelta = redactedDeltas(context.onModelDelta, context.secrets, iteration, invocationId);
   try {
     response = await context.model.complete(payload, {
       body,
@@ -111,7 +111,7 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
           ...base,
           duration_ms: Math.round(performance.now() - started),
           status: 'FAILED',
-          error: redactSecret(error instanceof Error ? error.message : String(error), context.secret),
+          error: redactSecret(error instanceof Error ? error.message : String(error), context.secrets),
         },
         recordWriter(context),
       );
@@ -138,7 +138,7 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
   // The audit record keeps the server's answer as it came, but for the key (docs/security.md). A stream
   // cuts an answer's text into pieces, so response.sse may hold the key cut in two: with a key in the
   // answer, response.sse goes and response.json (assembled, redacted) alone records it.
-  const redacted = redactSecret(response, context.secret);
+  const redacted = redactSecret(response, context.secrets);
   if (raw && redacted !== response) raw.discard();
   const { record: responseJson, moved } = responseRecord(redacted, turn, invocationId);
   writeInvocationResult(
@@ -267,7 +267,7 @@ async function nextRequest(context: RunContext, iteration: number, request: Requ
   const serialized =
     payload === proposed ? bodies.build(parameters, sent.json, sent.messages) : Buffer.from(JSON.stringify(payload), 'utf8');
   // The journal holds no key already; a context file or the system prompt might (a tool wrote it there).
-  return { payload, body: redactBody(serialized, context.secret) };
+  return { payload, body: redactBody(serialized, context.secrets) };
 }
 
 /**
