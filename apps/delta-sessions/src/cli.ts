@@ -66,7 +66,12 @@ cli
   .command('cleanup', 'End every session of this workspace not yet terminated, dead ones included (for an on_run_end hook)')
   .example('delta-sessions cleanup')
   .action(async (options: GlobalOptions) => {
-    printJson(await cleanupSessions(sessionsDir(options)));
+    const results = await cleanupSessions(sessionsDir(options));
+    // A session it would not touch is in the JSON and, for whoever reads the hook's log, on stderr.
+    for (const result of results) {
+      if (result.status === 'left_alone') process.stderr.write(`delta-sessions: left ${result.session_id} alone: ${result.reason}\n`);
+    }
+    printJson(results);
   });
 
 cli.command('list', 'List sessions with their status: active, terminated or dead').action(async (options: GlobalOptions) => {

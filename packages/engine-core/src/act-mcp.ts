@@ -7,6 +7,7 @@ import { DEFAULT_TOOL_OUTPUT_BYTES } from './agent-config.js';
 import { invokeHook } from './lifecycle-hooks.js';
 import { boundMcpText } from './mcp-observation.js';
 import { record, recordWriter, type RunContext } from './run-context.js';
+import { redactSecret } from './redact-secret.js';
 import { parseToolArguments } from './run-tool-call.js';
 import { summarise } from './summarise.js';
 
@@ -68,7 +69,8 @@ export async function runMcpCall(context: RunContext, iteration: number, call: R
   };
   context.log(`[${iteration}] → ${call.name} ${summarise(JSON.stringify(args), 80)}`);
   const started = performance.now();
-  const outcome = await mcp.call(call.name, args, context.signal);
+  // A server may quote a credential it was given (its Authorization header, say): its records hold none.
+  const outcome = redactSecret(await mcp.call(call.name, args, context.signal), context.secrets);
   const durationMs = performance.now() - started;
   context.log(`[${iteration}] ← ${call.name}: ${outcome.interrupted ? 'interrupted' : outcome.status}`);
   const maxBytes = context.agent.config.max_tool_output_bytes ?? DEFAULT_TOOL_OUTPUT_BYTES;

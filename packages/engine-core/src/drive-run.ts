@@ -1,6 +1,7 @@
 import { limitOutcome } from './run-limits.js';
 import { asDiskFault, DeltaError, exitCodeOf } from '@delta/errors';
 import { attemptFailure } from '@delta/model-wire';
+import { redactSecretText, type Secrets } from './redact-secret.js';
 import { ExitCode, type RunOutcome } from './exit-codes.js';
 import { invokeHook } from './lifecycle-hooks.js';
 import { record, type RunContext } from './run-context.js';
@@ -60,7 +61,7 @@ export async function driveRun(context: RunContext, begin: () => void = () => un
       : failed(nameDiskFault(error, context));
   }
   // A limit (--timeout) stopped it through the signal: it says which, with exit code 3.
-  outcome = limitOutcome(outcome, context.signal);
+  outcome = withoutSecret(limitOutcome(outcome, context.signal), context.secrets);
   await endHooks(context, outcome);
   // Every record of the run is on disk before the journal says it ended.
   try {
@@ -69,6 +70,17 @@ export async function driveRun(context: RunContext, begin: () => void = () => un
     logQuietly(context, `a record could not be written: ${errorMessage(nameDiskFault(error, context))}`);
   }
   return finishRun(context, outcome);
+}
+
+/**
+ * The outcome, and its error, with the key taken out: they go to the journal, metadata.json, the hooks,
+ * the caller (stderr, a worker's report). The model wire already takes out what a server quotes; this
+ * covers whatever else quoted it (a hook's or a context source's failure).
+ */
+function withoutSecret(outcome: RunOutcome, secrets: Secrets): RunOutcome {
+  if (outcome.reason === undefined) return outcome;
+  if (outcome.error instanceof Error) outcome.error.message = redactSecretText(outcome.error.message, secrets);
+  return { ...outcome, reason: redactSecretText(outcome.reason, secrets) };
 }
 
 /** on_error for a failed run, then on_run_end: once per engine invocation, whatever the outcome. */

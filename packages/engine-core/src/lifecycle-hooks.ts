@@ -1,5 +1,6 @@
 import { runHook, type HookName, type HookResult, type RunHookOptions } from '@delta/hooks';
 import type { RunState } from '@delta/journal';
+import { redactSecret } from './redact-secret.js';
 import { record, type RunContext } from './run-context.js';
 
 export type HookCall = Pick<RunHookOptions, 'toolName' | 'toolResult' | 'errorMessage' | 'context' | 'inputs'> & {
@@ -7,6 +8,11 @@ export type HookCall = Pick<RunHookOptions, 'toolName' | 'toolResult' | 'errorMe
   /** For on_run_end: a signal of its own, since the run's may already be aborted. */
   signal?: AbortSignal;
 };
+
+function hookInputs(call: HookCall): Partial<HookCall> {
+  const { toolResult, errorMessage, context, inputs } = call;
+  return { toolResult, errorMessage, context, inputs };
+}
 
 /** The next hook step: one more than the hook runs already in the journal (so resumed runs never reuse a directory). */
 export function firstHookStep(state: RunState): number {
@@ -22,6 +28,8 @@ export async function invokeHook(context: RunContext, name: HookName, call: Hook
   if (!definition) return undefined;
   const step = context.hookStep;
   context.hookStep += 1;
+  // What a hook is given is written under io/hooks/: the model's response, the payload, an error, without the key.
+  call = { ...call, ...redactSecret(hookInputs(call), context.secrets) };
   const result = await runHook({
     name,
     definition,

@@ -3,6 +3,8 @@ import { diskWrite } from '@delta/errors';
 import { CommandLauncher, RunSandbox } from '@delta/command-runner';
 import { InvocationRequestRecorder, MetadataFile, type JournalWriter, type RunLock, type RunPaths } from '@delta/journal';
 import { firstHookStep } from './lifecycle-hooks.js';
+import { redactSecretText } from './redact-secret.js';
+import { runSecrets } from './run-secrets.js';
 import { DEFAULT_MAX_ITERATIONS } from './agent-config.js';
 import type { LoadedAgent } from './load-agent.js';
 import { createModelClient, type ModelClient } from './model-client.js';
@@ -73,7 +75,10 @@ export function openRunContext(
   const limit = limitedSignal(options.signal, options.timeoutMs);
   let engineLog: number | undefined;
   // The person sees the line first: engine.log may be what the disk refuses (then the run fails, naming it).
-  const log = (line: string) => {
+  const secrets = runSecrets(apiKey, agent);
+  // Every progress line, for the person and engine.log, holds no secret (an error may quote what a server said).
+  const log = (said: string) => {
+    const line = redactSecretText(said, secrets);
     options.onLog?.(line);
     diskWrite(paths.engineLog, () => {
       engineLog ??= openSync(paths.engineLog, 'a');
@@ -94,7 +99,7 @@ export function openRunContext(
       DELTA_CWD: paths.workDir,
     }),
     credentials: modelCredentials(apiKey, model.baseUrl),
-    secret: apiKey,
+    secrets,
     maxIterations: options.maxIterations ?? agent.config.max_iterations ?? DEFAULT_MAX_ITERATIONS,
     signal: limit.signal,
     maxCost: options.maxCost,

@@ -1,4 +1,4 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { diskWrite, makeDirectory } from '@delta/errors';
 import { invocationDirectory, RESPONSE_STREAM_FILE, type RunPaths } from '@delta/journal';
@@ -28,6 +28,12 @@ export class ResponseStreamRecord {
   /** The next chunk begins a new attempt's body. */
   restart(): void {
     this.close();
+  }
+
+  /** The record is not to be kept (it holds the key, cut between two events): closed and removed. */
+  discard(): void {
+    this.close();
+    rmSync(this.file, { force: true });
   }
 
   close(): void {

@@ -30,8 +30,11 @@ export interface RunContext {
   model: ModelClient;
   /** The environment for tools and generators (no model credentials). */
   env: Record<string, string>;
-  /** The model key, redacted from the journal's events and from each request (see redact-secret.ts). */
-  secret: string | undefined;
+  /**
+   * The model key and the agent's other secrets (runSecrets), redacted from everything the run writes or
+   * shows: the journal's events, each request, the io/ records, the logs (see docs/models.md).
+   */
+  secrets: readonly string[];
   /** Added only to the environment of tools that declare `pass_model_credentials: true`. */
   credentials: Record<string, string>;
   /** Model calls this engine invocation may make. */
@@ -72,7 +75,7 @@ export function recordWriter(context: RunContext): RecordWriter {
 
 /** Appends an event (which advances `context.journal.state`) and tells the listener. */
 export function record(context: RunContext, event: NewJournalEvent): JournalEvent {
-  const written = context.journal.append(redactSecret(event, context.secret));
+  const written = context.journal.append(redactSecret(event, context.secrets));
   context.onEvent?.(written);
   return written;
 }

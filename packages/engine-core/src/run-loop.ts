@@ -10,7 +10,7 @@ import {
   type ThoughtEvent,
   type TokenUsage,
 } from '@delta/journal';
-import { normaliseCompletion, type StreamDelta, usageOf } from '@delta/model-wire';
+import { normaliseCompletion, usageOf } from '@delta/model-wire';
 import { act } from './act.js';
 import { invokeHook } from './lifecycle-hooks.js';
 import { ENGINE_LLM_KEYS } from './agent-config.js';
@@ -20,7 +20,9 @@ import { chatCompletionsUrl, type ModelRetryNotice } from './model-client.js';
 import { record, recordWriter, type RunContext } from './run-context.js';
 import { costLimitReason } from './run-limits.js';
 import { budgetExhausted, finalAnswerGiven, isFinalAnswer } from './stop-conditions.js';
-import { redactBody } from './redact-secret.js';
+import { redactBody, redactSecret } from './redact-secret.js';
+import { redactedDeltas } from './redacted-deltas.js';
+import { RedactingStream } from './redact-stream.js';
 import { RequestBodyBuilder } from './request-body.js';
 import { releaseAfterLarge, releaseAfterLargeAnswer } from './release-memory.js';
 import { responseRecord } from './response-record.js';
@@ -85,8 +87,10 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
   if (context.signal.aborted) abort();
   context.signal.addEventListener('abort', abort, { once: true });
   // A streamed answer's body is kept as it came (response.sse), for audit; response.json holds it assembled.
+  // Both, like everything of the answer that is written or shown, hold no key (a server or model may echo it).
   const raw = streamed ? new ResponseStreamRecord(context.paths, invocationId) : undefined;
-  const onModelDelta = context.onModelDelta;
+  const rawBytes = raw ? new RedactingStream<Buffer>(context.secrets, (chunk) => raw.write(chunk)) : undefined;
+  const onModelDelta = redactedDeltas(context.onModelDelta, context.secrets, iteration, invocationId);
   try {
     response = await context.model.complete(payload, {
       body,
@@ -94,14 +98,16 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
       onRequestBody: (sent) => context.requests.write(invocationId, sent),
       onRetry: (notice) => {
         // The next attempt's stream is the one kept.
+        rawBytes?.end();
         raw?.restart();
         recordRetry(context, iteration, invocationId, notice);
       },
-      ...(raw ? { onResponseBytes: (chunk: Buffer) => raw.write(chunk) } : {}),
-      ...(onModelDelta ? { onDelta: (delta: StreamDelta) => onModelDelta({ iteration, invocation_id: invocationId, ...delta }) } : {}),
+      ...(rawBytes ? { onResponseBytes: (chunk: Buffer) => rawBytes.push(chunk) } : {}),
+      ...(onModelDelta ? { onDelta: onModelDelta.push } : {}),
     });
   } catch (error) {
     try {
+      rawBytes?.end();
       raw?.close();
       writeInvocationResult(
         context.paths,
@@ -111,7 +117,7 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
           ...base,
           duration_ms: Math.round(performance.now() - started),
           status: 'FAILED',
-          error: error instanceof Error ? error.message : String(error),
+          error: redactSecret(error instanceof Error ? error.message : String(error), context.secrets),
         },
         recordWriter(context),
         rawBodyOf(error),
@@ -123,6 +129,8 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
   } finally {
     context.signal.removeEventListener('abort', abort);
   }
+  onModelDelta?.end();
+  rawBytes?.end();
   raw?.close();
   // What the server sent, in one shape (docs/models.md): ids usable and unique in the run, arguments as
   // text, a call that cannot be run kept with the problem its result will tell. io/invocations keeps the original.
@@ -134,7 +142,12 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
   const usage: TokenUsage | undefined = usageOf(response.usage);
   const durationMs = Math.round(performance.now() - started);
   // A large text is stored once: the THOUGHT holds it, response.json says where.
-  const { record: responseJson, moved } = responseRecord(response, turn, invocationId);
+  // The audit record keeps the server's answer as it came, but for the key (docs/security.md). A stream
+  // cuts an answer's text into pieces, so response.sse may hold the key cut in two: with a key in the
+  // answer, response.sse goes and response.json (assembled, redacted) alone records it.
+  const redacted = redactSecret(response, context.secrets);
+  if (raw && redacted !== response) raw.discard();
+  const { record: responseJson, moved } = responseRecord(redacted, turn, invocationId);
   writeInvocationResult(
     context.paths,
     invocationId,
@@ -261,7 +274,7 @@ async function nextRequest(context: RunContext, iteration: number, request: Requ
   const serialized =
     payload === proposed ? bodies.build(parameters, sent.json, sent.messages) : Buffer.from(JSON.stringify(payload), 'utf8');
   // The journal holds no key already; a context file or the system prompt might (a tool wrote it there).
-  return { payload, body: redactBody(serialized, context.secret) };
+  return { payload, body: redactBody(serialized, context.secrets) };
 }
 
 /**

@@ -72,6 +72,7 @@ export const errorCodes = {
   REPLAY_DIVERGED: 'system',
   REPLAY_RECORD_MISSING: 'system',
   SESSION_DEAD: 'system',
+  SESSION_UNTRUSTED: 'system',
   START_FAILED: 'system',
   TRACE_EXPORT_FAILED: 'system',
   UNSUPPORTED_STATE_VERSION: 'system',

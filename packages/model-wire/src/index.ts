@@ -11,3 +11,4 @@ export { DEFAULT_MAX_RESPONSE_BYTES } from './read-answer.js';
 export { DEFAULT_MAX_RETRIES, MAX_RETRY_AFTER_MS, backoffMs, retryAfterMs, transientStatus } from './retry-policy.js';
 export { ModelWireError, ModelResponseError, ModelAuthenticationError, attemptFailure } from './wire-errors.js';
 export type { AttemptFailure } from './wire-errors.js';
+export { REDACTED, SHORTEST_REDACTED, isRedactable, redactErrorMessage, redactText } from './redact-key.js';

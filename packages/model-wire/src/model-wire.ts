@@ -5,6 +5,7 @@ import { AttemptTimeout, type HttpAnswer, IdleTimeout, httpPost } from './http-e
 import type { ModelTurn } from './model-turn.js';
 import { normaliseCompletion } from './normalise-completion.js';
 import { DEFAULT_MAX_RESPONSE_BYTES, readAnswer } from './read-answer.js';
+import { redactErrorMessage, redactText } from './redact-key.js';
 import { DEFAULT_MAX_RETRIES, MAX_RETRY_AFTER_MS, backoffMs, retryAfterMs, transientStatus } from './retry-policy.js';
 import type { StreamDelta } from './stream-assembler.js';
 import { type AttemptFailure, ModelAuthenticationError, ModelWireError, attemptFailure } from './wire-errors.js';
@@ -142,7 +143,8 @@ function networkError(error: unknown, endpoint: string, answered: boolean): Mode
 }
 
 /** An answer with a status other than 2xx: read (within the cap) for the server's message, then described. */
-async function statusError(answer: HttpAnswer, endpoint: string, maxBytes: number, keySent: boolean): Promise<Error> {
+async function statusError(answer: HttpAnswer, endpoint: string, maxBytes: number, key: string | undefined): Promise<Error> {
+  const keySent = key !== undefined && key !== '';
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const chunk of answer.chunks) {
@@ -153,10 +155,12 @@ async function statusError(answer: HttpAnswer, endpoint: string, maxBytes: numbe
     }
     chunks.push(chunk);
   }
-  const bytes = Buffer.concat(chunks);
+  // A key the server quotes is taken out before the body is parsed or cut to a preview (never half a key).
+  const text = redactText(Buffer.concat(chunks).toString('utf8'), key);
+  const bytes = Buffer.from(text, 'utf8');
   let message = '';
   try {
-    const parsed = JSON.parse(bytes.toString('utf8')) as { error?: { message?: unknown } | string; message?: unknown };
+    const parsed = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };
     const said = typeof parsed.error === 'string' ? parsed.error : (parsed.error?.message ?? parsed.message);
     if (typeof said === 'string') message = said;
   } catch {
@@ -231,13 +235,15 @@ export function createModelWire(options: ModelWireOptions): ModelWire {
       throw networkError(error, endpoint, false);
     }
     try {
-      if (answer.status < 200 || answer.status >= 300) throw await statusError(answer, endpoint, maxBytes, keySent);
+      if (answer.status < 200 || answer.status >= 300) throw await statusError(answer, endpoint, maxBytes, options.apiKey);
       const read = await readAnswer(answer, { endpoint, maxBytes, onDelta: call.onDelta, onBytes: call.onBytes });
       const turn = normaliseCompletion(read.body, { endpoint, status: answer.status, assignId: call.assignId });
       return { turn, completion: read.body, streamed: read.streamed, status: answer.status };
     } catch (error) {
       answer.discard();
-      if (isAbort(error, call.signal) || DeltaError.isInstance(error)) throw error;
+      if (isAbort(error, call.signal)) throw error;
+      // Whatever of the server's answer an error quotes (a body preview, a stream's error event) holds no key.
+      if (DeltaError.isInstance(error)) throw redactErrorMessage(error, options.apiKey);
       throw networkError(error, endpoint, true);
     }
   }

@@ -36,7 +36,7 @@ export class ModelWireError extends SystemError implements AttemptFailure {
     this.transient = options.transient;
     this.status = options.status;
     this.retryAfterMs = options.retryAfterMs;
-    Object.defineProperty(this, 'rawBody', { value: options.rawBody, enumerable: false });
+    Object.defineProperty(this, 'rawBody', { value: options.rawBody, enumerable: false, writable: true, configurable: true });
   }
 }
 

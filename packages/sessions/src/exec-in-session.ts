@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { acquireExecLock } from './exec-lock.js';
 import { execInInterpreter } from './interpreter-client.js';
-import { isSupervisorAlive } from './interpreter-process.js';
+import { isSupervisorAlive, socketPathFor } from './interpreter-process.js';
 import {
   DEFAULT_MAX_OUTPUT_BYTES,
   DEFAULT_TIMEOUT_MS,
@@ -10,7 +10,7 @@ import {
   resolveSessionsDir,
 } from './options.js';
 import { SessionError } from './session-error.js';
-import { readMetadata, sessionPaths, writeMetadata } from './session-store.js';
+import { checkedSessionPaths, readMetadata, writeMetadata } from './session-store.js';
 import { execInShell } from './shell-exec.js';
 import type { ExecResult, SessionMetadata } from './types.js';
 
@@ -31,13 +31,13 @@ export async function execInSession(sessionId: string, code: string, options: Ex
   const cwd = resolve(options.cwd ?? process.cwd());
   const timeoutMs = resolvePositiveInteger(options.timeoutMs, env, 'DELTA_SESSIONS_TIMEOUT_MS', DEFAULT_TIMEOUT_MS);
   const maxOutputBytes = resolvePositiveInteger(options.maxOutputBytes, env, 'DELTA_SESSIONS_MAX_OUTPUT_BYTES', DEFAULT_MAX_OUTPUT_BYTES);
-  const paths = sessionPaths(resolveSessionsDir({ ...options, cwd }), sessionId);
-  checkUsable(await readMetadata(paths, sessionId), paths.directory);
+  const paths = await checkedSessionPaths(resolveSessionsDir({ ...options, cwd }), sessionId);
+  checkUsable(await readMetadata(paths, sessionId));
 
   const release = await acquireExecLock(paths.lock);
   try {
     const metadata = await readMetadata(paths, sessionId);
-    checkUsable(metadata, paths.directory);
+    checkUsable(metadata);
     const record = async () => {
       metadata.last_executed_at = new Date().toISOString();
       metadata.execution_count += 1;
@@ -47,7 +47,7 @@ export async function execInSession(sessionId: string, code: string, options: Ex
       const result =
         metadata.kind === 'shell'
           ? await execInShell(metadata, paths, code, { env, cwd, timeoutMs, maxOutputBytes })
-          : await execInInterpreter(metadata.socket_path ?? '', sessionId, {
+          : await execInInterpreter(socketPathFor(paths.directory), sessionId, {
               type: 'exec',
               code,
               timeout_ms: timeoutMs,
@@ -64,13 +64,13 @@ export async function execInSession(sessionId: string, code: string, options: Ex
   }
 }
 
-function checkUsable(metadata: SessionMetadata, directory: string): void {
+function checkUsable(metadata: SessionMetadata): void {
   if (metadata.status === 'terminated') {
     throw new SessionError(`Session ${metadata.session_id} was terminated; start a new one with \`delta-sessions start\`.`, {
       code: 'SESSION_ENDED',
     });
   }
-  if (metadata.kind === 'interpreter' && !isSupervisorAlive(metadata.pid, directory)) {
+  if (metadata.kind === 'interpreter' && !isSupervisorAlive(metadata)) {
     throw new SessionError(
       `Session ${metadata.session_id} is dead: its session process (pid ${metadata.pid ?? 'unknown'}) is gone, killed or ended with its interpreter (${metadata.command}). Its state is lost; end it and start a new one.`,
       { code: 'SESSION_DEAD' },

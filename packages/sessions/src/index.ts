@@ -13,6 +13,7 @@ export { looksLikeCredential } from './credentials.js';
 export type {
   EndResult,
   ExecResult,
+  LeftAloneResult,
   SessionKind,
   SessionListEntry,
   SessionMetadata,

@@ -7,8 +7,9 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isProcessGroupAlive } from '@delta/process-identity';
 import { parseSessionJson, SupervisorReportShape } from './json-shapes.js';
-import { isSessionProcessAlive } from './process-alive.js';
 import { SessionError } from './session-error.js';
+import { proveSessionProcess, sessionMarkerVariable } from './session-proof.js';
+import type { SessionMetadata } from './types.js';
 
 /** Unix socket paths are limited to about 104 bytes; longer ones go to the temporary directory. */
 const maxSocketPathBytes = 100;
@@ -41,17 +42,19 @@ export interface SupervisorStarted {
 
 /**
  * Starts the supervisor detached (a new process group that outlives the caller) and waits for its
- * one-line report: ready, or why the interpreter could not start.
+ * one-line report: ready, or why the interpreter could not start. The session's marker goes into its
+ * environment, and from there into the interpreter's: what later proves they are the session's.
  */
 export async function startSupervisor(
   sessionDirectory: string,
   cwd: string,
   env: NodeJS.ProcessEnv,
   timeoutMs: number,
+  marker: string,
 ): Promise<SupervisorStarted> {
   const child = spawn(process.execPath, [supervisorPath(), sessionDirectory], {
     cwd,
-    env,
+    env: { ...env, [sessionMarkerVariable]: marker },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -125,7 +128,17 @@ export async function stopProcessGroup(pid: number, graceMs = 1_000): Promise<vo
   signalGroup('SIGKILL');
 }
 
-/** Whether the supervisor of this session is running (and is ours, not a recycled pid). */
-export function isSupervisorAlive(pid: number | undefined, sessionDirectory: string): boolean {
-  return pid !== undefined && isSessionProcessAlive(pid, sessionDirectory);
+/** Whether the supervisor of this session is running, proven to be the session's (not a recycled or forged pid). */
+export function isSupervisorAlive(metadata: SessionMetadata): boolean {
+  return proveSessionProcess(supervisorClaim(metadata)).proven;
+}
+
+/** What metadata.json claims about the supervisor, to be proven by the process itself. */
+export function supervisorClaim(metadata: SessionMetadata) {
+  return { pid: metadata.pid, startTicks: metadata.start_ticks, marker: metadata.marker, groupLeader: true };
+}
+
+/** What metadata.json claims about the interpreter. */
+export function interpreterClaim(metadata: SessionMetadata) {
+  return { pid: metadata.interpreter_pid, startTicks: metadata.interpreter_start_ticks, marker: metadata.marker };
 }

@@ -62,7 +62,16 @@ export const SessionMetadataShape = objectOf<SessionMetadata>(
     work_dir: string,
     execution_count: integer,
   },
-  { pid: integer, interpreter_pid: integer, socket_path: string, ended_at: string, terminated_at: string },
+  {
+    pid: integer,
+    interpreter_pid: integer,
+    socket_path: string,
+    marker: string,
+    start_ticks: string,
+    interpreter_start_ticks: string,
+    ended_at: string,
+    terminated_at: string,
+  },
 );
 
 /** An exec lock file: who holds it. */

@@ -9,6 +9,7 @@ export const sessionErrorCodes = [
   'SESSION_NOT_FOUND',
   'SESSION_ENDED',
   'SESSION_DEAD',
+  'SESSION_UNTRUSTED',
   'COMMAND_NOT_FOUND',
   'START_FAILED',
   'EXEC_TIMEOUT',

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, mkdir, open, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parseSessionJson, SessionMetadataShape, VersionedShape } from './json-shapes.js';
 import { SessionError } from './session-error.js';
@@ -30,6 +31,52 @@ export function sessionPaths(sessionsDir: string, sessionId: string): SessionPat
   };
 }
 
+/**
+ * The paths of a session whose directory may be acted on: the sessions directory and the session's own
+ * directory are real directories, not symbolic links (a tool may have planted one to send `end` or
+ * `cleanup` outside). Their files are then removed with rm, which never follows a link, so nothing
+ * outside `<sessions dir>/<id>/` is ever deleted. A missing directory is left to readMetadata to report.
+ */
+export async function checkedSessionPaths(sessionsDir: string, sessionId: string): Promise<SessionPaths> {
+  const paths = sessionPaths(sessionsDir, sessionId);
+  await checkNotALink(sessionsDir, 'The sessions directory');
+  await checkNotALink(paths.directory, `Session ${sessionId}'s directory`);
+  return paths;
+}
+
+export async function checkNotALink(path: string, what: string): Promise<void> {
+  const stats = await lstat(path).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (stats === undefined || (stats.isDirectory() && !stats.isSymbolicLink())) return;
+  const found = stats.isSymbolicLink() ? 'a symbolic link' : 'not a directory';
+  throw new SessionError(
+    `${what} ${path} is ${found}; delta-sessions never follows one, since whatever runs in the workspace can plant it to point elsewhere. Remove it.`,
+    { code: 'SESSION_UNTRUSTED' },
+  );
+}
+
+/** metadata.json is small; a bigger one is not ours. */
+const maxMetadataBytes = 1024 * 1024;
+
+/** Reads metadata.json as a regular file only: never through a link, never a FIFO or a device, never unbounded. */
+async function readRegularFile(path: string): Promise<string> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile() || stats.size > maxMetadataBytes) {
+      throw new SessionError(
+        `${path} is ${stats.isFile() ? `larger than ${maxMetadataBytes} bytes` : 'not a regular file'}: not a session's metadata.json. Remove the session's directory.`,
+        { code: 'SESSION_UNTRUSTED' },
+      );
+    }
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
 export async function createSessionsDir(sessionsDir: string): Promise<void> {
   await mkdir(sessionsDir, { recursive: true, mode: 0o700 });
   // Keeps session state out of the user's commits when the workspace is a git repository.
@@ -50,8 +97,13 @@ export async function writeMetadata(paths: SessionPaths, metadata: SessionMetada
 export async function readMetadata(paths: SessionPaths, sessionId: string): Promise<SessionMetadata> {
   let text: string;
   try {
-    text = await readFile(paths.metadata, 'utf8');
+    text = await readRegularFile(paths.metadata);
   } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') {
+      throw new SessionError(`${paths.metadata} is a symbolic link: not a session's metadata.json. Remove the session's directory.`, {
+        code: 'SESSION_UNTRUSTED',
+      });
+    }
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
       throw new SessionError(
         `No session ${sessionId} in ${dirname(paths.directory)}; start one with \`delta-sessions start\` or check the id with \`delta-sessions list\`.`,
@@ -79,12 +131,12 @@ export async function readMetadata(paths: SessionPaths, sessionId: string): Prom
 /** metadata.json as versions before the one-word rule wrote it. */
 type StoredBeforeOneWord = Omit<SessionMetadata, 'status'> & { status: 'ended'; ended_at?: string };
 
-/** The ids of every session directory, oldest name first. */
+/** The ids of every session directory, oldest name first; links named like one are listed too, to be refused by name. */
 export async function listSessionIds(sessionsDir: string): Promise<string[]> {
   try {
     const entries = await readdir(sessionsDir, { withFileTypes: true });
     return entries
-      .filter((entry) => entry.isDirectory() && entry.name.startsWith('sess_'))
+      .filter((entry) => (entry.isDirectory() || entry.isSymbolicLink()) && entry.name.startsWith('sess_'))
       .map((entry) => entry.name)
       .sort();
   } catch (error) {

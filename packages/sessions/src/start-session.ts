@@ -1,12 +1,14 @@
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { findExecutable } from './find-executable.js';
-import { socketPathFor, startSupervisor } from './interpreter-process.js';
+import { isSupervisorAlive, socketPathFor, startSupervisor, stopProcessGroup } from './interpreter-process.js';
 import { type SessionsOptions, resolvePositiveInteger, resolveSessionsDir } from './options.js';
 import { SessionError } from './session-error.js';
 import { newSessionId } from './session-id.js';
+import { newSessionMarker } from './session-proof.js';
 import { sessionKind } from './session-kind.js';
-import { createSessionsDir, sessionPaths, writeFileAtomic, writeMetadata } from './session-store.js';
+import { checkNotALink, createSessionsDir, sessionPaths, writeFileAtomic, writeMetadata } from './session-store.js';
+import { hasProcFileSystem, processStartTicks } from '@delta/process-identity';
 import type { SessionMetadata, StartResult } from './types.js';
 
 export interface StartSessionOptions extends SessionsOptions {
@@ -45,6 +47,7 @@ export async function startSession(options: StartSessionOptions = {}): Promise<S
   }
   const startTimeoutMs = resolvePositiveInteger(options.startTimeoutMs, {}, 'startTimeoutMs', 15_000);
   const sessionsDir = resolveSessionsDir({ ...options, cwd });
+  await checkNotALink(sessionsDir, 'The sessions directory');
   await createSessionsDir(sessionsDir);
   const sessionId = newSessionId();
   const paths = sessionPaths(sessionsDir, sessionId);
@@ -67,10 +70,19 @@ export async function startSession(options: StartSessionOptions = {}): Promise<S
       await writeFileAtomic(paths.workDir, `${cwd}\n`);
     } else {
       metadata.socket_path = socketPathFor(paths.directory);
+      metadata.marker = newSessionMarker();
       await writeMetadata(paths, metadata);
-      const started = await startSupervisor(paths.directory, cwd, env, startTimeoutMs);
+      const started = await startSupervisor(paths.directory, cwd, env, startTimeoutMs, metadata.marker);
       metadata.pid = started.pid;
       metadata.interpreter_pid = started.interpreterPid;
+      const startTicks = processStartTicks(started.pid);
+      const interpreterStartTicks = processStartTicks(started.interpreterPid);
+      if (startTicks !== undefined) metadata.start_ticks = startTicks;
+      if (interpreterStartTicks !== undefined) metadata.interpreter_start_ticks = interpreterStartTicks;
+      if (hasProcFileSystem() && !isSupervisorAlive(metadata)) {
+        await stopProcessGroup(started.pid);
+        throw new SessionError(`The session process (pid ${started.pid}) went away as it started.`, { code: 'START_FAILED' });
+      }
     }
     await writeMetadata(paths, metadata);
   } catch (error) {

@@ -29,6 +29,13 @@ export interface EndResult {
   session_id: string;
 }
 
+/** What `cleanup` answers for a session it would not touch: which, and why (nothing was killed or removed). */
+export interface LeftAloneResult {
+  status: 'left_alone';
+  session_id: string;
+  reason: string;
+}
+
 /** One entry of what `list` answers (spec 2.3.2). */
 export interface SessionListEntry {
   session_id: string;
@@ -57,7 +64,16 @@ export interface SessionMetadata {
   pid?: number;
   /** Interpreter sessions: the interpreter's own pid. */
   interpreter_pid?: number;
-  /** Interpreter sessions: the unix socket the supervisor listens on. */
+  /**
+   * Interpreter sessions: the unix socket the supervisor listens on. Informative only: `exec` and `end`
+   * use the path that follows from the session directory, never this one.
+   */
   socket_path?: string;
+  /** Interpreter sessions: the random marker in the session process's environment (`DELTA_SESSION_MARKER`). */
+  marker?: string;
+  /** Interpreter sessions: when the supervisor started, in clock ticks since boot (/proc/<pid>/stat). */
+  start_ticks?: string;
+  /** Interpreter sessions: when the interpreter started, in clock ticks since boot. */
+  interpreter_start_ticks?: string;
   terminated_at?: string;
 }
