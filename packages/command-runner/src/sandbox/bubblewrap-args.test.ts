@@ -51,7 +51,10 @@ describe('bubblewrapSandboxArgs', () => {
   });
 
   it('read-only binds the workspace read-only; no network unshares it, empties /run and covers the sockets given, last', () => {
-    const args = bubblewrapSandboxArgs({ ...policy, mode: 'read-only', network: false }, '/var/tmp/run-tmp', 3, ['/tmp/ws/s.sock', '/home/u/s']);
+    const args = bubblewrapSandboxArgs({ ...policy, mode: 'read-only', network: false }, '/var/tmp/run-tmp', 3, [
+      '/tmp/ws/s.sock',
+      '/home/u/s',
+    ]);
     expect(mounts(args)).toContainEqual(['--ro-bind', '/tmp/ws', '/tmp/ws']);
     expect(args).toContain('--unshare-net');
     expect(args.slice(args.indexOf('--tmpfs'), args.indexOf('--tmpfs') + 2)).toEqual(['--tmpfs', '/run']);
@@ -67,7 +70,16 @@ describe('bubblewrapToolArgs', () => {
   it("joins the tools' user namespace (checked to allow no other), with the same mounts as the sandbox in the same order", () => {
     const args = bubblewrapToolArgs(policy, '/var/tmp/run-tmp', '/tmp/ws');
     expect(mounts(args)).toEqual(expectedMounts);
-    expect(args.slice(0, 8)).toEqual(['--userns', '3', '--assert-userns-disabled', '--unshare-pid', '--cap-drop', 'ALL', '--new-session', '--die-with-parent']);
+    expect(args.slice(0, 8)).toEqual([
+      '--userns',
+      '3',
+      '--assert-userns-disabled',
+      '--unshare-pid',
+      '--cap-drop',
+      'ALL',
+      '--new-session',
+      '--die-with-parent',
+    ]);
     expect(args).not.toContain('--unshare-net');
     expect(args.slice(-6)).toEqual(['--setenv', 'DELTA_SANDBOX', 'workspace-write', '--chdir', '/tmp/ws', '--']);
   });

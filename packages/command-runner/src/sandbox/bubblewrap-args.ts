@@ -58,14 +58,7 @@ function mountArgs(policy: SandboxPolicy, tmpDir: string, coveredSockets: readon
     args.push('--tmpfs', '/run');
     if (varRunIsDirectory()) args.push('--tmpfs', '/var/run');
   }
-  args.push(
-    '--bind',
-    tmpDir,
-    '/tmp',
-    '--bind',
-    output,
-    join('/tmp', SANDBOX_OUTPUT_DIR),
-  );
+  args.push('--bind', tmpDir, '/tmp', '--bind', output, join('/tmp', SANDBOX_OUTPUT_DIR));
   for (const path of policy.visiblePaths) args.push('--ro-bind', path, path);
   args.push(policy.mode === 'workspace-write' ? '--bind' : '--ro-bind', policy.workspace, policy.workspace);
   for (const path of policy.writablePaths) args.push('--bind', path, path);
