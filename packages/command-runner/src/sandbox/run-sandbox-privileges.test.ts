@@ -3,7 +3,7 @@
 // namespace, and, with the network off, no unix socket of this machine; its own sockets work. The same
 // attacks through the real `delta` binary, as root and as nobody: apps/delta-cli/src/sandbox-escape.e2e.test.ts.
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -130,4 +130,51 @@ describe.skipIf(skip)(`the sandbox, started by uid ${process.getuid?.()} (real b
     expect(readFileSync(join(control, 'journal.jsonl'), 'utf8')).toBe('the journal\n');
     expect(connections).toBe(0);
   });
+
+  it('ends everything a command of its own started, a process that left its session too, when its bubblewrap is killed', async () => {
+    const sandbox = RunSandbox.start({ ...policy, network: true }, (probe as { path: string }).path);
+    const marker = String(700_000 + Math.floor(Math.random() * 100_000));
+    try {
+      const command = await sandbox.wrap(
+        'sh',
+        ['-c', `setsid sleep ${marker} < /dev/null > /dev/null 2>&1 & echo started; exec sleep 600`],
+        workspace,
+      );
+      const inherited = command.inheritFiles.map((file) => openSync(file, 'r'));
+      // As the MCP client starts a server: its own process group, which is what it kills.
+      const child = spawn(command.file, command.args, { stdio: ['ignore', 'pipe', 'ignore', ...inherited], detached: true });
+      for (const fd of inherited) closeSync(fd);
+      await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
+      await until(() => running(['sleep', marker]).length === 1, 'the setsid sleep to start');
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      process.kill(-child.pid!, 'SIGKILL');
+      await exited;
+      await until(() => running(['sleep', marker]).length === 0, 'the setsid sleep to end');
+    } finally {
+      await sandbox.stop();
+    }
+  });
 });
+
+/** Processes of this machine whose command line is exactly `argv`. */
+function running(argv: string[]): number[] {
+  const wanted = `${argv.join('\0')}\0`;
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        return readFileSync(`/proc/${entry}/cmdline`, 'utf8') === wanted;
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
