@@ -49,21 +49,23 @@ export function parseObserved(text: string): Map<string, string[]> {
 
 /** Who runs `delta`: the prefix before `node delta.js`, or why that identity cannot be had on this machine. */
 export interface Identity {
-  name: 'root' | 'nobody';
+  name: string;
   prefix: string[];
   unavailable?: string;
 }
 
 const NOBODY = ['setpriv', '--reuid=nobody', '--regid=nogroup', '--clear-groups', '--'];
 
-/** root (this process, when it is root) and nobody (through setpriv), each with why it cannot run here. */
+/**
+ * root (this process, when it is root) and nobody (through setpriv), each with why it cannot run here.
+ * Not root, this process's own user stands in for nobody, and root cannot be tested.
+ */
 export function identities(): Identity[] {
   const uid = process.getuid?.() ?? -1;
   if (uid !== 0) {
-    const why = `this test process runs as uid ${uid}, not root: setpriv cannot switch users and root cannot be tested`;
     return [
-      { name: 'root', prefix: [], unavailable: why },
-      { name: 'nobody', prefix: [], unavailable: why },
+      { name: 'root', prefix: [], unavailable: `this test process runs as uid ${uid}, not root, so root cannot be tested here` },
+      { name: `uid ${uid} (unprivileged)`, prefix: [] },
     ];
   }
   const cli = spawnSync(NOBODY[0]!, [...NOBODY.slice(1), process.execPath, DELTA_BIN, '--version'], { encoding: 'utf8' });
