@@ -40,7 +40,7 @@ describe.skipIf(!probe.ok && unavailable !== undefined)("the sandbox's /tmp afte
       agentYaml: {
         name: 'sleeper',
         llm: { model: 'm', max_retries: 0 },
-        tools: [{ name: 'wait', description: 'x', shell: 'touch started; echo left > /tmp/left.txt; sleep 600' }],
+        tools: [{ name: 'wait', description: 'x', shell: 'echo left > /tmp/left.txt; touch started; sleep 600' }],
       },
     });
     const env = (server: FakeLlm) => ({ TMPDIR: tmp, DELTA_API_KEY: 'sk-test', DELTA_BASE_URL: server.baseUrl });
