@@ -2,7 +2,9 @@
 // An MCP stdio server for tests. `echo` answers with its text and this process's pid; `hang` writes this
 // process's pid to $HANG_PID_FILE and never answers, so a test can kill the server in the middle of a call.
 // `write` writes a file and `connect` opens a TCP connection to 127.0.0.1, so a test can see what a
-// (sandboxed) server may do. `large` answers with a text of any size.
+// (sandboxed) server may do; `sh` runs a shell script file, so that a test can attack the sandbox from a
+// server as it does from a tool. `large` answers with a text of any size.
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -34,6 +36,15 @@ server.setRequestHandler(ListToolsRequestSchema, async () => ({
       inputSchema: { type: 'object', properties: { bytes: { type: 'number' } }, required: ['bytes'] },
     },
     {
+      name: 'sh',
+      description: 'Runs a shell script file with arguments; answers with its exit code and output.',
+      inputSchema: {
+        type: 'object',
+        properties: { script: { type: 'string' }, args: { type: 'array', items: { type: 'string' } } },
+        required: ['script'],
+      },
+    },
+    {
       name: 'env',
       // Which sandbox it runs in, for a test that only lists tools (delta tool expand).
       description: `Answers with the value of an environment variable (this server runs in sandbox ${process.env.DELTA_SANDBOX ?? 'none'}).`,
@@ -63,6 +74,10 @@ server.setRequestHandler(CallToolRequestSchema, async (request) => {
       socket.once('error', (error) => resolve(`cannot connect: ${error.code ?? error.message}`));
     });
     return { isError: outcome !== 'connected', content: [{ type: 'text', text: `${outcome}` }] };
+  }
+  if (request.params.name === 'sh') {
+    const ran = spawnSync('sh', [args.script, ...(args.args ?? [])], { encoding: 'utf8' });
+    return { isError: ran.status !== 0, content: [{ type: 'text', text: `exit ${ran.status}\n${ran.stdout}${ran.stderr}` }] };
   }
   if (request.params.name === 'hang') {
     process.stderr.write(`hanging in pid ${process.pid}\n`);

@@ -34,30 +34,60 @@ describe('bubblewrapSandboxArgs', () => {
   it('new user and PID namespaces; / read-only, the run tmp on /tmp and its output directory as a mount point, the workspace, .delta/ read-only', () => {
     const args = bubblewrapSandboxArgs(policy, '/var/tmp/run-tmp', 3);
     expect(mounts(args)).toEqual(expectedMounts);
-    expect(args.slice(0, 5)).toEqual(['--unshare-user', '--unshare-pid', '--die-with-parent', '--info-fd', '3']);
+    expect(args.slice(0, 9)).toEqual([
+      '--unshare-user',
+      '--unshare-pid',
+      '--cap-drop',
+      'ALL',
+      '--new-session',
+      '--disable-userns',
+      '--die-with-parent',
+      '--info-fd',
+      '3',
+    ]);
     expect(args).not.toContain('--unshare-net');
+    expect(args).not.toContain('--tmpfs');
     expect(args.at(-1)).toBe('--');
   });
 
-  it('read-only binds the workspace read-only; no network unshares it', () => {
-    const args = bubblewrapSandboxArgs({ ...policy, mode: 'read-only', network: false }, '/var/tmp/run-tmp', 3);
+  it('read-only binds the workspace read-only; no network unshares it, empties /run and covers the sockets given, last', () => {
+    const args = bubblewrapSandboxArgs({ ...policy, mode: 'read-only', network: false }, '/var/tmp/run-tmp', 3, [
+      '/tmp/ws/s.sock',
+      '/home/u/s',
+    ]);
     expect(mounts(args)).toContainEqual(['--ro-bind', '/tmp/ws', '/tmp/ws']);
     expect(args).toContain('--unshare-net');
+    expect(args.slice(args.indexOf('--tmpfs'), args.indexOf('--tmpfs') + 2)).toEqual(['--tmpfs', '/run']);
+    expect(args.indexOf('--tmpfs')).toBeLessThan(args.indexOf('/var/tmp/run-tmp'));
+    expect(mounts(args).slice(-2)).toEqual([
+      ['--ro-bind', '/dev/null', '/tmp/ws/s.sock'],
+      ['--ro-bind', '/dev/null', '/home/u/s'],
+    ]);
   });
 });
 
 describe('bubblewrapToolArgs', () => {
-  it('joins the namespaces, with the same mounts as the sandbox in the same order', () => {
+  it("joins the tools' user namespace (checked to allow no other), with the same mounts as the sandbox in the same order", () => {
     const args = bubblewrapToolArgs(policy, '/var/tmp/run-tmp', '/tmp/ws');
     expect(mounts(args)).toEqual(expectedMounts);
-    expect(args.slice(0, 4)).toEqual(['--userns', '3', '--pidns', '4']);
+    expect(args.slice(0, 8)).toEqual([
+      '--userns',
+      '3',
+      '--assert-userns-disabled',
+      '--unshare-pid',
+      '--cap-drop',
+      'ALL',
+      '--new-session',
+      '--die-with-parent',
+    ]);
     expect(args).not.toContain('--unshare-net');
     expect(args.slice(-6)).toEqual(['--setenv', 'DELTA_SANDBOX', 'workspace-write', '--chdir', '/tmp/ws', '--']);
   });
 
   it('read-only binds the workspace read-only; no network unshares it', () => {
-    const args = bubblewrapToolArgs({ ...policy, mode: 'read-only', network: false }, '/var/tmp/run-tmp', '/tmp/ws/sub');
+    const args = bubblewrapToolArgs({ ...policy, mode: 'read-only', network: false }, '/var/tmp/run-tmp', '/tmp/ws/sub', ['/home/u/s']);
     expect(mounts(args)).toContainEqual(['--ro-bind', '/tmp/ws', '/tmp/ws']);
+    expect(mounts(args).at(-1)).toEqual(['--ro-bind', '/dev/null', '/home/u/s']);
     expect(args).toContain('--unshare-net');
     expect(args.slice(-3)).toEqual(['--chdir', '/tmp/ws/sub', '--']);
   });

@@ -1,5 +1,14 @@
 import { join } from 'node:path';
-import { PID_NAMESPACE_FD, USER_NAMESPACE_FD, type SandboxPolicy } from './sandbox-policy.js';
+import { varRunIsDirectory } from './outside-sockets.js';
+import { USER_NAMESPACE_FD, type SandboxPolicy } from './sandbox-policy.js';
+
+/**
+ * What holds every sandboxed process, whoever started the engine (root included, as in containers and
+ * CI): no capability at all (bubblewrap started by root otherwise hands them every one, and a tool could
+ * remount / or .delta/ writable), no_new_privs (bubblewrap sets it: no setuid program gains rights), and a
+ * session of its own (a tool cannot push keystrokes into the terminal the engine was started from).
+ */
+const NO_PRIVILEGES = ['--cap-drop', 'ALL', '--new-session'];
 
 /**
  * The bubblewrap arguments of a run's sandbox, before the program it runs (the run's tool launcher, whose
@@ -13,15 +22,27 @@ import { PID_NAMESPACE_FD, USER_NAMESPACE_FD, type SandboxPolicy } from './sandb
  * mount point no tool can remove or replace by a symbolic link. The order matters: a later mount covers
  * an earlier one, so the workspace (which may be under /tmp) is bound after /tmp, and the protected paths
  * after the workspace. `infoFd` receives `{"child-pid": N}` (the namespace's first process) once it runs.
+ *
+ * No tool can create a user namespace in there (`--disable-userns`: bubblewrap runs the tools in a nested
+ * one whose limit is 0), so none can gain capabilities again in a namespace of its own. With the network
+ * off, /run (and /var/run) is an empty tmpfs and each of `coveredSockets` (this machine's socket files the
+ * sandbox would see, see outsideSockets) is covered by /dev/null: unix sockets outside are out of reach.
  */
-export function bubblewrapSandboxArgs(policy: SandboxPolicy, tmpDir: string, infoFd: number): string[] {
+export function bubblewrapSandboxArgs(
+  policy: SandboxPolicy,
+  tmpDir: string,
+  infoFd: number,
+  coveredSockets: readonly string[] = [],
+): string[] {
   return [
     '--unshare-user',
     '--unshare-pid',
+    ...NO_PRIVILEGES,
+    '--disable-userns',
     '--die-with-parent',
     '--info-fd',
     String(infoFd),
-    ...mountArgs(policy, tmpDir),
+    ...mountArgs(policy, tmpDir, coveredSockets),
     ...(policy.network ? [] : ['--unshare-net']),
     '--',
   ];
@@ -30,44 +51,41 @@ export function bubblewrapSandboxArgs(policy: SandboxPolicy, tmpDir: string, inf
 /** Where, under the sandbox's /tmp, the launcher inside opens each call's output files. */
 export const SANDBOX_OUTPUT_DIR = '.delta-io';
 
-function mountArgs(policy: SandboxPolicy, tmpDir: string): string[] {
+function mountArgs(policy: SandboxPolicy, tmpDir: string, coveredSockets: readonly string[]): string[] {
   const output = join(tmpDir, SANDBOX_OUTPUT_DIR);
-  const args = [
-    '--ro-bind',
-    '/',
-    '/',
-    '--dev',
-    '/dev',
-    '--proc',
-    '/proc',
-    '--bind',
-    tmpDir,
-    '/tmp',
-    '--bind',
-    output,
-    join('/tmp', SANDBOX_OUTPUT_DIR),
-  ];
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+  if (!policy.network) {
+    args.push('--tmpfs', '/run');
+    if (varRunIsDirectory()) args.push('--tmpfs', '/var/run');
+  }
+  args.push('--bind', tmpDir, '/tmp', '--bind', output, join('/tmp', SANDBOX_OUTPUT_DIR));
   for (const path of policy.visiblePaths) args.push('--ro-bind', path, path);
   args.push(policy.mode === 'workspace-write' ? '--bind' : '--ro-bind', policy.workspace, policy.workspace);
   for (const path of policy.writablePaths) args.push('--bind', path, path);
   for (const path of policy.protectedPaths) args.push('--ro-bind', path, path);
+  // Last: a socket may be under any of the paths bound above.
+  for (const socket of coveredSockets) args.push('--ro-bind', '/dev/null', socket);
   return args;
 }
 
 /**
  * The bubblewrap arguments that run one command of its own inside the run's sandbox (a long-lived one,
  * such as a server, rather than a tool call: those go through the launcher inside), before the command's
- * argv: it joins the run's namespaces (file descriptors USER_NAMESPACE_FD and PID_NAMESPACE_FD), and gets
- * a mount namespace of its own with the same view as the sandbox's (see bubblewrapSandboxArgs).
+ * argv: it joins the run's user namespace (file descriptor USER_NAMESPACE_FD: the one the tools run in,
+ * where no further user namespace can be made, which `--assert-userns-disabled` checks), with no
+ * capability either, and gets a PID namespace and a mount namespace of its own, with the same view as
+ * the sandbox's (see bubblewrapSandboxArgs). (It cannot join the run's PID namespace: that belongs to the
+ * user namespace above the tools', in which nothing of the run holds a capability.)
  */
-export function bubblewrapToolArgs(policy: SandboxPolicy, tmpDir: string, cwd: string): string[] {
+export function bubblewrapToolArgs(policy: SandboxPolicy, tmpDir: string, cwd: string, coveredSockets: readonly string[] = []): string[] {
   const args = [
     '--userns',
     String(USER_NAMESPACE_FD),
-    '--pidns',
-    String(PID_NAMESPACE_FD),
+    '--assert-userns-disabled',
+    '--unshare-pid',
+    ...NO_PRIVILEGES,
     '--die-with-parent',
-    ...mountArgs(policy, tmpDir),
+    ...mountArgs(policy, tmpDir, coveredSockets),
   ];
   if (!policy.network) args.push('--unshare-net');
   // A delta a tool starts (a sub-agent) cannot nest a sandbox in this one; it reads this and runs its

@@ -49,19 +49,38 @@ export function probeBubblewrap(
   } else {
     const tried = spawnSync(
       path,
-      ['--unshare-user', '--unshare-pid', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--', 'true'],
+      // With the options every sandbox uses to hold for root too (bubblewrap 0.8.0 or later).
+      [
+        '--unshare-user',
+        '--unshare-pid',
+        '--cap-drop',
+        'ALL',
+        '--disable-userns',
+        '--ro-bind',
+        '/',
+        '/',
+        '--dev',
+        '/dev',
+        '--proc',
+        '/proc',
+        '--',
+        'true',
+      ],
       {
         env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
         encoding: 'utf8',
         timeout: 10_000,
       },
     );
+    const said = (tried.stderr || tried.error?.message || `exit ${tried.status}`).trim();
     answer =
       tried.status === 0
         ? { ok: true, path }
         : {
             ok: false,
-            problem: `bubblewrap (${path}) cannot create a sandbox here: ${(tried.stderr || tried.error?.message || `exit ${tried.status}`).trim()} (user namespaces may be disabled: see docs/security.md)`,
+            problem: /unknown option/i.test(said)
+              ? `bubblewrap (${path}) is too old: ${said} (the sandbox needs bubblewrap 0.8.0 or later, for --disable-userns)`
+              : `bubblewrap (${path}) cannot create a sandbox here: ${said} (user namespaces may be disabled: see docs/security.md)`,
           };
   }
   probed.set(key, answer);

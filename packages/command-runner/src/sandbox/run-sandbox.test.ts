@@ -167,7 +167,7 @@ describe.skipIf(skip)('a sandboxed tool (real bubblewrap)', () => {
     expect(second.stdout.head).toContain('sleep 600');
     // ...while the plain background job (in the call's group) was stopped when the call ended.
     expect(second.stdout.head).not.toContain('sleep 300');
-    const namespace = readlinkSync((await sandbox.wrap('true', [], workspace)).inheritFiles[1]!);
+    const namespace = readlinkSync((await sandbox.wrap('true', [], workspace)).inheritFiles[0]!.replace(/user$/, 'pid'));
     const session = processesIn(namespace).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8') === 'sleep\u0000600\u0000');
     expect(session).toHaveLength(1);
     await sandbox.stop();
@@ -271,7 +271,7 @@ describe.skipIf(skip)('a sandboxed tool (real bubblewrap)', () => {
     try {
       expect((await sh(sandbox, 'echo up')).stdout.head).toBe('up\n');
       // Frozen from here, as a tool could freeze it, before the next call: its pid is never said.
-      const namespace = readlinkSync((await sandbox.wrap('true', [], workspace)).inheritFiles[1]!);
+      const namespace = readlinkSync((await sandbox.wrap('true', [], workspace)).inheritFiles[0]!.replace(/user$/, 'pid'));
       const frozen = processesIn(namespace).filter((pid) =>
         readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('delta-sandbox-launcher'),
       );

@@ -1,12 +1,14 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CommandLauncher, launcherArgs, launcherProgramPath, type LaunchRequest, type LaunchedCommand } from '../launcher.js';
 import { bubblewrapSandboxArgs, bubblewrapToolArgs, SANDBOX_OUTPUT_DIR } from './bubblewrap-args.js';
+import { outsideSockets } from './outside-sockets.js';
+import { createSandboxTmp, removeAbandonedSandboxTmpsOnce } from './sandbox-tmp.js';
 import { stageOutput, type StagedOutput } from './stage-output.js';
 import type { SandboxPolicy } from './sandbox-policy.js';
 
-/** A command as it runs inside the sandbox on its own: bubblewrap, and the namespace files it inherits as fds 3 and 4. */
+/** A command as it runs inside the sandbox on its own: bubblewrap, and the namespace file it inherits as fd 3. */
 export interface SandboxedCommand {
   file: string;
   args: string[];
@@ -39,6 +41,8 @@ function topUnderTmp(path: string): string[] {
  * ended, and bubblewrap then ends every process left), so a resumed run has nothing to stop.
  *
  * `stop` ends it, and with it every process still running inside; the run's private /tmp is removed then.
+ * An engine killed before that leaves it behind: the next process to start a sandbox removes it (see
+ * sandbox-tmp.ts).
  */
 export class RunSandbox {
   /** The launcher inside: tool calls go through it (see runCommand). */
@@ -53,15 +57,17 @@ export class RunSandbox {
     readonly policy: SandboxPolicy,
     private readonly bubblewrap: string,
   ) {
-    this.tmpDir = mkdtempSync(join(tmpdir(), 'delta-sandbox-tmp-'));
+    removeAbandonedSandboxTmpsOnce(tmpdir());
+    this.tmpDir = createSandboxTmp(tmpdir());
     mkdirSync(join(this.tmpDir, SANDBOX_OUTPUT_DIR));
     // The launcher's program and the node that runs it must be readable in there, also from a clone
     // under /tmp (which the sandbox's own /tmp would hide).
     const visiblePaths = [...new Set([...policy.visiblePaths, ...topUnderTmp(launcherProgramPath()), ...topUnderTmp(process.execPath)])];
+    const seen = { ...policy, visiblePaths };
     this.launcher = CommandLauncher.startCommand({
       file: bubblewrap,
       args: [
-        ...bubblewrapSandboxArgs({ ...policy, visiblePaths }, this.tmpDir, INFO_FD),
+        ...bubblewrapSandboxArgs(seen, this.tmpDir, INFO_FD, outsideSockets(seen)),
         process.execPath,
         ...launcherArgs(),
         '--sandboxed',
@@ -139,15 +145,15 @@ export class RunSandbox {
 
   /**
    * The command that runs `file args` in `cwd` inside the sandbox as a process of its own (its own
-   * bubblewrap, joining the run's namespaces): for a long-lived command such as a server. Rejects when
-   * the sandbox could not start.
+   * bubblewrap, joining the run's user namespace, with a PID namespace of its own; see bubblewrapToolArgs):
+   * for a long-lived command such as a server. Rejects when the sandbox could not start.
    */
   async wrap(file: string, args: readonly string[], cwd: string): Promise<SandboxedCommand> {
     const pid = await this.ready;
     return {
       file: this.bubblewrap,
-      args: [...bubblewrapToolArgs(this.policy, this.tmpDir, cwd), file, ...args],
-      inheritFiles: [`/proc/${pid}/ns/user`, `/proc/${pid}/ns/pid`],
+      args: [...bubblewrapToolArgs(this.policy, this.tmpDir, cwd, outsideSockets(this.policy)), file, ...args],
+      inheritFiles: [`/proc/${pid}/ns/user`],
     };
   }
 

@@ -21,9 +21,8 @@ export interface SandboxPolicy {
   writablePaths: readonly string[];
 }
 
-/** The file descriptors a tool's bubblewrap receives: the run's user and PID namespaces. */
+/** The file descriptor a command's own bubblewrap receives: the user namespace the run's tools are in. */
 export const USER_NAMESPACE_FD = 3;
-export const PID_NAMESPACE_FD = 4;
 
 /** The install command a person is told when bubblewrap is missing. */
 export const BUBBLEWRAP_INSTALL = 'sudo apt-get install bubblewrap';

@@ -1,0 +1,68 @@
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { isProcessAlive, processStartTicks } from '@delta/process-identity';
+
+/**
+ * A run sandbox's private /tmp is a directory of this machine's temporary directory, removed when the
+ * sandbox stops. An engine killed with SIGKILL never stops its sandbox, so the directory's name says who
+ * owns it: `delta-sandbox-tmp-<pid namespace>-<pid>-<start ticks>-<random>`. The name is beyond the
+ * tools' reach (the directory is their /tmp, a mount point whose parent they do not see), unlike a file in
+ * it. The first sandbox a process starts removes those whose owner is gone: same PID namespace (a pid of
+ * another one names a different process), and no process with that pid and start time (a reused pid has
+ * another). One whose owner lives, or whose name does not prove it, is never touched.
+ */
+const PREFIX = 'delta-sandbox-tmp-';
+const OWNED = /^delta-sandbox-tmp-(\d+)-(\d+)-(\d+)-[A-Za-z0-9]{6}$/;
+
+/** This process's PID namespace (the inode in /proc/self/ns/pid), or '0' where it cannot be read. */
+function pidNamespace(): string {
+  try {
+    return /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1] ?? '0';
+  } catch {
+    return '0';
+  }
+}
+
+/** Creates a sandbox's private /tmp under `parent`, named for this process. */
+export function createSandboxTmp(parent: string): string {
+  const ticks = processStartTicks(process.pid) ?? '0';
+  return mkdtempSync(join(parent, `${PREFIX}${pidNamespace()}-${process.pid}-${ticks}-`));
+}
+
+/** Whether the directory named `name` is a sandbox /tmp whose owner is provably gone. */
+export function isAbandonedSandboxTmp(name: string, namespace = pidNamespace()): boolean {
+  const match = OWNED.exec(name);
+  if (!match || match[1] !== namespace || match[3] === '0') return false;
+  return !isProcessAlive(Number(match[2]), match[3]);
+}
+
+/** Removes the sandbox /tmp directories under `parent` whose owner is gone; returns their paths. */
+export function removeAbandonedSandboxTmps(parent: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    return [];
+  }
+  const namespace = pidNamespace();
+  const removed: string[] = [];
+  for (const name of names) {
+    if (!name.startsWith(PREFIX) || !isAbandonedSandboxTmp(name, namespace)) continue;
+    try {
+      rmSync(join(parent, name), { recursive: true, force: true });
+      removed.push(join(parent, name));
+    } catch {
+      // Another engine's clean-up got there first, or a file in it resists: the next start tries again.
+    }
+  }
+  return removed;
+}
+
+let cleaned = false;
+
+/** removeAbandonedSandboxTmps, once per process (at its first sandbox's start). */
+export function removeAbandonedSandboxTmpsOnce(parent: string): void {
+  if (cleaned) return;
+  cleaned = true;
+  removeAbandonedSandboxTmps(parent);
+}
