@@ -41,10 +41,15 @@ describe('file sources', () => {
     expect(await skipped.run()).toEqual([{ role: 'user', content: 'hi' }]);
   });
 
-  it('refuses a directory where a file should be', async () => {
+  it('leaves out a directory where a file should be, with a note naming it', async () => {
     const { work, run } = await build("sources:\n  - type: file\n    path: '${CWD}/docs'\n");
     mkdirSync(join(work, 'docs'));
-    await expect(run()).rejects.toThrow(`context source "file_0" (file): ${join(work, 'docs')} is not a file`);
+    expect(await run()).toEqual([
+      {
+        role: 'system',
+        content: `# Context Block: file_0\n\n[Not included: ${join(work, 'docs')} is a directory, not a regular file. The engine reads context files only as regular files inside the workspace or the agent directory.]`,
+      },
+    ]);
   });
 });
 
