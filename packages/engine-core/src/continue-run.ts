@@ -154,9 +154,10 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
       }
     }
 
-    const { model, apiKey } = await resolveModel(options, agent, workDir);
+    // The endpoint the run started with, unless the caller names another (--base-url): never a .env written since.
+    const resolved = await resolveModel(options, agent, workDir, metadata.model_endpoint);
     const sandbox = chooseSandbox(agent, workDir, options.sandbox, options.environment ?? process.env, options.toolEnv);
-    const context = openRunContext(options, agent, paths, journal, model, apiKey, sandbox);
+    const context = openRunContext(options, agent, paths, journal, resolved, sandbox);
     const journalRepair = journal.repair;
     try {
       // A disk that refuses this leaves the run as it was, and says so (the error names metadata.json).
@@ -166,6 +167,7 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
         error: null,
         status_reason: null,
         max_iterations: context.maxIterations,
+        model_endpoint: resolved.endpoint,
       });
       const outcome = await driveRun(context, () => {
         context.log(
