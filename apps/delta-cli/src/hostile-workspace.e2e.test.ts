@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
@@ -95,5 +95,49 @@ describe('the engine reads the workspace as untrusted', () => {
     // The run went on to the model as usual.
     expect(readFileSync(join(work, '.delta', 'LATEST'), 'utf8')).not.toBe('');
     expect(server!.requests.map((request) => request.status)).toEqual([200, 200, 200]);
+  });
+});
+
+// After a sandbox weaker than promised (a tool that could write .delta/): the records read back are refused at once.
+describe('records read back from .delta/', () => {
+  async function completedRun() {
+    server = await startFakeLlm({ apiKey: 'k', script: [{ content: 'done' }] });
+    const agent = await createTempAgent({ agentYaml: { name: 'plain', llm: { model: 'm' } } });
+    const work = await createTempDir('work-');
+    const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl };
+    const result = await deltaWithin(30_000, ['run', '--agent', agent, '-m', 'go', '-w', work, '-y'], env);
+    expect(result.exitCode).toBe(0);
+    const run = join(work, '.delta', readFileSync(join(work, '.delta', 'LATEST'), 'utf8').trim());
+    return { work, env, run };
+  }
+
+  it('a journal linked to /dev/zero stops continue, log and replay at once, naming it', async () => {
+    const { work, env, run } = await completedRun();
+    const journal = join(run, 'journal.jsonl');
+    rmSync(journal);
+    symlinkSync('/dev/zero', journal);
+    for (const args of [
+      ['continue', '-w', work, '-m', 'again'],
+      ['log', '-w', work],
+      ['replay', '-w', work],
+    ]) {
+      const result = await deltaWithin(30_000, args, env);
+      expect(result.signal).toBeNull();
+      expect(result.exitCode).toBe(1);
+      expect(result.stderr).toContain(`${journal} is a symbolic link to /dev/zero, a system file`);
+    }
+  });
+
+  it('a response.json linked to /dev/zero fails the replayed run at once, naming it', async () => {
+    const { work, env, run } = await completedRun();
+    const invocations = join(run, 'io', 'invocations');
+    const response = join(invocations, readdirSync(invocations)[0]!, 'response.json');
+    rmSync(response);
+    symlinkSync('/dev/zero', response);
+    const result = await deltaWithin(30_000, ['replay', '-w', work], env);
+    expect(result.signal).toBeNull();
+    // The replayed run fails on it (replay itself still reports the requests it checked).
+    expect(result.stdout).toMatch(/replay run: \S+ in \S+ \(FAILED\)/);
+    expect(result.stderr).toContain(`${response} is a symbolic link to /dev/zero, a system file`);
   });
 });
