@@ -96,7 +96,9 @@ function failedTransiently(events: Iterable<JournalEvent>): boolean {
 function journalEndpoint(events: Iterable<JournalEvent>): ModelEndpoint | undefined {
   let baseUrl: unknown;
   for (const event of events) if (event.type === 'ENGINE_START') baseUrl = event.config?.base_url;
-  return typeof baseUrl === 'string' ? { base_url: baseUrl, base_url_source: 'journal', api_key_name: null, api_key_source: null } : undefined;
+  return typeof baseUrl === 'string'
+    ? { base_url: baseUrl, base_url_source: 'journal', api_key_name: null, api_key_source: null }
+    : undefined;
 }
 
 function requireMessage(status: RunStatus, workDir: string): ConfigurationError {

@@ -95,7 +95,14 @@ function checkPath(path: string, options: UntrustedFileOptions): { real: string 
     }
   }
   // Examined before it is opened: opening a FIFO or a socket is itself an effect.
-  const stats = lstatSync(real);
+  let stats: Stats;
+  try {
+    stats = lstatSync(real);
+  } catch (error) {
+    // Removed or renamed over since (a lock released, a record rewritten): read as it is now, missing.
+    if (isMissing(error)) return { kind: 'missing', path };
+    return refused(path, `cannot be examined (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
   if (!stats.isFile()) return refused(path, `is ${describeKind(stats)}, not a regular file`);
   return { real };
 }
