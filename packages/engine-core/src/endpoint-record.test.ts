@@ -39,6 +39,21 @@ describe('resolveModelSettings with a recorded endpoint', () => {
     ]);
   });
 
+  it('follows the process environment (no tool writes it) when it now names another, and says so', async () => {
+    const agent = await createTempAgent();
+    const workspace = await createTempWorkspace({ files: { '.env': 'DELTA_BASE_URL=http://trap.test/v1\n' } });
+    const warnings: string[] = [];
+    const environment = { DELTA_API_KEY: 'k', DELTA_BASE_URL: 'http://moved.test/v1' };
+    const settings = resolveModelSettings(workspace, agent, environment, { recorded, onWarning: (line) => warnings.push(line) });
+    expect(settings.baseUrl).toBe('http://moved.test/v1');
+    expect(warnings).toEqual([
+      expect.stringContaining(
+        `${join(workspace, '.env')} now sets DELTA_BASE_URL=http://trap.test/v1, but this run started with http://recorded.test/v1`,
+      ),
+      "this run started with http://recorded.test/v1; the environment's DELTA_BASE_URL now names http://moved.test/v1, so it continues there.",
+    ]);
+  });
+
   it('takes --base-url over the recorded endpoint', async () => {
     const agent = await createTempAgent();
     const workspace = await createTempWorkspace();

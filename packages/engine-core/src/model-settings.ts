@@ -76,7 +76,8 @@ export interface ModelSettingsOptions {
   baseUrl?: string | undefined;
   /**
    * The endpoint a run started with (`delta continue`, a batch resume): its base URL wins over every `.env`
-   * and the environment, and its key is taken from the recorded variable and source while they hold it.
+   * (the environment, which no tool can write, may still name another), and its key is taken from the
+   * recorded variable and source while they hold it.
    */
   recorded?: ModelEndpoint | undefined;
   /** Leave the workspace `.env` out (a run's tools wrote it). */
@@ -95,20 +96,35 @@ function recordedKey(layers: ReturnType<typeof settingLayers>, recorded: ModelEn
     : undefined;
 }
 
-/** The recorded base URL, and a warning when the files or the environment now name another. */
+/**
+ * The base URL of a resumed run: the recorded one, unless the process environment (the user's: no tool can
+ * change it) now names another. A `.env` that names another is ignored, with a warning: a tool may have written it.
+ */
 function recordedBaseUrl(
   layers: ReturnType<typeof settingLayers>,
   recorded: ModelEndpoint,
   onWarning: ((message: string) => void) | undefined,
 ): Found | undefined {
-  const now = lookup(layers, BASE_URL_NAMES);
-  if (now !== undefined && now.value !== recorded.base_url) {
-    const source = now.source === 'environment' ? 'the environment' : now.source;
+  const started = recorded.base_url ?? 'the default OpenAI base URL';
+  const fromEnvironment = lookup(
+    layers.filter((layer) => layer.source === 'environment'),
+    BASE_URL_NAMES,
+  );
+  const chosen = fromEnvironment !== undefined && fromEnvironment.value !== recorded.base_url ? fromEnvironment : undefined;
+  const fromFile = lookup(
+    layers.filter((layer) => layer.source !== 'environment'),
+    BASE_URL_NAMES,
+  );
+  if (fromFile !== undefined && fromFile.value !== recorded.base_url && fromFile.value !== chosen?.value) {
     onWarning?.(
-      `${source} now sets ${now.name}=${now.value}, but this run started with ${recorded.base_url ?? 'the default OpenAI base URL'}; ` +
-        'a setting that changed after a run started does not redirect it (a tool may have written it), so it is ignored. ' +
-        'Pass --base-url to send this run elsewhere.',
+      `${fromFile.source} now sets ${fromFile.name}=${fromFile.value}, but this run started with ${started}; ` +
+        'a .env that changed after a run started does not redirect it (a tool may have written it), so it is ignored. ' +
+        'Pass --base-url (or set the variable in the environment) to send this run elsewhere.',
     );
+  }
+  if (chosen !== undefined) {
+    onWarning?.(`this run started with ${started}; the environment's ${chosen.name} now names ${chosen.value}, so it continues there.`);
+    return chosen;
   }
   return recorded.base_url === null ? undefined : { value: recorded.base_url, source: 'recorded', name: 'base_url' };
 }
