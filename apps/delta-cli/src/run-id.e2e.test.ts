@@ -63,7 +63,7 @@ describe('delta run --run-id', () => {
     }
     // LATEST names one of them, whole; nothing else was left in .delta/.
     expect(['a\n', 'b\n']).toContain(readFileSync(join(work, '.delta', 'LATEST'), 'utf8'));
-    expect(readdirSync(join(work, '.delta')).sort()).toEqual(['LATEST', 'VERSION', 'a', 'b']);
+    expect(readdirSync(join(work, '.delta')).sort()).toEqual(['LATEST', 'VERSION', 'a', 'b', 'workspace-env.json']);
     const listed = await runDelta(['list-runs', '--format', 'raw'], { cwd: work });
     expect(listed.stdout.split('\n').sort()).toEqual(['', 'a', 'b']);
   });

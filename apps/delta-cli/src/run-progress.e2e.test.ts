@@ -159,7 +159,8 @@ describe('progress when stdout is not a terminal', () => {
   it('prints only the events of this engine invocation with delta continue --json', async () => {
     const { workDir } = await recordRun([{ content: 'First answer.' }]);
     server = await startFakeLlm({ script: [{ content: 'Second answer.' }] });
-    const result = await runDelta(['continue', '-w', workDir, '-m', 'And again', '--json'], {
+    // A new server: the run's recorded endpoint is the first one's, so --base-url names it (an environment variable would not).
+    const result = await runDelta(['continue', '-w', workDir, '-m', 'And again', '--json', '--base-url', server.baseUrl], {
       env: { DELTA_API_KEY: 'test-key', DELTA_BASE_URL: server.baseUrl },
     });
     expect(result.exitCode).toBe(0);

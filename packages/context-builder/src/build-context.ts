@@ -32,6 +32,8 @@ export interface BuildContextOptions {
   reservedTokens?: number;
   /** Starts generators (see CommandLauncher); without it they are started by forking this process. */
   launcher?: CommandLauncher;
+  /** Told when a context file is left out (not a regular file, a link out of the workspace, too large), naming it and why. */
+  onNotice?: (message: string) => void;
 }
 
 /** How much of total_max_tokens is left, and how to say so in markers and errors. */
@@ -125,6 +127,7 @@ export async function buildContext(options: BuildContextOptions): Promise<Contex
     agentHome: options.agentHome,
     cwd: options.cwd,
     countTokens: options.countTokens ?? estimateTokens,
+    ...(options.onNotice ? { onNotice: options.onNotice } : {}),
   };
   const total = options.manifest.total_max_tokens;
   const budget: Budget = { total, remaining: total === undefined ? Number.POSITIVE_INFINITY : total - (options.reservedTokens ?? 0) };

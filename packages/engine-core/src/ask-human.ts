@@ -1,8 +1,8 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { diskWrite, makeDirectory } from '@delta/errors';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import type { RunPaths } from '@delta/journal';
+import { readRunRecord, SMALL_RECORD_MAX_BYTES, type RunPaths } from '@delta/journal';
 
 export const ASK_HUMAN = 'ask_human';
 
@@ -76,7 +76,9 @@ export function writeInteractionRequest(paths: RunPaths, request: HumanInputRequ
 /** The answer in `interaction/response.txt`, if a person has written one (a final newline is dropped). */
 export function readInteractionResponse(paths: RunPaths): string | undefined {
   const file = interactionFiles(paths).response;
-  return existsSync(file) ? readFileSync(file, 'utf8').replace(/\r?\n$/, '') : undefined;
+  return readRunRecord(file, SMALL_RECORD_MAX_BYTES)
+    ?.toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 /** Removes the request and response once the answer is in the journal. */

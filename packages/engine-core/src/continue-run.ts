@@ -9,6 +9,7 @@ import {
   readMetadata,
   runPaths,
   updateMetadata,
+  type ModelEndpoint,
   type RunMetadata,
   type JournalEvent,
   type RunState,
@@ -88,6 +89,18 @@ function failedTransiently(events: Iterable<JournalEvent>): boolean {
   return last?.type === 'ERROR' && (last as { transient?: unknown }).transient === true;
 }
 
+/**
+ * The endpoint of a run started before metadata.json recorded it: the base URL its last engine used, from
+ * ENGINE_START (where its key came from is not known, so the key is looked up as usual).
+ */
+function journalEndpoint(events: Iterable<JournalEvent>): ModelEndpoint | undefined {
+  let baseUrl: unknown;
+  for (const event of events) if (event.type === 'ENGINE_START') baseUrl = event.config?.base_url;
+  return typeof baseUrl === 'string'
+    ? { base_url: baseUrl, base_url_source: 'journal', api_key_name: null, api_key_source: null }
+    : undefined;
+}
+
 function requireMessage(status: RunStatus, workDir: string): ConfigurationError {
   const example = status === 'FAILED' ? 'Retry with this information: ...' : 'Now do something else';
   return new ConfigurationError(`Run is ${status}. To continue, provide a message using -m/--message`, {
@@ -154,9 +167,10 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
       }
     }
 
-    const { model, apiKey } = await resolveModel(options, agent, workDir);
+    // The endpoint the run started with, unless the caller names another (--base-url): never a .env written since.
+    const resolved = await resolveModel(options, agent, workDir, metadata.model_endpoint ?? journalEndpoint(journal.state.events));
     const sandbox = chooseSandbox(agent, workDir, options.sandbox, options.environment ?? process.env, options.toolEnv);
-    const context = openRunContext(options, agent, paths, journal, model, apiKey, sandbox);
+    const context = openRunContext(options, agent, paths, journal, resolved, sandbox);
     const journalRepair = journal.repair;
     try {
       // A disk that refuses this leaves the run as it was, and says so (the error names metadata.json).
@@ -166,6 +180,7 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
         error: null,
         status_reason: null,
         max_iterations: context.maxIterations,
+        model_endpoint: resolved.endpoint,
       });
       const outcome = await driveRun(context, () => {
         context.log(

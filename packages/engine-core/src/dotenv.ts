@@ -1,4 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { readUntrustedFile } from '@delta/untrusted-file';
+
+/** The largest `.env` read: a real one is a few lines; a larger one is refused, not read. */
+export const DOTENV_MAX_BYTES = 1024 * 1024;
 
 /**
  * Parses a `.env` file: `KEY=value` lines, optional `export `, `#` comments, single- or double-quoted
@@ -27,6 +31,21 @@ export function parseDotenv(text: string): Record<string, string> {
   return values;
 }
 
-export function readDotenv(file: string): Record<string, string> | undefined {
-  return existsSync(file) ? parseDotenv(readFileSync(file, 'utf8')) : undefined;
+export interface ReadDotenvOptions {
+  /** The directories a link may lead into; by default the file's own directory. */
+  allowedRoots?: readonly string[];
+  /** Told when the file is not read (a FIFO, a device, a link out of those directories, too large), naming it and why. */
+  onRefused?: (message: string) => void;
+}
+
+/**
+ * Reads a `.env` file as hostile input (a tool can write the workspace's): a regular file only, never
+ * through a link out of the allowed directories, at most DOTENV_MAX_BYTES, never blocking. A file that
+ * is missing or refused gives undefined; a refusal is told to `onRefused`.
+ */
+export function readDotenv(file: string, options: ReadDotenvOptions = {}): Record<string, string> | undefined {
+  const read = readUntrustedFile(file, { allowedRoots: options.allowedRoots ?? [dirname(file)], maxBytes: DOTENV_MAX_BYTES });
+  if (read.kind === 'file') return parseDotenv(read.bytes.toString('utf8'));
+  if (read.kind === 'refused') options.onRefused?.(`${read.message}; it is not read.`);
+  return undefined;
 }

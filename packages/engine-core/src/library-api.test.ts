@@ -149,7 +149,7 @@ describe('the library API', () => {
     await expect(startRun({ ...options, runId: '../escape' })).rejects.toMatchObject({ code: 'RUN_ID_INVALID', field: 'runId' });
     expect(server.requests).toHaveLength(1);
     expect(readFileSync(result.paths.journal, 'utf8')).toBe(journalBefore);
-    expect(readdirSync(join(workDir, '.delta')).sort()).toEqual(['LATEST', 'VERSION', 'nightly-1']);
+    expect(readdirSync(join(workDir, '.delta')).sort()).toEqual(['LATEST', 'VERSION', 'nightly-1', 'workspace-env.json']);
     expect(existsSync(join(workDir, 'escape'))).toBe(false);
   });
 

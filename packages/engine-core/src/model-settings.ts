@@ -1,4 +1,5 @@
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import type { ModelEndpoint } from '@delta/journal';
 import { ConfigurationError } from '@delta/errors';
 import { readDotenv } from './dotenv.js';
 import { findProjectRoot } from './project-root.js';
@@ -25,21 +26,35 @@ const BASE_URL_NAMES = ['DELTA_BASE_URL', 'OPENAI_BASE_URL', 'OPENAI_API_URL'];
  */
 export const CREDENTIAL_NAMES: readonly string[] = [...KEY_NAMES, ...BASE_URL_NAMES];
 
+export interface SettingLayersOptions {
+  /** Leave the workspace `.env` out: a run's tools wrote it (see judgeWorkspaceEnv). */
+  skipWorkspaceEnv?: boolean;
+  /** Told when a `.env` is not read (a FIFO, a device, a link out of its directory, too large). */
+  onWarning?: (message: string) => void;
+}
+
 /**
  * The `.env` files in priority order (spec README resolution 9): the workspace, the agent, the project
- * root (the nearest directory above the agent holding `.git`), then the process environment.
+ * root (the nearest directory above the agent holding `.git`), then the process environment. Each file
+ * is read as hostile input (readDotenv): a tool can write the workspace's.
  */
 export function settingLayers(
   workDir: string,
   agentHome: string,
   environment: NodeJS.ProcessEnv,
+  options: SettingLayersOptions = {},
 ): Array<{ source: string; values: Record<string, string | undefined> }> {
   const layers: Array<{ source: string; values: Record<string, string | undefined> }> = [];
-  const files = [join(workDir, '.env'), join(agentHome, '.env')];
+  const workspaceEnv = join(workDir, '.env');
+  const files = [workspaceEnv, join(agentHome, '.env')];
   const root = findProjectRoot(agentHome);
   if (root) files.push(join(root, '.env'));
   for (const file of [...new Set(files)]) {
-    const values = readDotenv(file);
+    if (file === workspaceEnv && options.skipWorkspaceEnv) continue;
+    const values = readDotenv(file, {
+      allowedRoots: file === workspaceEnv ? [workDir, agentHome] : [dirname(file)],
+      onRefused: (message) => options.onWarning?.(message),
+    });
     if (values) layers.push({ source: file, values });
   }
   layers.push({ source: 'environment', values: environment });
@@ -56,20 +71,87 @@ function lookup(layers: ReturnType<typeof settingLayers>, names: readonly string
   return undefined;
 }
 
+export interface ModelSettingsOptions {
+  /** The caller's base URL (`--base-url`): wins over the recorded endpoint, the files and the environment. */
+  baseUrl?: string | undefined;
+  /**
+   * The endpoint a run started with (`delta continue`, a batch resume): its base URL wins over every `.env`
+   * (the environment, which no tool can write, may still name another), and its key is taken from the
+   * recorded variable and source while they hold it.
+   */
+  recorded?: ModelEndpoint | undefined;
+  /** Leave the workspace `.env` out (a run's tools wrote it). */
+  skipWorkspaceEnv?: boolean;
+  /** Told what is not obeyed, and why. */
+  onWarning?: (message: string) => void;
+}
+
+type Found = { value: string; source: string; name: string };
+
+function recordedKey(layers: ReturnType<typeof settingLayers>, recorded: ModelEndpoint | undefined): Found | undefined {
+  if (!recorded?.api_key_name || !recorded.api_key_source) return undefined;
+  const value = layers.find((layer) => layer.source === recorded.api_key_source)?.values[recorded.api_key_name];
+  return value !== undefined && value.trim() !== ''
+    ? { value: value.trim(), source: recorded.api_key_source, name: recorded.api_key_name }
+    : undefined;
+}
+
+/**
+ * The base URL of a resumed run: the recorded one, unless the process environment (the user's: no tool can
+ * change it) now names another. A `.env` that names another is ignored, with a warning: a tool may have written it.
+ */
+function recordedBaseUrl(
+  layers: ReturnType<typeof settingLayers>,
+  recorded: ModelEndpoint,
+  onWarning: ((message: string) => void) | undefined,
+): Found | undefined {
+  const started = recorded.base_url ?? 'the default OpenAI base URL';
+  const fromEnvironment = lookup(
+    layers.filter((layer) => layer.source === 'environment'),
+    BASE_URL_NAMES,
+  );
+  const chosen = fromEnvironment !== undefined && fromEnvironment.value !== recorded.base_url ? fromEnvironment : undefined;
+  const fromFile = lookup(
+    layers.filter((layer) => layer.source !== 'environment'),
+    BASE_URL_NAMES,
+  );
+  if (fromFile !== undefined && fromFile.value !== recorded.base_url && fromFile.value !== chosen?.value) {
+    onWarning?.(
+      `${fromFile.source} now sets ${fromFile.name}=${fromFile.value}, but this run started with ${started}; ` +
+        'a .env that changed after a run started does not redirect it (a tool may have written it), so it is ignored. ' +
+        'Pass --base-url (or set the variable in the environment) to send this run elsewhere.',
+    );
+  }
+  if (chosen !== undefined) {
+    onWarning?.(`this run started with ${started}; the environment's ${chosen.name} now names ${chosen.value}, so it continues there.`);
+    return chosen;
+  }
+  return recorded.base_url === null ? undefined : { value: recorded.base_url, source: 'recorded', name: 'base_url' };
+}
+
 /**
  * Finds the API key and base URL, after loading the `.env` files. A base URL without a key is fine (Ollama,
  * LM Studio and vLLM usually want none): the key is then undefined and no key is sent. `baseUrl` given by
- * the caller wins over the files and the environment.
+ * the caller wins over everything; a run's recorded endpoint wins over the files and the environment.
  */
 export function resolveModelSettings(
   workDir: string,
   agentHome: string,
   environment: NodeJS.ProcessEnv = process.env,
-  explicit: { baseUrl?: string | undefined } = {},
+  explicit: ModelSettingsOptions = {},
 ): ModelSettings {
-  const layers = settingLayers(workDir, agentHome, environment);
-  const key = lookup(layers, KEY_NAMES);
-  const baseUrl = explicit.baseUrl === undefined ? lookup(layers, BASE_URL_NAMES) : { value: explicit.baseUrl, source: 'option' };
+  const layers = settingLayers(workDir, agentHome, environment, {
+    ...(explicit.skipWorkspaceEnv ? { skipWorkspaceEnv: true } : {}),
+    ...(explicit.onWarning ? { onWarning: explicit.onWarning } : {}),
+  });
+  const key = recordedKey(layers, explicit.recorded) ?? lookup(layers, KEY_NAMES);
+  const recorded = explicit.recorded;
+  const baseUrl =
+    explicit.baseUrl !== undefined
+      ? { value: explicit.baseUrl, source: 'option' }
+      : recorded !== undefined
+        ? recordedBaseUrl(layers, recorded, explicit.onWarning)
+        : lookup(layers, BASE_URL_NAMES);
   if (!key && !baseUrl && environment.DELTA_RUN_ID) {
     // The engine sets DELTA_RUN_ID for its tools: this delta is a sub-agent a tool started, and tools get no key by default.
     throw new ConfigurationError(
@@ -105,7 +187,13 @@ export function resolveModelSettings(
  */
 export function describeModelSettings(settings: ModelSettings): string {
   const describeSource = (source: string | undefined) =>
-    source === 'environment' ? 'the process environment' : source === 'option' ? 'the baseUrl option' : source;
+    source === 'environment'
+      ? 'the process environment'
+      : source === 'option'
+        ? 'the baseUrl option'
+        : source === 'recorded'
+          ? "the run's start (metadata.json model_endpoint)"
+          : source;
   const key =
     settings.apiKey === undefined
       ? 'none (neither DELTA_API_KEY nor OPENAI_API_KEY is set, so no key is sent)'

@@ -1,44 +1,105 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { diskWrite } from '@delta/errors';
 import { CommandLauncher, RunSandbox } from '@delta/command-runner';
-import { InvocationRequestRecorder, MetadataFile, type JournalWriter, type RunLock, type RunPaths } from '@delta/journal';
+import {
+  InvocationRequestRecorder,
+  MetadataFile,
+  type JournalWriter,
+  type ModelEndpoint,
+  type RunLock,
+  type RunPaths,
+} from '@delta/journal';
 import { firstHookStep } from './lifecycle-hooks.js';
 import { redactSecretText } from './redact-secret.js';
 import { runSecrets } from './run-secrets.js';
 import { DEFAULT_MAX_ITERATIONS } from './agent-config.js';
 import type { LoadedAgent } from './load-agent.js';
 import { createModelClient, type ModelClient } from './model-client.js';
-import { resolveModelSettings } from './model-settings.js';
+import { readDotenv } from './dotenv.js';
+import { CREDENTIAL_NAMES, resolveModelSettings } from './model-settings.js';
+import { judgeWorkspaceEnv, recordWorkspaceEnvEnd, recordWorkspaceEnvStart, type WorkspaceEnvTrust } from './workspace-env-trust.js';
 import type { RunContext } from './run-context.js';
 import type { SandboxChoice } from './sandbox-choice.js';
 import type { EngineOptions } from './run-options.js';
 import { checkCostLimit, limitedSignal } from './run-limits.js';
 import { modelCredentials, toolEnvironment } from './tool-environment.js';
 
-/** The model client: the caller's own, or one built from explicit settings or the `.env` layers. */
+/** The model client a run uses, where its requests go and its key came from, and what was not obeyed. */
+export interface ResolvedModel {
+  model: ModelClient;
+  apiKey: string | undefined;
+  /** Recorded in metadata.json: `delta continue` and batch resumes go to this endpoint. */
+  endpoint: ModelEndpoint;
+  /** The workspace `.env` as judged at this start; recorded under `.delta/` at the start and the end. */
+  envTrust: WorkspaceEnvTrust;
+  /** Said on stderr and in engine.log once the run's log is open. */
+  warnings: string[];
+}
+
+function distrustWarning(trust: WorkspaceEnvTrust, names: string[]): string {
+  return (
+    `${trust.file} sets ${names.join(', ')}, but ${trust.distrusted}; a .env a tool could have written does not choose ` +
+    'where the model key goes, so it is not obeyed. If you wrote it, edit it again while no run is running (or remove .delta/workspace-env.json); or pass --base-url.'
+  );
+}
+
+/**
+ * The model client: the caller's own, or one built from explicit settings or the `.env` layers. `recorded`
+ * (a resumed run's endpoint) wins over every `.env` and the environment; a workspace `.env` that a run's
+ * tools wrote is not obeyed at all (see judgeWorkspaceEnv).
+ */
 export async function resolveModel(
   options: EngineOptions,
   agent: LoadedAgent,
   workDir: string,
-): Promise<{ model: ModelClient; apiKey: string | undefined }> {
+  recorded?: ModelEndpoint,
+): Promise<ResolvedModel> {
   // Checked here, before anything of the run is written: both startRun and continueRun call this first.
   checkCostLimit(options.maxCost, agent);
-  if (options.model) return { model: options.model, apiKey: options.apiKey };
+  const envTrust = judgeWorkspaceEnv(workDir);
+  const warnings: string[] = [];
+  if (options.model) {
+    const endpoint = {
+      base_url: options.model.baseUrl,
+      base_url_source: 'option',
+      api_key_name: null,
+      api_key_source: options.apiKey ? 'option' : null,
+    };
+    return { model: options.model, apiKey: options.apiKey, endpoint, envTrust, warnings };
+  }
+  if (envTrust.distrusted !== undefined) {
+    const values = readDotenv(envTrust.file, { allowedRoots: [workDir, agent.home], onRefused: (message) => warnings.push(message) }) ?? {};
+    const names = CREDENTIAL_NAMES.filter((name) => values[name] !== undefined);
+    if (names.length > 0) warnings.push(distrustWarning(envTrust, names));
+  }
   const settings =
     options.apiKey === undefined
-      ? resolveModelSettings(workDir, agent.home, options.environment ?? process.env, { baseUrl: options.baseUrl })
+      ? resolveModelSettings(workDir, agent.home, options.environment ?? process.env, {
+          baseUrl: options.baseUrl,
+          recorded,
+          skipWorkspaceEnv: envTrust.distrusted !== undefined,
+          onWarning: (message) => warnings.push(message),
+        })
       : undefined;
   const apiKey = options.apiKey ?? settings?.apiKey;
   const llm = agent.config.llm;
+  const baseUrl = options.baseUrl ?? (settings ? settings.baseUrl : (recorded?.base_url ?? undefined));
   const model = await createModelClient({
     apiKey,
-    baseUrl: options.baseUrl ?? settings?.baseUrl,
+    baseUrl,
     maxRetries: options.maxRetries ?? llm.max_retries,
     timeoutMs: llm.timeout_ms,
     attemptTimeoutMs: llm.attempt_timeout_ms,
     maxResponseBytes: llm.max_response_bytes,
   });
-  return { model, apiKey };
+  const baseUrlSource = options.baseUrl !== undefined ? 'option' : settings ? settings.baseUrlSource : recorded?.base_url_source;
+  const endpoint: ModelEndpoint = {
+    base_url: baseUrl ?? null,
+    base_url_source: (baseUrlSource === 'recorded' ? recorded?.base_url_source : baseUrlSource) ?? null,
+    api_key_name: options.apiKey !== undefined ? null : (settings?.apiKeyName ?? null),
+    api_key_source: options.apiKey !== undefined ? 'option' : (settings?.apiKeySource ?? null),
+  };
+  return { model, apiKey, endpoint, envTrust, warnings };
 }
 
 /** Runs a step of closing a run whose failure (a full disk, say) changes nothing any more. */
@@ -67,10 +128,10 @@ export function openRunContext(
   agent: LoadedAgent,
   paths: RunPaths,
   journal: JournalWriter,
-  model: ModelClient,
-  apiKey: string | undefined,
+  resolved: ResolvedModel,
   sandbox: SandboxChoice,
 ): RunContext {
+  const { model, apiKey } = resolved;
   // --timeout: the run's signal aborts when this invocation's time is up.
   const limit = limitedSignal(options.signal, options.timeoutMs);
   let engineLog: number | undefined;
@@ -85,6 +146,10 @@ export function openRunContext(
       writeSync(engineLog, `${new Date().toISOString()} ${line}\n`);
     });
   };
+  for (const warning of resolved.warnings) log(`warning: ${warning}`);
+  const warned = new Set<string>();
+  // Where no tool can write: what the workspace .env held when this engine started and when it ended.
+  recordWorkspaceEnvStart(paths.workDir, paths.runId, resolved.envTrust);
   const context: RunContext = {
     agent,
     paths,
@@ -104,6 +169,11 @@ export function openRunContext(
     signal: limit.signal,
     maxCost: options.maxCost,
     log,
+    warnOnce: (line) => {
+      if (warned.has(line)) return;
+      warned.add(line);
+      log(`warning: ${line}`);
+    },
     // Started now, so that it is ready by the first tool call; a run without tools or hooks needs none.
     launcher: agent.tools.length > 0 || Object.values(agent.hooks).some(Boolean) ? CommandLauncher.start() : undefined,
     // Started now, so that it is ready by the first tool call; hooks and generators never run in it. The
@@ -127,6 +197,7 @@ export function openRunContext(
         quietly(() => log(`a record could not be written: ${error instanceof Error ? error.message : String(error)}`));
       }
       limit.clear();
+      quietly(() => recordWorkspaceEnvEnd(paths.workDir, paths.runId, resolved.envTrust));
       quietly(() => context.metadata.close());
       quietly(() => journal.close());
       if (engineLog !== undefined) quietly(() => closeSync(engineLog!));

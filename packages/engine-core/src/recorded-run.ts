@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { ConfigurationError, parseJson, SystemError } from '@delta/errors';
@@ -10,6 +10,7 @@ import {
   readJournal,
   readLatestRunId,
   readMetadata,
+  readRunRecord,
   REQUEST_DELTA_FILE,
   REQUEST_FILE,
   RequestDelta,
@@ -22,6 +23,9 @@ import {
   type ThoughtEvent,
 } from '@delta/journal';
 import { restoreStoredTexts } from './response-record.js';
+
+/** The bound of a recorded response or request read back (a model answer is capped far below this). */
+const RESPONSE_RECORD_MAX_BYTES = 512 * 1024 * 1024;
 
 /** A run on disk, read for replaying, forking or comparing: its events and where its records are. */
 export interface RecordedRun {
@@ -104,7 +108,8 @@ export function recordedResponse(run: RecordedRun, thought: ThoughtEvent): ChatC
       hint: 'A run can be replayed only with its io/invocations/ records.',
     });
   }
-  return restoreStoredTexts(parseJson(readFileSync(file, 'utf8'), file), thought) as ChatCompletion;
+  const bytes = readRunRecord(file, RESPONSE_RECORD_MAX_BYTES) ?? Buffer.alloc(0);
+  return restoreStoredTexts(parseJson(bytes.toString('utf8'), file), thought) as ChatCompletion;
 }
 
 /**
@@ -120,10 +125,12 @@ export class RecordedRequests {
     const dir = invocationDirectory(this.paths, invocationId);
     let bytes: Buffer;
     if (existsSync(join(dir, REQUEST_FILE))) {
-      bytes = readFileSync(join(dir, REQUEST_FILE));
+      bytes = readRunRecord(join(dir, REQUEST_FILE), RESPONSE_RECORD_MAX_BYTES) ?? Buffer.alloc(0);
     } else {
       const file = join(dir, REQUEST_DELTA_FILE);
-      const delta = existsSync(file) ? RequestDelta.safeParse(parseJson(readFileSync(file, 'utf8'), file)) : undefined;
+      const delta = existsSync(file)
+        ? RequestDelta.safeParse(parseJson(readRunRecord(file, RESPONSE_RECORD_MAX_BYTES)?.toString('utf8') ?? '', file))
+        : undefined;
       const base = this.last;
       bytes =
         delta?.success && base?.id === delta.data.base && delta.data.prefix_bytes <= base.bytes.length

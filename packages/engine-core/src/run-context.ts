@@ -44,6 +44,8 @@ export interface RunContext {
   maxCost: number | undefined;
   /** Progress for a person (stderr in the CLI, engine.log always). */
   log: (line: string) => void;
+  /** A warning said once per engine invocation (a context file left out is met again at every step). */
+  warnOnce: (line: string) => void;
   /** Starts tools for this engine (see CommandLauncher); undefined when the agent has no tools. */
   launcher: CommandLauncher | undefined;
   /** The run's sandbox, every tool call runs inside it; undefined when tools run unsandboxed. */

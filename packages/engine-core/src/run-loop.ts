@@ -262,6 +262,7 @@ async function nextRequest(context: RunContext, iteration: number, request: Requ
       join(context.paths.ioDir, 'context', `${String(iteration).padStart(4, '0')}_${source.id ?? `source_${index}`}`),
     signal: context.signal,
     ...(context.launcher ? { launcher: context.launcher } : {}),
+    onNotice: context.warnOnce,
   });
   // messages last: a request then starts with the bytes of the previous one, and io/invocations keeps only what is new.
   // A strict server refuses an empty tools list: an agent with no tools and ask_human off sends none.

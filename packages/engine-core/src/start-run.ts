@@ -69,7 +69,7 @@ function prepareWorkspace(agent: LoadedAgent, workDir: string | undefined): { pa
 export async function startRun(options: StartRunOptions): Promise<RunResult> {
   const runId = chosenRunId(options.runId);
   const workspace = prepareWorkspace(options.agent, options.workDir);
-  const { model, apiKey } = await resolveModel(options, options.agent, workspace.path);
+  const resolved = await resolveModel(options, options.agent, workspace.path);
   // Before the run exists: a sandbox asked for that cannot be had leaves nothing behind.
   const sandbox = chooseSandbox(options.agent, workspace.path, options.sandbox, options.environment ?? process.env, options.toolEnv);
   const paths = runPaths(workspace.path, runId);
@@ -78,7 +78,7 @@ export async function startRun(options: StartRunOptions): Promise<RunResult> {
   try {
     // LATEST first: a run killed at any later instant can be found and resumed by `delta continue -w`.
     writeLatestRunId(workspace.path, runId);
-    const context = openRunContext(options, options.agent, paths, JournalWriter.open(paths.journal), model, apiKey, sandbox);
+    const context = openRunContext(options, options.agent, paths, JournalWriter.open(paths.journal), resolved, sandbox);
     try {
       const now = new Date().toISOString();
       // Without metadata.json there is no run to continue: a disk that refuses it fails here, naming it.
@@ -97,6 +97,7 @@ export async function startRun(options: StartRunOptions): Promise<RunResult> {
         error: null,
         agent_home: options.agent.home,
         work_dir: workspace.path,
+        model_endpoint: resolved.endpoint,
         ...options.origin,
       });
       const outcome = await driveRun(context, () => {

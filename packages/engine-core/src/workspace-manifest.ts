@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, lstatSync, openSync, readdirSync, readlinkSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkspaceManifest } from '@delta/journal';
 
@@ -11,15 +11,22 @@ export const MANIFEST_MAX_HASHED_BYTES = 64 * 1024 * 1024;
 /** One entry: a file (size, sha256 unless the hashing budget was spent), a symbolic link (its target) or a directory. */
 type ManifestEntry = WorkspaceManifest['entries'][number];
 
-function hashFile(file: string): string {
+/**
+ * The sha256 of a workspace file's first `size` bytes (its size when listed). A tool can swap the file for a
+ * FIFO or a link meanwhile: it is opened without following a link or blocking, and must still be a regular file.
+ */
+function hashFile(file: string, size: number): string {
   const hash = createHash('sha256');
   const buffer = Buffer.allocUnsafe(1024 * 1024);
-  const fd = openSync(file, 'r');
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
-    for (;;) {
-      const read = readSync(fd, buffer, 0, buffer.length, null);
+    if (!fstatSync(fd).isFile()) throw new Error(`${file} is no longer a regular file`);
+    let left = size;
+    while (left > 0) {
+      const read = readSync(fd, buffer, 0, Math.min(buffer.length, left), null);
       if (read === 0) break;
       hash.update(buffer.subarray(0, read));
+      left -= read;
     }
   } finally {
     closeSync(fd);
@@ -63,7 +70,7 @@ export function workspaceManifest(workDir: string): WorkspaceManifest {
         const entry: ManifestEntry = { path, type: 'file', size: stat.size };
         if (hashedBytes + stat.size <= MANIFEST_MAX_HASHED_BYTES) {
           try {
-            entry.sha256 = hashFile(absolute);
+            entry.sha256 = hashFile(absolute, stat.size);
             hashedBytes += stat.size;
           } catch {
             complete = false;

@@ -69,6 +69,7 @@ export const errorCodes = {
   MODEL_TIMEOUT: 'system',
   MODEL_UNREACHABLE: 'system',
   QUEUE_UNREACHABLE: 'system',
+  RECORD_REFUSED: 'system',
   REPLAY_DIVERGED: 'system',
   REPLAY_RECORD_MISSING: 'system',
   SESSION_DEAD: 'system',

@@ -25,6 +25,7 @@ export { parseJournalLine } from './parse-event.js';
 export { readJournal, parseJournalText } from './read-journal.js';
 export type { ReadJournalOptions } from './read-journal.js';
 export { JournalReader } from './journal-reader.js';
+export { readRunRecord, JOURNAL_MAX_BYTES, SMALL_RECORD_MAX_BYTES } from './read-record.js';
 export { JournalWriter } from './journal-writer.js';
 export { AppendList } from './append-list.js';
 export { applyEvent, emptyRunState, foldEvents } from './run-state.js';
@@ -40,6 +41,7 @@ export {
   CONTROL_PLANE_VERSION,
   SUPPORTED_CONTROL_PLANE_VERSIONS,
   RunMetadata,
+  ModelEndpoint,
   EstimatedCost,
   readMetadata,
   writeMetadata,

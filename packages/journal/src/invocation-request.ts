@@ -1,9 +1,13 @@
-import { closeSync, existsSync, fstatSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { diskWrite, makeDirectory, parseJson, SystemError } from '@delta/errors';
 import { invocationDirectory } from './io-records.js';
 import type { RunPaths } from './layout.js';
+import { readRunRecord } from './read-record.js';
+
+/** The bound of a request record read back: a request carries the whole context, so it is generous. */
+const REQUEST_RECORD_MAX_BYTES = 512 * 1024 * 1024;
 
 /** The whole request, byte for byte. */
 export const REQUEST_FILE = 'request.json';
@@ -173,7 +177,11 @@ function invalid(file: string, problem: string): SystemError {
 }
 
 function readDelta(file: string): RequestDelta {
-  return parseJson(readFileSync(file, 'utf8'), file, { schema: RequestDelta, code: 'INVOCATION_REQUEST_INVALID', hint: recordsHint });
+  return parseJson(readRunRecord(file, REQUEST_RECORD_MAX_BYTES)?.toString('utf8') ?? '', file, {
+    schema: RequestDelta,
+    code: 'INVOCATION_REQUEST_INVALID',
+    hint: recordsHint,
+  });
 }
 
 /** The exact bytes of an invocation's request, following its deltas back to a whole copy. */
@@ -189,7 +197,7 @@ export function readInvocationRequestBytes(paths: RunPaths, invocationId: string
     const full = join(dir, REQUEST_FILE);
     const deltaFile = join(dir, REQUEST_DELTA_FILE);
     if (existsSync(full)) {
-      whole = readFileSync(full);
+      whole = readRunRecord(full, REQUEST_RECORD_MAX_BYTES) ?? Buffer.alloc(0);
     } else if (existsSync(deltaFile)) {
       const delta = readDelta(deltaFile);
       chain.push({ file: deltaFile, delta });

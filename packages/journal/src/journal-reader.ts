@@ -1,14 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { JOURNAL_MAX_BYTES, readRunRecord } from './read-record.js';
 import { parseJournalLines } from './read-journal.js';
 import { emptyRunState, foldEvents, type RunState } from './run-state.js';
 
 function readBytes(file: string): Buffer | undefined {
-  try {
-    return readFileSync(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
+  return readRunRecord(file, JOURNAL_MAX_BYTES);
 }
 
 /**

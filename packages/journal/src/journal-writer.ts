@@ -1,10 +1,11 @@
-import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, readFileSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, ftruncateSync, openSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { deepFreeze } from './deep-freeze.js';
 import { asDiskFault, diskWrite, makeDirectory } from '@delta/errors';
 import { JournalEvent, type NewJournalEvent } from './events.js';
 import { parseJournalText } from './read-journal.js';
 import { applyEvent, emptyRunState, foldEvents, type RunState } from './run-state.js';
+import { JOURNAL_MAX_BYTES, readRunRecord } from './read-record.js';
 
 export interface TornTailRepair {
   /** How many bytes of the cut-off last line are removed from the journal. */
@@ -91,7 +92,7 @@ export class JournalWriter {
       }
       return new JournalWriter(file, emptyRunState(), undefined);
     }
-    const bytes = readFileSync(file);
+    const bytes = readRunRecord(file, JOURNAL_MAX_BYTES) ?? Buffer.alloc(0);
     const cut = bytes.lastIndexOf(0x0a) + 1;
     const state = foldEvents(parseJournalText(bytes.toString('utf8', 0, cut), file));
     if (cut === bytes.length) return new JournalWriter(file, state, undefined);

@@ -3,6 +3,7 @@ import { isAbsolute, join, relative } from 'node:path';
 import { asDiskFault, ConfigurationError, diskWrite, makeDirectory } from '@delta/errors';
 import { CONTROL_PLANE_VERSION } from './metadata.js';
 import { isRunId } from './run-id.js';
+import { readRunRecord, SMALL_RECORD_MAX_BYTES } from './read-record.js';
 
 /** Where everything of one run lives: `<work_dir>/.delta/<run_id>/...` (spec 003). */
 export interface RunPaths {
@@ -77,8 +78,8 @@ export function createRunDirectories(paths: RunPaths): void {
 }
 
 function readLine(file: string): string | undefined {
-  if (!existsSync(file)) return undefined;
-  const value = readFileSync(file, 'utf8').trim();
+  const value = readRunRecord(file, SMALL_RECORD_MAX_BYTES)?.toString('utf8').trim();
+  if (value === undefined) return undefined;
   return value === '' ? undefined : value;
 }
 

@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import { asDiskFault, parseJson, SystemError } from '@delta/errors';
 import { RunStatus, TokenUsage } from './events.js';
+import { readRunRecord, SMALL_RECORD_MAX_BYTES } from './read-record.js';
 
 /** The control-plane schema this package writes, and the ones it reads. */
 export const CONTROL_PLANE_VERSION = '1.3';
@@ -17,6 +18,22 @@ export const EstimatedCost = z.looseObject({
   output_per_million: z.number().nonnegative(),
 });
 export type EstimatedCost = z.infer<typeof EstimatedCost>;
+
+/**
+ * Where a run's model requests go and where its key came from, fixed when the run starts (never the key):
+ * `delta continue` and batch resumes use this endpoint, whatever a `.env` written since says.
+ */
+export const ModelEndpoint = z.object({
+  /** null: the default OpenAI base URL. */
+  base_url: z.string().nullable(),
+  /** A `.env` file's path, `environment`, or `option` (the caller's baseUrl, `--base-url`). */
+  base_url_source: z.string().nullable(),
+  /** The variable that held the key (DELTA_API_KEY, OPENAI_API_KEY); null when no key is sent or the caller gave it. */
+  api_key_name: z.string().nullable(),
+  /** A `.env` file's path, `environment`, or `option`; null when no key is sent. */
+  api_key_source: z.string().nullable(),
+});
+export type ModelEndpoint = z.infer<typeof ModelEndpoint>;
 
 /** `metadata.json`: the run's status and summary (spec 000 section 2.1.4). */
 export const RunMetadata = z.looseObject({
@@ -40,13 +57,16 @@ export const RunMetadata = z.looseObject({
   /** Tokens of every model call of the run, summed. */
   usage: TokenUsage.optional(),
   estimated_cost: EstimatedCost.optional(),
+  model_endpoint: ModelEndpoint.optional(),
 });
 export type RunMetadata = z.infer<typeof RunMetadata>;
 
 /** Reads metadata.json's JSON, again for a moment if it is caught while its running totals are rewritten in place. */
 function readMetadataJson(file: string): unknown {
   for (let attempt = 1; ; attempt += 1) {
-    const text = readFileSync(file, 'utf8');
+    const bytes = readRunRecord(file, SMALL_RECORD_MAX_BYTES);
+    if (bytes === undefined) throw new SystemError(`${file} does not exist`, { code: 'METADATA_MISSING', file });
+    const text = bytes.toString('utf8');
     try {
       return parseJson(text, file);
     } catch (error) {

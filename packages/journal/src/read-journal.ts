@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { JOURNAL_MAX_BYTES, readRunRecord } from './read-record.js';
 import type { JournalEvent } from './events.js';
 import { JournalCorruptError } from './journal-error.js';
 import { checkSequence, parseJournalLine } from './parse-event.js';
@@ -13,8 +13,9 @@ export interface ReadJournalOptions {
 
 /** Reads a whole journal. A missing file is an empty journal. */
 export function readJournal(file: string, options: ReadJournalOptions = {}): JournalEvent[] {
-  if (!existsSync(file)) return [];
-  const text = readFileSync(file, 'utf8');
+  const bytes = readRunRecord(file, JOURNAL_MAX_BYTES);
+  if (bytes === undefined) return [];
+  const text = bytes.toString('utf8');
   return parseJournalText(text, file, options);
 }
 

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { linkSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { ConfigurationError } from '@delta/errors';
 import { currentHolder, holderIsAlive, type RunLockHolder, safeParseRunLockHolder } from './run-lock-holder.js';
+import { readRunRecord, SMALL_RECORD_MAX_BYTES } from './read-record.js';
 
 export interface RunLock {
   readonly file: string;
@@ -69,12 +70,7 @@ function replaceWhole(file: string, text: string): void {
 }
 
 function readText(file: string): string | undefined {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (error) {
-    if (errorCode(error) === 'ENOENT') return undefined;
-    throw error;
-  }
+  return readRunRecord(file, SMALL_RECORD_MAX_BYTES)?.toString('utf8');
 }
 
 function parseHolder(file: string, text: string): RunLockHolder {

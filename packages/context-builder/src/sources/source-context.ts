@@ -8,6 +8,8 @@ export interface SourceContext {
   agentHome: string;
   cwd: string;
   countTokens: CountTokens;
+  /** Told when a context file is left out (a link out of the workspace, a FIFO, ...), naming it and why. */
+  onNotice?: (message: string) => void;
 }
 
 /** A source's name in messages and errors: its `id`, or its type and position. */

@@ -1,4 +1,6 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DeltaError } from '@delta/errors';
@@ -41,10 +43,67 @@ describe('file sources', () => {
     expect(await skipped.run()).toEqual([{ role: 'user', content: 'hi' }]);
   });
 
-  it('refuses a directory where a file should be', async () => {
+  it('leaves out a directory where a file should be, with a note naming it', async () => {
     const { work, run } = await build("sources:\n  - type: file\n    path: '${CWD}/docs'\n");
     mkdirSync(join(work, 'docs'));
-    await expect(run()).rejects.toThrow(`context source "file_0" (file): ${join(work, 'docs')} is not a file`);
+    expect(await run()).toEqual([
+      {
+        role: 'system',
+        content: `# Context Block: file_0\n\n[Not included: ${join(work, 'docs')} is a directory, not a regular file. The engine reads context files only as regular files inside the workspace or the agent directory.]`,
+      },
+    ]);
+  });
+});
+
+describe('file sources a tool could have written', () => {
+  const guide = "sources:\n  - type: file\n    id: guide\n    path: '${CWD}/DELTA.md'\n    on_missing: skip\n";
+  const note = (reason: string) =>
+    `# Context Block: guide\n\n[Not included: ${reason}. The engine reads context files only as regular files inside the workspace or the agent directory.]`;
+
+  it('leave out a link to /proc/self/environ, with a note and a notice naming it', async () => {
+    const notices: string[] = [];
+    const { work, run } = await build(guide, { extra: { onNotice: (line) => notices.push(line) } });
+    symlinkSync('/proc/self/environ', join(work, 'DELTA.md'));
+    const [block] = await run();
+    expect(block).toEqual({
+      role: 'system',
+      content: expect.stringMatching(
+        /^# Context Block: guide\n\n\[Not included: .*DELTA\.md is a symbolic link to \/proc\/\d+\/environ, a system file\./,
+      ),
+    });
+    expect(JSON.stringify(block)).not.toContain('PATH=');
+    expect(notices).toEqual([
+      expect.stringMatching(/^context source "guide" \(file\) was left out: .*DELTA\.md is a symbolic link to \/proc\//),
+    ]);
+  });
+
+  it('leave out a link to a file outside the workspace and the agent directory', async () => {
+    const { agent, work, run } = await build(guide);
+    const outside = mkdtempSync(join(tmpdir(), 'outside-'));
+    try {
+      writeFileSync(join(outside, 'secret'), 'host secret');
+      symlinkSync(join(outside, 'secret'), join(work, 'DELTA.md'));
+      const link = join(work, 'DELTA.md');
+      expect(await run()).toEqual([
+        { role: 'system', content: note(`${link} is a symbolic link to ${join(outside, 'secret')}, outside ${work} and ${agent}`) },
+      ]);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('follow a link that stays in the agent directory', async () => {
+    const { agent, work, run } = await build(guide, { files: { 'guide.md': 'Use make.' } });
+    symlinkSync(join(agent, 'guide.md'), join(work, 'DELTA.md'));
+    expect(await run()).toEqual([{ role: 'system', content: '# Context Block: guide\n\nUse make.' }]);
+  });
+
+  it('leave out a FIFO at once', async () => {
+    const { work, run } = await build(guide);
+    execFileSync('mkfifo', [join(work, 'DELTA.md')]);
+    expect(await run()).toEqual([
+      { role: 'system', content: note(`${join(work, 'DELTA.md')} is a FIFO (named pipe), not a regular file`) },
+    ]);
   });
 });
 

@@ -1,0 +1,1 @@
+export { readUntrustedFile, type UntrustedFile, type UntrustedFileOptions } from './read-untrusted-file.js';
