@@ -68,7 +68,6 @@ export function mergeTools(sources: readonly ToolSource[]): MergedTools {
   const merged = new Map<string, ExpandedTool>();
   const origins = new Map<string, ToolOrigin>();
   const warnings: ConfigProblem[] = [];
-  const written = new Map<string, ReturnType<ToolSource['locate']>>();
   for (const source of sources) {
     const inThisFile = new Map<string, number>();
     source.definitions.forEach((_, index) => {
@@ -107,19 +106,6 @@ export function mergeTools(sources: readonly ToolSource[]): MergedTools {
       inThisFile.set(tool.name, index);
       merged.set(tool.name, tool);
       origins.set(tool.name, { file: source.file, field: `tools[${index}]` });
-      written.set(tool.name, source.locate(['tools', index]));
-    });
-  }
-  for (const [name, tool] of merged) {
-    if (tool.description.trim() !== '') continue;
-    // Sent with description "", a tool gets called badly; only the definitions kept are worth a warning.
-    const { file, field } = origins.get(name)!;
-    const at = written.get(name);
-    warnings.push({
-      file,
-      ...(at ? { line: at.line, column: at.column } : {}),
-      field: `${field}.description`,
-      message: `tool '${name}' has no description, so the model is sent "" and must guess what it does (add a description: saying what it does and what it returns)`,
     });
   }
   return { tools: [...merged.values()], origins, warnings };
