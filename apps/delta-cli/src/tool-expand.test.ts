@@ -286,11 +286,11 @@ describe('delta tool expand', () => {
     const shown = await runDelta(['tool', 'expand', agent]);
     expect(shown.exitCode).toBe(0);
     expect(shown.stderr).toContain(
-      "tools[0].exec: ${directory}, ${pattern} are whole arguments with no -- before them: a value starting with '-' would be read as an option",
+      "tools[0].exec: ${directory}, ${pattern} are whole arguments of find with no -- before them: a value starting with '-' would be read as an option",
     );
     const strict = await runDelta(['tool', 'expand', agent, '--strict']);
     expect(strict.exitCode).toBe(2);
-    expect(strict.stderr).toContain('${directory}, ${pattern} are whole arguments with no -- before them');
+    expect(strict.stderr).toContain('${directory}, ${pattern} are whole arguments of find with no -- before them');
     expect(strict.stderr).not.toMatch(STACK_FRAME);
   });
 });

@@ -144,7 +144,7 @@ describe('agent.yaml', () => {
     expect(error?.message).toBe(
       `The agent ${home} has 2 warnings, and strict mode makes every warning an error:\n` +
         `  - ${join(home, 'agent.yaml')}:4:1 owner: unknown key "owner" is ignored (check its spelling and indentation)\n` +
-        `  - ${join(home, 'agent.yaml')}:9:5 tools[0].colour: Unknown tool key 'colour' is ignored. Known keys: name, description, exec, shell, command, parameters, stdin, timeout_ms, pass_model_credentials, max_output_bytes.`,
+        `  - ${join(home, 'agent.yaml')}:9:5 tools[0].colour: Unknown tool key 'colour' is ignored. Known keys: name, description, exec, shell, command, parameters, stdin, timeout_ms, pass_model_credentials, max_output_bytes, allow_option_values.`,
     );
     expect(error?.hint).toMatch(/--strict/);
 

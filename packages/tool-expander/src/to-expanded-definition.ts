@@ -22,6 +22,8 @@ export interface ExpandedDefinition {
   /** Shown only when true, so a tool that receives the model's API key stands out. */
   pass_model_credentials?: true;
   max_output_bytes?: number;
+  /** Shown only when true: the author said no option of the program can do harm. */
+  allow_option_values?: true;
   parameters: ExpandedParameterDefinition[];
 }
 
@@ -38,6 +40,7 @@ export function toExpandedDefinition(tool: ExpandedTool): ExpandedDefinition {
     timeout_ms: tool.timeout_ms,
     ...(tool.pass_model_credentials ? { pass_model_credentials: true as const } : {}),
     ...(tool.max_output_bytes === undefined ? {} : { max_output_bytes: tool.max_output_bytes }),
+    ...(tool.allow_option_values === true ? { allow_option_values: true as const } : {}),
     parameters: tool.parameters.map((parameter) => ({
       name: parameter.name,
       type: parameter.type,
