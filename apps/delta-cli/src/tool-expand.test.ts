@@ -41,11 +41,9 @@ const EXPANDED_YAML = `tools:
   - name: list_files
     description: List a directory
     command:
-      # \${directory} is the model's value for directory
       - ls
       - -la
       - --
-      - \${directory}
     timeout_ms: 120000
     parameters:
       - name: directory
@@ -91,10 +89,8 @@ const EXPANDED_YAML = `tools:
         position: 0
   - name: write_file
     command:
-      # \${filename} is the model's value for filename
       - tee
       - --
-      - \${filename}
     timeout_ms: 120000
     parameters:
       - name: filename
@@ -106,13 +102,9 @@ const EXPANDED_YAML = `tools:
         description: What to write
         inject_as: stdin
   - name: sub_agent
-    command:
+    exec:
       # \${AGENT_HOME} is filled in by the engine; \${task} is the model's value for task
-      - delta
-      - run
-      - --agent
-      - \${AGENT_HOME}/helper
-      - --message=\${task}
+      delta run --agent \${AGENT_HOME}/helper --message=\${task}
     timeout_ms: 120000
     pass_model_credentials: true
     parameters:

@@ -6,13 +6,20 @@ const MAX_LENGTH = 200;
 /** A shell: script's `"$1"`, `$1` or `${10}`. */
 const POSITIONAL = /"\$(\d)"|"\$\{(\d+)\}"|\$(\d)|\$\{(\d+)\}/g;
 
+/** A shell: tool's form, `sh -c <script> -- <engine variables>`, whether written as shell: or as command:. */
+function isShellForm(tool: ExpandedTool): boolean {
+  const [program, flag, , separator] = tool.command;
+  const options = tool.parameters.some((parameter) => parameter.inject_as === 'option');
+  return tool.mode !== 'exec' && program === 'sh' && flag === '-c' && separator === '--' && !options;
+}
+
 /** What the tool runs, with `${name}` where each parameter goes, on one line. */
 function commandText(tool: ExpandedTool): string {
   const byPosition = tool.parameters
     .filter((parameter) => parameter.inject_as === 'argument')
     .sort((left, right) => (left.position ?? 0) - (right.position ?? 0));
   if (tool.mode === 'exec') return tool.command.join(' ');
-  if (tool.mode === 'command') {
+  if (!isShellForm(tool)) {
     const options = tool.parameters.flatMap((parameter) =>
       parameter.inject_as === 'option' ? [`${parameter.option_name} \${${parameter.name}}`] : [],
     );
@@ -37,5 +44,6 @@ export function modelDescription(tool: ExpandedTool): string {
   if (tool.description.trim() !== '') return tool.description;
   const line = commandText(tool).replace(/\s+/g, ' ').trim();
   const text = line.length > MAX_LENGTH ? `${line.slice(0, MAX_LENGTH - 1)}…` : line;
-  return `${tool.mode === 'shell' ? 'Runs in sh' : 'Runs'}: ${text}`;
+  // The same words for a shell: tool and for its expansion pasted back as command: [sh, -c, ...].
+  return `${isShellForm(tool) ? 'Runs in sh' : 'Runs'}: ${text}`;
 }
