@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempDir } from '@delta/testkit';
-import { PATH_WITH_REPOSITORY_BINS, REPOSITORY_ROOT, latestRun, runProcess } from './run-delta.js';
+import { REPOSITORY_ROOT, latestRun, pathWithoutDelta, runProcess } from './run-delta.js';
 
 afterEach(cleanupTempDirs);
 
@@ -14,15 +14,15 @@ function testedBlocks(markdown: string): string[] {
 }
 
 describe('docs/getting-started.md', () => {
-  it('runs every `sh test` block in order, in a fresh HOME with the built commands on PATH and no API key', async () => {
+  it('runs every `sh test` block in order from the repository root, in a fresh HOME with no API key and no delta on PATH but what the page puts there', async () => {
     const blocks = testedBlocks(readFileSync(join(REPOSITORY_ROOT, 'docs/getting-started.md'), 'utf8'));
     expect(blocks.length).toBeGreaterThanOrEqual(9);
     const home = await createTempDir('getting-started-');
     const script = ['set -euo pipefail', ...blocks.map((block, index) => `echo '${MARK} ${index}'\n${block}`)].join('\n');
 
     const result = await runProcess('bash', ['-c', script], {
-      cwd: home,
-      env: { HOME: home, PATH: PATH_WITH_REPOSITORY_BINS, DELTA_API_KEY: undefined, OPENAI_API_KEY: undefined, DELTA_BASE_URL: undefined },
+      cwd: REPOSITORY_ROOT,
+      env: { HOME: home, PATH: pathWithoutDelta(), DELTA_API_KEY: undefined, OPENAI_API_KEY: undefined, DELTA_BASE_URL: undefined },
     });
     expect(result.stderr).not.toMatch(/Error|not found/);
     expect(result.exitCode).toBe(0);

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempAgent, createTempDir, runProcess, startFakeLlm, type FakeLlm, type ScriptStep } from '@delta/testkit';
@@ -51,7 +51,7 @@ const twoSteps: ScriptStep[] = [
 ];
 
 describe('delta run --format json', () => {
-  it('prints one result object that jq reads: delta run … --format json | jq -e .final_answer', async () => {
+  it('prints one result object, naming the agent, that jq reads: delta run … --format json | jq -e .final_answer', async () => {
     const { agent, work, env } = await setup(twoSteps);
     const saved = join(work, '..', 'result.json');
     const pipeline = `"$NODE" "$DELTA" run --agent "$AGENT" -w "$WORK" -m 'Take a note' --format json | tee "$SAVED"${jq || !jqUnavailable ? ' | jq -e .final_answer' : ''}`;
@@ -69,6 +69,8 @@ describe('delta run --format json', () => {
     expect(object).toMatchObject({
       schema_version: 1,
       run_id: runId,
+      agent_name: 'formats',
+      agent_home: metadata.agent_home,
       status: 'COMPLETED',
       exit_code: 0,
       final_answer: 'The note says "hi".',
@@ -84,6 +86,7 @@ describe('delta run --format json', () => {
       run_dir: paths.runDir,
       journal: paths.journal,
     });
+    expect(realpathSync(object.agent_home as string)).toBe(realpathSync(agent));
     expect(object.duration_ms).toBeGreaterThan(0);
     expect(readFileSync(object.journal as string, 'utf8')).toContain('"type":"ENGINE_END"');
   });

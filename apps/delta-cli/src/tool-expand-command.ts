@@ -67,13 +67,15 @@ const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::raw)?\}/g;
 const ENGINE_VARIABLES = new Set(['AGENT_HOME', 'CWD']);
 
 /**
- * `${name}` reads the same in an exec: tool, where the model's value replaces it, and in a command: tool,
- * where it is literal text. A comment above each command that has some says which is which.
+ * `${name}` reads the same in an exec: template, where the model's value replaces it, and in a command:
+ * tool, where it is literal text. A comment above each command (or exec: template) says which is which.
  */
 function withPlaceholderNotes(tools: ExpandedDefinition[], expanded: readonly ExpandedTool[]): Document {
   const document = new Document({ tools });
   tools.forEach((tool, index) => {
-    const names = [...new Set(tool.command.flatMap((part) => [...part.matchAll(PLACEHOLDER)].map((match) => match[1]!)))];
+    const key = tool.command === undefined ? 'exec' : 'command';
+    const parts = tool.command ?? [tool.exec ?? ''];
+    const names = [...new Set(parts.flatMap((part) => [...part.matchAll(PLACEHOLDER)].map((match) => match[1]!)))];
     const parameters = new Set(tool.parameters.map((parameter) => parameter.name));
     const notes = [
       ...names.filter((name) => ENGINE_VARIABLES.has(name)).map((name) => `\${${name}} is filled in by the engine`),
@@ -85,7 +87,7 @@ function withPlaceholderNotes(tools: ExpandedDefinition[], expanded: readonly Ex
             : `\${${name}} is literal text, passed as written (not a parameter)`,
         ),
     ];
-    const command = document.getIn(['tools', index, 'command'], true);
+    const command = document.getIn(['tools', index, key], true);
     if (notes.length > 0 && isNode(command)) command.commentBefore = ` ${notes.join('; ')}`;
   });
   return document;

@@ -41,11 +41,9 @@ const EXPANDED_YAML = `tools:
   - name: list_files
     description: List a directory
     command:
-      # \${directory} is the model's value for directory
       - ls
       - -la
       - --
-      - \${directory}
     timeout_ms: 120000
     parameters:
       - name: directory
@@ -91,10 +89,8 @@ const EXPANDED_YAML = `tools:
         position: 0
   - name: write_file
     command:
-      # \${filename} is the model's value for filename
       - tee
       - --
-      - \${filename}
     timeout_ms: 120000
     parameters:
       - name: filename
@@ -106,13 +102,9 @@ const EXPANDED_YAML = `tools:
         description: What to write
         inject_as: stdin
   - name: sub_agent
-    command:
+    exec:
       # \${AGENT_HOME} is filled in by the engine; \${task} is the model's value for task
-      - delta
-      - run
-      - --agent
-      - \${AGENT_HOME}/helper
-      - --message=\${task}
+      delta run --agent \${AGENT_HOME}/helper --message=\${task}
     timeout_ms: 120000
     pass_model_credentials: true
     parameters:
@@ -129,20 +121,24 @@ describe('delta tool expand', () => {
   it('prints every tool of an agent directory in its expanded form, exactly', async () => {
     const agent = await createTempAgent({ agentYaml: AGENT_YAML });
     const result = await runDelta(['tool', 'expand', agent]);
-    // Four tools have no description: the model would be sent "" (a warning each, never a change to the output).
-    const warnings = result.stderr.trimEnd().split('\n');
-    expect(
-      warnings.map((line) =>
-        /^warning: .*agent\.yaml:\d+:5 tools\[(\d)\]\.description: tool '(\w+)' has no description/.exec(line)?.slice(1),
-      ),
-    ).toEqual([
-      ['1', 'run_docker'],
-      ['2', 'serve'],
-      ['3', 'write_file'],
-      ['4', 'sub_agent'],
-    ]);
+    // Four tools have no description: the model is sent what each runs (the documented default), with no warning.
+    expect(result.stderr).toBe('');
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toBe(EXPANDED_YAML);
+  });
+
+  it('loads tools with no description under --strict too, with no warning, and --schema shows what the model is sent instead', async () => {
+    const agent = await createTempAgent({ agentYaml: AGENT_YAML });
+    const strict = await runDelta(['tool', 'expand', agent, '--strict']);
+    expect(strict.stderr).toBe('');
+    expect(strict.exitCode).toBe(0);
+    expect(strict.stdout).toBe(EXPANDED_YAML);
+    const schema = await runDelta(['tool', 'expand', agent, '--schema', '--strict']);
+    expect(schema.exitCode).toBe(0);
+    expect(schema.stdout).toContain('      name: write_file\n      description: "Runs: tee -- ${filename}"\n');
+    expect(schema.stdout).toContain(
+      '      name: run_docker\n      description: "Runs in sh: docker run ${options} -- ${image} | tee ${CWD}/docker.log"\n',
+    );
   });
 
   it('says which ${...} in a command is the model value, the engine, or literal text (command: tools have no placeholders)', async () => {
@@ -175,7 +171,7 @@ describe('delta tool expand', () => {
       type: 'function',
       function: {
         name: 'serve',
-        description: '',
+        description: 'Runs: serve --quiet --port ${port} ${root}',
         parameters: {
           type: 'object',
           properties: { port: { type: 'string' }, root: { type: 'string', enum: ['public', 'site'], description: 'Directory to serve' } },
@@ -184,8 +180,10 @@ describe('delta tool expand', () => {
         },
       },
     });
-    expect(result.stdout).not.toContain('AGENT_HOME');
-    expect(result.stdout).not.toContain('CWD');
+    // Engine variables are never parameters (a default description may name them, as what the tool runs).
+    const parameters = JSON.stringify(tools.map((tool) => tool.function.parameters));
+    expect(parameters).not.toContain('AGENT_HOME');
+    expect(parameters).not.toContain('CWD');
     expect(result.stdout).not.toContain('credentials');
     expect(result.stdout).not.toContain('timeout_ms');
   });
@@ -258,7 +256,7 @@ describe('delta tool expand', () => {
           type: 'function',
           function: {
             name: 'fetch',
-            description: '',
+            description: 'Runs: curl -X ${method} --max-time ${seconds} -- ${url}',
             parameters: {
               type: 'object',
               properties: { method: { type: 'string', enum: ['GET', 'POST'] }, seconds: { type: 'integer' }, url: { type: 'string' } },
@@ -280,11 +278,11 @@ describe('delta tool expand', () => {
     const shown = await runDelta(['tool', 'expand', agent]);
     expect(shown.exitCode).toBe(0);
     expect(shown.stderr).toContain(
-      "tools[0].exec: ${directory}, ${pattern} are whole arguments with no -- before them: a value starting with '-' would be read as an option",
+      "tools[0].exec: ${directory}, ${pattern} are whole arguments of find with no -- before them: a value starting with '-' would be read as an option",
     );
     const strict = await runDelta(['tool', 'expand', agent, '--strict']);
     expect(strict.exitCode).toBe(2);
-    expect(strict.stderr).toContain('${directory}, ${pattern} are whole arguments with no -- before them');
+    expect(strict.stderr).toContain('${directory}, ${pattern} are whole arguments of find with no -- before them');
     expect(strict.stderr).not.toMatch(STACK_FRAME);
   });
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DeltaError } from '@delta/errors';
 import { cleanupTempDirs, createTempAgent, createTempDir, defaultContextYaml, writeFiles } from '@delta/testkit';
+import { toFunctionTool } from '@delta/tool-expander';
 import { loadAgent } from './load-agent.js';
 
 afterAll(cleanupTempDirs);
@@ -91,21 +92,21 @@ describe('agent.yaml', () => {
     );
   });
 
-  it('warns about a kept tool with no description, at its entry, and not about one a later file replaces', async () => {
+  it('loads a tool with no description (as the spec examples write them) with no warning, strict too, and sends what it runs', async () => {
     const home = await createTempAgent({
       agentYaml:
-        'name: a\nllm:\n  model: m\nimports: [./shared.yaml]\ntools:\n  - name: bare\n    exec: echo hi\n  - name: shared\n    description: Described here.\n    exec: echo s\n',
-      files: { 'shared.yaml': 'tools:\n  - name: shared\n    exec: echo s\n  - name: blank\n    description: "  "\n    exec: echo b\n' },
-    });
-    const warnings = loadAgent(home).warnings.map(({ file, line, field, message }) => ({ file, line, field, message }));
-    expect(warnings).toEqual([
-      {
-        file: join(home, 'shared.yaml'),
-        line: 4,
-        field: 'tools[1].description',
-        message: expect.stringContaining(`tool 'blank' has no description, so the model is sent ""`),
+        'name: a\nllm:\n  model: m\nimports: [./shared.yaml]\ntools:\n  - name: bare\n    exec: tee -- ${name}\n  - name: shared\n    description: Described here.\n    exec: echo s\n',
+      files: {
+        'shared.yaml':
+          'tools:\n  - name: shared\n    exec: echo s\n  - name: blank\n    description: "  "\n    shell: cat -- ${file} | wc -l\n',
       },
-      { file: join(home, 'agent.yaml'), line: 6, field: 'tools[0].description', message: expect.stringContaining("tool 'bare'") },
+    });
+    expect(loadAgent(home).warnings).toEqual([]);
+    const agent = loadAgent(home, { strict: true });
+    expect(agent.tools.map((tool) => [tool.name, toFunctionTool(tool).function.description])).toEqual([
+      ['shared', 'Described here.'],
+      ['blank', 'Runs in sh: cat -- ${file} | wc -l'],
+      ['bare', 'Runs: tee -- ${name}'],
     ]);
   });
 
@@ -143,7 +144,7 @@ describe('agent.yaml', () => {
     expect(error?.message).toBe(
       `The agent ${home} has 2 warnings, and strict mode makes every warning an error:\n` +
         `  - ${join(home, 'agent.yaml')}:4:1 owner: unknown key "owner" is ignored (check its spelling and indentation)\n` +
-        `  - ${join(home, 'agent.yaml')}:9:5 tools[0].colour: Unknown tool key 'colour' is ignored. Known keys: name, description, exec, shell, command, parameters, stdin, timeout_ms, pass_model_credentials, max_output_bytes.`,
+        `  - ${join(home, 'agent.yaml')}:9:5 tools[0].colour: Unknown tool key 'colour' is ignored. Known keys: name, description, exec, shell, command, parameters, stdin, timeout_ms, pass_model_credentials, max_output_bytes, allow_option_values.`,
     );
     expect(error?.hint).toMatch(/--strict/);
 

@@ -1,7 +1,8 @@
 import { ConfigurationError } from '@delta/errors';
 import type { ConfigProblem } from '@delta/yaml-config';
 import { isMcpToolName, MCP_TOOL_PREFIX } from '@delta/mcp';
-import { safeExpandTool, type ExpandedTool } from '@delta/tool-expander';
+import { ARGUMENT_INJECTION_WARNING, safeExpandTool, type ExpandedTool } from '@delta/tool-expander';
+import { type InjectionWarning, oneArgumentInjectionWarning } from './argument-injection-warning.js';
 import { BUILT_IN_TOOL_NAMES } from './built-in-tools.js';
 import type { ToolSource } from './resolve-imports.js';
 
@@ -30,18 +31,25 @@ function locateField(source: ToolSource, field: string, aboutKey: boolean | unde
   return source.locate(segments);
 }
 
-function expandAt(source: ToolSource, index: number, warnings: ConfigProblem[]): ExpandedTool {
+function expandAt(source: ToolSource, index: number, warnings: ConfigProblem[], injection: Map<string, InjectionWarning>): ExpandedTool {
   const field = `tools[${index}]`;
   const position = source.locate(['tools', index]);
   const result = safeExpandTool(source.definitions[index], { path: field });
+  // A later definition replaces an earlier one's warning along with the tool.
+  if (result.success) injection.delete(result.tool.name);
   for (const warning of result.warnings) {
     const at = locateField(source, warning.field, warning.aboutKey) ?? position;
-    warnings.push({
+    const problem = {
       file: source.file,
       ...(at ? { line: at.line, column: at.column } : {}),
       field: warning.field,
       message: warning.message,
-    });
+    };
+    if (warning.code === ARGUMENT_INJECTION_WARNING && result.success) {
+      injection.set(result.tool.name, { ...problem, subject: warning.subject ?? result.tool.name });
+    } else {
+      warnings.push(problem);
+    }
   }
   if (!result.success) {
     const error = result.error;
@@ -68,11 +76,11 @@ export function mergeTools(sources: readonly ToolSource[]): MergedTools {
   const merged = new Map<string, ExpandedTool>();
   const origins = new Map<string, ToolOrigin>();
   const warnings: ConfigProblem[] = [];
-  const written = new Map<string, ReturnType<ToolSource['locate']>>();
+  const injection = new Map<string, InjectionWarning>();
   for (const source of sources) {
     const inThisFile = new Map<string, number>();
     source.definitions.forEach((_, index) => {
-      const tool = expandAt(source, index, warnings);
+      const tool = expandAt(source, index, warnings, injection);
       const field = `tools[${index}].name`;
       const position = source.locate(['tools', index, 'name']);
       const where = position ? `${source.file}:${position.line}:${position.column}` : source.file;
@@ -107,20 +115,8 @@ export function mergeTools(sources: readonly ToolSource[]): MergedTools {
       inThisFile.set(tool.name, index);
       merged.set(tool.name, tool);
       origins.set(tool.name, { file: source.file, field: `tools[${index}]` });
-      written.set(tool.name, source.locate(['tools', index]));
     });
   }
-  for (const [name, tool] of merged) {
-    if (tool.description.trim() !== '') continue;
-    // Sent with description "", a tool gets called badly; only the definitions kept are worth a warning.
-    const { file, field } = origins.get(name)!;
-    const at = written.get(name);
-    warnings.push({
-      file,
-      ...(at ? { line: at.line, column: at.column } : {}),
-      field: `${field}.description`,
-      message: `tool '${name}' has no description, so the model is sent "" and must guess what it does (add a description: saying what it does and what it returns)`,
-    });
-  }
-  return { tools: [...merged.values()], origins, warnings };
+  const once = oneArgumentInjectionWarning([...injection.values()]);
+  return { tools: [...merged.values()], origins, warnings: once === undefined ? warnings : [...warnings, once] };
 }

@@ -8,17 +8,55 @@ function warningsOf(definition: Record<string, unknown>): string[] {
 }
 
 describe('argument injection', () => {
-  it('warns once per tool, naming each whole-argument placeholder with no -- before it', () => {
+  it('warns once per tool, naming each whole-argument placeholder with no -- before it and the program that reads it', () => {
     expect(warningsOf({ exec: 'find ${directory} -name ${pattern}' })).toEqual([
-      "tools[0].exec: ${directory}, ${pattern} are whole arguments with no -- before them: a value starting with '-' would be read as an option " +
-        '(find ${directory} given "-delete" deletes the workspace). Put -- before them (cat -- ${directory}), join it to its option (--name=${directory}), or declare an enum:.',
+      "tools[0].exec: ${directory}, ${pattern} are whole arguments of find with no -- before them: a value starting with '-' would be read as an option " +
+        '(find ${directory} given "-delete" deletes the workspace). Put -- before them (find -- ${directory}), join it to its option (--name=${directory}), ' +
+        'declare an enum:, or, if no option of find can do harm here, say so with allow_option_values: true.',
     ]);
     expect(warningsOf({ shell: 'curl -sS "${url}" | head -n 5' })[0]).toMatch(
-      /^tools\[0\]\.shell: \$\{url\} is a whole argument with no -- before it:/,
+      /^tools\[0\]\.shell: \$\{url\} is a whole argument of curl with no -- before it:/,
     );
-    expect(warningsOf({ command: ['cat'], parameters: [{ name: 'file' }] })[0]).toMatch(
-      /^tools\[0\]\.command: \$\{file\} is a whole argument/,
+    expect(warningsOf({ command: ['/usr/bin/rsync', '-a'], parameters: [{ name: 'source' }] })[0]).toMatch(
+      /^tools\[0\]\.command: \$\{source\} is a whole argument of rsync/,
     );
+  });
+
+  it.each([
+    ['exec', 'rm ${file}'],
+    ['exec', 'git log ${revision}'],
+    ['exec', 'tar -xf ${archive}'],
+    ['exec', 'curl ${url}'],
+    ['exec', 'rsync -a ${source} backup/'],
+    ['exec', 'sort ${file}'],
+    ['exec', 'my-script ${input}'],
+    ['exec', 'python3 ${script}'],
+    ['shell', 'cat ${file} | xargs rm ${flags}'],
+  ])('warns for %s: %j (a program that acts on options, or one it cannot judge)', (mode, template) => {
+    expect(warningsOf({ [mode]: template })).toHaveLength(1);
+  });
+
+  it.each([
+    ['exec', 'echo ${message}'],
+    ['exec', 'cat ${file}'],
+    ['exec', 'tee ${filename}'],
+    ['exec', 'ls -F ${directory}'],
+    ['exec', 'grep ${pattern} ${file}'],
+    ['exec', 'bash -c ${script}'],
+    ['shell', 'grep ${pattern} ${file} | wc -l'],
+    ['shell', 'cat ${file} | wc -l'],
+    ['command', ['/bin/cat']],
+  ])("does not warn for the spec's canonical %s tool %j: no option of the program can do harm", (mode, template) => {
+    const definition = mode === 'command' ? { command: template, parameters: [{ name: 'file' }] } : { [mode]: template };
+    expect(warningsOf(definition)).toEqual([]);
+  });
+
+  it('does not warn for a tool that declares allow_option_values: true, and shows the key when expanded', () => {
+    expect(warningsOf({ exec: 'find ${directory} -name x', allow_option_values: true })).toEqual([]);
+    expect(warningsOf({ command: ['rm'], parameters: [{ name: 'file' }], allow_option_values: true })).toEqual([]);
+    const result = safeExpandTool({ name: 't', shell: 'git log ${revision}', allow_option_values: true });
+    expect(result.success && result.tool.allow_option_values).toBe(true);
+    expect(warningsOf({ exec: 'find ${directory}', allow_option_values: false })).toHaveLength(1);
   });
 
   it.each([
@@ -52,6 +90,6 @@ describe('argument injection', () => {
   });
 
   it('warns after the first command of a shell script even when an earlier one has --', () => {
-    expect(warningsOf({ shell: 'grep -- ${a} f; rm ${b}' })[0]).toMatch(/^tools\[0\]\.shell: \$\{b\} is a whole argument/);
+    expect(warningsOf({ shell: 'grep -- ${a} f; rm ${b}' })[0]).toMatch(/^tools\[0\]\.shell: \$\{b\} is a whole argument of rm/);
   });
 });

@@ -7,14 +7,18 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
 export const MAX_TOOL_TIMEOUT_MS = 2_147_483_647;
 
 /** How the engine runs a tool, whatever its syntax: its time limit and whether it gets the model credentials. */
-export function executionSettings(definition: Pick<ToolDefinition, 'timeout_ms' | 'pass_model_credentials' | 'max_output_bytes'>): {
+export function executionSettings(
+  definition: Pick<ToolDefinition, 'timeout_ms' | 'pass_model_credentials' | 'max_output_bytes' | 'allow_option_values'>,
+): {
   timeout_ms: number;
   pass_model_credentials: boolean;
   max_output_bytes?: number;
+  allow_option_values?: true;
 } {
   return {
     timeout_ms: definition.timeout_ms ?? DEFAULT_TOOL_TIMEOUT_MS,
     pass_model_credentials: definition.pass_model_credentials === true,
     ...(definition.max_output_bytes === undefined ? {} : { max_output_bytes: definition.max_output_bytes }),
+    ...(definition.allow_option_values === true ? { allow_option_values: true as const } : {}),
   };
 }

@@ -1,4 +1,4 @@
-import { argumentInjectionWarning, unguardedArguments } from './argument-injection.js';
+import { argumentInjectionWarning, type UnguardedArgument, unguardedArguments } from './argument-injection.js';
 import { executionSettings } from './execution-settings.js';
 import type { ExpandedParameter, ExpandedTool } from './expanded-tool.js';
 import { fieldPath } from './field-path.js';
@@ -24,7 +24,7 @@ export function expandTemplateTool(
   const template = definition[mode] as string;
   let command: string[];
   let placeholders: TemplatePlaceholder[];
-  let unguarded: string[] | undefined;
+  let unguarded: UnguardedArgument[] | undefined;
   try {
     if (mode === 'exec') {
       const tokens = tokenizeExecTemplate(template);

@@ -48,4 +48,6 @@ export interface ExpandedTool {
   pass_model_credentials: boolean;
   /** Bytes of each output stream the model is shown, when the definition sets it; else the agent's default. */
   max_output_bytes?: number;
+  /** Set when the definition says `allow_option_values: true`: no argument-injection warning. */
+  allow_option_values?: true;
 }

@@ -13,6 +13,7 @@ export type { FunctionParameterSchema, FunctionParametersSchema, FunctionTool } 
 export { PARAMETER_TYPES } from './parameter-type.js';
 export type { ParameterType, ParameterValue } from './parameter-type.js';
 export { toExpandedDefinition } from './to-expanded-definition.js';
+export { ARGUMENT_INJECTION_WARNING } from './argument-injection.js';
 export type { ExpandedDefinition, ExpandedParameterDefinition } from './to-expanded-definition.js';
 export { quoteCommandLine } from './quote-command-line.js';
 export { ToolDefinitionError, formatIssue } from './tool-definition-error.js';

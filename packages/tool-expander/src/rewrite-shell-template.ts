@@ -1,3 +1,5 @@
+import type { UnguardedArgument } from './argument-injection.js';
+import { optionCouldHarm, programName } from './option-danger.js';
 import { describeLocation, findPlaceholderEnd, isEngineVariable, parsePlaceholderBody } from './placeholder.js';
 import { TemplateProblem } from './template-problem.js';
 import { invalidPlaceholder, type TemplatePlaceholder } from './tokenize-exec-template.js';
@@ -9,8 +11,8 @@ export interface ShellScript {
   engineVariables: string[];
   /** Model parameters in order of first appearance; they follow the engine variables. */
   placeholders: TemplatePlaceholder[];
-  /** Parameters used somewhere as a whole argument with no `--` before it in their command (not :raw). */
-  unguarded: string[];
+  /** Parameters used somewhere as a whole argument, with no `--` before it, of a command whose options can do harm (not :raw). */
+  unguarded: UnguardedArgument[];
 }
 
 type Context = 'top' | 'double' | 'substitution' | 'backtick' | 'arithmetic';
@@ -27,8 +29,8 @@ interface Occurrence {
   name: string;
   raw: boolean;
   quoted: boolean;
-  /** A whole argument of its command, with no `--` before it: a leading '-' would make it an option. */
-  unguarded: boolean;
+  /** The program it is a whole argument of, with no `--` before it, when a leading '-' would make it a harmful option. */
+  unguardedIn: string | undefined;
 }
 
 /**
@@ -120,7 +122,7 @@ export function rewriteShellTemplate(template: string): ShellScript {
         name: body.name,
         raw: body.raw,
         quoted: context === 'double',
-        unguarded: !body.raw && !isEngineVariable(body.name) && isUnguardedArgument(template, index, end + 1, context === 'double'),
+        unguardedIn: body.raw || isEngineVariable(body.name) ? undefined : harmfulProgram(template, index, end + 1, context === 'double'),
       });
       index = end + 1;
     } else if (char === '$' && next === '$') {
@@ -175,7 +177,10 @@ export function rewriteShellTemplate(template: string): ShellScript {
     copied = occurrence.end;
   }
   script += template.slice(copied);
-  const unguarded = [...new Set(occurrences.filter((occurrence) => occurrence.unguarded).map((occurrence) => occurrence.name))];
+  const unguarded: UnguardedArgument[] = [];
+  for (const { name, unguardedIn } of occurrences) {
+    if (unguardedIn !== undefined && !unguarded.some((argument) => argument.name === name)) unguarded.push({ name, program: unguardedIn });
+  }
   return { script, engineVariables, placeholders, unguarded };
 }
 
@@ -242,26 +247,32 @@ export function positionalReference(number: number): string {
   return number < 10 ? `$${number}` : `\${${number}}`;
 }
 
+/** The program whose argument the placeholder is, when a value starting with '-' could be a harmful option of it. */
+function harmfulProgram(template: string, start: number, end: number, quoted: boolean): string | undefined {
+  const words = unguardedArgumentOf(template, start, end, quoted);
+  return words !== undefined && optionCouldHarm(words) ? programName(words[0] as string) : undefined;
+}
+
 /**
- * Whether the placeholder at `start`..`end` is a whole word (`${x}` or `"${x}"`) that is an argument of
- * its command (not the command itself, not a redirection target) with no `--` word before it. A
- * heuristic on the text of the command: it is for a warning, and errs towards warning.
+ * The words of its command before the placeholder at `start`..`end`, when it is a whole word (`${x}` or
+ * `"${x}"`) that is an argument of that command (not the command itself, not a redirection target) with no
+ * `--` word before it. A heuristic on the text of the command: it is for a warning, and errs towards warning.
  */
-function isUnguardedArgument(template: string, start: number, end: number, quoted: boolean): boolean {
+function unguardedArgumentOf(template: string, start: number, end: number, quoted: boolean): string[] | undefined {
   const before = quoted && template[start - 1] === '"' ? start - 1 : start;
   const after = quoted && template[end] === '"' ? end + 1 : end;
-  if (quoted && (before === start || after === end)) return false;
-  if (before > 0 && !/[\s;&|(`]/.test(template[before - 1] as string)) return false;
-  if (after < template.length && !/[\s;&|)`<>]/.test(template[after] as string)) return false;
+  if (quoted && (before === start || after === end)) return undefined;
+  if (before > 0 && !/[\s;&|(`]/.test(template[before - 1] as string)) return undefined;
+  if (after < template.length && !/[\s;&|)`<>]/.test(template[after] as string)) return undefined;
   const separator = Math.max(...[';', '&', '|', '\n', '(', '`'].map((char) => template.lastIndexOf(char, before - 1)));
   const words = template
     .slice(separator + 1, before)
     .trim()
     .split(/\s+/)
     .filter((word) => word !== '');
-  if (words.length === 0) return false;
-  if (/^\d*(<|>|>>|<>|>\|)$/.test(words.at(-1) as string)) return false;
-  return !words.includes('--');
+  if (words.length === 0) return undefined;
+  if (/^\d*(<|>|>>|<>|>\|)$/.test(words.at(-1) as string)) return undefined;
+  return words.includes('--') ? undefined : words;
 }
 
 function isWordStart(template: string, index: number): boolean {

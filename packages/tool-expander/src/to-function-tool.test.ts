@@ -93,3 +93,28 @@ describe('toExpandedDefinition', () => {
     }
   });
 });
+
+describe('the description the model is sent for a tool without one (the documented default)', () => {
+  const sent = (definition: Record<string, unknown>) => toFunctionTool(expandTool({ name: 't', ...definition })).function.description;
+
+  it('says what the tool runs, with ${name} where each parameter goes, for exec:, shell: and command: tools', () => {
+    expect(sent({ exec: 'echo ${message}' })).toBe('Runs: echo ${message}');
+    expect(sent({ exec: 'cat ${file}', description: '  ' })).toBe('Runs: cat ${file}');
+    expect(sent({ shell: 'grep ${pattern} ${AGENT_HOME}/x ${file:raw} | wc -l' })).toBe(
+      'Runs in sh: grep ${pattern} ${AGENT_HOME}/x ${file} | wc -l',
+    );
+    expect(
+      sent({
+        command: ['grep', '-r'],
+        parameters: [{ name: 'dir', position: 1 }, { name: 'pattern' }, { name: 'n', inject_as: 'option', option_name: '-m' }],
+      }),
+    ).toBe('Runs: grep -r -m ${n} ${pattern} ${dir}');
+    expect(sent({ exec: 'echo ${m}', description: 'Echo it' })).toBe('Echo it');
+  });
+
+  it('keeps it to one line of at most 200 characters', () => {
+    const long = sent({ shell: `echo start\n${'x'.repeat(300)}` });
+    expect(long).toHaveLength('Runs in sh: '.length + 200);
+    expect(long).toMatch(/^Runs in sh: echo start x+…$/);
+  });
+});

@@ -1,3 +1,4 @@
+import { modelDescription } from './default-description.js';
 import type { ExpandedTool } from './expanded-tool.js';
 import type { ParameterType, ParameterValue } from './parameter-type.js';
 
@@ -22,7 +23,7 @@ export interface FunctionTool {
 }
 
 /**
- * The function the model sees: each parameter with its JSON type (string unless declared), its
+ * The function the model sees: its description (or, with none, what it runs), each parameter with its JSON type (string unless declared), its
  * description and its enum; `required` lists the parameters without a default that were not declared
  * `required: false`. Engine variables are never parameters.
  */
@@ -39,7 +40,7 @@ export function toFunctionTool(tool: ExpandedTool): FunctionTool {
     type: 'function',
     function: {
       name: tool.name,
-      description: tool.description,
+      description: modelDescription(tool),
       parameters: {
         type: 'object',
         properties,

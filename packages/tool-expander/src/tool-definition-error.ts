@@ -19,6 +19,10 @@ export interface ToolDefinitionWarning {
   message: string;
   /** The warning is about the key itself (an unknown key), so it is located at the key rather than its value. */
   aboutKey?: true;
+  /** What kind of warning it is, for a loader that gathers warnings of one kind (ARGUMENT_INJECTION). */
+  code?: string;
+  /** For a gathered warning: what this one is about, in a few words (`find_files (${directory} to find)`). */
+  subject?: string;
 }
 
 export interface ToolDefinitionErrorOptions {

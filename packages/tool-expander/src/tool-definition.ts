@@ -42,6 +42,8 @@ export const ToolDefinition = z
     pass_model_credentials: z.boolean().optional(),
     /** Bytes of each of stdout and stderr the model is shown (its first and last halves); the agent's default otherwise. */
     max_output_bytes: z.number().int().min(MIN_OUTPUT_BYTES).max(MAX_OUTPUT_BYTES).optional(),
+    /** The author's word that no option of the program can do harm: no argument-injection warning for this tool. */
+    allow_option_values: z.boolean().optional(),
   })
   .superRefine((definition, context) => {
     const modes = (['exec', 'shell', 'command'] as const).filter((mode) => definition[mode] !== undefined);

@@ -19,6 +19,8 @@ export interface PendingQuestion {
 export interface RunResultObject {
   schema_version: typeof RUN_RESULT_SCHEMA_VERSION;
   run_id: string;
+  agent_name: string;
+  agent_home: string;
   status: RunResult['status'];
   exit_code: number;
   final_answer: string | null;
@@ -59,6 +61,8 @@ export function runResultObject(result: RunResult, durationMs: number): RunResul
   return {
     schema_version: RUN_RESULT_SCHEMA_VERSION,
     run_id: result.runId,
+    agent_name: metadata.agent_name,
+    agent_home: metadata.agent_home,
     status: result.status,
     exit_code: result.exitCode,
     final_answer: result.status === 'COMPLETED' ? (result.finalAnswer ?? '') : null,
