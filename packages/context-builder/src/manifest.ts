@@ -129,7 +129,8 @@ function checkFileAtLoad(source: FileSource, index: number, agentHome: string, f
   const path = source.path.replaceAll('${AGENT_HOME}', agentHome);
   if (!isAbsolute(path)) return;
   const exists = existsSync(path);
-  if (exists && statSync(path).isFile()) return;
+  // bigint: a plain stat of a FIFO or socket misleads Node 20's module resolver (@delta/untrusted-file).
+  if (exists && statSync(path, { bigint: true }).isFile()) return;
   const position = locate(['sources', index, 'path']);
   throw new ConfigurationError(
     `${file}${position ? `:${position.line}:${position.column}` : ''} sources[${index}].path: ${path} ${exists ? 'is not a file' : 'does not exist'}`,

@@ -20,7 +20,7 @@ function hashFile(file: string, size: number): string {
   const buffer = Buffer.allocUnsafe(1024 * 1024);
   const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
-    if (!fstatSync(fd).isFile()) throw new Error(`${file} is no longer a regular file`);
+    if (!fstatSync(fd, { bigint: true }).isFile()) throw new Error(`${file} is no longer a regular file`);
     let left = size;
     while (left > 0) {
       const read = readSync(fd, buffer, 0, Math.min(buffer.length, left), null);
@@ -59,7 +59,9 @@ export function workspaceManifest(workDir: string): WorkspaceManifest {
         continue;
       }
       const absolute = join(workDir, path);
-      const stat = lstatSync(absolute, { throwIfNoEntry: false });
+      // bigint: a plain stat of a FIFO or socket leaves Node 20's shared stat buffer so that its module resolver
+      // misreads the next lazy import (apps/delta-cli/src/workspace-special-files.e2e.test.ts).
+      const stat = lstatSync(absolute, { throwIfNoEntry: false, bigint: true });
       if (!stat) continue;
       if (stat.isSymbolicLink()) {
         entries.push({ path, type: 'link', target: readlinkSync(absolute) });
@@ -67,11 +69,12 @@ export function workspaceManifest(workDir: string): WorkspaceManifest {
         entries.push({ path, type: 'dir' });
         visit(path);
       } else if (stat.isFile()) {
-        const entry: ManifestEntry = { path, type: 'file', size: stat.size };
-        if (hashedBytes + stat.size <= MANIFEST_MAX_HASHED_BYTES) {
+        const size = Number(stat.size);
+        const entry: ManifestEntry = { path, type: 'file', size };
+        if (hashedBytes + size <= MANIFEST_MAX_HASHED_BYTES) {
           try {
-            entry.sha256 = hashFile(absolute, stat.size);
-            hashedBytes += stat.size;
+            entry.sha256 = hashFile(absolute, size);
+            hashedBytes += size;
           } catch {
             complete = false;
           }

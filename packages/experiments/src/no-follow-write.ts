@@ -37,7 +37,8 @@ function refused(path: string, problem: string): ConfigurationError {
 /** What stands at `path` without following a link: absent, a directory, a link, or something else. */
 function kindAt(path: string): 'none' | 'directory' | 'link' | 'other' {
   try {
-    const stat = lstatSync(path);
+    // bigint: a plain lstat of a FIFO or socket misleads Node 20's module resolver (@delta/untrusted-file).
+    const stat = lstatSync(path, { bigint: true });
     return stat.isSymbolicLink() ? 'link' : stat.isDirectory() ? 'directory' : 'other';
   } catch (error) {
     if (errnoOf(error) === 'ENOENT') return 'none';
@@ -89,7 +90,7 @@ export function writeFileNoFollow(root: string, relative: string, content: strin
       throw error;
     }
     try {
-      if (!fstatSync(descriptor).isFile()) throw refused(file, 'it is not a regular file');
+      if (!fstatSync(descriptor, { bigint: true }).isFile()) throw refused(file, 'it is not a regular file');
       const bytes = typeof content === 'string' ? Buffer.from(content) : content;
       for (let offset = 0; offset < bytes.length; ) offset += writeSync(descriptor, bytes, offset);
     } finally {
@@ -133,7 +134,7 @@ export function copyDirectoryNoFollow(source: string, destination: string, skip:
     if (skip(entry.name)) continue;
     const from = join(source, entry.name);
     const to = join(destination, entry.name);
-    const stat = lstatSync(from);
+    const stat = lstatSync(from, { bigint: true });
     if (stat.isSymbolicLink()) {
       const target = readlinkSync(from);
       const there = kindAt(to);
@@ -147,7 +148,7 @@ export function copyDirectoryNoFollow(source: string, destination: string, skip:
       directoryNoFollow(to);
       copyDirectoryNoFollow(from, to, skip);
     } else if (stat.isFile()) {
-      copyFileNoFollow(from, to, stat.mode);
+      copyFileNoFollow(from, to, Number(stat.mode));
     } else {
       throw new ConfigurationError(`The task workspace directory holds ${from}, which is neither a file, a directory nor a link.`, {
         code: 'DATASET_INVALID',

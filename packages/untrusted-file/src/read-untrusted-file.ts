@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, type Stats } from 'node:fs';
+import { type BigIntStats, closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 
 export interface UntrustedFileOptions {
@@ -34,7 +34,7 @@ function realDirectory(directory: string): string {
   }
 }
 
-function describeKind(stats: Stats): string {
+function describeKind(stats: BigIntStats): string {
   if (stats.isDirectory()) return 'a directory';
   if (stats.isFIFO()) return 'a FIFO (named pipe)';
   if (stats.isSocket()) return 'a socket';
@@ -71,7 +71,9 @@ function readAtMost(descriptor: number, maxBytes: number, expected: number): Buf
 /** Where the path really leads, or why it is not read. */
 function checkPath(path: string, options: UntrustedFileOptions): { real: string } | UntrustedFile {
   try {
-    lstatSync(path);
+    // bigint: a plain stat of a FIFO or socket leaves Node 20's shared stat buffer so that its module resolver
+    // misreads the next lazy import (apps/delta-cli/src/workspace-special-files.e2e.test.ts).
+    lstatSync(path, { bigint: true });
   } catch (error) {
     if (isMissing(error)) return { kind: 'missing', path };
     return refused(path, `cannot be examined (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
@@ -95,9 +97,9 @@ function checkPath(path: string, options: UntrustedFileOptions): { real: string 
     }
   }
   // Examined before it is opened: opening a FIFO or a socket is itself an effect.
-  let stats: Stats;
+  let stats: BigIntStats;
   try {
-    stats = lstatSync(real);
+    stats = lstatSync(real, { bigint: true });
   } catch (error) {
     // Removed or renamed over since (a lock released, a record rewritten): read as it is now, missing.
     if (isMissing(error)) return { kind: 'missing', path };
@@ -127,12 +129,13 @@ export function readUntrustedFile(file: string, options: UntrustedFileOptions): 
     return refused(path, `cannot be opened (${code ?? String(error)})`);
   }
   try {
-    const stats = fstatSync(descriptor);
+    const stats = fstatSync(descriptor, { bigint: true });
     if (!stats.isFile()) return refused(path, `is ${describeKind(stats)}, not a regular file`);
-    if (stats.size > options.maxBytes) {
-      return refused(path, `is ${stats.size} bytes, more than the ${options.maxBytes} allowed`);
+    const size = Number(stats.size);
+    if (size > options.maxBytes) {
+      return refused(path, `is ${size} bytes, more than the ${options.maxBytes} allowed`);
     }
-    const bytes = readAtMost(descriptor, options.maxBytes, stats.size);
+    const bytes = readAtMost(descriptor, options.maxBytes, size);
     if (bytes === undefined) return refused(path, `grew past the ${options.maxBytes} bytes allowed while it was read`);
     return { kind: 'file', path, bytes };
   } catch (error) {

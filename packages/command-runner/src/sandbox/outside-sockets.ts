@@ -65,7 +65,9 @@ export function socketsToMask(sockets: readonly string[], policy: SandboxPolicy,
 function realSocket(path: string): string | undefined {
   try {
     const real = realpathSync(path);
-    return lstatSync(real).isSocket() ? real : undefined;
+    // bigint: a plain lstat of a socket leaves Node 20's shared stat buffer so that its module resolver
+    // misreads the next lazy import (apps/delta-cli/src/workspace-special-files.e2e.test.ts).
+    return lstatSync(real, { bigint: true }).isSocket() ? real : undefined;
   } catch {
     return undefined;
   }
