@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -115,5 +115,41 @@ describe('readUntrustedFile', () => {
     writeFileSync(join(workspace, 'large'), text);
     const read = readUntrustedFile(join(workspace, 'large'), { allowedRoots: [workspace], maxBytes: 1_000_000 });
     expect(read.kind === 'file' && read.bytes.toString()).toBe(text);
+  });
+
+  it('never reads what a directory swapped for a link between the check and the open leads to', () => {
+    // A racer swaps the directory d with the link dl -> /proc/self (renameat2 RENAME_EXCHANGE) as fast as it
+    // can, while DELTA.md -> d/environ is read: each read must give the honest file or a refusal, never
+    // this process's environment.
+    mkdirSync(join(workspace, 'd'));
+    writeFileSync(join(workspace, 'd', 'environ'), 'honest guide\n');
+    symlinkSync('/proc/self', join(workspace, 'dl'));
+    symlinkSync('d/environ', join(workspace, 'DELTA.md'));
+    const racer = spawn(
+      'python3',
+      [
+        '-c',
+        'import ctypes, os, sys, time\nlibc = ctypes.CDLL(None, use_errno=True)\nos.chdir(sys.argv[1])\nprint("racing", flush=True)\nend = time.time() + 30\nwhile time.time() < end and not os.path.exists("stop"):\n    libc.renameat2(-100, b"d", -100, b"dl", 2)\n',
+        workspace,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      execFileSync('sh', ['-c', 'until [ -e "$1" ]; do sleep 0.01; done', 'sh', join(workspace, 'd')]);
+      const counts = { leaked: 0, honest: 0, refused: 0 };
+      for (let round = 0; round < 4000; round += 1) {
+        const read = readUntrustedFile(join(workspace, 'DELTA.md'), { allowedRoots: [workspace], maxBytes: 1 << 20 });
+        if (read.kind !== 'file') counts.refused += 1;
+        // /proc/self/environ: the environment this process started with, PATH in it.
+        else if (read.bytes.includes('PATH=')) counts.leaked += 1;
+        else counts.honest += 1;
+      }
+      expect(counts.leaked).toBe(0);
+      // The race really ran: some reads were refused or honest on either side of a swap.
+      expect(counts.refused).toBeGreaterThan(0);
+    } finally {
+      writeFileSync(join(workspace, 'stop'), '');
+      racer.kill();
+    }
   });
 });

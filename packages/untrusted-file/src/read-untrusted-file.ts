@@ -1,4 +1,4 @@
-import { type BigIntStats, closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync } from 'node:fs';
+import { type BigIntStats, closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, readSync, realpathSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 
 export interface UntrustedFileOptions {
@@ -42,6 +42,15 @@ function describeKind(stats: BigIntStats): string {
   if (stats.isBlockDevice()) return 'a block device';
   if (stats.isSymbolicLink()) return 'a symbolic link';
   return 'not a regular file';
+}
+
+/** The path the kernel says an open file descriptor has (Linux); undefined where /proc cannot say. */
+function openedPath(descriptor: number): string | undefined {
+  try {
+    return readlinkSync(`/proc/self/fd/${descriptor}`);
+  } catch {
+    return undefined;
+  }
 }
 
 function refused(path: string, reason: string): UntrustedFile {
@@ -129,6 +138,10 @@ export function readUntrustedFile(file: string, options: UntrustedFileOptions): 
     return refused(path, `cannot be opened (${code ?? String(error)})`);
   }
   try {
+    // O_NOFOLLOW guards the last component only: a tool that swaps a directory on the way for a link
+    // (to /proc/self, say) between the check and the open is caught by what was really opened.
+    const opened = openedPath(descriptor);
+    if (opened !== undefined && opened !== checked.real) return refused(path, `changed while it was being opened (it led to ${opened})`);
     const stats = fstatSync(descriptor, { bigint: true });
     if (!stats.isFile()) return refused(path, `is ${describeKind(stats)}, not a regular file`);
     const size = Number(stats.size);
