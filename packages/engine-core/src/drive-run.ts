@@ -4,7 +4,7 @@ import { attemptFailure } from '@delta/model-wire';
 import { redactSecretText, type Secrets } from './redact-secret.js';
 import { ExitCode, type RunOutcome } from './exit-codes.js';
 import { invokeHook } from './lifecycle-hooks.js';
-import { record, type RunContext } from './run-context.js';
+import { record, type RunContext, stopToolProcesses } from './run-context.js';
 import { runLoop } from './run-loop.js';
 import { startRunMcpServers } from './run-mcp-servers.js';
 
@@ -62,6 +62,8 @@ export async function driveRun(context: RunContext, begin: () => void = () => un
   }
   // A limit (--timeout) stopped it through the signal: it says which, with exit code 3.
   outcome = withoutSecret(limitOutcome(outcome, context.signal), context.secrets);
+  // Nothing a tool started may still run while the end hooks (unsandboxed) look at the workspace.
+  await stopToolProcesses(context);
   await endHooks(context, outcome);
   // Every record of the run is on disk before the journal says it ended.
   try {

@@ -18,7 +18,7 @@ import { createModelClient, type ModelClient } from './model-client.js';
 import { readDotenv } from './dotenv.js';
 import { CREDENTIAL_NAMES, resolveModelSettings } from './model-settings.js';
 import { judgeWorkspaceEnv, recordWorkspaceEnvEnd, recordWorkspaceEnvStart, type WorkspaceEnvTrust } from './workspace-env-trust.js';
-import type { RunContext } from './run-context.js';
+import { type RunContext, stopToolProcesses } from './run-context.js';
 import type { SandboxChoice } from './sandbox-choice.js';
 import type { EngineOptions } from './run-options.js';
 import { checkCostLimit, limitedSignal } from './run-limits.js';
@@ -186,11 +186,9 @@ export function openRunContext(
         : undefined,
     // The run has ended (its outcome is decided and recorded): nothing here may throw over it.
     close: async () => {
-      // The servers go first: they stop at run end and on a pause, and a call of theirs is over.
-      await context.mcp?.close().catch(() => undefined);
-      context.mcp = undefined;
-      // Every process left in the sandbox ends with it.
-      await context.sandbox?.stop().catch(() => undefined);
+      // The servers go first: they stop at run end and on a pause, and a call of theirs is over; every
+      // process left in the sandbox ends with it (driveRun did this already, before the end hooks).
+      await stopToolProcesses(context);
       try {
         await context.launcher?.close();
       } catch (error) {

@@ -48,7 +48,7 @@ export interface RunContext {
   warnOnce: (line: string) => void;
   /** Starts tools for this engine (see CommandLauncher); undefined when the agent has no tools. */
   launcher: CommandLauncher | undefined;
-  /** The run's sandbox, every tool call runs inside it; undefined when tools run unsandboxed. */
+  /** The run's sandbox, every tool call runs inside it; undefined when tools run unsandboxed (or once it has ended). */
   sandbox: RunSandbox | undefined;
   /** The run's MCP servers, started with the run (see startRunMcpServers); undefined when the agent has none. */
   mcp: McpServers | undefined;
@@ -80,4 +80,17 @@ export function record(context: RunContext, event: NewJournalEvent): JournalEven
   const written = context.journal.append(redactSecret(event, context.secrets));
   context.onEvent?.(written);
   return written;
+}
+
+/**
+ * Ends what the run's tools may have left running: its MCP servers, then its sandbox with every process
+ * in it. Before the end hooks (which run unsandboxed, with the user's rights, and may look at the
+ * workspace) and again when the run closes; it is done once.
+ */
+export async function stopToolProcesses(context: RunContext): Promise<void> {
+  await context.mcp?.close().catch(() => undefined);
+  context.mcp = undefined;
+  const sandbox = context.sandbox;
+  context.sandbox = undefined;
+  await sandbox?.stop().catch(() => undefined);
 }

@@ -1,0 +1,54 @@
+// The end hooks (on_error, on_run_end) run unsandboxed with the user's rights, and may look at the
+// workspace (`delta-sessions cleanup` does): nothing a tool left running may change it under them.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { probeBubblewrap } from '@delta/command-runner';
+import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { runDelta } from './test-support.js';
+
+const probe = probeBubblewrap();
+if (!probe.ok) console.warn(`\n!!! SKIPPING the end-hooks-after-the-sandbox test: ${probe.problem}\n`);
+
+let server: FakeLlm | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  await cleanupTempDirs();
+});
+
+describe('the end hooks', () => {
+  it.skipIf(!probe.ok)('run once every process a tool left in the sandbox has ended', async () => {
+    const agent = await createTempAgent({
+      agentYaml: {
+        name: 'leftover',
+        llm: { model: 'm' },
+        ask_human: false,
+        tools: [
+          {
+            name: 'leave',
+            description: 'Leaves a process behind that keeps writing the workspace.',
+            // setsid: it leaves its call's process group, so only the sandbox's end stops it.
+            shell:
+              "setsid sh -c 'i=0; while [ $i -lt 3000 ]; do echo $i > heartbeat; i=$((i+1)); sleep 0.01; done' </dev/null >/dev/null 2>&1 & sleep 0.2",
+          },
+        ],
+      },
+      files: {
+        'hooks.yaml':
+          'on_run_end:\n  command: ["sh", "-c", "a=$(cat heartbeat); sleep 0.5; b=$(cat heartbeat); echo \\"$a $b\\" > ../seen-by-hook"]\n',
+      },
+    });
+    const root = await createTempDir('end-hooks-');
+    const workDir = join(root, 'w');
+    server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'leave', arguments: {} }] }, { content: 'done' }] });
+    const run = await runDelta(['run', '--agent', agent, '-w', workDir, '-m', 'go', '-y'], {
+      env: { DELTA_BASE_URL: server.baseUrl, DELTA_API_KEY: 'k' },
+    });
+    expect(run.exitCode).toBe(0);
+    const [before, after] = readFileSync(join(root, 'seen-by-hook'), 'utf8').trim().split(' ');
+    expect(Number(before)).toBeGreaterThan(0);
+    // The same heartbeat half a second apart: nothing was writing any more.
+    expect(after).toBe(before);
+  });
+});
