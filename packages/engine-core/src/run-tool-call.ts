@@ -1,6 +1,7 @@
 import { buildInvocation, DEFAULT_TOOL_TIMEOUT_MS, ToolArgumentError, type ExpandedTool, type Invocation } from '@delta/tool-expander';
 import { runCommand, type CommandLauncher, type RunSandbox } from '@delta/command-runner';
 import { DeltaError } from '@delta/errors';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '@delta/model-wire';
 import {
   createToolExecutionRecord,
   finishToolExecutionRecord,
@@ -50,6 +51,10 @@ export interface ToolCallContext {
 /** Parses the model's argument string; `null` with a reason when it is not a JSON object. */
 export function parseToolArguments(raw: string): { args: Record<string, unknown> } | { error: string } {
   if (raw.trim() === '') return { args: {} };
+  // Parsed, arguments nested thousands deep overflow every recursive walk after (the journal, redaction).
+  if (nestsDeeperThan(raw, MAX_JSON_DEPTH)) {
+    return { error: `the arguments nest more than ${MAX_JSON_DEPTH} levels deep; no tool takes that: ${raw.slice(0, 200)}` };
+  }
   let value: unknown;
   try {
     value = JSON.parse(raw);
