@@ -34,12 +34,14 @@ describe('bubblewrapSandboxArgs', () => {
   it('new user and PID namespaces; / read-only, the run tmp on /tmp and its output directory as a mount point, the workspace, .delta/ read-only', () => {
     const args = bubblewrapSandboxArgs(policy, '/var/tmp/run-tmp', 3);
     expect(mounts(args)).toEqual(expectedMounts);
-    expect(args.slice(0, 9)).toEqual([
+    expect(args.slice(0, 11)).toEqual([
       '--unshare-user',
       '--unshare-pid',
       '--cap-drop',
       'ALL',
       '--new-session',
+      '--seccomp',
+      '4',
       '--disable-userns',
       '--die-with-parent',
       '--info-fd',
@@ -70,7 +72,7 @@ describe('bubblewrapToolArgs', () => {
   it("joins the tools' user namespace (checked to allow no other), with the same mounts as the sandbox in the same order", () => {
     const args = bubblewrapToolArgs(policy, '/var/tmp/run-tmp', '/tmp/ws');
     expect(mounts(args)).toEqual(expectedMounts);
-    expect(args.slice(0, 8)).toEqual([
+    expect(args.slice(0, 10)).toEqual([
       '--userns',
       '3',
       '--assert-userns-disabled',
@@ -78,6 +80,8 @@ describe('bubblewrapToolArgs', () => {
       '--cap-drop',
       'ALL',
       '--new-session',
+      '--seccomp',
+      '4',
       '--die-with-parent',
     ]);
     expect(args).not.toContain('--unshare-net');

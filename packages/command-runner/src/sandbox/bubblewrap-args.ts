@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { varRunIsDirectory } from './outside-sockets.js';
-import { USER_NAMESPACE_FD, type SandboxPolicy } from './sandbox-policy.js';
+import { SECCOMP_FD, USER_NAMESPACE_FD, type SandboxPolicy } from './sandbox-policy.js';
 
 /**
  * What holds every sandboxed process, whoever started the engine (root included, as in containers and
@@ -8,7 +8,8 @@ import { USER_NAMESPACE_FD, type SandboxPolicy } from './sandbox-policy.js';
  * remount / or .delta/ writable), no_new_privs (bubblewrap sets it: no setuid program gains rights), and a
  * session of its own (a tool cannot push keystrokes into the terminal the engine was started from).
  */
-const NO_PRIVILEGES = ['--cap-drop', 'ALL', '--new-session'];
+// The seccomp filter (setIdFilter, read from SECCOMP_FD): no set-user-ID file left behind.
+const NO_PRIVILEGES = ['--cap-drop', 'ALL', '--new-session', '--seccomp', String(SECCOMP_FD)];
 
 /**
  * The bubblewrap arguments of a run's sandbox, before the program it runs (the run's tool launcher, whose

@@ -43,6 +43,10 @@ mount -o remount,bind,rw / 2>/dev/null && echo "remount-root=succeeded" || echo 
 mount -o remount,bind,rw ${control} 2>/dev/null && echo "remount-delta=succeeded" || echo "remount-delta=refused"
 { echo forged >> ${control}/journal.jsonl; } 2>/dev/null && echo "forge=appended" || echo "forge=refused"
 unshare -U true 2>/dev/null && echo "userns=created" || echo "userns=refused"
+setid=${workspace}/setid-$$
+touch $setid && chmod 755 $setid && chmod u+s $setid 2>/dev/null; [ -u $setid ] && echo "chmod-setuid=set" || echo "chmod-setuid=refused"
+python3 -c 'import os, sys; os.open(sys.argv[1], os.O_CREAT | os.O_WRONLY, 0o6755)' $setid-created 2>/dev/null; [ -u $setid-created ] && echo "create-setuid=set" || echo "create-setuid=refused"
+rm -f $setid $setid-created
 connect='require("net").connect(process.argv[1]).on("data", (d) => { console.log(String(d).trim()); process.exit(0) }).on("error", (e) => { console.log(e.code); process.exit(0) })'
 for socket in ${workspace}/host.sock ${outside}/host.sock; do echo "socket $socket=$(node -e "$connect" $socket)"; done
 own=/tmp/own-$$.sock
@@ -59,6 +63,8 @@ const expected = [
   'remount-delta=refused',
   'forge=refused',
   'userns=refused',
+  'chmod-setuid=refused',
+  'create-setuid=refused',
   `socket ${workspace}/host.sock=ECONNREFUSED`,
   `socket ${outside}/host.sock=ECONNREFUSED`,
   'own-socket=own',

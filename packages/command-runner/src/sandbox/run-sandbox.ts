@@ -1,4 +1,5 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import type { Writable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CommandLauncher, launcherArgs, launcherProgramPath, type LaunchRequest, type LaunchedCommand } from '../launcher.js';
@@ -6,7 +7,8 @@ import { bubblewrapSandboxArgs, bubblewrapToolArgs, SANDBOX_OUTPUT_DIR } from '.
 import { outsideSockets } from './outside-sockets.js';
 import { createSandboxTmp, removeAbandonedSandboxTmpsOnce } from './sandbox-tmp.js';
 import { stageOutput, type StagedOutput } from './stage-output.js';
-import type { SandboxPolicy } from './sandbox-policy.js';
+import { SECCOMP_FD, type SandboxPolicy } from './sandbox-policy.js';
+import { setIdFilter } from './seccomp-filter.js';
 
 /** A command as it runs inside the sandbox on its own: bubblewrap, and the namespace file it inherits as fd 3. */
 export interface SandboxedCommand {
@@ -52,6 +54,7 @@ export class RunSandbox {
   /** That pid, as soon as bubblewrap says it (or undefined when it never did). */
   private readonly firstPid: Promise<number | undefined>;
   readonly tmpDir: string;
+  private readonly filterFile: string;
 
   private constructor(
     readonly policy: SandboxPolicy,
@@ -74,10 +77,18 @@ export class RunSandbox {
       ],
       // Nothing of the engine's environment: a tool can read the launcher's through /proc.
       env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
-      extraPipes: 1,
+      // INFO_FD, then SECCOMP_FD.
+      extraPipes: 2,
       pidsAreLocal: true,
     });
     const child = this.launcher.childProcess;
+    const filter = child.stdio[SECCOMP_FD] as Writable;
+    filter.on('error', () => undefined);
+    filter.end(setIdFilter());
+    // A command's own bubblewrap (wrap) reads the filter from a file: the engine's, beside the run's /tmp,
+    // out of the tools' sight.
+    this.filterFile = `${this.tmpDir}.seccomp`;
+    writeFileSync(this.filterFile, setIdFilter(), { mode: 0o600, flag: 'wx' });
     const firstPid = new Promise<number>((resolve, reject) => {
       let info = '';
       // Read to its end (closed early, bubblewrap's next write there would kill it with SIGPIPE), but
@@ -153,7 +164,7 @@ export class RunSandbox {
     return {
       file: this.bubblewrap,
       args: [...bubblewrapToolArgs(this.policy, this.tmpDir, cwd, outsideSockets(this.policy)), file, ...args],
-      inheritFiles: [`/proc/${pid}/ns/user`],
+      inheritFiles: [`/proc/${pid}/ns/user`, this.filterFile],
     };
   }
 
@@ -176,5 +187,6 @@ export class RunSandbox {
     }
     await this.launcher.kill();
     rmSync(this.tmpDir, { recursive: true, force: true });
+    rmSync(this.filterFile, { force: true });
   }
 }
