@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
+import type { Writable } from 'node:stream';
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -11,6 +12,8 @@ export interface ServerCommand {
   args: string[];
   /** Files opened for reading and given to the command as file descriptors 3, 4, … in this order. */
   inheritFiles?: string[];
+  /** Data given to the command on pipes, as the file descriptors after those of inheritFiles, in this order. */
+  inheritData?: Buffer[];
 }
 
 export interface ProcessTransportOptions {
@@ -60,7 +63,13 @@ export class ProcessTransport implements Transport {
     let child: ChildProcess;
     try {
       for (const file of command.inheritFiles ?? []) inherited.push(openSync(file, 'r'));
-      child = spawn(command.file, command.args, { cwd, env, detached: true, stdio: ['pipe', 'pipe', stderr, ...inherited] });
+      const pipes = (command.inheritData ?? []).map(() => 'pipe' as const);
+      child = spawn(command.file, command.args, { cwd, env, detached: true, stdio: ['pipe', 'pipe', stderr, ...inherited, ...pipes] });
+      (command.inheritData ?? []).forEach((data, index) => {
+        const pipe = child.stdio[3 + inherited.length + index] as Writable;
+        pipe.on('error', () => undefined);
+        pipe.end(data);
+      });
     } finally {
       // The server holds its own copies.
       closeSync(stderr);

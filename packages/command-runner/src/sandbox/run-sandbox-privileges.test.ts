@@ -8,7 +8,9 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Writable } from 'node:stream';
 import { CommandLauncher, probeBubblewrap, RunSandbox, runCommand, type SandboxPolicy } from '../index.js';
+import type { SandboxedCommand } from './run-sandbox.js';
 
 // Real bubblewrap: .ci/run installs it. Only a machine where that install failed may skip, loudly.
 const probe = probeBubblewrap();
@@ -120,9 +122,7 @@ describe.skipIf(skip)(`the sandbox, started by uid ${process.getuid?.()} (real b
     const sandbox = RunSandbox.start(policy, (probe as { path: string }).path);
     try {
       const command = await sandbox.wrap('sh', ['-c', ATTACK], workspace);
-      const inherited = command.inheritFiles.map((file) => openSync(file, 'r'));
-      const child = spawn(command.file, command.args, { stdio: ['ignore', 'pipe', 'pipe', ...inherited] });
-      for (const fd of inherited) closeSync(fd);
+      const child = spawnWrapped(command, ['ignore', 'pipe', 'pipe']);
       let stdout = '';
       let stderr = '';
       child.stdout!.on('data', (chunk) => (stdout += chunk));
@@ -146,10 +146,8 @@ describe.skipIf(skip)(`the sandbox, started by uid ${process.getuid?.()} (real b
         ['-c', `setsid sleep ${marker} < /dev/null > /dev/null 2>&1 & echo started; exec sleep 600`],
         workspace,
       );
-      const inherited = command.inheritFiles.map((file) => openSync(file, 'r'));
       // As the MCP client starts a server: its own process group, which is what it kills.
-      const child = spawn(command.file, command.args, { stdio: ['ignore', 'pipe', 'ignore', ...inherited], detached: true });
-      for (const fd of inherited) closeSync(fd);
+      const child = spawnWrapped(command, ['ignore', 'pipe', 'ignore'], true);
       await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
       await until(() => running(['sleep', marker]).length === 1, 'the setsid sleep to start');
       const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -161,6 +159,18 @@ describe.skipIf(skip)(`the sandbox, started by uid ${process.getuid?.()} (real b
     }
   });
 });
+
+/** Starts a command RunSandbox.wrap made as the MCP client does: its files and its data on the fds after stdio. */
+function spawnWrapped(command: SandboxedCommand, stdio: Array<'ignore' | 'pipe'>, detached = false) {
+  const inherited = command.inheritFiles.map((file) => openSync(file, 'r'));
+  const child = spawn(command.file, command.args, {
+    stdio: [...stdio, ...inherited, ...command.inheritData.map(() => 'pipe' as const)],
+    detached,
+  });
+  for (const fd of inherited) closeSync(fd);
+  command.inheritData.forEach((data, index) => (child.stdio[3 + inherited.length + index] as Writable).end(data));
+  return child;
+}
 
 /** Processes of this machine whose command line is exactly `argv`. */
 function running(argv: string[]): number[] {

@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,8 @@ export interface SandboxedCommand {
   args: string[];
   /** Opened by whoever starts the command and given to it as file descriptors 3, 4, … in this order. */
   inheritFiles: string[];
+  /** Given to it on pipes, as the file descriptors after those of inheritFiles: its seccomp filter. */
+  inheritData: Buffer[];
 }
 
 const INFO_FD = 3;
@@ -54,7 +56,6 @@ export class RunSandbox {
   /** That pid, as soon as bubblewrap says it (or undefined when it never did). */
   private readonly firstPid: Promise<number | undefined>;
   readonly tmpDir: string;
-  private readonly filterFile: string;
 
   private constructor(
     readonly policy: SandboxPolicy,
@@ -85,10 +86,7 @@ export class RunSandbox {
     const filter = child.stdio[SECCOMP_FD] as Writable;
     filter.on('error', () => undefined);
     filter.end(setIdFilter());
-    // A command's own bubblewrap (wrap) reads the filter from a file: the engine's, beside the run's /tmp,
-    // out of the tools' sight.
-    this.filterFile = `${this.tmpDir}.seccomp`;
-    writeFileSync(this.filterFile, setIdFilter(), { mode: 0o600, flag: 'wx' });
+
     const firstPid = new Promise<number>((resolve, reject) => {
       let info = '';
       // Read to its end (closed early, bubblewrap's next write there would kill it with SIGPIPE), but
@@ -164,7 +162,8 @@ export class RunSandbox {
     return {
       file: this.bubblewrap,
       args: [...bubblewrapToolArgs(this.policy, this.tmpDir, cwd, outsideSockets(this.policy)), file, ...args],
-      inheritFiles: [`/proc/${pid}/ns/user`, this.filterFile],
+      inheritFiles: [`/proc/${pid}/ns/user`],
+      inheritData: [setIdFilter()],
     };
   }
 
@@ -187,6 +186,5 @@ export class RunSandbox {
     }
     await this.launcher.kill();
     rmSync(this.tmpDir, { recursive: true, force: true });
-    rmSync(this.filterFile, { force: true });
   }
 }
