@@ -53,16 +53,17 @@ describe('bubblewrapSandboxArgs', () => {
   it('binds a visible path under the workspace or a writable path (an agent kept in its workspace) read-only AFTER them', () => {
     const inside: SandboxPolicy = {
       ...policy,
-      visiblePaths: ['/tmp', '/tmp/ws/agent', '/data/out/agent', '/tmp/wsx'],
+      visiblePaths: ['/tmp', '/tmp/ws/agent', '/data/out/agent', '/tmp/wsx', '/tmp/ws'],
       writablePaths: ['/data/out', '/tmp/ws/agent/cache'],
     };
     expect(mounts(bubblewrapSandboxArgs(inside, '/var/tmp/run-tmp', 3))).toEqual([
       ['--ro-bind', '/', '/'],
       ['--bind', '/var/tmp/run-tmp', '/tmp'],
       ['--bind', '/var/tmp/run-tmp/.delta-io', '/tmp/.delta-io'],
-      // (a directory that holds the workspace, and a mere name prefix of it: before)
+      // (a directory that holds the workspace, a mere name prefix of it, and the workspace itself: before)
       ['--ro-bind', '/tmp', '/tmp'],
       ['--ro-bind', '/tmp/wsx', '/tmp/wsx'],
+      ['--ro-bind', '/tmp/ws', '/tmp/ws'],
       ['--bind', '/tmp/ws', '/tmp/ws'],
       ['--bind', '/data/out', '/data/out'],
       ['--bind', '/tmp/ws/agent/cache', '/tmp/ws/agent/cache'],

@@ -61,9 +61,11 @@ function mountArgs(policy: SandboxPolicy, tmpDir: string, coveredSockets: readon
   }
   args.push('--bind', tmpDir, '/tmp', '--bind', output, join('/tmp', SANDBOX_OUTPUT_DIR));
   // A visible path under a writable one (an agent directory kept in its workspace) is bound after it:
-  // bound before, the writable bind would cover it, and a tool could rewrite the agent's hooks.yaml.
+  // bound before, the writable bind would cover it, and a tool could rewrite the agent's hooks.yaml. One
+  // that IS the workspace (a PATH directory's top under /tmp, when the workspace is that directory) stays
+  // before it: the workspace is writable as asked (chooseSandbox refuses an agent that is its workspace).
   const writable = [...(policy.mode === 'workspace-write' ? [policy.workspace] : []), ...policy.writablePaths];
-  const covered = policy.visiblePaths.filter((path) => writable.some((outer) => isWithin(path, outer)));
+  const covered = policy.visiblePaths.filter((path) => writable.some((outer) => path !== outer && isWithin(path, outer)));
   for (const path of policy.visiblePaths) if (!covered.includes(path)) args.push('--ro-bind', path, path);
   args.push(policy.mode === 'workspace-write' ? '--bind' : '--ro-bind', policy.workspace, policy.workspace);
   for (const path of policy.writablePaths) args.push('--bind', path, path);
