@@ -4,10 +4,13 @@ import { cacMessageAsTyped, optionAsTyped, optionValuesAsTyped } from './option-
 import { handleClosedOutput, keepRunningWhenOutputCloses } from './closed-output.js';
 import { reportError } from './report-error.js';
 import { takeHandedKeys } from './handed-keys.js';
+import { closeInheritedDescriptors } from './inherited-descriptors.js';
 import { failIfEndedUnfinished } from './unfinished-exit.js';
 
-// First of all, before anything starts a process: the keys bin/delta handed over, and their descriptor closed.
+// First of all, before anything starts a process: the keys bin/delta handed over, and their descriptor
+// closed; then every other descriptor inherited open across exec, which every tool would inherit in turn.
 takeHandedKeys();
+closeInheritedDescriptors();
 
 // `delta log | head -1` ends quietly; a run goes on whatever happens to its output (see closed-output.ts).
 handleClosedOutput();

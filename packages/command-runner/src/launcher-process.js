@@ -24,7 +24,7 @@
 // once its stdin closes (the engine stopped, or died) it exits at once: bubblewrap then ends every process
 // left in the sandbox.
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { writeProcessFile } from '@delta/process-identity';
 
 /**
@@ -32,6 +32,35 @@ import { writeProcessFile } from '@delta/process-identity';
  *   stdin?: string, stdoutFile: string, stderrFile: string, processFile?: string, inheritFiles?: string[] }} LaunchMessage
  * @typedef {LaunchMessage | { id: number, write: [string, string] } | { id: number, sync: true } | { id: number, kill: NodeJS.Signals }} Message
  */
+
+/** O_CLOEXEC, as /proc/<pid>/fdinfo/<fd> shows it in its octal `flags:`. */
+const CLOSE_ON_EXEC = 0o2000000;
+
+/**
+ * Closes every descriptor above 2 this process inherited open across exec: whatever its starter left open
+ * (a CI runner, a supervisor, a shell redirection, bubblewrap's caller) would otherwise reach every
+ * command started from here, tools in the sandbox included (a file under the real /tmp, a host file to
+ * write). The launcher needs none: node's own descriptors are all close-on-exec, and so left alone.
+ */
+function closeInheritedDescriptors() {
+  let fds;
+  try {
+    fds = readdirSync('/proc/self/fd');
+  } catch {
+    return;
+  }
+  for (const name of fds) {
+    const fd = Number(name);
+    if (!(fd > 2)) continue;
+    try {
+      const flags = /^flags:\s*([0-7]+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'))?.[1];
+      if (flags !== undefined && (Number.parseInt(flags, 8) & CLOSE_ON_EXEC) === 0) closeSync(fd);
+    } catch {
+      // Gone already (the directory listing's own descriptor).
+    }
+  }
+}
+closeInheritedDescriptors();
 
 const sandboxed = process.argv.includes('--sandboxed');
 // What ps and top show, rather than the node command line.

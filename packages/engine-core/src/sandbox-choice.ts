@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { existsSync, realpathSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { BUBBLEWRAP_INSTALL, probeBubblewrap, type SandboxMode, type SandboxPolicy } from '@delta/command-runner';
 import { ConfigurationError } from '@delta/errors';
 import type { LoadedAgent } from './load-agent.js';
@@ -31,6 +31,21 @@ export interface SandboxChoice {
 }
 
 const DEFAULT_MODE: SandboxMode = 'workspace-write';
+
+/** `path` with its symbolic links resolved, or as it is where it cannot be. */
+function realPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** Whether `path` is `outer` or lies under it (both absolute). */
+function isWithin(path: string, outer: string): boolean {
+  const rest = relative(outer, path);
+  return rest === '' || (rest !== '..' && !rest.startsWith('../') && !isAbsolute(rest));
+}
 
 /**
  * The sandbox's /tmp is private, which would hide the programs the tools are given on their PATH when
@@ -102,8 +117,25 @@ export function chooseSandbox(
         hint: 'Create it first, or remove it from the list (a relative path is taken from the workspace).',
       });
     }
+    if (isWithin(realPath(agent.home), realPath(absolute))) {
+      throw new ConfigurationError(`sandbox.writable_paths[${index}] ${absolute} holds the agent's directory ${agent.home}.`, {
+        code: 'CONFIG_INVALID',
+        file: agent.configFile,
+        field: `sandbox.writable_paths[${index}]`,
+        hint: "A tool could then rewrite the agent's hooks.yaml or .env, which the engine trusts. List the directories under it that tools must write instead.",
+      });
+    }
     return absolute;
   });
+  if (mode === 'workspace-write' && realPath(agent.home) === realPath(workDir)) {
+    throw new ConfigurationError(
+      `The workspace is the agent's directory (${agent.home}): a sandboxed tool could rewrite its hooks.yaml or .env.`,
+      {
+        code: 'CONFIG_INVALID',
+        hint: `Give the run a workspace of its own (-w ${join(agent.home, 'work')}, or none for a new one under the agent), or let the tools write nothing: --sandbox read-only.`,
+      },
+    );
+  }
   return {
     policy: {
       mode,

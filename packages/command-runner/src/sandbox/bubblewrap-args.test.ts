@@ -52,6 +52,31 @@ describe('bubblewrapSandboxArgs', () => {
     expect(args.at(-1)).toBe('--');
   });
 
+  it('binds a visible path under the workspace or a writable path (an agent kept in its workspace) read-only AFTER them', () => {
+    const inside: SandboxPolicy = {
+      ...policy,
+      visiblePaths: ['/tmp', '/tmp/ws/agent', '/data/out/agent', '/tmp/wsx', '/tmp/ws'],
+      writablePaths: ['/data/out', '/tmp/ws/agent/cache'],
+    };
+    expect(mounts(bubblewrapSandboxArgs(inside, '/var/tmp/run-tmp', 3))).toEqual([
+      ['--ro-bind', '/', '/'],
+      ['--bind', '/var/tmp/run-tmp', '/tmp'],
+      ['--bind', '/var/tmp/run-tmp/.delta-io', '/tmp/.delta-io'],
+      // (a directory that holds the workspace, a mere name prefix of it, and the workspace itself: before)
+      ['--ro-bind', '/tmp', '/tmp'],
+      ['--ro-bind', '/tmp/wsx', '/tmp/wsx'],
+      ['--ro-bind', '/tmp/ws', '/tmp/ws'],
+      ['--bind', '/tmp/ws', '/tmp/ws'],
+      ['--bind', '/data/out', '/data/out'],
+      ['--bind', '/tmp/ws/agent/cache', '/tmp/ws/agent/cache'],
+      ['--ro-bind', '/tmp/ws/agent', '/tmp/ws/agent'],
+      ['--ro-bind', '/data/out/agent', '/data/out/agent'],
+      // a writable path inside the agent's directory stays writable
+      ['--bind', '/tmp/ws/agent/cache', '/tmp/ws/agent/cache'],
+      ['--ro-bind', '/tmp/ws/.delta', '/tmp/ws/.delta'],
+    ]);
+  });
+
   it('read-only binds the workspace read-only; no network unshares it, empties /run and covers the sockets given, last', () => {
     const args = bubblewrapSandboxArgs({ ...policy, mode: 'read-only', network: false }, '/var/tmp/run-tmp', 3, [
       '/tmp/ws/s.sock',

@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { isAbsolute, join, relative as relativePath } from 'node:path';
 import { varRunIsDirectory } from './outside-sockets.js';
 import { SECCOMP_FD, USER_NAMESPACE_FD, type SandboxPolicy } from './sandbox-policy.js';
 
@@ -17,8 +17,9 @@ const NO_PRIVILEGES = ['--cap-drop', 'ALL', '--new-session', '--seccomp', String
  * processes is visible and, when the sandbox ends, the kernel ends every process left in it (nothing a
  * tool started outlives the run); and one mount namespace, shared by every tool call of the run, in
  * which the whole file system is read-only, /tmp is `tmpDir` (the run's own), the visible paths (the
- * agent's directory, the launcher's program) are read-only as they are, the workspace is writable
- * (`workspace-write`) except the protected paths, and so are the writable paths. `/tmp/.delta-io` is
+ * agent's directory, the launcher's program) are read-only as they are, also where they lie under the
+ * workspace or a writable path, the workspace is writable (`workspace-write`) except the protected
+ * paths, and so are the writable paths. `/tmp/.delta-io` is
  * `tmpDir/.delta-io` bound on itself: where the launcher opens each call's output (see RunSandbox), a
  * mount point no tool can remove or replace by a symbolic link. The order matters: a later mount covers
  * an earlier one, so the workspace (which may be under /tmp) is bound after /tmp, and the protected paths
@@ -60,13 +61,30 @@ function mountArgs(policy: SandboxPolicy, tmpDir: string, coveredSockets: readon
     if (varRunIsDirectory()) args.push('--tmpfs', '/var/run');
   }
   args.push('--bind', tmpDir, '/tmp', '--bind', output, join('/tmp', SANDBOX_OUTPUT_DIR));
-  for (const path of policy.visiblePaths) args.push('--ro-bind', path, path);
+  // A visible path under a writable one (an agent directory kept in its workspace) is bound after it:
+  // bound before, the writable bind would cover it, and a tool could rewrite the agent's hooks.yaml. One
+  // that IS the workspace (a PATH directory's top under /tmp, when the workspace is that directory) stays
+  // before it: the workspace is writable as asked (chooseSandbox refuses an agent that is its workspace).
+  const writable = [...(policy.mode === 'workspace-write' ? [policy.workspace] : []), ...policy.writablePaths];
+  const covered = policy.visiblePaths.filter((path) => writable.some((outer) => path !== outer && isWithin(path, outer)));
+  for (const path of policy.visiblePaths) if (!covered.includes(path)) args.push('--ro-bind', path, path);
   args.push(policy.mode === 'workspace-write' ? '--bind' : '--ro-bind', policy.workspace, policy.workspace);
   for (const path of policy.writablePaths) args.push('--bind', path, path);
+  for (const path of covered) args.push('--ro-bind', path, path);
+  // A writable path inside such a visible path (its cache directory) stays writable.
+  for (const path of policy.writablePaths) {
+    if (covered.some((visible) => path !== visible && isWithin(path, visible))) args.push('--bind', path, path);
+  }
   for (const path of policy.protectedPaths) args.push('--ro-bind', path, path);
   // Last: a socket may be under any of the paths bound above.
   for (const socket of coveredSockets) args.push('--ro-bind', '/dev/null', socket);
   return args;
+}
+
+/** Whether `path` is `outer` or lies under it (both absolute). */
+function isWithin(path: string, outer: string): boolean {
+  const relative = relativePath(outer, path);
+  return relative === '' || (relative !== '..' && !relative.startsWith('../') && !isAbsolute(relative));
 }
 
 /**

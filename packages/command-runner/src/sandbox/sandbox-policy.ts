@@ -14,7 +14,8 @@ export interface SandboxPolicy {
   protectedPaths: readonly string[];
   /**
    * Paths tools must see as they are although they may be under /tmp, which the sandbox replaces (the
-   * agent's directory, whose tools/ the tools run): read-only, mounted before the workspace.
+   * agent's directory, whose tools/ the tools run): read-only, also where they lie under the workspace
+   * or a writable path (an agent kept in its workspace: bound after those).
    */
   visiblePaths: readonly string[];
   /** Further absolute paths tools may write, in either mode. */

@@ -1,5 +1,18 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { processStartTicks } from '@delta/process-identity';
@@ -37,6 +50,7 @@ describe('sandbox /tmp directories', () => {
     const dead = await deadProcess();
     const abandoned = join(parent, `delta-sandbox-tmp-${namespace}-${dead.pid}-${dead.ticks}-AbC123`);
     // What a tool left in its /tmp.
+    mkdirSync(abandoned, { mode: 0o700 });
     mkdirSync(join(abandoned, 'deep', 'er'), { recursive: true });
     writeFileSync(join(abandoned, 'deep', 'er', 'file'), 'x');
     const mine = createSandboxTmp(parent);
@@ -48,9 +62,37 @@ describe('sandbox /tmp directories', () => {
     const unnamed = join(parent, 'delta-sandbox-tmp-AbC123');
     const unrelated = join(parent, 'something-else');
     for (const dir of [otherNamespace, unnamed, unrelated]) mkdirSync(dir);
-    mkdirSync(reused);
+    mkdirSync(reused, { mode: 0o700 });
     expect(removeAbandonedSandboxTmps(parent).sort()).toEqual([abandoned, reused].sort());
     expect(existsSync(abandoned)).toBe(false);
     expect(readdirSync(parent).sort()).toEqual([basename(mine), basename(otherNamespace), basename(unnamed), basename(unrelated)].sort());
+  });
+
+  it("never removes a planted tree: another user's, one others may enter, or a symbolic link (it would follow a swap during the removal)", async () => {
+    const dead = await deadProcess();
+    const name = (suffix: string) => join(parent, `delta-sandbox-tmp-${namespace}-${dead.pid}-${dead.ticks}-${suffix}`);
+    const victim = mkdtempSync(join(tmpdir(), 'delta-sandbox-tmp-victim-'));
+    writeFileSync(join(victim, 'important'), 'kept');
+    // Made by another user (nobody), as any local user can: only possible to test as root.
+    const foreign = name('Other1');
+    mkdirSync(join(foreign, 'sub'), { recursive: true, mode: 0o700 });
+    if (process.getuid?.() === 0) chownSync(foreign, 65534, 65534);
+    // Ours but open to others (they could swap a directory in it for a link while it is removed).
+    const open = name('Open12');
+    mkdirSync(join(open, 'sub'), { recursive: true });
+    chmodSync(open, 0o777);
+    // A symbolic link with the name.
+    const link = name('Link12');
+    symlinkSync(victim, link);
+    const proper = name('Mine12');
+    mkdirSync(proper, { mode: 0o700 });
+    expect(removeAbandonedSandboxTmps(parent)).toEqual([proper]);
+    expect(existsSync(join(process.getuid?.() === 0 ? foreign : open, 'sub'))).toBe(true);
+    expect(existsSync(join(open, 'sub'))).toBe(true);
+    expect(readFileSync(join(victim, 'important'), 'utf8')).toBe('kept');
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    // Nothing of ours is left under another name either.
+    expect(readdirSync(parent).filter((entry) => entry.startsWith('.'))).toEqual([]);
+    for (const path of [foreign, open, link, victim]) rmSync(path, { recursive: true, force: true });
   });
 });

@@ -1,4 +1,5 @@
-import { mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { lstatSync, mkdtempSync, readdirSync, readlinkSync, renameSync, rmSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { isProcessAlive, processStartTicks } from '@delta/process-identity';
 
@@ -9,7 +10,8 @@ import { isProcessAlive, processStartTicks } from '@delta/process-identity';
  * tools' reach (the directory is their /tmp, a mount point whose parent they do not see), unlike a file in
  * it. The first sandbox a process starts removes those whose owner is gone: same PID namespace (a pid of
  * another one names a different process), and no process with that pid and start time (a reused pid has
- * another). One whose owner lives, or whose name does not prove it, is never touched.
+ * another). One whose owner lives, or whose name does not prove it, is never touched; nor, whatever its
+ * name, one that is not a directory of this process's user closed to everyone else (see isOurs).
  */
 const PREFIX = 'delta-sandbox-tmp-';
 const OWNED = /^delta-sandbox-tmp-(\d+)-(\d+)-(\d+)-[A-Za-z0-9]{6}$/;
@@ -49,13 +51,43 @@ export function removeAbandonedSandboxTmps(parent: string): string[] {
   for (const name of names) {
     if (!name.startsWith(PREFIX) || !isAbandonedSandboxTmp(name, namespace)) continue;
     try {
-      rmSync(join(parent, name), { recursive: true, force: true });
-      removed.push(join(parent, name));
+      if (removeIfOurs(parent, name)) removed.push(join(parent, name));
     } catch {
       // Another engine's clean-up got there first, or a file in it resists: the next start tries again.
     }
   }
   return removed;
+}
+
+/**
+ * Whether `stats` are those of a directory (not a link to one) that this process's user owns and nobody
+ * else may enter. The name proves nothing (any local user can make one); such a directory does: nobody
+ * else can have put anything in it, nor change what is in it while it is removed (a directory swapped for
+ * a symbolic link in the middle of a recursive removal would have it remove files elsewhere).
+ */
+function isOurs(stats: Stats): boolean {
+  return stats.isDirectory() && stats.uid === process.geteuid?.() && (stats.mode & 0o077) === 0;
+}
+
+/**
+ * Removes `parent/name` if it is ours (see isOurs). It is first renamed to a name of this process's own in
+ * the same parent, then checked again under that name (the same directory, still ours): whatever the
+ * parent allows, the tree removed is the one checked.
+ */
+function removeIfOurs(parent: string, name: string): boolean {
+  const path = join(parent, name);
+  const before = lstatSync(path);
+  if (!isOurs(before)) return false;
+  const claimed = join(parent, `.${PREFIX}removing-${process.pid}-${randomBytes(6).toString('hex')}`);
+  renameSync(path, claimed);
+  const after = lstatSync(claimed);
+  if (!isOurs(after) || after.ino !== before.ino || after.dev !== before.dev) {
+    // Not what was checked (swapped in between): put it back, untouched.
+    renameSync(claimed, path);
+    return false;
+  }
+  rmSync(claimed, { recursive: true, force: true });
+  return true;
 }
 
 let cleaned = false;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, linkSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, linkSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { SANDBOX_OUTPUT_DIR } from './bubblewrap-args.js';
 
@@ -47,16 +47,19 @@ function copyWithoutFollowing(from: string, to: string): void {
  * under a random name into the sandbox's output directory (`tmpDir`/.delta-io, which is /tmp/.delta-io in
  * there, a mount point no tool can replace): the launcher inside writes the tool's output through that
  * name, straight into the record, which is there from the start (as partial output if the engine dies).
- * `finish` removes the name, after which no tool can reach the record. On another file system than
+ * `finish` removes the name, after which no tool can reach the record (if a tool linked it under another
+ * name, the record is replaced by a copy: see finish). On another file system than
  * `tmpDir` the output is written there and copied into the record at `finish` instead.
  */
 export function stageOutput(file: string, tmpDir: string): StagedOutput {
   const name = randomBytes(9).toString('hex');
   const staged = join(tmpDir, SANDBOX_OUTPUT_DIR, name);
-  closeSync(openSync(file, 'w'));
+  // Kept open until finish: the record as it is, whatever a tool does with its names.
+  const record = openSync(file, 'w+');
   try {
     linkSync(file, staged);
   } catch (error) {
+    closeSync(record);
     if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
     const finish = () => {
       copyWithoutFollowing(staged, file);
@@ -64,5 +67,35 @@ export function stageOutput(file: string, tmpDir: string): StagedOutput {
     };
     return { inside: join('/tmp', SANDBOX_OUTPUT_DIR, name), finish };
   }
-  return { inside: join('/tmp', SANDBOX_OUTPUT_DIR, name), finish: () => removeQuietly(staged) };
+  let finished = false;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    removeQuietly(staged);
+    try {
+      // A tool may have linked the record under another name in there (/tmp/.delta-io is writable), to
+      // rewrite it once the call has ended: then the record becomes a copy, a file no tool can name.
+      if (fstatSync(record).nlink > 1) replaceWithCopy(record, file);
+    } finally {
+      closeSync(record);
+    }
+  };
+  return { inside: join('/tmp', SANDBOX_OUTPUT_DIR, name), finish };
+}
+
+/** Replaces `file` (open as `fd`) by a new file with the same contents, renamed into place. */
+function replaceWithCopy(fd: number, file: string): void {
+  const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+  const output = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+  try {
+    const buffer = Buffer.allocUnsafe(1 << 20);
+    let position = 0;
+    for (let read = readSync(fd, buffer, 0, buffer.length, position); read > 0; read = readSync(fd, buffer, 0, buffer.length, position)) {
+      writeSync(output, buffer, 0, read);
+      position += read;
+    }
+  } finally {
+    closeSync(output);
+  }
+  renameSync(temporary, file);
 }
