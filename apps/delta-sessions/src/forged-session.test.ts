@@ -176,7 +176,9 @@ describe('forged session files', () => {
 
       const cleaned = await run(['cleanup']);
       expect(cleaned.status, cleaned.stdout + cleaned.stderr).toBe(0);
-      expect(cleaned.json).toEqual([{ status: 'left_alone', session_id: id, reason: expect.stringContaining('another session directory') }]);
+      expect(cleaned.json).toEqual([
+        { status: 'left_alone', session_id: id, reason: expect.stringContaining('another session directory') },
+      ]);
       expect((await run(['end', id])).json.error.code).toBe('SESSION_UNTRUSTED');
       expect(alive(metadata.pid)).toBe(true);
       expect(alive(metadata.interpreter_pid)).toBe(true);
