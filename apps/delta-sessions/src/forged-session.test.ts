@@ -166,11 +166,13 @@ describe('forged session files', () => {
   it("copied from another workspace (pid, start time and marker all true): cleanup leaves the other workspace's session alone", async () => {
     // What a sandboxed tool can do: read another workspace's .sessions/<id>/ and copy it into this one.
     const other = await mkdtemp(join(tmpdir(), 'delta-sessions-other-'));
+    let supervisor: number | undefined;
     try {
       const started = spawnSync(process.execPath, [bin, 'start', 'python3'], { cwd: other, encoding: 'utf8' });
       expect(started.status, started.stdout + started.stderr).toBe(0);
       const id = JSON.parse(started.stdout).session_id as string;
       const metadata = JSON.parse(await readFile(join(other, '.sessions', id, 'metadata.json'), 'utf8'));
+      supervisor = metadata.pid;
       await mkdir(join(cwd, '.sessions'));
       expect(spawnSync('cp', ['-r', join(other, '.sessions', id), join(cwd, '.sessions')]).status).toBe(0);
 
@@ -189,6 +191,8 @@ describe('forged session files', () => {
       expect(JSON.parse(own.stdout)).toEqual([{ status: 'terminated', session_id: id }]);
       expect(alive(metadata.pid)).toBe(false);
     } finally {
+      // Whatever failed above, the other workspace's session process group goes.
+      if (supervisor !== undefined && alive(supervisor)) process.kill(-supervisor, 'SIGKILL');
       await rm(other, { recursive: true, force: true });
     }
   });
