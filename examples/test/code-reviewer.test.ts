@@ -52,7 +52,7 @@ describe('examples/3-advanced/code-reviewer', () => {
     expect(readdirSync(join(runDir, 'io', 'context'))).toHaveLength(5);
 
     // on_run_end kept the history; each hook execution is audited.
-    expect(readFileSync(join(workspace, 'review-history.log'), 'utf8')).toBe(`${runId} COMPLETED 6 findings\n`);
+    expect(readFileSync(join(workspace, '.delta', 'review-history.log'), 'utf8')).toBe(`${runId} COMPLETED 6 findings\n`);
     const audits = journal.filter((event) => event.type === 'HOOK_EXECUTION_AUDIT');
     expect(audits.map((event) => (event as { hook_name: string }).hook_name)).toEqual([
       ...Array(5).fill('pre_tool_execution'),

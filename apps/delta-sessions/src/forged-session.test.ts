@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -161,4 +162,56 @@ describe('forged session files', () => {
     expect(alive(metadata.interpreter_pid)).toBe(false);
     expect(existsSync(metadata.socket_path)).toBe(false);
   });
+
+  it("copied from another workspace (pid, start time and marker all true): cleanup leaves the other workspace's session alone", async () => {
+    // What a sandboxed tool can do: read another workspace's .sessions/<id>/ and copy it into this one.
+    const other = await mkdtemp(join(tmpdir(), 'delta-sessions-other-'));
+    let supervisor: number | undefined;
+    try {
+      const started = spawnSync(process.execPath, [bin, 'start', 'python3'], { cwd: other, encoding: 'utf8' });
+      expect(started.status, started.stdout + started.stderr).toBe(0);
+      const id = JSON.parse(started.stdout).session_id as string;
+      const metadata = JSON.parse(await readFile(join(other, '.sessions', id, 'metadata.json'), 'utf8'));
+      supervisor = metadata.pid;
+      await mkdir(join(cwd, '.sessions'));
+      expect(spawnSync('cp', ['-r', join(other, '.sessions', id), join(cwd, '.sessions')]).status).toBe(0);
+
+      const cleaned = await run(['cleanup']);
+      expect(cleaned.status, cleaned.stdout + cleaned.stderr).toBe(0);
+      expect(cleaned.json).toEqual([
+        { status: 'left_alone', session_id: id, reason: expect.stringContaining('another session directory') },
+      ]);
+      expect((await run(['end', id])).json.error.code).toBe('SESSION_UNTRUSTED');
+      expect(alive(metadata.pid)).toBe(true);
+      expect(alive(metadata.interpreter_pid)).toBe(true);
+      // The real one still works where it lives, and is still ended there.
+      const exec = spawnSync(process.execPath, [bin, 'exec', id], { cwd: other, input: 'print(6 * 7)\n', encoding: 'utf8' });
+      expect(exec.stdout).toContain('42');
+      const own = spawnSync(process.execPath, [bin, 'cleanup'], { cwd: other, encoding: 'utf8' });
+      expect(JSON.parse(own.stdout)).toEqual([{ status: 'terminated', session_id: id }]);
+      expect(alive(metadata.pid)).toBe(false);
+    } finally {
+      // Whatever failed above, the other workspace's session process group goes.
+      if (supervisor !== undefined && alive(supervisor)) process.kill(-supervisor, 'SIGKILL');
+      await rm(other, { recursive: true, force: true });
+    }
+  });
+
+  it('with a forged exec.lock (a live pid, a FIFO, a link to /dev/zero): cleanup still ends every session, promptly', async () => {
+    for (const forgery of ['pid 1', 'fifo', 'devzero']) {
+      await rm(join(cwd, '.sessions'), { recursive: true, force: true });
+      const first = (await run(['start', 'sh'])).json.session_id as string;
+      const second = (await run(['start', 'sh'])).json.session_id as string;
+      const lock = join(cwd, '.sessions', first, 'exec.lock');
+      if (forgery === 'pid 1') await writeFile(lock, JSON.stringify({ pid: 1, token: 'forged', acquired_at: '2026-01-01T00:00:00Z' }));
+      else if (forgery === 'fifo') expect(spawnSync('mkfifo', [lock]).status).toBe(0);
+      else await symlink('/dev/zero', lock);
+
+      const startedAt = Date.now();
+      const cleaned = await run(['cleanup']);
+      expect(cleaned.status, `${forgery}: ${cleaned.stdout}${cleaned.stderr}`).toBe(0);
+      expect(Date.now() - startedAt, forgery).toBeLessThan(5_000);
+      expect(cleaned.json, forgery).toEqual([first, second].sort().map((id) => ({ status: 'terminated', session_id: id })));
+    }
+  }, 30_000);
 });

@@ -1,4 +1,4 @@
-import { endSessionIfProven } from './end-session.js';
+import { defaultEndLockWaitMs, endSessionIfProven } from './end-session.js';
 import { type SessionsOptions, resolveSessionsDir } from './options.js';
 import { SessionError } from './session-error.js';
 import { checkNotALink, listSessionIds } from './session-store.js';
@@ -13,6 +13,8 @@ import type { EndResult, LeftAloneResult } from './types.js';
  * failures are then reported together.
  */
 /** What a directory that is not a session this version can trust answers: left alone, with the reason. */
+const minimumLockWaitMs = 200;
+
 const untrustedCodes = new Set(['SESSION_UNTRUSTED', 'INVALID_SESSION_ID', 'JSON_INVALID', 'UNSUPPORTED_STATE_VERSION']);
 
 export async function cleanupSessions(options: SessionsOptions = {}): Promise<Array<EndResult | LeftAloneResult>> {
@@ -20,9 +22,12 @@ export async function cleanupSessions(options: SessionsOptions = {}): Promise<Ar
   await checkNotALink(sessionsDir, 'The sessions directory');
   const results: Array<EndResult | LeftAloneResult> = [];
   const failures: string[] = [];
+  // One budget for every lock wait, so that many sessions with held (or forged) locks cannot make cleanup
+  // wait once each; a session reached after it still gets a short try.
+  const deadline = Date.now() + defaultEndLockWaitMs;
   for (const sessionId of await listSessionIds(sessionsDir)) {
     try {
-      results.push(await endSessionIfProven(sessionId, options));
+      results.push(await endSessionIfProven(sessionId, { ...options, lockWaitMs: Math.max(deadline - Date.now(), minimumLockWaitMs) }));
     } catch (error) {
       // Terminated already (by an `end`, or another cleanup that got there first), or a session still being created.
       if (SessionError.isInstance(error) && (error.code === 'SESSION_ENDED' || error.code === 'SESSION_NOT_FOUND')) continue;

@@ -7,13 +7,21 @@ import { proveSessionProcess } from './session-proof.js';
 import { checkedSessionPaths, readMetadata, removeFiles, writeMetadata } from './session-store.js';
 import type { EndResult, LeftAloneResult } from './types.js';
 
+/** How long `end` waits for an exec in progress to release the session's lock. */
+export const defaultEndLockWaitMs = 10_000;
+
+export interface EndOptions extends SessionsOptions {
+  /** How long to wait for the session's exec lock before giving up (`EXEC_TIMEOUT`). Default 10 000 ms. */
+  lockWaitMs?: number;
+}
+
 /**
  * Ends a session: stops an interpreter's process group (supervisor, interpreter and whatever it
  * started), removes the saved shell state, and marks the session terminated. metadata.json stays, so
  * later calls can say the session was terminated rather than that it never existed. A session whose
  * files cannot be trusted (see endSessionIfProven) is refused with `SESSION_UNTRUSTED`.
  */
-export async function endSession(sessionId: string, options: SessionsOptions = {}): Promise<EndResult> {
+export async function endSession(sessionId: string, options: EndOptions = {}): Promise<EndResult> {
   const outcome = await endSessionIfProven(sessionId, options);
   if (outcome.status === 'left_alone') {
     throw new SessionError(`Session ${sessionId} was left alone, nothing killed or removed: ${outcome.reason}.`, {
@@ -29,7 +37,7 @@ export async function endSession(sessionId: string, options: SessionsOptions = {
  * and the files it removes are inside the session's directory. Otherwise nothing is killed or removed,
  * and the answer says why.
  */
-export async function endSessionIfProven(sessionId: string, options: SessionsOptions = {}): Promise<EndResult | LeftAloneResult> {
+export async function endSessionIfProven(sessionId: string, options: EndOptions = {}): Promise<EndResult | LeftAloneResult> {
   const cwd = resolve(options.cwd ?? process.cwd());
   let paths;
   try {
@@ -43,8 +51,8 @@ export async function endSessionIfProven(sessionId: string, options: SessionsOpt
     throw new SessionError(`Session ${sessionId} was already terminated.`, { code: 'SESSION_ENDED' });
   }
   if (before.kind === 'interpreter') {
-    const supervisor = proveSessionProcess(supervisorClaim(before));
-    const interpreter = proveSessionProcess(interpreterClaim(before));
+    const supervisor = proveSessionProcess(supervisorClaim(before, paths.directory));
+    const interpreter = proveSessionProcess(interpreterClaim(before, paths.directory));
     // A pid that runs but is not provably ours: forged, or recycled. Leave every process alone.
     for (const [what, proof] of [
       ['session process', supervisor],
@@ -56,7 +64,7 @@ export async function endSessionIfProven(sessionId: string, options: SessionsOpt
     if (supervisor.proven) await stopProcessGroup(supervisor.pid);
     else if (interpreter.proven) process.kill(interpreter.pid, 'SIGKILL');
   }
-  const release = await acquireExecLock(paths.lock);
+  const release = await acquireExecLock(paths.lock, { waitMs: options.lockWaitMs ?? defaultEndLockWaitMs });
   try {
     const metadata = await readMetadata(paths, sessionId);
     if (metadata.status === 'terminated') {

@@ -32,12 +32,13 @@ export async function execInSession(sessionId: string, code: string, options: Ex
   const timeoutMs = resolvePositiveInteger(options.timeoutMs, env, 'DELTA_SESSIONS_TIMEOUT_MS', DEFAULT_TIMEOUT_MS);
   const maxOutputBytes = resolvePositiveInteger(options.maxOutputBytes, env, 'DELTA_SESSIONS_MAX_OUTPUT_BYTES', DEFAULT_MAX_OUTPUT_BYTES);
   const paths = await checkedSessionPaths(resolveSessionsDir({ ...options, cwd }), sessionId);
-  checkUsable(await readMetadata(paths, sessionId));
+  checkUsable(await readMetadata(paths, sessionId), paths.directory);
 
-  const release = await acquireExecLock(paths.lock);
+  // Another exec holds the lock at most its own timeout; this one waits no longer than it would run.
+  const release = await acquireExecLock(paths.lock, { waitMs: timeoutMs });
   try {
     const metadata = await readMetadata(paths, sessionId);
-    checkUsable(metadata);
+    checkUsable(metadata, paths.directory);
     const record = async () => {
       metadata.last_executed_at = new Date().toISOString();
       metadata.execution_count += 1;
@@ -64,13 +65,13 @@ export async function execInSession(sessionId: string, code: string, options: Ex
   }
 }
 
-function checkUsable(metadata: SessionMetadata): void {
+function checkUsable(metadata: SessionMetadata, directory: string): void {
   if (metadata.status === 'terminated') {
     throw new SessionError(`Session ${metadata.session_id} was terminated; start a new one with \`delta-sessions start\`.`, {
       code: 'SESSION_ENDED',
     });
   }
-  if (metadata.kind === 'interpreter' && !isSupervisorAlive(metadata)) {
+  if (metadata.kind === 'interpreter' && !isSupervisorAlive(metadata, directory)) {
     throw new SessionError(
       `Session ${metadata.session_id} is dead: its session process (pid ${metadata.pid ?? 'unknown'}) is gone, killed or ended with its interpreter (${metadata.command}). Its state is lost; end it and start a new one.`,
       { code: 'SESSION_DEAD' },

@@ -4,6 +4,7 @@ export { execInSession } from './exec-in-session.js';
 export type { ExecOptions } from './exec-in-session.js';
 export { cleanupSessions } from './cleanup-sessions.js';
 export { endSession } from './end-session.js';
+export type { EndOptions } from './end-session.js';
 export { listSessions } from './list-sessions.js';
 export { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, resolveSessionsDir } from './options.js';
 export type { SessionsOptions } from './options.js';

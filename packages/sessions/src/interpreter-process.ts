@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { isProcessGroupAlive } from '@delta/process-identity';
 import { parseSessionJson, SupervisorReportShape } from './json-shapes.js';
 import { SessionError } from './session-error.js';
-import { proveSessionProcess, sessionMarkerVariable } from './session-proof.js';
+import { type ProcessClaim, proveSessionProcess, sessionDirectoryVariable, sessionMarkerVariable } from './session-proof.js';
 import type { SessionMetadata } from './types.js';
 
 /** Unix socket paths are limited to about 104 bytes; longer ones go to the temporary directory. */
@@ -42,8 +42,9 @@ export interface SupervisorStarted {
 
 /**
  * Starts the supervisor detached (a new process group that outlives the caller) and waits for its
- * one-line report: ready, or why the interpreter could not start. The session's marker goes into its
- * environment, and from there into the interpreter's: what later proves they are the session's.
+ * one-line report: ready, or why the interpreter could not start. The session's marker and the real path
+ * of its directory go into its environment, and from there into the interpreter's: what later proves they
+ * are this session's.
  */
 export async function startSupervisor(
   sessionDirectory: string,
@@ -54,7 +55,7 @@ export async function startSupervisor(
 ): Promise<SupervisorStarted> {
   const child = spawn(process.execPath, [supervisorPath(), sessionDirectory], {
     cwd,
-    env: { ...env, [sessionMarkerVariable]: marker },
+    env: { ...env, [sessionMarkerVariable]: marker, [sessionDirectoryVariable]: realpathSync(sessionDirectory) },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -129,16 +130,16 @@ export async function stopProcessGroup(pid: number, graceMs = 1_000): Promise<vo
 }
 
 /** Whether the supervisor of this session is running, proven to be the session's (not a recycled or forged pid). */
-export function isSupervisorAlive(metadata: SessionMetadata): boolean {
-  return proveSessionProcess(supervisorClaim(metadata)).proven;
+export function isSupervisorAlive(metadata: SessionMetadata, directory: string): boolean {
+  return proveSessionProcess(supervisorClaim(metadata, directory)).proven;
 }
 
-/** What metadata.json claims about the supervisor, to be proven by the process itself. */
-export function supervisorClaim(metadata: SessionMetadata) {
-  return { pid: metadata.pid, startTicks: metadata.start_ticks, marker: metadata.marker, groupLeader: true };
+/** What metadata.json (in `directory`) claims about the supervisor, to be proven by the process itself. */
+export function supervisorClaim(metadata: SessionMetadata, directory: string): ProcessClaim {
+  return { pid: metadata.pid, startTicks: metadata.start_ticks, marker: metadata.marker, directory, groupLeader: true };
 }
 
-/** What metadata.json claims about the interpreter. */
-export function interpreterClaim(metadata: SessionMetadata) {
-  return { pid: metadata.interpreter_pid, startTicks: metadata.interpreter_start_ticks, marker: metadata.marker };
+/** What metadata.json (in `directory`) claims about the interpreter. */
+export function interpreterClaim(metadata: SessionMetadata, directory: string): ProcessClaim {
+  return { pid: metadata.interpreter_pid, startTicks: metadata.interpreter_start_ticks, marker: metadata.marker, directory };
 }

@@ -75,7 +75,10 @@ export const SessionMetadataShape = objectOf<SessionMetadata>(
 );
 
 /** An exec lock file: who holds it. */
-export const LockOwnerShape = objectOf<{ pid: number; token: string }>({ pid: integer, token: string });
+export const LockOwnerShape = objectOf<{ pid: number; token: string; start_ticks?: string }>(
+  { pid: integer, token: string },
+  { start_ticks: string },
+);
 
 const SessionErrorShape = objectOf<{ code: SessionErrorCode; message: string; stdout?: string; stderr?: string }>(
   { code: sessionErrorCode, message: string },

@@ -20,7 +20,7 @@ export async function listSessions(options: SessionsOptions = {}): Promise<Sessi
       throw error;
     }
     let status: SessionStatus = metadata.status;
-    if (status === 'active' && metadata.kind === 'interpreter' && !isSupervisorAlive(metadata)) status = 'dead';
+    if (status === 'active' && metadata.kind === 'interpreter' && !isSupervisorAlive(metadata, paths.directory)) status = 'dead';
     entries.push({ session_id: metadata.session_id, command: metadata.command, status, created_at: metadata.created_at });
   }
   return entries.sort((a, b) => a.created_at.localeCompare(b.created_at));

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
 import { hasProcFileSystem, isProcessAlive, readProcessStat } from '@delta/process-identity';
 
 /**
@@ -12,6 +12,14 @@ import { hasProcFileSystem, isProcessAlive, readProcessStat } from '@delta/proce
  */
 export const sessionMarkerVariable = 'DELTA_SESSION_MARKER';
 
+/**
+ * The variable that names, in the session process's own environment, the real path of its session
+ * directory (set at start). A session directory copied elsewhere (a tool can read another workspace's
+ * .sessions/ and copy it, pid, start time and marker included) names processes whose environment names
+ * the original directory, not the copy: they are not the copy's to signal.
+ */
+export const sessionDirectoryVariable = 'DELTA_SESSION_DIR';
+
 export function newSessionMarker(): string {
   return randomBytes(16).toString('hex');
 }
@@ -21,6 +29,8 @@ export interface ProcessClaim {
   pid: number | undefined;
   startTicks: string | undefined;
   marker: string | undefined;
+  /** The session directory being acted on; the process must name its real path as its own. */
+  directory: string;
   /** The supervisor leads its own process group, which `end` signals as a whole. */
   groupLeader?: boolean;
 }
@@ -52,10 +62,29 @@ export function proveSessionProcess(claim: ProcessClaim): ProcessProof {
       `its environment cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}) to prove it is the session process`,
     );
   }
-  if (!environment.split('\0').includes(`${sessionMarkerVariable}=${claim.marker}`)) {
+  const variables = environment.split('\0');
+  if (!variables.includes(`${sessionMarkerVariable}=${claim.marker}`)) {
     return notOurs("its environment lacks the session's marker: not a process this session started");
   }
+  const directory = realPath(claim.directory);
+  if (directory === undefined) return notOurs(`the session directory ${claim.directory} cannot be resolved to prove it is its process`);
+  if (!variables.includes(`${sessionDirectoryVariable}=${directory}`)) {
+    const named = variables
+      .find((variable) => variable.startsWith(`${sessionDirectoryVariable}=`))
+      ?.slice(sessionDirectoryVariable.length + 1);
+    return notOurs(
+      `it belongs to another session directory (${named ?? 'none named'}), not ${directory}: a session copied from elsewhere is never this one's to end`,
+    );
+  }
   return { proven: true, pid };
+}
+
+function realPath(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 function isAncestor(pid: number): boolean {

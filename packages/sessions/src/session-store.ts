@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { lstat, mkdir, open, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { type FileHandle, lstat, mkdir, open, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { parseSessionJson, SessionMetadataShape, VersionedShape } from './json-shapes.js';
 import { SessionError } from './session-error.js';
@@ -60,18 +60,34 @@ export async function checkNotALink(path: string, what: string): Promise<void> {
 /** metadata.json is small; a bigger one is not ours. */
 const maxMetadataBytes = 1024 * 1024;
 
-/** Reads metadata.json as a regular file only: never through a link, never a FIFO or a device, never unbounded. */
-async function readRegularFile(path: string): Promise<string> {
-  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+/**
+ * Reads a file of a session directory (tool-writable) as a regular file only: never through a link, never
+ * a FIFO or a device (opened without blocking, refused by type), never more than `maxBytes`. Anything else
+ * is a SessionError `SESSION_UNTRUSTED` that says the file is not `what`; a missing file is ENOENT.
+ */
+export async function readRegularFile(path: string, maxBytes: number, what: string): Promise<string> {
+  const untrusted = (found: string) =>
+    new SessionError(`${path} is ${found}: not ${what}. Remove the session's directory.`, { code: 'SESSION_UNTRUSTED' });
+  let handle: FileHandle;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw untrusted('a symbolic link');
+    throw error;
+  }
   try {
     const stats = await handle.stat();
-    if (!stats.isFile() || stats.size > maxMetadataBytes) {
-      throw new SessionError(
-        `${path} is ${stats.isFile() ? `larger than ${maxMetadataBytes} bytes` : 'not a regular file'}: not a session's metadata.json. Remove the session's directory.`,
-        { code: 'SESSION_UNTRUSTED' },
-      );
+    if (!stats.isFile()) throw untrusted('not a regular file');
+    // Read one byte more than allowed, so a file that grows after the stat is still caught.
+    const buffer = Buffer.alloc(maxBytes + 1);
+    let length = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, length, buffer.length - length, length);
+      if (bytesRead === 0) break;
+      length += bytesRead;
+      if (length > maxBytes) throw untrusted(`larger than ${maxBytes} bytes`);
     }
-    return await handle.readFile('utf8');
+    return buffer.toString('utf8', 0, length);
   } finally {
     await handle.close();
   }
@@ -97,13 +113,8 @@ export async function writeMetadata(paths: SessionPaths, metadata: SessionMetada
 export async function readMetadata(paths: SessionPaths, sessionId: string): Promise<SessionMetadata> {
   let text: string;
   try {
-    text = await readRegularFile(paths.metadata);
+    text = await readRegularFile(paths.metadata, maxMetadataBytes, "a session's metadata.json");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') {
-      throw new SessionError(`${paths.metadata} is a symbolic link: not a session's metadata.json. Remove the session's directory.`, {
-        code: 'SESSION_UNTRUSTED',
-      });
-    }
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
       throw new SessionError(
         `No session ${sessionId} in ${dirname(paths.directory)}; start one with \`delta-sessions start\` or check the id with \`delta-sessions list\`.`,

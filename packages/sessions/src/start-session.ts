@@ -79,7 +79,7 @@ export async function startSession(options: StartSessionOptions = {}): Promise<S
       const interpreterStartTicks = processStartTicks(started.interpreterPid);
       if (startTicks !== undefined) metadata.start_ticks = startTicks;
       if (interpreterStartTicks !== undefined) metadata.interpreter_start_ticks = interpreterStartTicks;
-      if (hasProcFileSystem() && !isSupervisorAlive(metadata)) {
+      if (hasProcFileSystem() && !isSupervisorAlive(metadata, paths.directory)) {
         await stopProcessGroup(started.pid);
         throw new SessionError(`The session process (pid ${started.pid}) went away as it started.`, { code: 'START_FAILED' });
       }

@@ -16,7 +16,11 @@ case ${1:-} in
     {
       echo "## Your research notes (notes.md)"
       echo
-      if [ -s notes.md ]; then tail -n 40 notes.md; else echo "(none yet)"; fi
+      # `show` runs outside the sandbox (a context generator), over a workspace tools write: never read
+      # notes.md through a link or from a FIFO or device a tool put in its place.
+      if [ -L notes.md ] || { [ -e notes.md ] && [ ! -f notes.md ]; }; then
+        echo "(notes.md is not a regular file, so it was not read; save notes with save_note only)"
+      elif [ -s notes.md ]; then tail -n 40 notes.md; else echo "(none yet)"; fi
     } > "$2"
     ;;
   *) echo "usage: notes.sh add SOURCE | show OUTPUT_FILE" >&2; exit 2 ;;
