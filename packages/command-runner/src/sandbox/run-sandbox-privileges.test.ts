@@ -168,7 +168,9 @@ function spawnWrapped(command: SandboxedCommand, stdio: Array<'ignore' | 'pipe'>
     detached,
   });
   for (const fd of inherited) closeSync(fd);
-  command.inheritData.forEach((data, index) => (child.stdio[3 + inherited.length + index] as Writable).end(data));
+  command.inheritData.forEach((data, index) => {
+    (child.stdio[3 + inherited.length + index] as Writable).end(data);
+  });
   return child;
 }
 
