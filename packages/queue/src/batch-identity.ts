@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, join } from 'node:path';
-import { ConfigurationError, diskWrite, makeDirectory, parseJson } from '@delta/errors';
+import { ConfigurationError, makeDirectory, parseJson } from '@delta/errors';
 import { z } from 'zod';
+import { writeFileOnce } from './write-once.js';
 
 /**
  * `OUT/.batch/identity.json`: which batch a directory holds, so that a worker can tell the batch it was
@@ -52,17 +53,7 @@ export function claimBatchIdentity(out: string): BatchIdentity {
   };
   const file = batchIdentityFile(out);
   makeDirectory(join(out, '.batch'));
-  const temporary = `${file}.${process.pid}.tmp`;
-  diskWrite(file, () => {
-    writeFileSync(temporary, `${JSON.stringify(identity, null, 2)}\n`);
-    try {
-      linkSync(temporary, file);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    } finally {
-      rmSync(temporary, { force: true });
-    }
-  });
+  writeFileOnce(file, `${JSON.stringify(identity, null, 2)}\n`);
   return readBatchIdentity(out)!;
 }
 

@@ -1,8 +1,9 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { closeSync, constants, fstatSync, linkSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { diskWrite, makeDirectory } from '@delta/errors';
+import { makeDirectory } from '@delta/errors';
 import type { RunJobData } from './run-job.js';
+import { writeFileOnce } from './write-once.js';
 
 /**
  * `OUT/.batch/queue.key`: the batch's signing key. Written by the first `delta batch --queue` and read by
@@ -51,17 +52,7 @@ export function claimBatchKey(out: string): Buffer {
   const found = readKeyFile(file);
   if (found) return found;
   makeDirectory(join(out, '.batch'));
-  const temporary = `${file}.${process.pid}.tmp`;
-  diskWrite(file, () => {
-    writeFileSync(temporary, `${randomBytes(KEY_BYTES).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
-    try {
-      linkSync(temporary, file);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    } finally {
-      rmSync(temporary, { force: true });
-    }
-  });
+  writeFileOnce(file, `${randomBytes(KEY_BYTES).toString('hex')}\n`, 0o600);
   return readKeyFile(file)!;
 }
 
