@@ -136,8 +136,11 @@ describe('records read back from .delta/', () => {
     symlinkSync('/dev/zero', response);
     const result = await deltaWithin(30_000, ['replay', '-w', work], env);
     expect(result.signal).toBeNull();
-    // The replayed run fails on it (replay itself still reports the requests it checked).
+    // The replayed run fails on it, and the replay says it is not identical.
     expect(result.stdout).toMatch(/replay run: \S+ in \S+ \(FAILED\)/);
+    expect(result.stdout).toMatch(/diverged at the end: the replay run FAILED \(.*a symbolic link to \/dev\/zero/);
+    expect(result.stdout).not.toContain('identical');
+    expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain(`${response} is a symbolic link to /dev/zero, a system file`);
   });
 });

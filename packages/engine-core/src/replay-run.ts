@@ -123,6 +123,16 @@ export async function replayRun(options: ReplayRunOptions): Promise<ReplayResult
       diff: replay.reason ? `+ ${replay.reason}` : '',
     });
   }
+  // A replay run that FAILED where the recorded one went on (a record refused, a full disk) is no identical replay.
+  const recordedFailed = through === source.thoughts.length && source.metadata.status === 'FAILED';
+  if (!check.divergence && !options.signal?.aborted && replay.status === 'FAILED' && !recordedFailed) {
+    check.diverge({
+      iteration: check.served,
+      what: 'status',
+      summary: `the end: the replay run FAILED (${replay.reason ?? 'no reason given'}); the recorded run did not fail there`,
+      diff: '',
+    });
+  }
   return {
     identical: check.divergence === undefined && !options.signal?.aborted,
     ...(check.divergence ? { divergence: check.divergence } : {}),
