@@ -2,15 +2,12 @@ import { linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CommandLauncher, probeBubblewrap, RunSandbox, runCommand, type CommandResult } from '../index.js';
+import { CommandLauncher, RunSandbox, runCommand, type CommandResult } from '../index.js';
 import { stageOutput } from './stage-output.js';
+import { bubblewrapForTests } from './sandbox.test-support.js';
 
-// Real bubblewrap: .ci/run installs it. Only a machine where that install failed may skip, loudly.
-const probe = probeBubblewrap();
-const unavailable = process.env.DELTA_TEST_BUBBLEWRAP_UNAVAILABLE;
-if (!probe.ok && unavailable) {
-  console.warn(`\n!!!!!!!!\n!!! SKIPPING the sandbox hard-link tests: bubblewrap could not be installed (${unavailable}).\n!!!!!!!!\n`);
-}
+const bubblewrap = bubblewrapForTests('the sandbox hard-link tests');
+const skip = bubblewrap.skip;
 
 const root = mkdtempSync(join(tmpdir(), 'delta-sandbox-link-test-'));
 const workspace = join(root, 'workspace');
@@ -41,11 +38,11 @@ function sh(sandbox: RunSandbox, script: string): Promise<CommandResult> {
   });
 }
 
-describe.skipIf(!probe.ok && unavailable !== undefined)("a finished call's output record (real bubblewrap)", () => {
+describe.skipIf(skip)("a finished call's output record (real bubblewrap)", () => {
   it('cannot be rewritten by a later call through a hard link the call made to it in /tmp/.delta-io', async () => {
     const sandbox = RunSandbox.start(
       { mode: 'workspace-write', network: true, workspace, protectedPaths: [control], visiblePaths: [], writablePaths: [] },
-      (probe as { path: string }).path,
+      bubblewrap.path!,
     );
     try {
       const first = await sh(sandbox, 'echo honest; ln "$(readlink /proc/$$/fd/1)" /tmp/.delta-io/keep && echo linked >&2');

@@ -3,22 +3,18 @@
 // namespace, and, with the network off, no unix socket of this machine; its own sockets work. The same
 // attacks through the real `delta` binary, as root and as nobody: apps/delta-cli/src/sandbox-escape.e2e.test.ts.
 import { spawn } from 'node:child_process';
-import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Writable } from 'node:stream';
-import { CommandLauncher, probeBubblewrap, RunSandbox, runCommand, type SandboxPolicy } from '../index.js';
+import { CommandLauncher, RunSandbox, runCommand, type SandboxPolicy } from '../index.js';
 import type { SandboxedCommand } from './run-sandbox.js';
+import { bubblewrapForTests, processesRunning, until } from './sandbox.test-support.js';
 
-// Real bubblewrap: .ci/run installs it. Only a machine where that install failed may skip, loudly.
-const probe = probeBubblewrap();
-const unavailable = process.env.DELTA_TEST_BUBBLEWRAP_UNAVAILABLE;
-if (!probe.ok && unavailable) {
-  console.warn(`\n!!!!!!!!\n!!! SKIPPING the sandbox privilege tests: bubblewrap could not be installed (${unavailable}).\n!!!!!!!!\n`);
-}
-const skip = !probe.ok && unavailable !== undefined;
+const bubblewrap = bubblewrapForTests('the sandbox privilege tests');
+const skip = bubblewrap.skip;
 
 const root = mkdtempSync(join(tmpdir(), 'delta-sandbox-privileges-'));
 const workspace = join(root, 'workspace');
@@ -97,7 +93,7 @@ afterAll(async () => {
 
 describe.skipIf(skip)(`the sandbox, started by uid ${process.getuid?.()} (real bubblewrap, network off)`, () => {
   it('gives a tool call no capability, no remount, no user namespace and no unix socket outside', async () => {
-    const sandbox = RunSandbox.start(policy, (probe as { path: string }).path);
+    const sandbox = RunSandbox.start(policy, bubblewrap.path!);
     try {
       const result = await runCommand({
         file: 'sh',
@@ -119,7 +115,7 @@ describe.skipIf(skip)(`the sandbox, started by uid ${process.getuid?.()} (real b
   });
 
   it('gives a command of its own (as an MCP server runs) the same', async () => {
-    const sandbox = RunSandbox.start(policy, (probe as { path: string }).path);
+    const sandbox = RunSandbox.start(policy, bubblewrap.path!);
     try {
       const command = await sandbox.wrap('sh', ['-c', ATTACK], workspace);
       const child = spawnWrapped(command, ['ignore', 'pipe', 'pipe']);
@@ -138,7 +134,7 @@ describe.skipIf(skip)(`the sandbox, started by uid ${process.getuid?.()} (real b
   });
 
   it('ends everything a command of its own started, a process that left its session too, when its bubblewrap is killed', async () => {
-    const sandbox = RunSandbox.start({ ...policy, network: true }, (probe as { path: string }).path);
+    const sandbox = RunSandbox.start({ ...policy, network: true }, bubblewrap.path!);
     const marker = String(700_000 + Math.floor(Math.random() * 100_000));
     try {
       const command = await sandbox.wrap(
@@ -149,11 +145,11 @@ describe.skipIf(skip)(`the sandbox, started by uid ${process.getuid?.()} (real b
       // As the MCP client starts a server: its own process group, which is what it kills.
       const child = spawnWrapped(command, ['ignore', 'pipe', 'ignore'], true);
       await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
-      await until(() => running(['sleep', marker]).length === 1, 'the setsid sleep to start');
+      await until(() => processesRunning(['sleep', marker]).length === 1, 'the setsid sleep to start');
       const exited = new Promise((resolve) => child.once('exit', resolve));
       process.kill(-child.pid!, 'SIGKILL');
       await exited;
-      await until(() => running(['sleep', marker]).length === 0, 'the setsid sleep to end');
+      await until(() => processesRunning(['sleep', marker]).length === 0, 'the setsid sleep to end');
     } finally {
       await sandbox.stop();
     }
@@ -172,27 +168,4 @@ function spawnWrapped(command: SandboxedCommand, stdio: Array<'ignore' | 'pipe'>
     (child.stdio[3 + inherited.length + index] as Writable).end(data);
   });
   return child;
-}
-
-/** Processes of this machine whose command line is exactly `argv`. */
-function running(argv: string[]): number[] {
-  const wanted = `${argv.join('\0')}\0`;
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        return readFileSync(`/proc/${entry}/cmdline`, 'utf8') === wanted;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
-
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }

@@ -3,15 +3,11 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CommandLauncher, probeBubblewrap, RunSandbox, runCommand, type CommandResult, type SandboxPolicy } from '../index.js';
+import { CommandLauncher, RunSandbox, runCommand, type CommandResult, type SandboxPolicy } from '../index.js';
+import { bubblewrapForTests, until } from './sandbox.test-support.js';
 
-// Real bubblewrap: .ci/run installs it. Only a machine where that install failed may skip, loudly.
-const probe = probeBubblewrap();
-const unavailable = process.env.DELTA_TEST_BUBBLEWRAP_UNAVAILABLE;
-if (!probe.ok && unavailable) {
-  console.warn(`\n!!!!!!!!\n!!! SKIPPING the sandbox tests: bubblewrap could not be installed (${unavailable}).\n!!!!!!!!\n`);
-}
-const skip = !probe.ok && unavailable !== undefined;
+const bubblewrap = bubblewrapForTests('the sandbox tests');
+const skip = bubblewrap.skip;
 
 const root = mkdtempSync(join(tmpdir(), 'delta-sandbox-test-'));
 const workspace = join(root, 'workspace');
@@ -75,17 +71,9 @@ function processesIn(namespace: string): number[] {
     .map(Number);
 }
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe.skipIf(skip)('a sandboxed tool (real bubblewrap)', () => {
   it('writes the workspace, but nothing outside it and nothing under .delta/', async () => {
-    const sandbox = RunSandbox.start(policy(true), (probe as { path: string }).path);
+    const sandbox = RunSandbox.start(policy(true), bubblewrap.path!);
     try {
       const result = await sh(
         sandbox,
@@ -116,7 +104,7 @@ describe.skipIf(skip)('a sandboxed tool (real bubblewrap)', () => {
   });
 
   it("sees none of the engine's processes, only the run's own", async () => {
-    const sandbox = RunSandbox.start(policy(true), (probe as { path: string }).path);
+    const sandbox = RunSandbox.start(policy(true), bubblewrap.path!);
     try {
       const result = await sh(
         sandbox,
@@ -140,7 +128,7 @@ describe.skipIf(skip)('a sandboxed tool (real bubblewrap)', () => {
   const connect = `node -e 'require("net").connect(${'${PORT}'}, "127.0.0.1").on("data", (d) => { process.stdout.write(d); process.exit(0) }).on("error", (e) => { console.log(e.code); process.exit(3) })'`;
   it('reaches a loopback server outside the sandbox only when the network is on', async () => {
     for (const network of [true, false]) {
-      const sandbox = RunSandbox.start(policy(network), (probe as { path: string }).path);
+      const sandbox = RunSandbox.start(policy(network), bubblewrap.path!);
       try {
         const result = await sh(sandbox, connect.replace('${PORT}', String(port)));
         if (network) expect(result.stdout.head).toBe('hello from outside\n');
@@ -155,7 +143,7 @@ describe.skipIf(skip)('a sandboxed tool (real bubblewrap)', () => {
   });
 
   it('keeps what a call left running (a session) for the next call, and ends every process with the run', async () => {
-    const sandbox = RunSandbox.start(policy(true), (probe as { path: string }).path);
+    const sandbox = RunSandbox.start(policy(true), bubblewrap.path!);
     // A process that leaves its process group (as a session supervisor does) survives its call: the call
     // returns once it has (its pid file is written after setsid)...
     const first = await sh(
@@ -177,7 +165,7 @@ describe.skipIf(skip)('a sandboxed tool (real bubblewrap)', () => {
   });
 
   it("leaves no tool a way to a finished call's output, nor to anything else under .delta/", async () => {
-    const sandbox = RunSandbox.start(policy(true), (probe as { path: string }).path);
+    const sandbox = RunSandbox.start(policy(true), bubblewrap.path!);
     try {
       const first = await sh(sandbox, 'echo first');
       const firstFile = join(root, `call-${call}.out`);
@@ -209,7 +197,7 @@ describe.skipIf(skip)('a sandboxed tool (real bubblewrap)', () => {
   });
 
   it('stops a call at its timeout through the launcher inside, with everything in its process group', async () => {
-    const sandbox = RunSandbox.start(policy(true), (probe as { path: string }).path);
+    const sandbox = RunSandbox.start(policy(true), bubblewrap.path!);
     try {
       // Once the sandbox runs (its start is not the call's time).
       await sh(sandbox, 'true');
@@ -235,7 +223,7 @@ describe.skipIf(skip)('a sandboxed tool (real bubblewrap)', () => {
   });
 
   it('ends the sandbox when a stopped call is never reported ended (a tool stopped the launcher)', async () => {
-    const sandbox = RunSandbox.start(policy(true), (probe as { path: string }).path);
+    const sandbox = RunSandbox.start(policy(true), bubblewrap.path!);
     try {
       call += 1;
       const marker = join(workspace, 'launcher-stopped');
@@ -267,7 +255,7 @@ describe.skipIf(skip)('a sandboxed tool (real bubblewrap)', () => {
   }, 30_000);
 
   it('ends the sandbox when a call it was stopping was never even reported started (the launcher frozen first)', async () => {
-    const sandbox = RunSandbox.start(policy(true), (probe as { path: string }).path);
+    const sandbox = RunSandbox.start(policy(true), bubblewrap.path!);
     try {
       expect((await sh(sandbox, 'echo up')).stdout.head).toBe('up\n');
       // Frozen from here, as a tool could freeze it, before the next call: its pid is never said.
@@ -306,7 +294,7 @@ describe.skipIf(skip)('a sandboxed tool (real bubblewrap)', () => {
     // A file the tools cannot see (the machine's temp directory is not the sandbox's /tmp).
     const secret = join(root, 'secret.txt');
     writeFileSync(secret, 'secret\n');
-    const sandbox = RunSandbox.start(policy(true), (probe as { path: string }).path);
+    const sandbox = RunSandbox.start(policy(true), bubblewrap.path!);
     try {
       const run = (script: string, name: string) =>
         runCommand({
@@ -337,7 +325,7 @@ describe.skipIf(skip)('a sandboxed tool (real bubblewrap)', () => {
   it('leaves no process behind when stopped at once after its start', async () => {
     const stopped: string[] = [];
     for (let round = 0; round < 5; round += 1) {
-      const sandbox = RunSandbox.start(policy(true), (probe as { path: string }).path);
+      const sandbox = RunSandbox.start(policy(true), bubblewrap.path!);
       await sandbox.stop();
       stopped.push(sandbox.tmpDir);
     }
@@ -356,7 +344,7 @@ describe.skipIf(skip)('a sandboxed tool (real bubblewrap)', () => {
   });
 
   it('reports a program that does not exist as it does without a sandbox', async () => {
-    const sandbox = RunSandbox.start(policy(true), (probe as { path: string }).path);
+    const sandbox = RunSandbox.start(policy(true), bubblewrap.path!);
     try {
       call += 1;
       const result = await runCommand({
