@@ -141,6 +141,8 @@ export function readUntrustedFile(file: string, options: UntrustedFileOptions): 
     // O_NOFOLLOW guards the last component only: a tool that swaps a directory on the way for a link
     // (to /proc/self, say) between the check and the open is caught by what was really opened.
     const opened = openedPath(descriptor);
+    // Removed since it was opened (a lock released, a record rewritten): read as it is now, missing.
+    if (opened === `${checked.real} (deleted)`) return { kind: 'missing', path };
     if (opened !== undefined && opened !== checked.real) return refused(path, `changed while it was being opened (it led to ${opened})`);
     const stats = fstatSync(descriptor, { bigint: true });
     if (!stats.isFile()) return refused(path, `is ${describeKind(stats)}, not a regular file`);
