@@ -28,9 +28,10 @@ describe('the end hooks', () => {
           {
             name: 'leave',
             description: 'Leaves a process behind that keeps writing the workspace.',
-            // setsid: it leaves its call's process group, so only the sandbox's end stops it.
+            // setsid: it leaves its call's process group, so only the sandbox's end stops it. The call returns
+            // once the leftover has written a few beats (a signal, not a clock).
             shell:
-              "setsid sh -c 'i=0; while [ $i -lt 3000 ]; do echo $i > heartbeat; i=$((i+1)); sleep 0.01; done' </dev/null >/dev/null 2>&1 & sleep 0.2",
+              'setsid sh -c \'i=0; while [ $i -lt 3000 ]; do echo $i > heartbeat; i=$((i+1)); sleep 0.01; done\' </dev/null >/dev/null 2>&1 & until [ "$(cat heartbeat 2>/dev/null || echo 0)" -ge 3 ] 2>/dev/null; do sleep 0.01; done',
           },
         ],
       },
