@@ -200,7 +200,9 @@ PY
     const { journal } = await run(agent, [{ content: 'done' }]);
     expect((server!.requests[0]!.body as { messages: Array<{ role: string }> }).messages[1]).toMatchObject({ role: 'user' });
     const warning = journal.find((event) => event.type === 'SYSTEM_MESSAGE');
-    expect(warning?.type === 'SYSTEM_MESSAGE' && warning.content).toMatch(/^pre_llm_request: .*output\/payload_override\.dat.*the unmodified payload is sent/);
+    expect(warning?.type === 'SYSTEM_MESSAGE' && warning.content).toMatch(
+      /^pre_llm_request: .*output\/payload_override\.dat.*the unmodified payload is sent/,
+    );
 
     const both = `#!/bin/sh
 echo '{"model": "m", "messages": [{"role": "user", "content": "FROM FINAL PAYLOAD"}]}' > "$DELTA_HOOK_IO_PATH/output/final_payload.json"
