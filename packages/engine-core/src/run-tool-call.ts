@@ -26,6 +26,8 @@ export interface ToolCallOutcome {
 
 export interface ToolCallContext {
   tools: readonly ExpandedTool[];
+  /** The tools offered besides the agent's own (ask_human, MCP servers' tools), named to a model that calls an unknown one. */
+  otherToolNames?: readonly string[];
   paths: RunPaths;
   agentHome: string;
   /** The environment of every tool: never the model credentials. */
@@ -80,7 +82,7 @@ export function prepareToolCall(call: RecordedToolCall, context: ToolCallContext
   const parsed = parseToolArguments(call.arguments);
   const tool = context.tools.find((candidate) => candidate.name === call.name);
   if (!tool) {
-    const names = context.tools.map((candidate) => candidate.name).join(', ') || '(none)';
+    const names = [...context.tools.map((candidate) => candidate.name), ...(context.otherToolNames ?? [])].join(', ') || '(none)';
     return {
       kind: 'rejected',
       args: 'args' in parsed ? parsed.args : null,
