@@ -100,6 +100,10 @@ cli
   .option('--base-url <url>', 'The model endpoint of every run (instead of DELTA_BASE_URL or .env)')
   .option('--grader <command>', 'A command (run with sh in the workspace) that scores each completed run: prints {"score": N} or exits 0/1')
   .option('--retry-failed', 'Run FAILED runs again (by default they are left as they are)')
+  .option(
+    '--max-attempts <n>',
+    'Attempts of a run in all when its endpoint still fails after --retries: each resends the request after 5 s, 10 s, ... (default: 1), locally and through --queue',
+  )
   .option('--max-iterations <n>', 'Model calls per run in this invocation before it stops as INTERRUPTED')
   .option('--retries <n>', 'Retries of a model request that failed transiently (default: agent.yaml llm.max_retries, or 2)')
   .option('--max-cost <amount>', 'Stop each run as INTERRUPTED (exit 3, resumable) once it has spent this much (needs llm.pricing)')

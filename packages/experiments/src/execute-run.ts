@@ -8,6 +8,7 @@ import { type Grade, readGrade } from './grade.js';
 import { gradeRun } from './grade-run.js';
 import { type OpenedBatch, runDirectoryOf } from './open-batch.js';
 import { prepareWorkspace, resetWorkspace } from './prepare-workspace.js';
+import { transientFailures } from './run-attempts.js';
 import { readRunOnDisk } from './run-record.js';
 
 /** What one execution of a batch run did. */
@@ -40,6 +41,8 @@ export interface BatchRunOutcome {
   errorCode?: string;
   /** FAILED by a transient fault of the model endpoint: the same request may succeed later (see `retryTransient`). */
   transient?: boolean;
+  /** With `transient`: how many attempts of the run have ended so (see run-attempts.ts). */
+  failedAttempts?: number;
 }
 
 /** The engine options a batch passes to every run (the model endpoint, environments, the signal). */
@@ -53,6 +56,8 @@ export interface ExecuteRunOptions extends BatchEngineOptions {
   retryFailed?: boolean;
   /** Continue a run FAILED by a transient fault of the endpoint (a queue's next attempt), without `retryFailed`. */
   retryTransient?: boolean;
+  /** With `retryTransient`: attempts in all (`--max-attempts`); a run that has failed this often is left FAILED. */
+  maxAttempts?: number;
 }
 
 /**
@@ -93,7 +98,7 @@ export async function executeBatchRun(batch: OpenedBatch, key: BatchRunKey, opti
   const agent = batch.agents.get(key.model);
   if (!task || !agent) throw new Error(`no task "${key.task}" or model "${key.model}" in the batch in ${batch.out}`);
   // No askHuman: a run that asks a person pauses (WAITING_FOR_INPUT) and the batch goes on.
-  const { retryFailed, retryTransient, ...engineOptions } = options;
+  const { retryFailed, retryTransient, maxAttempts, ...engineOptions } = options;
   const engine = { ...engineOptions, agent };
   let result: RunResult | undefined;
   let action: BatchRunAction = 'skipped';
@@ -113,7 +118,13 @@ export async function executeBatchRun(batch: OpenedBatch, key: BatchRunKey, opti
     } else if (found.status === 'WAITING_FOR_INPUT' && existsSync(join(found.paths.interactionDir, 'response.txt'))) {
       result = await continueRun({ ...engine, workDir, runId: found.runId });
       action = 'continued';
-    } else if (found.status === 'FAILED' && retryFailed !== true && retryTransient === true && lastErrorWasTransient(found.events)) {
+    } else if (
+      found.status === 'FAILED' &&
+      retryFailed !== true &&
+      retryTransient === true &&
+      lastErrorWasTransient(found.events) &&
+      transientFailures(found.events) < (maxAttempts ?? Number.POSITIVE_INFINITY)
+    ) {
       // The endpoint failed, not the conversation: the engine sends the same request again.
       result = await continueRun({ ...engine, workDir, runId: found.runId });
       action = 'retried';
@@ -156,7 +167,9 @@ async function describe(
     ...((result?.reason ?? found.metadata.status_reason) ? { reason: (result?.reason ?? found.metadata.status_reason)! } : {}),
     ...(found.metadata.usage ? { usage: found.metadata.usage } : {}),
     ...(found.metadata.estimated_cost ? { cost: found.metadata.estimated_cost.amount } : {}),
-    ...(found.status === 'FAILED' && lastErrorWasTransient(found.events) ? { transient: true } : {}),
+    ...(found.status === 'FAILED' && lastErrorWasTransient(found.events)
+      ? { transient: true, failedAttempts: transientFailures(found.events) }
+      : {}),
   };
   const grader = batch.definition.grader;
   if (grader === null || found.status !== 'COMPLETED') return outcome;

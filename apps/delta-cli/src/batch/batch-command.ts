@@ -18,6 +18,7 @@ export interface BatchFlags {
   baseUrl?: string;
   grader?: string;
   retryFailed?: boolean;
+  maxAttempts?: string | number;
   maxIterations?: string | number;
   maxCost?: string | number;
   timeout?: string | number;
@@ -74,6 +75,8 @@ export async function batchCommand(tasksFile: string | undefined, flags: BatchFl
     );
   }
   const repeat = wholeNumber('--repeat', flags.repeat, 1, '--repeat 3');
+  const maxAttempts = wholeNumber('--max-attempts', flags.maxAttempts, 1, '--max-attempts 3');
+  if (maxAttempts > 100) throw usageError(`--max-attempts is at most 100, got ${maxAttempts}.`, 'For example: --max-attempts 3');
   if (flags.queue !== undefined) {
     const { queueBatchCommand } = await import('./queue-batch.js');
     const { concurrency, baseUrl, maxIterations, retries, maxCost, timeout } = flags;
@@ -93,6 +96,7 @@ export async function batchCommand(tasksFile: string | undefined, flags: BatchFl
         queue: String(flags.queue),
         wait: flags.wait === true,
         retryFailed: flags.retryFailed === true,
+        maxAttempts,
         json: flags.json === true,
         local: { concurrency, baseUrl, maxIterations, retries, maxCost, timeout },
       },
@@ -128,6 +132,7 @@ export async function batchCommand(tasksFile: string | undefined, flags: BatchFl
       set: list(flags.set),
       ...(flags.grader === undefined ? {} : { grader: String(flags.grader) }),
       retryFailed: flags.retryFailed === true,
+      maxAttempts,
       strict: flags.strict === true,
       onWarning: printConfigWarning,
       ...(maxIterations === undefined ? {} : { maxIterations }),

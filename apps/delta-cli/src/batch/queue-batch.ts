@@ -7,6 +7,7 @@ export interface QueueBatchFlags {
   queue: string;
   wait?: boolean;
   retryFailed?: boolean;
+  maxAttempts?: number;
   json?: boolean;
   /** Flags that only mean something to runs in this process. */
   local: Record<string, unknown>;
@@ -45,7 +46,10 @@ export async function queueBatchCommand(spec: BatchSpec, flags: QueueBatchFlags)
   const batch = prepareBatch({ ...spec, onWarning: printConfigWarning });
   let enqueued: Awaited<ReturnType<typeof enqueueBatch>>;
   try {
-    enqueued = await enqueueBatch(batch, address, { retryFailed: flags.retryFailed === true });
+    enqueued = await enqueueBatch(batch, address, {
+      retryFailed: flags.retryFailed === true,
+      ...(flags.maxAttempts === undefined ? {} : { maxAttempts: flags.maxAttempts }),
+    });
   } finally {
     // Held while the batch is recorded and queued; the runs themselves are guarded by their run locks.
     batch.release();
