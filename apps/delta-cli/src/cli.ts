@@ -100,6 +100,10 @@ cli
   .option('--base-url <url>', 'The model endpoint of every run (instead of DELTA_BASE_URL or .env)')
   .option('--grader <command>', 'A command (run with sh in the workspace) that scores each completed run: prints {"score": N} or exits 0/1')
   .option('--retry-failed', 'Run FAILED runs again (by default they are left as they are)')
+  .option(
+    '--condition <name>',
+    "Run the agent as it is now as this condition (version) of the batch, its runs in OUT/<task>/<model>+NAME/<k>; needed once the agent's files changed",
+  )
   .option('--max-iterations <n>', 'Model calls per run in this invocation before it stops as INTERRUPTED')
   .option('--retries <n>', 'Retries of a model request that failed transiently (default: agent.yaml llm.max_retries, or 2)')
   .option('--max-cost <amount>', 'Stop each run as INTERRUPTED (exit 3, resumable) once it has spent this much (needs llm.pricing)')
@@ -250,6 +254,7 @@ cli
   .option('--response', 'invocation: print only the response')
   .option('--stdout', "action: print only the tool's stdout")
   .option('--stderr', "action: print only the tool's stderr")
+  .option('-v, --verbose', "run: also list the agent's files and their sha256 (its fingerprint)")
   .example('delta show invocation 1 -w ws --request | jq .messages')
   .action(async (kind: string, id: string | undefined, flags) => (await import('./show-command.js')).showCommand(kind, id, flags));
 

@@ -3,7 +3,9 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { AgentFingerprint } from '@delta/journal';
 import { readUntrustedFile } from '@delta/untrusted-file';
+import { compareFingerprints, describeFingerprintChanges } from './fingerprint-changes.js';
 import type { LoadedAgent } from './load-agent.js';
+import type { RunContext } from './run-context.js';
 
 /** A file past this size is not part of the fingerprint (an agent's own files are far smaller). */
 export const FINGERPRINT_FILE_MAX_BYTES = 64 * 1024 * 1024;
@@ -97,4 +99,18 @@ export function agentFingerprint(agent: LoadedAgent): AgentFingerprint {
     files.push({ path: relative(agent.home, path), sha256: sha256(read.bytes) });
   }
   return fingerprintOf(files);
+}
+
+/** Keeps the fingerprint this engine records as the run's, when asked to (`pinAgentVersion`); returns it. */
+export function pinAgent(context: RunContext, fingerprint: AgentFingerprint, pin: boolean | undefined): AgentFingerprint {
+  if (pin === true) context.pinnedAgent = fingerprint;
+  return fingerprint;
+}
+
+/** Why the run must stop before its next request: the agent's files changed since it was pinned; undefined when not. */
+export function agentChangeReason(context: RunContext): string | undefined {
+  if (context.pinnedAgent === undefined) return undefined;
+  const changes = compareFingerprints(context.pinnedAgent, agentFingerprint(context.agent));
+  if (changes.same) return undefined;
+  return `the agent's files changed while the run was going (${describeFingerprintChanges(changes)}); it stopped before sending a request made from another version of the agent`;
 }

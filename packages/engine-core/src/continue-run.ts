@@ -1,4 +1,4 @@
-import { agentFingerprint } from './agent-fingerprint.js';
+import { agentFingerprint, pinAgent } from './agent-fingerprint.js';
 import { existsSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { asDiskFault, ConfigurationError, DeltaError, diskWrite, makeDirectory } from '@delta/errors';
@@ -202,7 +202,7 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
           workspace: workspaceManifest(workDir),
           resumed: true,
           sandbox: sandbox.record,
-          agent_fingerprint: agentFingerprint(agent),
+          agent_fingerprint: pinAgent(context, agentFingerprint(agent), options.pinAgentVersion),
         });
         if (journalRepair) {
           record(context, {

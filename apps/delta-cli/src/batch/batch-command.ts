@@ -17,6 +17,7 @@ export interface BatchFlags {
   set?: string | string[];
   baseUrl?: string;
   grader?: string;
+  condition?: string;
   retryFailed?: boolean;
   maxIterations?: string | number;
   maxCost?: string | number;
@@ -87,6 +88,7 @@ export async function batchCommand(tasksFile: string | undefined, flags: BatchFl
         ...(models ? { models } : {}),
         set: list(flags.set),
         ...(flags.grader === undefined ? {} : { grader: String(flags.grader) }),
+        ...(flags.condition === undefined ? {} : { condition: String(flags.condition) }),
         strict: flags.strict === true,
       },
       {
@@ -127,6 +129,7 @@ export async function batchCommand(tasksFile: string | undefined, flags: BatchFl
       ...(models ? { models } : {}),
       set: list(flags.set),
       ...(flags.grader === undefined ? {} : { grader: String(flags.grader) }),
+      ...(flags.condition === undefined ? {} : { condition: String(flags.condition) }),
       retryFailed: flags.retryFailed === true,
       strict: flags.strict === true,
       onWarning: printConfigWarning,
