@@ -23,6 +23,7 @@ async function fullAgent(): Promise<string> {
         { name: 'run_shell', shell: 'bash ${AGENT_HOME}/tools/shell.sh ${x} | wc -l' },
         { name: 'run_command', command: ['python3', 'tools/command.py'] },
       ],
+      mcp_servers: [{ name: 'files', command: 'node', args: ['${AGENT_HOME}/mcp/server.js', '${CWD}'] }],
     },
     hooksYaml: { pre_llm_request: { command: ['${AGENT_HOME}/hooks/pre.sh'] } },
     contextYaml: {
@@ -40,6 +41,7 @@ async function fullAgent(): Promise<string> {
       'tools/imported.sh': script,
       'hooks/pre.sh': script,
       'gen/notes.sh': script,
+      'mcp/server.js': 'console.log(1);\n',
       'notes/unnamed.txt': 'not part of the agent\n',
     },
   });
@@ -48,15 +50,18 @@ async function fullAgent(): Promise<string> {
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
 describe('agentFingerprint', () => {
-  it('covers agent.yaml, imports, the prompt, context.yaml, hooks.yaml and every script a tool, hook or generator names', async () => {
+  it('covers agent.yaml, imports, the prompt, context.yaml, hooks.yaml and every script a tool, MCP server, hook or generator names', async () => {
     const home = await fullAgent();
     const fingerprint = agentFingerprint(loadAgent(home));
+    // A file no part of the agent names is left out, though it sits in the agent directory.
+    expect(fingerprint.files.map((file) => file.path)).not.toContain('notes/unnamed.txt');
     expect(fingerprint.files.map((file) => file.path)).toEqual([
       'agent.yaml',
       'context.yaml',
       'gen/notes.sh',
       'hooks.yaml',
       'hooks/pre.sh',
+      'mcp/server.js',
       'system_prompt.md',
       'tools/command.py',
       'tools/exec.sh',
