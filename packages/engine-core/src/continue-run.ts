@@ -1,3 +1,4 @@
+import { agentFingerprint, pinAgent } from './agent-fingerprint.js';
 import { existsSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { asDiskFault, ConfigurationError, DeltaError, diskWrite, makeDirectory } from '@delta/errors';
@@ -205,6 +206,7 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
           workspace: workspaceManifest(workDir),
           resumed: true,
           sandbox: sandbox.record,
+          agent_fingerprint: pinAgent(context, agentFingerprint(agent), options.pinAgentVersion),
         });
         if (journalRepair) {
           record(context, {

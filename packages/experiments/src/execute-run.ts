@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { continueRun, type EngineOptions, type RunResult, startRun } from '@delta/engine';
 import { DeltaError } from '@delta/errors';
 import { acquireRunLock, listRunIds, type RunStatus, runPaths, type TokenUsage } from '@delta/journal';
+import { checkAgentVersion } from './agent-version-check.js';
 import type { BatchRunKey } from './batch-layout.js';
 import { type Grade, readGrade } from './grade.js';
 import { gradeRun } from './grade-run.js';
@@ -99,12 +100,16 @@ export async function executeBatchRun(batch: OpenedBatch, key: BatchRunKey, opti
   if (!task || !agent) throw new Error(`no task "${key.task}" or model "${key.model}" in the batch in ${batch.out}`);
   // No askHuman: a run that asks a person pauses (WAITING_FOR_INPUT) and the batch goes on.
   const { retryFailed, retryTransient, maxAttempts, ...engineOptions } = options;
-  const engine = { ...engineOptions, agent };
+  // A run stops rather than send a request made from an agent changed while it went.
+  const engine = { ...engineOptions, agent, pinAgentVersion: true };
   let result: RunResult | undefined;
   let action: BatchRunAction = 'skipped';
   try {
     const found = readRunOnDisk(workDir);
+    // Whatever this does with the run, it does it with the agent version the run (and its condition) started with.
+    const checkVersion = () => checkAgentVersion(batch, key, agent, found.kind === 'run' ? found.events : undefined);
     if (found.kind === 'none' || found.kind === 'unstarted') {
+      checkVersion();
       // A run stopped before its metadata.json existed never reached the model: claim its id again, once its
       // lock proves the engine that took it dead (a live one, in another process, is RUN_LOCKED).
       clearAbandonedRun(workDir, found.kind === 'unstarted' ? found.runId : 'run-1');
@@ -113,9 +118,11 @@ export async function executeBatchRun(batch: OpenedBatch, key: BatchRunKey, opti
       result = await startRun({ ...engine, message: task.message, workDir, runId });
       action = 'started';
     } else if (found.status === 'INTERRUPTED' || found.crashed) {
+      checkVersion();
       result = await continueRun({ ...engine, workDir, runId: found.runId });
       action = 'continued';
     } else if (found.status === 'WAITING_FOR_INPUT' && existsSync(join(found.paths.interactionDir, 'response.txt'))) {
+      checkVersion();
       result = await continueRun({ ...engine, workDir, runId: found.runId });
       action = 'continued';
     } else if (
@@ -126,9 +133,11 @@ export async function executeBatchRun(batch: OpenedBatch, key: BatchRunKey, opti
       transientFailures(found.events) < (maxAttempts ?? Number.POSITIVE_INFINITY)
     ) {
       // The endpoint failed, not the conversation: the engine sends the same request again.
+      checkVersion();
       result = await continueRun({ ...engine, workDir, runId: found.runId });
       action = 'retried';
     } else if (found.status === 'FAILED' && retryFailed === true) {
+      checkVersion();
       if (lastErrorWasTransient(found.events)) {
         // The endpoint failed, not the conversation: the engine sends the same request again.
         result = await continueRun({ ...engine, workDir, runId: found.runId });

@@ -1,7 +1,7 @@
 import { addTokenUsage, type JournalEvent, type TokenUsage } from '@delta/journal';
 import type { BatchRunKey } from './batch-layout.js';
 import { type BatchRunOutcome, type ExecuteRunOptions, executeBatchRun } from './execute-run.js';
-import { batchKeys, type BatchSpec, type OpenedBatch, prepareBatch, runDirectoryOf } from './open-batch.js';
+import { type BatchSpec, conditionKeys, type OpenedBatch, prepareBatch, runDirectoryOf } from './open-batch.js';
 import { DEFAULT_MAX_ATTEMPTS, pause, reattemptDelayMs } from './run-attempts.js';
 import { runPool } from './run-pool.js';
 
@@ -97,7 +97,8 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
 
 /** Executes every run of an opened batch (see runBatch). */
 export async function executeBatch(batch: OpenedBatch, options: Omit<RunBatchOptions, keyof BatchSpec>): Promise<BatchSummary> {
-  const keys = batchKeys(batch.definition);
+  // Only this command's condition: the runs of another agent version are never continued with this one.
+  const keys = conditionKeys(batch);
   const concurrency = options.concurrency ?? 4;
   const summary = emptySummary(batch.out, keys.length);
   const emit = options.onBatchEvent ?? (() => {});
@@ -108,7 +109,7 @@ export async function executeBatch(batch: OpenedBatch, options: Omit<RunBatchOpt
     out: batch.out,
     runs: keys.length,
     tasks: batch.definition.task_ids.length,
-    models: batch.definition.models.map((model) => model.name),
+    models: [...new Set(keys.map((key) => key.model))],
     repeat: batch.definition.repeat,
     concurrency,
   });

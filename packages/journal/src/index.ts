@@ -3,6 +3,7 @@ export {
   RecordedToolCall,
   RunOrigin,
   WorkspaceManifest,
+  AgentFingerprint,
   TokenUsage,
   JournalEvent,
   EngineStartEvent,

@@ -1,4 +1,4 @@
-import { batchKeys, DEFAULT_MAX_ATTEMPTS, type OpenedBatch, REATTEMPT_DELAY_MS } from '@delta/experiments';
+import { conditionKeys, DEFAULT_MAX_ATTEMPTS, type OpenedBatch, REATTEMPT_DELAY_MS } from '@delta/experiments';
 import { Queue } from 'bullmq';
 import { type BatchIdentity, claimBatchIdentity } from './batch-identity.js';
 import { claimBatchKey, signRunJob } from './batch-key.js';
@@ -48,7 +48,8 @@ export async function enqueueBatch(batch: OpenedBatch, address: RedisAddress, op
   const queue = new Queue<RunJobData, unknown, string>(identity.queue, { connection });
   try {
     await connection.sadd(BATCH_REGISTRY_KEY, identity.queue);
-    const runs = batchKeys(batch.definition);
+    // This command's condition only: another agent version's runs are never run with this one.
+    const runs = conditionKeys(batch);
     const jobs = [];
     for (const run of runs) {
       const model = batch.definition.models.find((candidate) => candidate.name === run.model)!;

@@ -17,6 +17,7 @@ export interface BatchFlags {
   set?: string | string[];
   baseUrl?: string;
   grader?: string;
+  condition?: string;
   retryFailed?: boolean;
   maxAttempts?: string | number;
   maxIterations?: string | number;
@@ -90,6 +91,7 @@ export async function batchCommand(tasksFile: string | undefined, flags: BatchFl
         ...(models ? { models } : {}),
         set: list(flags.set),
         ...(flags.grader === undefined ? {} : { grader: String(flags.grader) }),
+        ...(flags.condition === undefined ? {} : { condition: String(flags.condition) }),
         strict: flags.strict === true,
       },
       {
@@ -131,6 +133,7 @@ export async function batchCommand(tasksFile: string | undefined, flags: BatchFl
       ...(models ? { models } : {}),
       set: list(flags.set),
       ...(flags.grader === undefined ? {} : { grader: String(flags.grader) }),
+      ...(flags.condition === undefined ? {} : { condition: String(flags.condition) }),
       retryFailed: flags.retryFailed === true,
       maxAttempts,
       strict: flags.strict === true,

@@ -1,4 +1,4 @@
-import { batchKeys, type BatchSpec, prepareBatch, readRunOnDisk, runDirectoryOf } from '@delta/experiments';
+import { type BatchSpec, conditionKeys, prepareBatch, readRunOnDisk, runDirectoryOf } from '@delta/experiments';
 import { printConfigWarning } from '../config-warnings.js';
 import { abortOnSignals } from '../signals.js';
 import { usageError } from '../usage-error.js';
@@ -82,7 +82,7 @@ export async function queueBatchCommand(spec: BatchSpec, flags: QueueBatchFlags)
       return 130;
     }
     const counts = { COMPLETED: 0, FAILED: 0, INTERRUPTED: 0, WAITING_FOR_INPUT: 0, RUNNING: 0, none: 0 };
-    for (const key of batchKeys(batch.definition)) {
+    for (const key of conditionKeys(batch)) {
       const found = readRunOnDisk(runDirectoryOf(batch, key));
       if (found.kind !== 'run') counts.none += 1;
       else counts[found.crashed ? 'RUNNING' : found.status] += 1;
