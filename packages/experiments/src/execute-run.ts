@@ -1,7 +1,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { continueRun, type EngineOptions, type RunResult, startRun } from '@delta/engine';
-import { DeltaError } from '@delta/errors';
+import { ConfigurationError, DeltaError } from '@delta/errors';
 import { acquireRunLock, listRunIds, type RunStatus, runPaths, type TokenUsage } from '@delta/journal';
 import { checkAgentVersion } from './agent-version-check.js';
 import type { BatchRunKey } from './batch-layout.js';
@@ -97,7 +97,12 @@ export async function executeBatchRun(batch: OpenedBatch, key: BatchRunKey, opti
   const workDir = runDirectoryOf(batch, key);
   const task = batch.tasks.get(key.task);
   const agent = batch.agents.get(key.model);
-  if (!task || !agent) throw new Error(`no task "${key.task}" or model "${key.model}" in the batch in ${batch.out}`);
+  if (!task || !agent) {
+    throw new ConfigurationError(`The batch in ${batch.out} has no ${!task ? `task "${key.task}"` : `model "${key.model}"`}.`, {
+      code: 'INVALID_ARGUMENT',
+      hint: `A run's key names one of the batch's tasks and models, as batchKeys(batch.definition) lists them (${batch.definition.task_ids.length} tasks, models ${batch.definition.models.map((model) => model.name).join(', ')}).`,
+    });
+  }
   // No askHuman: a run that asks a person pauses (WAITING_FOR_INPUT) and the batch goes on.
   const { retryFailed, retryTransient, maxAttempts, ...engineOptions } = options;
   // A run stops rather than send a request made from an agent changed while it went.
