@@ -10,6 +10,7 @@ export type { BatchEngineOptions, BatchRunAction, BatchRunOutcome, ExecuteRunOpt
 export { executeBatch, runBatch } from './run-batch.js';
 export type { BatchEvent, BatchSummary, RunBatchOptions } from './run-batch.js';
 export { runPool } from './run-pool.js';
+export { sharedSignal } from './shared-signal.js';
 export { DEFAULT_MAX_ATTEMPTS, REATTEMPT_DELAY_MS, reattemptDelayMs, transientFailures } from './run-attempts.js';
 export { Grade, GRADE_FILE, GRADE_INPUT_FILE, readGrade, runGrader } from './grade.js';
 export type { GradeInput, RunGraderOptions } from './grade.js';

@@ -151,3 +151,30 @@ describe('runBatch: a run whose endpoint fails transiently', () => {
     }
   });
 });
+
+describe('runBatch: many runs at once', () => {
+  it('shares its signal among 12 runs in flight without a MaxListenersExceededWarning, and a stop still reaches each', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
+    try {
+      const agent = await createNoteAgent();
+      const tasksFile = await writeTasks(12);
+      const controller = new AbortController();
+      const summary = await runBatch({
+        tasksFile,
+        agent,
+        out: join(await createTempDir(), 'out'),
+        concurrency: 12,
+        baseUrl: llm.baseUrl,
+        apiKey: 'k',
+        signal: controller.signal,
+      });
+      expect(summary).toMatchObject({ runs: 12, completed: 12 });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.filter((warning) => warning.startsWith('MaxListenersExceededWarning'))).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+});

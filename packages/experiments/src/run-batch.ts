@@ -4,6 +4,7 @@ import { type BatchRunOutcome, type ExecuteRunOptions, executeBatchRun } from '.
 import { type BatchSpec, conditionKeys, type OpenedBatch, prepareBatch, runDirectoryOf } from './open-batch.js';
 import { DEFAULT_MAX_ATTEMPTS, pause, reattemptDelayMs } from './run-attempts.js';
 import { runPool } from './run-pool.js';
+import { sharedSignal } from './shared-signal.js';
 
 /** What a batch reports as it goes (`delta batch --json` prints each as a line). */
 export type BatchEvent =
@@ -103,7 +104,10 @@ export async function executeBatch(batch: OpenedBatch, options: Omit<RunBatchOpt
   const summary = emptySummary(batch.out, keys.length);
   const emit = options.onBatchEvent ?? (() => {});
   const { onRunEvent } = options;
-  const engine = engineOptionsOf(options);
+  // One signal for every run in flight, which may be hundreds (see shared-signal.ts).
+  const shared = sharedSignal(options.signal);
+  const signal = shared.signal;
+  const engine = { ...engineOptionsOf(options), ...(signal ? { signal } : {}) };
   emit({
     type: 'batch_start',
     out: batch.out,
@@ -122,17 +126,18 @@ export async function executeBatch(batch: OpenedBatch, options: Omit<RunBatchOpt
       const runOptions = { ...engine, ...(onRunEvent ? { onEvent: (event: JournalEvent) => onRunEvent(key, event) } : {}) };
       let outcome = await executeBatchRun(batch, key, runOptions);
       const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
-      const stopped = () => options.signal?.aborted === true;
+      const stopped = () => signal?.aborted === true;
       while (outcome.transient && (outcome.failedAttempts ?? 1) < maxAttempts && !stopped()) {
-        await pause(reattemptDelayMs(outcome.failedAttempts ?? 1, options.reattemptDelayMs), options.signal);
+        await pause(reattemptDelayMs(outcome.failedAttempts ?? 1, options.reattemptDelayMs), signal);
         if (stopped()) break;
         outcome = await executeBatchRun(batch, key, { ...runOptions, retryTransient: true, maxAttempts });
       }
       count(summary, outcome);
       emit({ type: 'run_end', ...outcome });
     },
-    options.signal,
+    signal,
   );
+  shared.release();
   summary.stopped = options.signal?.aborted === true;
   emit({ type: 'batch_end', ...summary });
   return summary;

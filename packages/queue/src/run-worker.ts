@@ -1,3 +1,4 @@
+import { sharedSignal } from '@delta/experiments';
 import { Worker } from 'bullmq';
 import { BATCH_REGISTRY_KEY } from './enqueue-batch.js';
 import { createRunProcessor, type RunProcessorOptions } from './process-run-job.js';
@@ -37,9 +38,11 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
   /** Queues in which a job was refused as not a run of its batch. */
   const forged = new Set<string>();
   const lockDuration = options.lockDurationMs ?? 30_000;
+  // Every job in flight (--concurrency per batch) listens to it: one signal that takes them all.
+  const shared = sharedSignal(options.signal);
   const processor = createRunProcessor({
     ...options,
-    signal: options.signal,
+    signal: shared.signal ?? options.signal,
     onBatchRefused: (queueName, error) => {
       if (refused.has(queueName)) return;
       refused.add(queueName);
