@@ -223,10 +223,15 @@ cli
     'Only runs of these statuses, separated by commas (completed, failed, interrupted, waiting_for_input, running)',
   )
   .option('--first', 'Only the latest run')
+  .option(
+    '--kind <kinds>',
+    'run, replay, fork (separated by commas) or all; with --agent, replays and forks (kept in <agent>/replays and <agent>/forks) are listed only when asked',
+  )
   .option('--format <format>', 'text (a table), json (one JSON object per run) or raw (run ids, one per line)')
   .option('--json', 'One JSON object per run (the same as --format json)')
   .example('delta list --agent examples/hello-world')
   .example('delta list --agent my-agent --status failed,interrupted')
+  .example('delta list --agent my-agent --kind replay,fork')
   .example('RUN=$(delta list-runs --first --format raw)   # in a workspace: the latest run id')
   .action(async (flags) => (await import('./list-command.js')).listCommand(flags));
 

@@ -58,13 +58,17 @@ export {
   workspacesDirectory,
   listWorkspaces,
   createNextWorkspace,
+  createOriginWorkspace,
+  listOriginWorkspaces,
+  originDirectory,
+  runKind,
   readLastUsedWorkspace,
   writeLastUsedWorkspace,
   otherWorkspacesFile,
   recordOtherWorkspace,
   readOtherWorkspaces,
 } from './layout.js';
-export type { RunPaths } from './layout.js';
+export type { RunKind, RunPaths } from './layout.js';
 export { acquireRunLock, RUN_LOCK_LEASE_MS } from './run-lock.js';
 export type { RunLock, RunLockOptions } from './run-lock.js';
 export { RunLockHolder, safeParseRunLockHolder } from './run-lock-holder.js';
