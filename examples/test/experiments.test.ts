@@ -103,28 +103,35 @@ describe('examples/experiments', () => {
       }
     }
     // Every request was answered from its own model's script: 40 requests, each 200.
-    const requests = readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { status: number });
+    const requests = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { status: number });
     expect(requests.filter((request) => request.status === 200)).toHaveLength(40);
     expect(requests).toHaveLength(40);
 
     // A request that no step matches: a model error naming the model and the last message.
-    const stray = await runProcess(process.execPath, [
-      FAKE_LLM_BIN,
-      '--script',
-      join(example, 'fake-llm-two-models.yaml'),
-      '--',
+    const stray = await runProcess(
       process.execPath,
-      DELTA_BIN,
-      'run',
-      '--agent',
-      example,
-      '-w',
-      join(directory, 'stray'),
-      '--model',
-      'gpt-4o',
-      '-m',
-      'What is 2 + 2?',
-    ], { env: { DELTA_API_KEY: undefined, OPENAI_API_KEY: undefined } });
+      [
+        FAKE_LLM_BIN,
+        '--script',
+        join(example, 'fake-llm-two-models.yaml'),
+        '--',
+        process.execPath,
+        DELTA_BIN,
+        'run',
+        '--agent',
+        example,
+        '-w',
+        join(directory, 'stray'),
+        '--model',
+        'gpt-4o',
+        '-m',
+        'What is 2 + 2?',
+      ],
+      { env: { DELTA_API_KEY: undefined, OPENAI_API_KEY: undefined } },
+    );
     expect(stray.exitCode).not.toBe(0);
     expect(stray.stderr).toContain('no step of the script matches request 1 (model "gpt-4o", its last user message: "What is 2 + 2?")');
   });

@@ -129,7 +129,9 @@ describe('delta replay and delta fork on a batch run', () => {
 
     const fork = await runDelta(['fork', '-w', work, '--at', '1', '-q'], { env });
     expect(fork.exitCode).not.toBe(0);
-    expect(fork.stderr).toContain("did not start as the recorded run's (notes.txt): prepare a directory as the run found its own and pass it with --into DIR");
+    expect(fork.stderr).toContain(
+      "did not start as the recorded run's (notes.txt): prepare a directory as the run found its own and pass it with --into DIR",
+    );
     const replay = await runDelta(['replay', '-w', work, '-q'], { env });
     expect(replay.exitCode).toBe(1);
     expect(replay.stdout).toContain('1 missing (notes.txt)');

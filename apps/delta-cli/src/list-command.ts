@@ -42,7 +42,7 @@ function kindFilter(value: string | undefined, byAgent: boolean): Set<RunKind> {
   if (wanted.length === 0 || wanted.some((kind) => !KINDS.includes(kind as RunKind))) {
     throw usageError(
       `--kind takes run, replay, fork (separated by commas) or all, got "${value}".`,
-      'Replays (delta replay) and forks (delta fork) are kept apart from the agent\'s runs: --kind replay,fork lists them.',
+      "Replays (delta replay) and forks (delta fork) are kept apart from the agent's runs: --kind replay,fork lists them.",
     );
   }
   return new Set(wanted as RunKind[]);
@@ -191,7 +191,9 @@ export function listCommand(flags: ListFlags): number {
   const found = statuses ? all.filter((run) => statuses.has(run.metadata?.status ?? 'UNREADABLE')) : all;
   const hidden = every.length - all.length;
   if (hidden > 0 && flags.kind === undefined && flags.format !== 'raw') {
-    process.stderr.write(`note: ${hidden} replay or fork run${hidden === 1 ? ' is' : 's are'} kept apart and not listed; --kind all lists them too\n`);
+    process.stderr.write(
+      `note: ${hidden} replay or fork run${hidden === 1 ? ' is' : 's are'} kept apart and not listed; --kind all lists them too\n`,
+    );
   }
   // Latest first, by the start time to the millisecond.
   found.sort((a, b) => b.startedAt.localeCompare(a.startedAt) || b.runId.localeCompare(a.runId));
@@ -239,7 +241,20 @@ export function listCommand(flags: ListFlags): number {
   const rows = runs.map((run) => {
     const metadata = run.metadata;
     if (!metadata)
-      return [run.runId, ...(withKind ? ['-'] : []), ...(byAgent ? [run.workspace] : []), 'UNREADABLE', '-', '-', '-', '-', '-', '-', '-', '-'];
+      return [
+        run.runId,
+        ...(withKind ? ['-'] : []),
+        ...(byAgent ? [run.workspace] : []),
+        'UNREADABLE',
+        '-',
+        '-',
+        '-',
+        '-',
+        '-',
+        '-',
+        '-',
+        '-',
+      ];
     return [
       run.runId,
       ...(withKind ? [kindLabel(metadata)] : []),

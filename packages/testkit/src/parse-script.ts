@@ -73,10 +73,13 @@ function parseModelScripts(value: object, source: string): ScriptStep[] {
   const { models, ...rest } = value as { models: unknown };
   const extra = Object.keys(rest);
   if (extra.length > 0) {
-    throw new ScriptFileError(`${source}: unknown key ${extra.map((key) => `'${key}'`).join(', ')} beside 'models' (one script per model, by name)`, {
-      file: source,
-      field: extra[0],
-    });
+    throw new ScriptFileError(
+      `${source}: unknown key ${extra.map((key) => `'${key}'`).join(', ')} beside 'models' (one script per model, by name)`,
+      {
+        file: source,
+        field: extra[0],
+      },
+    );
   }
   if (typeof models !== 'object' || models === null || Array.isArray(models) || Object.keys(models).length === 0) {
     throw new ScriptFileError(`${source}: 'models' must map each model name to its steps, e.g. models: {gpt-4o: [{content: Hi}]}`, {
@@ -88,11 +91,14 @@ function parseModelScripts(value: object, source: string): ScriptStep[] {
     const where = `models.${model}: `;
     return parseSteps(stepsOf(script, source, where), source, where).map((step, index) => {
       if (step.when?.model !== undefined && step.when.model !== model) {
-        throw new ScriptFileError(`${source}: ${where}step ${index}, field 'when.model': "${step.when.model}" in the script of model "${model}"`, {
-          file: source,
-          stepIndex: index,
-          field: 'when.model',
-        });
+        throw new ScriptFileError(
+          `${source}: ${where}step ${index}, field 'when.model': "${step.when.model}" in the script of model "${model}"`,
+          {
+            file: source,
+            stepIndex: index,
+            field: 'when.model',
+          },
+        );
       }
       return { ...step, when: { ...step.when, model } };
     });
