@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, renameSync, rmSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { compareManifests, workspaceManifest } from '@delta/engine';
 import { ConfigurationError, makeDirectory } from '@delta/errors';
-import { batchControlDirectory } from './batch-layout.js';
+import { batchControlDirectory, batchDefinitionFile } from './batch-layout.js';
 import { readBatchDefinition } from './batch-definition.js';
 import type { Task } from './dataset.js';
 import { copyDirectoryNoFollow } from './no-follow-write.js';
@@ -62,6 +62,8 @@ export function recordTaskStartState(out: string, task: Task, workDir: string): 
 export function batchRunStartState(workDir: string): ((into: string) => void) | undefined {
   const run = resolve(workDir);
   const out = resolve(run, '..', '..', '..');
+  // Looked for above any workspace replayed: only a regular file there is a batch's definition.
+  if (lstatSync(batchDefinitionFile(out), { throwIfNoEntry: false, bigint: true })?.isFile() !== true) return undefined;
   let definition: ReturnType<typeof readBatchDefinition>;
   try {
     definition = readBatchDefinition(out);
