@@ -59,4 +59,80 @@ describe('examples/experiments', () => {
     const csv = await runProcess(process.execPath, [DELTA_BIN, 'report', out, '--csv']);
     expect(csv.stdout.split('\n')[1]).toMatch(/^model,gpt-4o-mini,10,10,0,0,10,pass_rate,0\.8,0\.49/);
   });
+
+  it('runs a two-model batch concurrently against one delta-fake-llm whose script has one script per model (when:)', async () => {
+    const directory = await createTempDir('experiments-');
+    const example = join(directory, 'experiments');
+    cpSync(join(REPOSITORY_ROOT, 'examples/experiments'), example, { recursive: true });
+    const out = join(directory, 'compare');
+    const log = join(directory, 'requests.jsonl');
+    const batch = await runProcess(
+      process.execPath,
+      [
+        FAKE_LLM_BIN,
+        '--script',
+        join(example, 'fake-llm-two-models.yaml'),
+        '--log',
+        log,
+        '--',
+        process.execPath,
+        DELTA_BIN,
+        'batch',
+        join(example, 'tasks.jsonl'),
+        '--agent',
+        example,
+        '--out',
+        out,
+        '--model',
+        'gpt-4o-mini,gpt-4o',
+        '--concurrency',
+        '4',
+      ],
+      { env: { DELTA_API_KEY: undefined, OPENAI_API_KEY: undefined } },
+    );
+    expect(batch.stderr).toBe('');
+    expect(batch.exitCode).toBe(0);
+    expect(batch.stdout).toContain('20 runs: 20 completed, 0 failed');
+    const wrong: Record<string, string[]> = { 'gpt-4o-mini': ['sub-2', 'div-2'], 'gpt-4o': [] };
+    const tasks = readFileSync(join(example, 'tasks.jsonl'), 'utf8').trim().split('\n');
+    for (const line of tasks) {
+      const task = JSON.parse(line) as { id: string; expected: string };
+      for (const model of ['gpt-4o-mini', 'gpt-4o']) {
+        const grade = JSON.parse(readFileSync(join(out, task.id, model, '1', '.delta', 'run-1', 'grade.json'), 'utf8'));
+        expect(grade.score, `${task.id} / ${model}`).toBe(wrong[model]!.includes(task.id) ? 0 : 1);
+      }
+    }
+    // Every request was answered from its own model's script: 40 requests, each 200.
+    const requests = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { status: number });
+    expect(requests.filter((request) => request.status === 200)).toHaveLength(40);
+    expect(requests).toHaveLength(40);
+
+    // A request that no step matches: a model error naming the model and the last message.
+    const stray = await runProcess(
+      process.execPath,
+      [
+        FAKE_LLM_BIN,
+        '--script',
+        join(example, 'fake-llm-two-models.yaml'),
+        '--',
+        process.execPath,
+        DELTA_BIN,
+        'run',
+        '--agent',
+        example,
+        '-w',
+        join(directory, 'stray'),
+        '--model',
+        'gpt-4o',
+        '-m',
+        'What is 2 + 2?',
+      ],
+      { env: { DELTA_API_KEY: undefined, OPENAI_API_KEY: undefined } },
+    );
+    expect(stray.exitCode).not.toBe(0);
+    expect(stray.stderr).toContain('no step of the script matches request 1 (model "gpt-4o", its last user message: "What is 2 + 2?")');
+  });
 });

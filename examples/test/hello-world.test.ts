@@ -77,8 +77,8 @@ describe('examples/1-basics/hello-world', () => {
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain("start state: the same as the recorded run's");
     expect(result.stdout).toContain('identical: 3 model calls, every request and tool result as recorded');
-    // The tools ran for real in a fresh workspace of the agent.
-    expect(readFileSync(join(agent, 'workspaces', 'W001', 'hello.txt'), 'utf8')).toBe('Hello, World!\n');
+    // The tools ran for real in a fresh workspace of the agent's replays (apart from its workspaces).
+    expect(readFileSync(join(agent, 'replays', 'R001', 'hello.txt'), 'utf8')).toBe('Hello, World!\n');
 
     // Without --agent, the recording names an agent directory of another checkout: said, not guessed.
     const moved = await runProcess(process.execPath, [DELTA_BIN, 'replay', '-w', join(agent, 'recorded')], { env });

@@ -162,7 +162,10 @@ cli
   .command('replay', 'Re-execute a recorded run: recorded model answers, checked requests; says "identical" or where it first diverged')
   .option('-w, --work-dir <dir>', 'The workspace of the recorded run (default: the current directory)')
   .option('--run-id <id>', 'The run to replay (default: the latest)')
-  .option('--into <dir>', "The replay's workspace, prepared by you (default: a new <agent>/workspaces/W00N)")
+  .option(
+    '--into <dir>',
+    "The replay's workspace, prepared by you (default: a new <agent>/replays/R00N; a batch run's task start state is restored there)",
+  )
   .option('--tools <mode>', 'live (default): run the tools again; recorded: serve their recorded results, run nothing')
   .option('--agent <dir>', 'The agent directory (default: the one the run recorded; give it for a copied or cloned recording)')
   .option('--json', 'Print one JSON object with the result')
@@ -177,7 +180,10 @@ cli
   .option('--run-id <id>', 'The run to fork (default: the latest)')
   .option('--at <n>', 'Keep iterations 1..N of the run (0: only the task)')
   .option('--agent <dir>', 'The agent directory (default: the one the run recorded)')
-  .option('--into <dir>', "The fork's workspace, prepared by you (default: a new <agent>/workspaces/W00N)")
+  .option(
+    '--into <dir>',
+    "The fork's workspace, prepared by you (default: a new <agent>/forks/F00N; a batch run's task start state is restored there)",
+  )
   .option('-m, --message <text>', "A new message before the model's next turn")
   .option('--model <name>', 'Go on with this model instead of agent.yaml llm.model')
   .option('--base-url <url>', 'The model endpoint (instead of DELTA_BASE_URL or .env)')
@@ -231,10 +237,15 @@ cli
     'Only runs of these statuses, separated by commas (completed, failed, interrupted, waiting_for_input, running)',
   )
   .option('--first', 'Only the latest run')
+  .option(
+    '--kind <kinds>',
+    'run, replay, fork (separated by commas) or all; with --agent, replays and forks (kept in <agent>/replays and <agent>/forks) are listed only when asked',
+  )
   .option('--format <format>', 'text (a table), json (one JSON object per run) or raw (run ids, one per line)')
   .option('--json', 'One JSON object per run (the same as --format json)')
   .example('delta list --agent examples/hello-world')
   .example('delta list --agent my-agent --status failed,interrupted')
+  .example('delta list --agent my-agent --kind replay,fork')
   .example('RUN=$(delta list-runs --first --format raw)   # in a workspace: the latest run id')
   .action(async (flags) => (await import('./list-command.js')).listCommand(flags));
 

@@ -1,3 +1,4 @@
+import { batchStartState } from './batch-start-state.js';
 import { withEngineSession } from './engine-session.js';
 import { baseUrlFlag, configOverrides, type OverrideFlags } from './override-flags.js';
 import { reportOutcome } from './report-outcome.js';
@@ -43,6 +44,8 @@ export async function forkCommand(flags: ForkFlags): Promise<number> {
   const overrides = configOverrides(flags);
   const baseUrl = baseUrlFlag(flags);
   const engine = await import('@delta/engine');
+  // A batch run started from its task's files: the fork's own workspace starts from them too.
+  const startState = flags.into === undefined ? await batchStartState(flags.workDir ?? '.') : undefined;
   return withEngineSession(
     flags.interactive === true,
     async (session) => {
@@ -54,6 +57,7 @@ export async function forkCommand(flags: ForkFlags): Promise<number> {
         overrides,
         ...(flags.agent === undefined ? {} : { agentHome: String(flags.agent) }),
         ...(flags.into === undefined ? {} : { into: String(flags.into) }),
+        ...(startState ? { prepareWorkspace: startState } : {}),
         ...(flags.message === undefined ? {} : { message: String(flags.message) }),
         ...(maxIterations === undefined ? {} : { maxIterations }),
       });

@@ -2,13 +2,17 @@ import { existsSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import {
   controlDirectory,
+  listOriginWorkspaces,
   listRunIds,
   listWorkspaces,
+  originDirectory,
   readMetadata,
   readOtherWorkspaces,
   RunStatus,
+  runKind,
   runPaths,
   workspacesDirectory,
+  type RunKind,
   type RunMetadata,
 } from '@delta/journal';
 import { paletteFor } from './inspect/color.js';
@@ -22,6 +26,32 @@ export interface ListFlags {
   first?: boolean;
   format?: string;
   status?: string;
+  kind?: string;
+}
+
+const KINDS: readonly RunKind[] = ['run', 'replay', 'fork'];
+
+/** `--kind run,replay,fork|all`; undefined: every kind in a workspace, the ordinary runs alone with --agent. */
+function kindFilter(value: string | undefined, byAgent: boolean): Set<RunKind> {
+  if (value === undefined) return new Set(byAgent ? ['run'] : KINDS);
+  const wanted = String(value)
+    .split(',')
+    .map((kind) => kind.trim().toLowerCase())
+    .filter((kind) => kind !== '');
+  if (wanted.length === 1 && wanted[0] === 'all') return new Set(KINDS);
+  if (wanted.length === 0 || wanted.some((kind) => !KINDS.includes(kind as RunKind))) {
+    throw usageError(
+      `--kind takes run, replay, fork (separated by commas) or all, got "${value}".`,
+      "Replays (delta replay) and forks (delta fork) are kept apart from the agent's runs: --kind replay,fork lists them.",
+    );
+  }
+  return new Set(wanted as RunKind[]);
+}
+
+/** How a run came to be, for the KIND column: `run`, `replay of <id>`, `fork of <id> @N`. */
+function kindLabel(metadata: RunMetadata): string {
+  if (metadata.forked_from) return `fork of ${metadata.forked_from.run_id} @${metadata.forked_from.iteration ?? '?'}`;
+  return metadata.replay_of ? `replay of ${metadata.replay_of.run_id}` : 'run';
 }
 
 /** `--status COMPLETED,FAILED`: the statuses to keep, any case; undefined keeps every run. */
@@ -93,13 +123,19 @@ function findRuns(flags: ListFlags): { runs: ListedRun[]; byAgent: boolean } {
   if (!existsSync(agentHome))
     throw usageError(`The agent directory ${agentHome} does not exist.`, 'Pass the directory that holds agent.yaml.');
   const own = listWorkspaces(agentHome).flatMap((name) => runsOf(join(workspacesDirectory(agentHome), name), name));
+  // Replays and forks made in their own places (<agent>/replays/R001, <agent>/forks/F001), never among its workspaces.
+  const made = (['replay', 'fork'] as const).flatMap((kind) =>
+    listOriginWorkspaces(agentHome, kind).flatMap((name) =>
+      runsOf(join(originDirectory(agentHome, kind), name), relative(agentHome, join(originDirectory(agentHome, kind), name))),
+    ),
+  );
   // Workspaces given with -w: listed by delta run in OTHER_WORKSPACES. Another agent may have run there
   // too; only this agent's runs are its own (a run whose metadata cannot be read is shown, to be looked at).
   const others = readOtherWorkspaces(agentHome)
     .filter((dir) => existsSync(dir))
     .flatMap((dir) => runsOf(dir, relative(process.cwd(), dir) || '.'))
     .filter((run) => run.metadata === undefined || resolve(run.metadata.agent_home) === agentHome);
-  return { runs: [...own, ...others], byAgent: true };
+  return { runs: [...own, ...made, ...others], byAgent: true };
 }
 
 /** The task a run was given, on one line, cut to `width` characters. */
@@ -149,8 +185,16 @@ function started(timestamp: string): string {
 export function listCommand(flags: ListFlags): number {
   const format = listFormat(flags);
   const statuses = statusFilter(flags.status);
-  const { runs: all, byAgent } = findRuns(flags);
+  const { runs: every, byAgent } = findRuns(flags);
+  const kinds = kindFilter(flags.kind, byAgent);
+  const all = every.filter((run) => kinds.has(run.metadata ? runKind(run.metadata) : 'run'));
   const found = statuses ? all.filter((run) => statuses.has(run.metadata?.status ?? 'UNREADABLE')) : all;
+  const hidden = every.length - all.length;
+  if (hidden > 0 && flags.kind === undefined && flags.format !== 'raw') {
+    process.stderr.write(
+      `note: ${hidden} replay or fork run${hidden === 1 ? ' is' : 's are'} kept apart and not listed; --kind all lists them too\n`,
+    );
+  }
   // Latest first, by the start time to the millisecond.
   found.sort((a, b) => b.startedAt.localeCompare(a.startedAt) || b.runId.localeCompare(a.runId));
   const runs = flags.first ? found.slice(0, 1) : found;
@@ -170,14 +214,17 @@ export function listCommand(flags: ListFlags): number {
   if (format === 'json') {
     for (const run of runs) {
       process.stdout.write(
-        `${JSON.stringify({ run_id: run.runId, work_dir: run.workDir, ...(run.metadata ? { metadata: run.metadata } : { problem: run.problem }) })}\n`,
+        `${JSON.stringify({ run_id: run.runId, work_dir: run.workDir, ...(run.metadata ? { kind: runKind(run.metadata), metadata: run.metadata } : { problem: run.problem }) })}\n`,
       );
     }
     return 0;
   }
   const palette = paletteFor(process.stdout);
+  // The KIND column only when a replay or a fork is listed: a list of ordinary runs reads as it always did.
+  const withKind = runs.some((run) => run.metadata !== undefined && runKind(run.metadata) !== 'run');
   const header = [
     'RUN ID',
+    ...(withKind ? ['KIND'] : []),
     ...(byAgent ? ['WORKSPACE'] : []),
     'STATUS',
     'ITER',
@@ -193,9 +240,24 @@ export function listCommand(flags: ListFlags): number {
   const detail = (count: number | undefined) => (count === undefined ? '-' : formatCount(count));
   const rows = runs.map((run) => {
     const metadata = run.metadata;
-    if (!metadata) return [run.runId, ...(byAgent ? [run.workspace] : []), 'UNREADABLE', '-', '-', '-', '-', '-', '-', '-', '-'];
+    if (!metadata)
+      return [
+        run.runId,
+        ...(withKind ? ['-'] : []),
+        ...(byAgent ? [run.workspace] : []),
+        'UNREADABLE',
+        '-',
+        '-',
+        '-',
+        '-',
+        '-',
+        '-',
+        '-',
+        '-',
+      ];
     return [
       run.runId,
+      ...(withKind ? [kindLabel(metadata)] : []),
       ...(byAgent ? [run.workspace] : []),
       metadata.status,
       `${metadata.iterations}/${metadata.max_iterations}`,

@@ -1,4 +1,5 @@
 import type { ReplayResult } from '@delta/engine';
+import { batchStartState } from './batch-start-state.js';
 import { withEngineSession } from './engine-session.js';
 import { replayAgentLine } from './inspect/agent-version.js';
 import { parseRunIdFlag } from './run-id-flag.js';
@@ -51,6 +52,8 @@ export async function replayCommand(flags: ReplayFlags): Promise<number> {
   const runId = flags.runId === undefined ? undefined : parseRunIdFlag(flags.runId);
   const engine = await import('@delta/engine');
   const source = engine.openRecordedRun(flags.workDir ?? '.', runId);
+  // A batch run started from its task's files: the replay's own workspace starts from them too.
+  const startState = flags.into === undefined ? await batchStartState(source.paths.workDir) : undefined;
   const result = await withEngineSession(
     false,
     (session) =>
@@ -62,6 +65,7 @@ export async function replayCommand(flags: ReplayFlags): Promise<number> {
         toolEnv: session.toolEnv,
         onLog: session.onLog,
         ...(flags.into === undefined ? {} : { into: String(flags.into) }),
+        ...(startState ? { prepareWorkspace: startState } : {}),
       }),
     { quiet: flags.quiet === true || flags.json === true },
   );
@@ -71,6 +75,8 @@ export async function replayCommand(flags: ReplayFlags): Promise<number> {
     const write = (text: string) => process.stdout.write(text);
     write(`replay of run ${result.source.runId} (${result.source.workDir}), tools ${result.tools}\n`);
     write(`start state: ${describeStart(result)}\n`);
+    if (result.startState && !result.startState.same && flags.into === undefined)
+      write('  (to start as the recorded run did, prepare a directory as its workspace was and pass it with --into DIR)\n');
     write(`${replayAgentLine(result.agentChanges, engine)}\n`);
     write(`replay run: ${result.replay.runId} in ${result.replay.workDir} (${result.replay.status})\n`);
     if (result.identical) {

@@ -5,7 +5,7 @@ import {
   acquireRunLock,
   addTokenUsage,
   CONTROL_PLANE_VERSION,
-  createNextWorkspace,
+  createOriginWorkspace,
   createRunDirectories,
   createRunId,
   JournalWriter,
@@ -32,8 +32,10 @@ export interface ForkRunOptions extends EngineOptions {
   source: { workDir: string; runId?: string };
   /** The fork keeps the recorded run's iterations 1..at (0: only the task) and goes on from there. */
   at: number;
-  /** The fork's workspace, prepared by the caller; by default a fresh `<agent>/workspaces/W00N`. */
+  /** The fork's workspace, prepared by the caller; by default a fresh `<agent>/forks/F00N` (never among its workspaces). */
   into?: string;
+  /** Fills the fork's workspace before its rebuild, as the recorded run found its own (a batch run's task files). */
+  prepareWorkspace?: (workDir: string) => void;
   /** A new user message before the model's next turn. */
   message?: string;
   /** Changes to agent.yaml for the live part (`--model`, `--set`); the rebuild replays the run as recorded. */
@@ -148,6 +150,14 @@ function writeForkRun(source: RecordedRun, agentHome: string, workDir: string, r
   return paths;
 }
 
+/** When the rebuild did not start from the recorded run's start state: how to give it one (`--into`). */
+function startHint(rebuild: ReplayResult): string {
+  const state = rebuild.startState;
+  if (state === undefined || state.same) return '';
+  const paths = [...state.missing, ...state.changed, ...state.extra];
+  return `Its workspace did not start as the recorded run's (${paths.slice(0, 3).join(', ')}${paths.length > 3 ? ', ...' : ''}): prepare a directory as the run found its own and pass it with --into DIR. `;
+}
+
 /**
  * Branches a recorded run after iteration `at`: its workspace is rebuilt in a new one by replaying
  * iterations 1..at with live tools (refused if that replay diverges), the new run's journal holds the
@@ -168,7 +178,8 @@ export async function forkRun(options: ForkRunOptions): Promise<ForkResult> {
   }
   // The rebuild replays the run as it was made: with the overrides it was started with, not the fork's.
   const agent = loadAgent(options.agentHome ?? recordedAgentHome(source), { overrides: recordedOverrides(source) });
-  const workDir = options.into === undefined ? createNextWorkspace(agent.home).path : resolve(options.into);
+  const workDir = options.into === undefined ? createOriginWorkspace(agent.home, 'fork').path : resolve(options.into);
+  options.prepareWorkspace?.(workDir);
   const forkedFrom: RunOrigin = { run_id: source.paths.runId, work_dir: source.paths.workDir, iteration: options.at };
   let rebuild: ReplayResult | undefined;
   if (options.at > 0) {
@@ -189,14 +200,14 @@ export async function forkRun(options: ForkRunOptions): Promise<ForkResult> {
         `The workspace could not be rebuilt as it was after iteration ${options.at}: ${divergence ? `its replay diverged at ${divergence.summary}` : 'its replay was stopped'}.`,
         {
           code: 'REPLAY_DIVERGED',
-          hint: `${divergence?.diff ? `${divergence.diff}\n(- recorded, + replay)\n` : ''}The replay's run is in ${rebuild.replay.paths.runDir}. Fork at an earlier iteration, or restore what changed (a tool's script, context.yaml).`,
+          hint: `${divergence?.diff ? `${divergence.diff}\n(- recorded, + replay)\n` : ''}The replay's run is in ${rebuild.replay.paths.runDir}. ${startHint(rebuild)}Fork at an earlier iteration, or restore what changed (a tool's script, context.yaml).`,
         },
       );
     }
   }
   const runId = options.runId ?? createRunId();
   writeForkRun(source, agent.home, workDir, runId, options.at, forkedFrom);
-  const { source: _source, at: _at, into: _into, runId: _runId, agentHome: _agentHome, ...engine } = options;
+  const { source: _source, at: _at, into: _into, runId: _runId, agentHome: _agentHome, prepareWorkspace: _prepare, ...engine } = options;
   const result = await continueRun({ ...engine, workDir, runId, origin: { forked_from: forkedFrom } });
   return { ...result, forkedFrom, ...(rebuild ? { rebuild } : {}) };
 }

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { createNextWorkspace, createRunId, type ActionResultEvent, type JournalEvent, type RunOrigin } from '@delta/journal';
+import { createOriginWorkspace, createRunId, type ActionResultEvent, type JournalEvent, type RunOrigin } from '@delta/journal';
 import { agentFingerprint } from './agent-fingerprint.js';
 import { continueRun } from './continue-run.js';
 import { compareFingerprints, type FingerprintChanges } from './fingerprint-changes.js';
@@ -16,8 +16,13 @@ export interface ReplayRunOptions extends Pick<EngineOptions, 'signal' | 'onEven
   source: { workDir: string; runId?: string } | RecordedRun;
   /** `live` (default): tools run for real in the replay's workspace. `recorded`: no tool runs, the recorded results are served. */
   tools?: 'live' | 'recorded';
-  /** The replay's workspace, prepared by the caller; by default a fresh `<agent>/workspaces/W00N`. */
+  /** The replay's workspace, prepared by the caller; by default a fresh `<agent>/replays/R00N` (never among its workspaces). */
   into?: string;
+  /**
+   * Fills the replay's workspace before it starts, as the recorded run found its own (a batch run's task
+   * files): called with the workspace's path, before its start state is compared with the recorded one.
+   */
+  prepareWorkspace?: (workDir: string) => void;
   /**
    * The agent directory; by default the recorded run's, as it is now. Give it for a recording that moved
    * (a copy, a clone): the recorded path may not exist here. It is loaded with the `--model` and `--set`
@@ -75,7 +80,8 @@ export async function replayRun(options: ReplayRunOptions): Promise<ReplayResult
   const source = 'events' in options.source ? options.source : openRecordedRun(options.source.workDir, options.source.runId);
   const tools = options.tools ?? 'live';
   const agent = options.agent ?? loadAgent(options.agentHome ?? recordedAgentHome(source), { overrides: recordedOverrides(source) });
-  const workDir = options.into === undefined ? createNextWorkspace(agent.home).path : resolve(options.into);
+  const workDir = options.into === undefined ? createOriginWorkspace(agent.home, 'replay').path : resolve(options.into);
+  options.prepareWorkspace?.(workDir);
   const recordedStart = source.start?.workspace;
   const startState = recordedStart ? compareManifests(recordedStart, workspaceManifest(workDir)) : undefined;
   const recordedAgent = source.start?.agent_fingerprint;

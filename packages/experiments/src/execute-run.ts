@@ -11,6 +11,7 @@ import { type OpenedBatch, runDirectoryOf } from './open-batch.js';
 import { prepareWorkspace, resetWorkspace } from './prepare-workspace.js';
 import { transientFailures } from './run-attempts.js';
 import { readRunOnDisk } from './run-record.js';
+import { recordTaskStartState } from './task-start-state.js';
 
 /** What one execution of a batch run did. */
 export type BatchRunAction =
@@ -119,6 +120,7 @@ export async function executeBatchRun(batch: OpenedBatch, key: BatchRunKey, opti
       // lock proves the engine that took it dead (a live one, in another process, is RUN_LOCKED).
       clearAbandonedRun(workDir, found.kind === 'unstarted' ? found.runId : 'run-1');
       prepareWorkspace(workDir, task);
+      recordTaskStartState(batch.out, task, workDir);
       const runId = found.kind === 'unstarted' ? found.runId : 'run-1';
       result = await startRun({ ...engine, message: task.message, workDir, runId });
       action = 'started';
@@ -148,6 +150,7 @@ export async function executeBatchRun(batch: OpenedBatch, key: BatchRunKey, opti
         result = await continueRun({ ...engine, workDir, runId: found.runId });
       } else {
         resetWorkspace(workDir, task);
+        recordTaskStartState(batch.out, task, workDir);
         result = await startRun({ ...engine, message: task.message, workDir, runId: nextRunId(workDir) });
       }
       action = 'retried';

@@ -6,6 +6,7 @@ export { batchKeys, conditionKeys, openBatch, openBatchTasks, prepareBatch, runD
 export { BatchCondition } from './batch-condition.js';
 export type { BatchSpec, OpenedBatch, PreparedBatch } from './open-batch.js';
 export { executeBatchRun } from './execute-run.js';
+export { batchRunStartState, recordTaskStartState, taskStartDirectory } from './task-start-state.js';
 export type { BatchEngineOptions, BatchRunAction, BatchRunOutcome, ExecuteRunOptions } from './execute-run.js';
 export { executeBatch, runBatch } from './run-batch.js';
 export type { BatchEvent, BatchSummary, RunBatchOptions } from './run-batch.js';

@@ -59,13 +59,17 @@ export {
   workspacesDirectory,
   listWorkspaces,
   createNextWorkspace,
+  createOriginWorkspace,
+  listOriginWorkspaces,
+  originDirectory,
+  runKind,
   readLastUsedWorkspace,
   writeLastUsedWorkspace,
   otherWorkspacesFile,
   recordOtherWorkspace,
   readOtherWorkspaces,
 } from './layout.js';
-export type { RunPaths } from './layout.js';
+export type { RunKind, RunPaths } from './layout.js';
 export { describeIoMigration, LEGACY_IO_DIRECTORY, migrateLegacyIo } from './legacy-io.js';
 export type { IoMigration } from './legacy-io.js';
 export { acquireRunLock, RUN_LOCK_LEASE_MS } from './run-lock.js';

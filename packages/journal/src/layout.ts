@@ -134,6 +134,56 @@ export function createNextWorkspace(agentHome: string): { id: string; path: stri
   return { id, path };
 }
 
+/** What a run was made for: an ordinary run, a replay of another run, or a fork of one. */
+export type RunKind = 'run' | 'replay' | 'fork';
+
+/** A run's kind, from its metadata.json: a replay or a fork says where it comes from. */
+export function runKind(metadata: { replay_of?: unknown; forked_from?: unknown }): RunKind {
+  if (metadata.forked_from !== undefined) return 'fork';
+  return metadata.replay_of !== undefined ? 'replay' : 'run';
+}
+
+const ORIGIN_PLACES = { replay: { directory: 'replays', prefix: 'R' }, fork: { directory: 'forks', prefix: 'F' } } as const;
+
+/**
+ * Where an agent's replays (`<agent>/replays/R001`) or forks (`<agent>/forks/F001`) are made by default:
+ * beside its workspaces, never among them, so that they are not taken for its ordinary runs.
+ */
+export function originDirectory(agentHome: string, kind: 'replay' | 'fork'): string {
+  return join(agentHome, ORIGIN_PLACES[kind].directory);
+}
+
+/** The workspace names under `originDirectory(agentHome, kind)` (`R001`, `R002`...), in order. */
+export function listOriginWorkspaces(agentHome: string, kind: 'replay' | 'fork'): string[] {
+  const dir = originDirectory(agentHome, kind);
+  if (!existsSync(dir)) return [];
+  const pattern = new RegExp(`^${ORIGIN_PLACES[kind].prefix}(\\d{3,})$`);
+  return readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && pattern.test(entry.name))
+    .map((entry) => entry.name)
+    .sort((a, b) => Number(a.slice(1)) - Number(b.slice(1)));
+}
+
+/** Creates the next workspace for a replay or a fork of one of the agent's runs (`<agent>/replays/R00N`). */
+export function createOriginWorkspace(agentHome: string, kind: 'replay' | 'fork'): { id: string; path: string } {
+  const { prefix } = ORIGIN_PLACES[kind];
+  const existing = listOriginWorkspaces(agentHome, kind);
+  let next = existing.length === 0 ? 1 : Number(existing.at(-1)!.slice(1)) + 1;
+  for (;;) {
+    const id = `${prefix}${String(next).padStart(3, '0')}`;
+    const path = join(originDirectory(agentHome, kind), id);
+    makeDirectory(originDirectory(agentHome, kind));
+    try {
+      // Created here and nowhere else: two replays started at once never share a workspace.
+      mkdirSync(path);
+      return { id, path };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw asDiskFault(error, path);
+      next += 1;
+    }
+  }
+}
+
 export function readLastUsedWorkspace(agentHome: string): string | undefined {
   return readLine(join(workspacesDirectory(agentHome), 'LAST_USED'));
 }

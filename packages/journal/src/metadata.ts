@@ -1,7 +1,7 @@
 import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import { asDiskFault, parseJson, SystemError } from '@delta/errors';
-import { RunStatus, TokenUsage } from './events.js';
+import { RunOrigin, RunStatus, TokenUsage } from './events.js';
 import { readRunRecord, SMALL_RECORD_MAX_BYTES } from './read-record.js';
 
 /** The control-plane schema this package writes, and the ones it reads. */
@@ -58,6 +58,10 @@ export const RunMetadata = z.looseObject({
   usage: TokenUsage.optional(),
   estimated_cost: EstimatedCost.optional(),
   model_endpoint: ModelEndpoint.optional(),
+  /** A replay of another run (`delta replay`): which, and with live or recorded tools. */
+  replay_of: RunOrigin.optional(),
+  /** A fork of another run (`delta fork`): which, and after which iteration. */
+  forked_from: RunOrigin.optional(),
 });
 export type RunMetadata = z.infer<typeof RunMetadata>;
 

@@ -10,6 +10,7 @@ import { largeAnswer } from './large-answer.js';
 import type { ServerProfile } from './server-profile.js';
 import { serverProfile } from './server-profiles.js';
 import { errorTypeForStatus, openAiError } from './openai-error.js';
+import { createStepPicker } from './match-step.js';
 import { formatPath, parseScript } from './parse-script.js';
 import { type RecordedRequest, type Recording, recordRequest } from './recorded-request.js';
 import { ScriptStep, type ScriptStepInput } from './script-step.js';
@@ -61,11 +62,10 @@ export async function startFakeLlm(options: FakeLlmOptions): Promise<FakeLlm> {
   const closing = new AbortController();
   const created = Math.floor(Date.now() / 1000);
   let stepsUsed = 0;
+  const pickStep = Array.isArray(script) ? createStepPicker(script) : undefined;
 
   async function chooseStep(record: RecordedRequest, index: number): Promise<ScriptStep | string> {
-    if (Array.isArray(script)) {
-      return script[index] ?? `delta-fake-llm: the script has no step for request ${index + 1} (it has ${script.length} steps)`;
-    }
+    if (Array.isArray(script)) return pickStep!(() => record.body, index);
     let step: unknown;
     try {
       step = await script(record, index);

@@ -1,7 +1,7 @@
 export { startFakeLlm } from './fake-llm.js';
 export type { FakeLlm, FakeLlmOptions, FakeLlmScript } from './fake-llm.js';
 export type { RecordedRequest } from './recorded-request.js';
-export { ScriptStep, ScriptToolCall, ScriptHttpError, ScriptRawResponse, ScriptLargeResponse } from './script-step.js';
+export { ScriptStep, ScriptToolCall, ScriptHttpError, ScriptRawResponse, ScriptLargeResponse, ScriptWhen } from './script-step.js';
 export type { ScriptStepInput } from './script-step.js';
 export { SERVER_PROFILES, serverProfile } from './server-profiles.js';
 export type { ServerProfile } from './server-profile.js';

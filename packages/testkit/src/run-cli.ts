@@ -23,6 +23,9 @@ Options:
                         - tool_calls: [{name: read_file, raw_arguments: "{not json"}]
                         - error: {status: 429, message: "slow down"}
                         - delay_ms: 500 (combinable with the others)
+                        - when: {model: gpt-4o, last_message: "notes.txt"} (answer only a request that matches:
+                          each gets the first unused step that does; without when:, steps answer in order)
+                      or one script per model: {models: {gpt-4o: [steps], gpt-4o-mini: [steps]}}
       --from-run DIR  instead of --script: a recorded run's directory (<workspace>/.delta/<run_id>); its
                       model's answers (text, tool calls with their ids, tokens) are the steps
       --log FILE      append every request received to FILE, one JSON line each: method, path, status, body

@@ -62,9 +62,25 @@ export const ScriptLargeResponse = z.strictObject({
 });
 export type ScriptLargeResponse = z.infer<typeof ScriptLargeResponse>;
 
+/**
+ * Which requests a step answers: those for this model, and those whose last user or tool message contains
+ * this text. A step without `when` answers any request.
+ */
+export const ScriptWhen = z
+  .strictObject({
+    model: z.string().min(1).optional(),
+    last_message: z.string().min(1).optional(),
+  })
+  .refine((when) => when.model !== undefined || when.last_message !== undefined, {
+    message: 'when: needs model or last_message',
+  });
+export type ScriptWhen = z.infer<typeof ScriptWhen>;
+
 /** What the fake model does for one chat-completions request. */
 export const ScriptStep = z
   .strictObject({
+    /** Answer only a request that matches (the first unused step that matches answers it). */
+    when: ScriptWhen.optional(),
     content: z.string().nullable().optional(),
     /** The model's reasoning, sent where the server profile puts it (`reasoning_content` by default). */
     reasoning: z.string().optional(),

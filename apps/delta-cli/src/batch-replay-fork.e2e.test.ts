@@ -1,0 +1,147 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { readLatestRunId, readMetadata, runPaths } from '@delta/journal';
+import { cleanupTempDirs, createTempAgent, createTempDir, type FakeLlm, type RecordedRequest, startFakeLlm } from '@delta/testkit';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runDelta } from './test-support.js';
+
+// Batch runs whose task ships `files:` or a `workspace:` directory, replayed and forked with no option:
+// each rebuilds its task's start state in a place of its own, which `delta list --agent` keeps apart.
+
+function lastUser(request: RecordedRequest): string {
+  const messages = (request.body as { messages: { role: string; content: unknown }[] }).messages;
+  return String(messages.findLast((message) => message.role === 'user')?.content ?? '');
+}
+
+function toolResults(request: RecordedRequest): string[] {
+  const messages = (request.body as { messages: { role: string; content: unknown }[] }).messages;
+  return messages.filter((message) => message.role === 'tool').map((message) => String(message.content));
+}
+
+let llm: FakeLlm;
+beforeAll(async () => {
+  // Reads the file the task names, then answers with what it read: a replay in an empty workspace diverges.
+  llm = await startFakeLlm({
+    script: (request) => {
+      const results = toolResults(request);
+      if (results.length === 0) return { tool_calls: [{ name: 'show', arguments: { path: lastUser(request).replace(/^Read /, '') } }] };
+      return { content: `It says: ${results.at(-1)!.trim()}` };
+    },
+  });
+});
+afterEach(() => cleanupTempDirs());
+afterAll(() => llm.close());
+
+const agentYaml = {
+  name: 'reader',
+  llm: { model: 'fake-model', max_retries: 0 },
+  tools: [{ name: 'show', description: 'Print a file', exec: 'cat -- ${path}', parameters: [{ name: 'path', type: 'string' }] }],
+};
+
+async function batchWithStartStates(): Promise<{ agent: string; out: string; source: string; env: Record<string, string> }> {
+  const agent = await createTempAgent({ agentYaml });
+  const directory = await createTempDir();
+  const source = join(directory, 'task-ws');
+  mkdirSync(join(source, 'data'), { recursive: true });
+  writeFileSync(join(source, 'data', 'input.txt'), 'from the workspace directory\n');
+  const tasksFile = join(directory, 'tasks.jsonl');
+  const tasks = [
+    { id: 't-files', message: 'Read notes.txt', files: { 'notes.txt': 'from the files field\n' } },
+    { id: 't-ws', message: 'Read data/input.txt', workspace: 'task-ws' },
+  ];
+  writeFileSync(tasksFile, `${tasks.map((task) => JSON.stringify(task)).join('\n')}\n`);
+  const out = join(directory, 'out');
+  const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: llm.baseUrl };
+  const batch = await runDelta(['batch', tasksFile, '--agent', agent, '--out', out], { env });
+  expect(batch.stderr).toBe('');
+  expect(batch.exitCode).toBe(0);
+  return { agent, out, source, env };
+}
+
+describe('delta replay and delta fork on a batch run', () => {
+  it('replay of a run whose task has files: or workspace: is identical, in <agent>/replays, even after the workspace directory changed', async () => {
+    const { agent, out, source, env } = await batchWithStartStates();
+    // The task's directory changes after the batch: the replay starts from what the run started from.
+    writeFileSync(join(source, 'data', 'input.txt'), 'edited later\n');
+    for (const [task, index] of [
+      ['t-files', 1],
+      ['t-ws', 2],
+    ] as const) {
+      const replay = await runDelta(['replay', '-w', join(out, task, 'fake-model', '1')], { env });
+      expect(replay.stderr).not.toContain('Error');
+      expect(replay.stdout).toContain("start state: the same as the recorded run's");
+      expect(replay.stdout).toContain('identical: 2 model calls');
+      expect(replay.exitCode).toBe(0);
+      const place = join(agent, 'replays', `R00${index}`);
+      expect(replay.stdout).toContain(`in ${place} (COMPLETED)`);
+      expect(readMetadata(runPaths(place, readLatestRunId(place)!).metadata).replay_of?.run_id).toBe('run-1');
+    }
+    expect(readFileSync(join(agent, 'replays', 'R002', 'data', 'input.txt'), 'utf8')).toBe('from the workspace directory\n');
+    expect(existsSync(join(agent, 'workspaces'))).toBe(false);
+  });
+
+  it('fork --at 1 goes on live from the rebuilt start state, in <agent>/forks, and delta list --agent keeps both apart', async () => {
+    const { agent, out, env } = await batchWithStartStates();
+    for (const [task, index, said] of [
+      ['t-files', 1, 'from the files field'],
+      ['t-ws', 2, 'from the workspace directory'],
+    ] as const) {
+      const fork = await runDelta(['fork', '-w', join(out, task, 'fake-model', '1'), '--at', '1', '-q'], { env });
+      expect(fork.stderr).toContain(`in ${join(agent, 'forks', `F00${index}`)}`);
+      expect(fork.exitCode).toBe(0);
+      expect(fork.stdout.trim()).toBe(`It says: ${said}`);
+    }
+    const replay = await runDelta(['replay', '-w', join(out, 't-files', 'fake-model', '1'), '-q'], { env });
+    expect(replay.exitCode).toBe(0);
+    expect(readdirSync(agent)).toEqual(expect.arrayContaining(['forks', 'replays']));
+    expect(existsSync(join(agent, 'workspaces'))).toBe(false);
+
+    const ordinary = await runDelta(['list', '--agent', agent], { env });
+    expect(ordinary.exitCode).toBe(0);
+    expect(ordinary.stdout).not.toMatch(/COMPLETED|FAILED|INTERRUPTED/);
+    expect(ordinary.stderr).toContain('5 replay or fork runs are kept apart and not listed; --kind all lists them too');
+
+    const apart = await runDelta(['list', '--agent', agent, '--kind', 'replay,fork'], { env });
+    expect(apart.exitCode).toBe(0);
+    const lines = apart.stdout.split('\n');
+    expect(lines[0]).toMatch(/^RUN ID\s+KIND\s+WORKSPACE\s+STATUS/);
+    expect(lines.filter((line) => /fork of run-1 @1\s+forks\/F00[12]\s+COMPLETED/.test(line))).toHaveLength(2);
+    expect(lines.filter((line) => /replay of run-1\s+replays\/R001\s+COMPLETED/.test(line))).toHaveLength(1);
+    // Each fork's workspace also holds the replay that rebuilt it (through iteration 1).
+    expect(lines.filter((line) => /replay of run-1\s+forks\/F00[12]\s/.test(line))).toHaveLength(2);
+    const json = await runDelta(['list', '--agent', agent, '--kind', 'all', '--json'], { env });
+    const kinds = json.stdout
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { kind: string }).kind)
+      .sort();
+    expect(kinds).toEqual(['fork', 'fork', 'replay', 'replay', 'replay']);
+  });
+
+  it('outside a batch, a run whose workspace held files: the fork is refused with a hint naming --into, and replay says it too', async () => {
+    const agent = await createTempAgent({ agentYaml });
+    const work = join(await createTempDir(), 'ws');
+    mkdirSync(work);
+    writeFileSync(join(work, 'notes.txt'), 'prepared by hand\n');
+    const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: llm.baseUrl };
+    const run = await runDelta(['run', '--agent', agent, '-w', work, '-m', 'Read notes.txt', '-q'], { env });
+    expect(run.exitCode).toBe(0);
+
+    const fork = await runDelta(['fork', '-w', work, '--at', '1', '-q'], { env });
+    expect(fork.exitCode).not.toBe(0);
+    expect(fork.stderr).toContain(
+      "did not start as the recorded run's (notes.txt): prepare a directory as the run found its own and pass it with --into DIR",
+    );
+    const replay = await runDelta(['replay', '-w', work, '-q'], { env });
+    expect(replay.exitCode).toBe(1);
+    expect(replay.stdout).toContain('1 missing (notes.txt)');
+    expect(replay.stdout).toContain('pass it with --into DIR');
+
+    const into = join(await createTempDir(), 'again');
+    mkdirSync(into);
+    writeFileSync(join(into, 'notes.txt'), 'prepared by hand\n');
+    const forkInto = await runDelta(['fork', '-w', work, '--at', '1', '--into', into, '-q'], { env });
+    expect(forkInto.exitCode).toBe(0);
+    expect(forkInto.stdout.trim()).toBe('It says: prepared by hand');
+  });
+});
