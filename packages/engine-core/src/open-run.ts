@@ -10,7 +10,7 @@ import {
   type RunPaths,
 } from '@delta/journal';
 import { firstHookStep } from './lifecycle-hooks.js';
-import { redactSecretText } from './redact-secret.js';
+import { redactable, redactSecretText } from './redact-secret.js';
 import { runSecrets } from './run-secrets.js';
 import { DEFAULT_MAX_ITERATIONS } from './agent-config.js';
 import type { LoadedAgent } from './load-agent.js';
@@ -96,8 +96,9 @@ export async function resolveModel(
   const endpoint: ModelEndpoint = {
     base_url: baseUrl ?? null,
     base_url_source: (baseUrlSource === 'recorded' ? recorded?.base_url_source : baseUrlSource) ?? null,
-    api_key_name: options.apiKey !== undefined ? null : (settings?.apiKeyName ?? null),
-    api_key_source: options.apiKey !== undefined ? 'option' : (settings?.apiKeySource ?? null),
+    api_key_name: options.apiKey !== undefined ? (options.apiKeyName ?? null) : (settings?.apiKeyName ?? null),
+    api_key_source:
+      options.apiKey !== undefined ? (options.apiKeyName !== undefined ? 'environment' : 'option') : (settings?.apiKeySource ?? null),
   };
   return { model, apiKey, endpoint, envTrust, warnings };
 }
@@ -136,7 +137,7 @@ export function openRunContext(
   const limit = limitedSignal(options.signal, options.timeoutMs);
   let engineLog: number | undefined;
   // The person sees the line first: engine.log may be what the disk refuses (then the run fails, naming it).
-  const secrets = runSecrets(apiKey, agent);
+  const secrets = redactable([...runSecrets(apiKey, agent), ...(options.secrets ?? [])]);
   // Every progress line, for the person and engine.log, holds no secret (an error may quote what a server said).
   const log = (said: string) => {
     const line = redactSecretText(said, secrets);
@@ -157,7 +158,7 @@ export function openRunContext(
     requests: new InvocationRequestRecorder(paths),
     metadata: new MetadataFile(paths.metadata),
     model,
-    env: toolEnvironment(options.environment ?? process.env, apiKey, {
+    env: toolEnvironment(options.environment ?? process.env, [...(apiKey === undefined ? [] : [apiKey]), ...(options.secrets ?? [])], {
       ...options.toolEnv,
       DELTA_RUN_ID: paths.runId,
       DELTA_AGENT_HOME: agent.home,

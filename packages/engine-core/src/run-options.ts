@@ -13,7 +13,17 @@ export interface EngineOptions {
   /** Retries of a failed model request, over agent.yaml's `llm.max_retries` (not for a client of your own). */
   maxRetries?: number;
   apiKey?: string;
+  /**
+   * The environment variable `apiKey` was read from (a models file's `api_key_env`), recorded in metadata.json
+   * so that `delta continue` reads the key from that same variable. Never the key itself.
+   */
+  apiKeyName?: string;
   baseUrl?: string;
+  /**
+   * More secrets to keep out of the run's records, logs and tools' environment, besides its own key (the
+   * keys of the other models of a models file). Values under 8 characters are not redacted.
+   */
+  secrets?: readonly string[];
   /** The environment the engine reads settings from and passes on to tools (default `process.env`). */
   environment?: NodeJS.ProcessEnv;
   /** Variables added to the environment of tools and generators. */

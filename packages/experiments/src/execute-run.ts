@@ -6,6 +6,7 @@ import { acquireRunLock, listRunIds, type RunStatus, runPaths, type TokenUsage }
 import type { BatchRunKey } from './batch-layout.js';
 import { type Grade, readGrade } from './grade.js';
 import { gradeRun } from './grade-run.js';
+import { modelRunOptions } from './batch-model-entry.js';
 import { type OpenedBatch, runDirectoryOf } from './open-batch.js';
 import { prepareWorkspace, resetWorkspace } from './prepare-workspace.js';
 import { readRunOnDisk } from './run-record.js';
@@ -94,10 +95,12 @@ export async function executeBatchRun(batch: OpenedBatch, key: BatchRunKey, opti
   if (!task || !agent) throw new Error(`no task "${key.task}" or model "${key.model}" in the batch in ${batch.out}`);
   // No askHuman: a run that asks a person pauses (WAITING_FOR_INPUT) and the batch goes on.
   const { retryFailed, retryTransient, ...engineOptions } = options;
-  const engine = { ...engineOptions, agent };
   let result: RunResult | undefined;
   let action: BatchRunAction = 'skipped';
   try {
+    // A models file's model: its own endpoint and key, read here (API_KEY_MISSING when its variable is not set).
+    const own = modelRunOptions(batch.definition, key.model, engineOptions.environment ?? process.env);
+    const engine = { ...engineOptions, ...own, agent };
     const found = readRunOnDisk(workDir);
     if (found.kind === 'none' || found.kind === 'unstarted') {
       // A run stopped before its metadata.json existed never reached the model: claim its id again, once its

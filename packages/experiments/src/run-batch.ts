@@ -3,6 +3,7 @@ import type { BatchRunKey } from './batch-layout.js';
 import { type BatchRunOutcome, type ExecuteRunOptions, executeBatchRun } from './execute-run.js';
 import { batchKeys, type BatchSpec, type OpenedBatch, prepareBatch, runDirectoryOf } from './open-batch.js';
 import { runPool } from './run-pool.js';
+import { checkModelKeys } from './batch-model-entry.js';
 
 /** What a batch reports as it goes (`delta batch --json` prints each as a line). */
 export type BatchEvent =
@@ -81,6 +82,8 @@ function engineOptionsOf(options: Omit<RunBatchOptions, keyof BatchSpec>): Execu
 export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> {
   const batch = prepareBatch(options);
   try {
+    // Every model's key variable is checked before any run starts, not run by run.
+    checkModelKeys(batch.definition, options.environment ?? process.env);
     return await executeBatch(batch, options);
   } finally {
     batch.release();
