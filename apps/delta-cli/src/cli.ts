@@ -69,7 +69,8 @@ cli
     'Model calls in this invocation before the run stops again as INTERRUPTED (a fresh budget, not the run total)',
   )
   .option('--retries <n>', 'Retries of a model request that failed transiently (default: agent.yaml llm.max_retries, or 2)')
-  .option('--model <name>', 'Use this model for the run instead of agent.yaml llm.model')
+  .option('--model <name>', 'Use this model for the run instead of agent.yaml llm.model (with --models: the name of an entry)')
+  .option('--models <file>', 'A models file: go on with the entry --model names (its model, endpoint, key variable, prices, parameters)')
   .option('--base-url <url>', 'The model endpoint (instead of DELTA_BASE_URL or .env)')
   .option(
     '--set <key=value>',

@@ -248,6 +248,21 @@ describe('delta run --models', () => {
     expect(spans).not.toContain(ALPHA_KEY);
     expect(spans).not.toContain(BRAVO_KEY);
     expect(filesHoldingKeys(work)).toEqual([]);
+    // Recorded: where the run went and the variable its key came from, never the key.
+    const metadata = readMetadata(runPaths(work, readLatestRunId(work)!).metadata);
+    expect(metadata.model_endpoint).toMatchObject({ base_url: bravo.baseUrl, api_key_name: 'BRAVO_KEY', api_key_source: 'environment' });
+
+    // delta continue --models goes on with the same entry: its server, key, parameters and prices.
+    bravo.requests.length = 0;
+    const more = await runDelta(['continue', '-w', work, '-m', 'again', '--models', models, '--model', 'bravo'], { env: KEYS });
+    expect(more.exitCode, more.stderr).toBe(0);
+    expect(alpha.requests).toHaveLength(0);
+    // The conversation already holds a tool result: one answer, 1000 prompt and 200 completion tokens more.
+    expect(bravo.requests).toHaveLength(1);
+    expect(bravo.requests[0]!.headers.authorization).toBe(`Bearer ${BRAVO_KEY}`);
+    expect(bravo.requests[0]!.body).toMatchObject({ model: 'bravo-id', temperature: 0.7, reasoning_effort: 'high', top_k: 7 });
+    expect(runCost(work)).toBeCloseTo(BRAVO_RUN_COST + (1000 * 0.5 + 200 * 1.5) / 1_000_000, 12);
+    expect(filesHoldingKeys(work)).toEqual([]);
   });
 
   it('refuses a model name the file does not have, listing those it has', async () => {
@@ -285,7 +300,7 @@ async function dumpRedis(url: string): Promise<string> {
               : type === 'set'
                 ? await client.smembers(key)
                 : type === 'zset'
-                  ? await client.zrange(key, 0, -1, 'WITHSCORES')
+                  ? await client.zrange(key, '0', '-1', 'WITHSCORES')
                   : type === 'stream'
                     ? await client.xrange(key, '-', '+')
                     : `(${type})`;

@@ -72,7 +72,7 @@ function entryProblems(file: string, entries: readonly ModelEntry[], locate: (pa
     if (entry.api_key_env !== undefined && !VARIABLE_NAME.test(entry.api_key_env)) {
       problems.push({
         ...at(['models', index, 'api_key_env']),
-        message: `is not the name of an environment variable (letters, digits and _, not starting with a digit); it names the variable that holds the key, never the key itself (model "${entry.name}")`,
+        message: `is not the name of an environment variable (letters, digits and _, not starting with a digit); it names the variable that holds the key, never the key itself`,
       });
     }
     const earlier = entries.slice(0, index).find((other) => modelDirectoryName(other.name) === modelDirectoryName(entry.name));
@@ -107,7 +107,7 @@ export function readModelsFile(path: string): LoadedModels {
     });
     const problems = [...parsed.warnings.map((warning) => ({ ...warning, message: `${warning.message}; a models file takes no other keys` }))];
     problems.push(...entryProblems(file, parsed.data.models, (fieldPath) => parsed.locate(fieldPath)));
-    if (problems.length > 0) throw new ConfigFileError(file, problems.map((problem) => naming(problem, names)), EXAMPLE);
+    if (problems.length > 0) throw new ConfigFileError(file, problems, EXAMPLE);
     return { file, entries: parsed.data.models };
   } catch (error) {
     if (error instanceof ConfigFileError) {
