@@ -47,7 +47,8 @@ beforeAll(async () => {
   bravo = await startFakeLlm({ script: script(`bravo is done; the other key is ${ALPHA_KEY}`) });
 });
 afterEach(async () => {
-  for (const running of processes.splice(0)) if (running.child.exitCode === null && running.child.signalCode === null) running.child.kill('SIGKILL');
+  for (const running of processes.splice(0))
+    if (running.child.exitCode === null && running.child.signalCode === null) running.child.kill('SIGKILL');
   for (const thing of open.splice(0)) await thing.close();
   alpha.requests.length = 0;
   bravo.requests.length = 0;
@@ -208,7 +209,9 @@ describe('delta batch --models', () => {
     const out = join(directory, 'out');
     const result = await runDelta(['batch', tasksFile, '--agent', agent, '--out', out, '--models', models], { env: KEYS });
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain(`${models}:7:18 models[0].temperature: Too big: expected number to be <=2; found number 5 (model "alpha")`);
+    expect(result.stderr).toContain(
+      `${models}:7:18 models[0].temperature: Too big: expected number to be <=2; found number 5 (model "alpha")`,
+    );
     expect(result.stderr).toContain('Hint: A models file lists one entry per model');
   });
 
@@ -267,9 +270,12 @@ describe('delta run --models', () => {
 
   it('refuses a model name the file does not have, listing those it has', async () => {
     const { agent, models, directory } = await setup();
-    const result = await runDelta(['run', '--agent', agent, '-w', join(directory, 'w'), '-m', 'go', '--models', models, '--model', 'charlie'], {
-      env: KEYS,
-    });
+    const result = await runDelta(
+      ['run', '--agent', agent, '-w', join(directory, 'w'), '-m', 'go', '--models', models, '--model', 'charlie'],
+      {
+        env: KEYS,
+      },
+    );
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain(`--model charlie: ${models} has no model named "charlie".`);
     expect(result.stderr).toContain('alpha, bravo');
@@ -318,7 +324,10 @@ describe.skipIf(unavailable)('delta batch --models --queue, delta worker', () =>
     open.push({ close: () => redis.stop() });
     const { agent, tasksFile, models, directory } = await setup();
     const out = join(directory, 'out');
-    const batch = startDelta(['batch', tasksFile, '--agent', agent, '--out', out, '--models', models, '--queue', redis.url, '--wait'], KEYS);
+    const batch = startDelta(
+      ['batch', tasksFile, '--agent', agent, '--out', out, '--models', models, '--queue', redis.url, '--wait'],
+      KEYS,
+    );
     const worker = startDelta(['worker', '--queue', redis.url, '--concurrency', '2'], KEYS);
     processes.push(batch, worker);
     const ended = await batch.done;

@@ -56,18 +56,26 @@ describe('readModelsFile', () => {
   });
 
   it('names the file, the line, the field, the model and the fix', async () => {
-    const file = await modelsFile(TWO.replace('input_per_million: 0.15', 'input_per_million: -1').replace('temperature: 0', 'temprature: 0'));
+    const file = await modelsFile(
+      TWO.replace('input_per_million: 0.15', 'input_per_million: -1').replace('temperature: 0', 'temprature: 0'),
+    );
     const error = failure(() => readModelsFile(file));
     expect(error.code).toBe('CONFIG_INVALID');
-    expect(error.message).toContain(`${file}:7:5 models[0].temprature: unknown key "temprature": did you mean "temperature"? (model "small")`);
-    expect(error.message).toContain(`${file}:6:34 models[0].pricing.input_per_million: Too small: expected number to be >=0; found number -1 (model "small")`);
+    expect(error.message).toContain(
+      `${file}:7:5 models[0].temprature: unknown key "temprature": did you mean "temperature"? (model "small")`,
+    );
+    expect(error.message).toContain(
+      `${file}:6:34 models[0].pricing.input_per_million: Too small: expected number to be >=0; found number -1 (model "small")`,
+    );
     expect(error.hint).toBe(
       'Rename models[0].temprature to models[0].temperature.\npricing gives the prices per million tokens: input_per_million, output_per_million, and optionally cached_input_per_million and currency (USD by default).',
     );
   });
 
   it('refuses two entries with one name, or names that share a directory', async () => {
-    const file = await modelsFile(`${TWO}  - name: small\n    model: other\n  - name: "x y"\n    model: other\n  - name: x_y\n    model: other\n`);
+    const file = await modelsFile(
+      `${TWO}  - name: small\n    model: other\n  - name: "x y"\n    model: other\n  - name: x_y\n    model: other\n`,
+    );
     const error = failure(() => readModelsFile(file));
     expect(error.message).toContain('models[2].name: "small" names two entries');
     expect(error.message).toContain('models[2].name: "small" names two entries; each model\'s name is its own (model "small")\n');
@@ -96,7 +104,16 @@ describe('pickModelEntry', () => {
 describe('a model entry in a run', () => {
   it("lays its fields over agent.yaml's llm:, with its own prices or none", async () => {
     const home = await createTempAgent({
-      agentYaml: { name: 'a', llm: { model: 'base', temperature: 0.7, max_retries: 1, extra_body: { seed_text: 'x' }, pricing: { input_per_million: 9, output_per_million: 9 } } },
+      agentYaml: {
+        name: 'a',
+        llm: {
+          model: 'base',
+          temperature: 0.7,
+          max_retries: 1,
+          extra_body: { seed_text: 'x' },
+          pricing: { input_per_million: 9, output_per_million: 9 },
+        },
+      },
     });
     const agent = loadAgent(home);
     const models = readModelsFile(await modelsFile(TWO));
@@ -113,7 +130,9 @@ describe('a model entry in a run', () => {
   });
 
   it("reads each model's key from its variable, redacts every key of the file, and names a missing variable", async () => {
-    const models = readModelsFile(await modelsFile(TWO.replace('    reasoning_effort', '    api_key_env: LOCAL_KEY\n    reasoning_effort')));
+    const models = readModelsFile(
+      await modelsFile(TWO.replace('    reasoning_effort', '    api_key_env: LOCAL_KEY\n    reasoning_effort')),
+    );
     const definition = { models: models.entries.map(batchModelOf), models_file: models.file };
     const environment = { SMALL_KEY: 'small-key-123456', LOCAL_KEY: 'local-key-654321' };
     expect(modelRunOptions(definition, 'local', environment)).toEqual({
@@ -125,16 +144,27 @@ describe('a model entry in a run', () => {
     expect(modelClientOptionsOf(models.entries[0]!, environment)).toEqual({ apiKey: 'small-key-123456', baseUrl: 'http://127.0.0.1:9/v1' });
     const missing = failure(() => checkModelKeys(definition, { SMALL_KEY: 'small-key-123456', LOCAL_KEY: ' ' }));
     expect(missing.code).toBe('API_KEY_MISSING');
-    expect(missing.message).toBe(`The model "local" of ${models.file} reads its key from the environment variable LOCAL_KEY, which is empty.`);
+    expect(missing.message).toBe(
+      `The model "local" of ${models.file} reads its key from the environment variable LOCAL_KEY, which is empty.`,
+    );
   });
 });
 
 describe('definitionDifferences', () => {
   it('names the model and the field of an entry that changed', async () => {
     const before = readModelsFile(await modelsFile(TWO));
-    const after = readModelsFile(await modelsFile(TWO.replace('http://127.0.0.1:8000/v1', 'http://127.0.0.1:8001/v1').replace('top_k: 20', 'top_k: 21')));
+    const after = readModelsFile(
+      await modelsFile(TWO.replace('http://127.0.0.1:8000/v1', 'http://127.0.0.1:8001/v1').replace('top_k: 20', 'top_k: 21')),
+    );
     const definition = (file: typeof before) =>
-      ({ tasks_sha256: 'x', agent: 'a', models: file.entries.map(batchModelOf), repeat: 1, set: [], grader: null }) as unknown as BatchDefinition;
+      ({
+        tasks_sha256: 'x',
+        agent: 'a',
+        models: file.entries.map(batchModelOf),
+        repeat: 1,
+        set: [],
+        grader: null,
+      }) as unknown as BatchDefinition;
     expect(definitionDifferences(definition(before), definition(after))).toEqual([
       'the model "local": its base_url is "http://127.0.0.1:8001/v1", the batch has "http://127.0.0.1:8000/v1"',
       'the model "local": its params is {"extra_body":{"top_k":21},"reasoning_effort":"low"}, the batch has {"extra_body":{"top_k":20},"reasoning_effort":"low"}',

@@ -105,7 +105,9 @@ export function readModelsFile(path: string): LoadedModels {
         names = Array.isArray(models) ? models.map((entry) => (entry as { name?: unknown } | null)?.name) : [];
       },
     });
-    const problems = [...parsed.warnings.map((warning) => ({ ...warning, message: `${warning.message}; a models file takes no other keys` }))];
+    const problems = [
+      ...parsed.warnings.map((warning) => ({ ...warning, message: `${warning.message}; a models file takes no other keys` })),
+    ];
     problems.push(...entryProblems(file, parsed.data.models, (fieldPath) => parsed.locate(fieldPath)));
     if (problems.length > 0) throw new ConfigFileError(file, problems, EXAMPLE);
     return { file, entries: parsed.data.models };

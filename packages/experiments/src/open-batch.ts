@@ -106,7 +106,8 @@ export function prepareBatch(spec: BatchSpec): PreparedBatch {
   const set = [...(spec.set ?? [])];
   // The agent as agent.yaml has it, for its home and default model; per-model copies are loaded below.
   const base = loadBatchAgent(spec.agent, { strict: spec.strict === true });
-  const models = spec.modelsFile === undefined ? batchModels(spec.models, base.config.llm.model) : modelsFromFile(spec.modelsFile, spec.models);
+  const models =
+    spec.modelsFile === undefined ? batchModels(spec.models, base.config.llm.model) : modelsFromFile(spec.modelsFile, spec.models);
   const agents = loadAgents(base.home, models, set, spec);
   const asked: BatchDefinition = {
     schema_version: 1,
