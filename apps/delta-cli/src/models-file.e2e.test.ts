@@ -183,6 +183,12 @@ describe('delta batch --models', () => {
     expect(spans).not.toContain(BRAVO_KEY);
     expect(filesHoldingKeys(out)).toEqual([]);
 
+    // A replay loads the agent with the entry's overrides, recorded in ENGINE_START: it sends what the run sent.
+    // (Without the keys in its environment: a replay is not told which variables a models file named.)
+    const replay = await runDelta(['replay', '-w', join(out, 't1', 'bravo', '1')]);
+    expect(replay.stdout + replay.stderr).toContain('identical');
+    expect(replay.exitCode, replay.stderr).toBe(0);
+
     // The same command again resumes the batch; a changed price is another batch, named by model and field.
     expect((await runDelta(['batch', tasksFile, '--agent', agent, '--out', out, '--models', models], { env: KEYS })).exitCode).toBe(0);
     writeFileSync(models, modelsYaml(0.6));

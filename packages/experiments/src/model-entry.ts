@@ -1,4 +1,4 @@
-import { type LoadedAgent, LlmConfig, type ModelClientOptions } from '@delta/engine';
+import { type ConfigOverride, type LoadedAgent, LlmConfig, type ModelClientOptions } from '@delta/engine';
 import { ConfigurationError, formatFieldPath } from '@delta/errors';
 import { entryParameters, type ModelEntry } from './models-file.js';
 
@@ -98,5 +98,20 @@ export function agentForModel(agent: LoadedAgent, entry: ModelEntry, file = 'the
       },
     );
   }
-  return { ...agent, config: { ...agent.config, llm: checked.data } };
+  return { ...agent, config: { ...agent.config, llm: checked.data }, overrides: withEntryOverrides(agent, merged) };
+}
+
+/**
+ * The agent's overrides with the entry's as `--model` and `--set llm.KEY=JSON`: ENGINE_START records them,
+ * and a replay or fork loads the agent with them again, so it sends what the run sent.
+ */
+function withEntryOverrides(agent: LoadedAgent, llm: Record<string, unknown>): ConfigOverride[] {
+  const entry: ConfigOverride[] = [];
+  for (const [key, value] of Object.entries(llm)) {
+    if (value === undefined || JSON.stringify(value) === JSON.stringify((agent.config.llm as Record<string, unknown>)[key])) continue;
+    const source = key === 'model' ? `--model ${String(value)}` : `--set llm.${key}=${JSON.stringify(value)}`;
+    entry.push({ path: ['llm', key], value, source });
+  }
+  const given = new Set(entry.map((override) => override.source));
+  return [...agent.overrides.filter((override) => !given.has(override.source)), ...entry];
 }
