@@ -184,10 +184,13 @@ describe('delta batch --models', () => {
     expect(filesHoldingKeys(out)).toEqual([]);
 
     // A replay loads the agent with the entry's overrides, recorded in ENGINE_START: it sends what the run sent.
-    // (Without the keys in its environment: a replay is not told which variables a models file named.)
-    const replay = await runDelta(['replay', '-w', join(out, 't1', 'bravo', '1')]);
+    // Its tools (live) see neither key, though both variables are set: the run recorded their names.
+    const into = join(directory, 'replay');
+    const replay = await runDelta(['replay', '-w', join(out, 't1', 'bravo', '1'), '--into', into], { env: KEYS });
     expect(replay.stdout + replay.stderr).toContain('identical');
     expect(replay.exitCode, replay.stderr).toBe(0);
+    expect(readFileSync(join(into, 'tool-env.txt'), 'utf8')).not.toContain('_KEY=');
+    expect(filesHoldingKeys(into)).toEqual([]);
 
     // The same command again resumes the batch; a changed price is another batch, named by model and field.
     expect((await runDelta(['batch', tasksFile, '--agent', agent, '--out', out, '--models', models], { env: KEYS })).exitCode).toBe(0);
@@ -259,7 +262,13 @@ describe('delta run --models', () => {
     expect(filesHoldingKeys(work)).toEqual([]);
     // Recorded: where the run went and the variable its key came from, never the key.
     const metadata = readMetadata(runPaths(work, readLatestRunId(work)!).metadata);
-    expect(metadata.model_endpoint).toMatchObject({ base_url: bravo.baseUrl, api_key_name: 'BRAVO_KEY', api_key_source: 'environment' });
+    expect(metadata.model_endpoint).toEqual({
+      base_url: bravo.baseUrl,
+      base_url_source: 'option',
+      api_key_name: 'BRAVO_KEY',
+      api_key_source: 'environment',
+      secret_variables: ['ALPHA_KEY', 'BRAVO_KEY'],
+    });
 
     // delta continue --models goes on with the same entry: its server, key, parameters and prices.
     bravo.requests.length = 0;
@@ -271,6 +280,13 @@ describe('delta run --models', () => {
     expect(bravo.requests[0]!.headers.authorization).toBe(`Bearer ${BRAVO_KEY}`);
     expect(bravo.requests[0]!.body).toMatchObject({ model: 'bravo-id', temperature: 0.7, reasoning_effort: 'high', top_k: 7 });
     expect(runCost(work)).toBeCloseTo(BRAVO_RUN_COST + (1000 * 0.5 + 200 * 1.5) / 1_000_000, 12);
+    expect(filesHoldingKeys(work)).toEqual([]);
+
+    // A plain delta continue (no --models): agent.yaml's llm:, but the recorded endpoint and key variable.
+    bravo.requests.length = 0;
+    const plain = await runDelta(['continue', '-w', work, '-m', 'and again'], { env: KEYS });
+    expect(plain.exitCode, plain.stderr).toBe(0);
+    expect(bravo.requests[0]!.headers.authorization).toBe(`Bearer ${BRAVO_KEY}`);
     expect(filesHoldingKeys(work)).toEqual([]);
   });
 

@@ -9,8 +9,8 @@ export interface ModelsFlags extends OverrideFlags {
 export interface RunModel {
   /** Applied to the loaded agent: the entry's model, parameters and prices over agent.yaml's `llm:`. */
   apply: (agent: LoadedAgent) => LoadedAgent;
-  /** The entry's base URL and key (read from its variable), and every key of the file to redact. */
-  engine: { baseUrl?: string; apiKey?: string; apiKeyName?: string; secrets?: string[] };
+  /** The entry's base URL and key (read from its variable), and the variables of every key of the file. */
+  engine: { baseUrl?: string; apiKey?: string; apiKeyName?: string; secretVariables?: string[] };
 }
 
 /** The agent's overrides (`--set`; `--model` names the entry with --models, so it is not one). */
@@ -24,12 +24,12 @@ export function runOverrides(flags: ModelsFlags): ConfigOverrides {
  */
 export async function runModelOf(flags: ModelsFlags, environment: NodeJS.ProcessEnv): Promise<RunModel | undefined> {
   if (flags.models === undefined) return undefined;
-  const { agentForModel, modelEndpointOf, modelKeysIn, pickModelEntry, readModelsFile } = await import('@delta/experiments');
+  const { agentForModel, modelEndpointOf, modelKeyVariables, pickModelEntry, readModelsFile } = await import('@delta/experiments');
   const models = readModelsFile(String(flags.models));
   const entry = pickModelEntry(models, flags.model === undefined ? undefined : String(flags.model));
-  const secrets = modelKeysIn(models.entries, environment);
+  const secretVariables = modelKeyVariables(models.entries);
   return {
     apply: (agent) => agentForModel(agent, entry, models.file),
-    engine: { ...modelEndpointOf(entry, environment, models.file), ...(secrets.length > 0 ? { secrets } : {}) },
+    engine: { ...modelEndpointOf(entry, environment, models.file), ...(secretVariables.length > 0 ? { secretVariables } : {}) },
   };
 }

@@ -20,10 +20,11 @@ export interface EngineOptions {
   apiKeyName?: string;
   baseUrl?: string;
   /**
-   * More secrets to keep out of the run's records, logs and tools' environment, besides its own key (the
-   * keys of the other models of a models file). Values under 8 characters are not redacted.
+   * Variables of `environment` that hold model keys besides the run's own (a models file's `api_key_env`s):
+   * no tool, hook or generator gets them, and their values are redacted from the run's records and logs.
+   * Recorded (names only) in metadata.json, so that `delta continue`, replay and fork do the same.
    */
-  secrets?: readonly string[];
+  secretVariables?: readonly string[];
   /** The environment the engine reads settings from and passes on to tools (default `process.env`). */
   environment?: NodeJS.ProcessEnv;
   /** Variables added to the environment of tools and generators. */

@@ -1,6 +1,6 @@
 import type { BatchDefinition, BatchModel } from './batch-definition.js';
 import { modelDirectoryName } from './batch-layout.js';
-import { type ModelEndpointOptions, modelEndpointOf, modelKeyOf, modelKeysIn } from './model-entry.js';
+import { type ModelEndpointOptions, modelEndpointOf, modelKeyOf, modelKeyVariables } from './model-entry.js';
 import { entryParameters, type ModelEntry } from './models-file.js';
 
 /** A models file's entry as the batch records it in definition.json: its name, model, endpoint, key's variable, prices, parameters. */
@@ -33,19 +33,19 @@ export function modelEntryOf(model: BatchModel): ModelEntry | undefined {
 
 /**
  * What one model's runs get from the engine's options, besides the batch's own: its entry's endpoint and
- * key (read here, in the process that runs it), and every key of the batch's models file to redact, so
- * that no run records or hands a tool another model's key either.
+ * key (read here, in the process that runs it), and the variables of every key of the batch's models file,
+ * so that no run records or hands a tool another model's key either.
  */
 export function modelRunOptions(
   definition: Pick<BatchDefinition, 'models' | 'models_file'>,
   name: string,
   environment: NodeJS.ProcessEnv,
-): ModelEndpointOptions & { secrets?: string[] } {
+): ModelEndpointOptions & { secretVariables?: string[] } {
   const entries = definition.models.map(modelEntryOf).filter((entry): entry is ModelEntry => entry !== undefined);
   const entry = entries.find((candidate) => candidate.name === name);
   if (entry === undefined) return {};
-  const secrets = modelKeysIn(entries, environment);
-  return { ...modelEndpointOf(entry, environment, definition.models_file), ...(secrets.length > 0 ? { secrets } : {}) };
+  const secretVariables = modelKeyVariables(entries);
+  return { ...modelEndpointOf(entry, environment, definition.models_file), ...(secretVariables.length > 0 ? { secretVariables } : {}) };
 }
 
 /** Checks, before any run starts, that every model's key variable is set: the first one missing is an error naming it. */

@@ -24,6 +24,6 @@ export { meanInterval, median, wilsonInterval } from './statistics.js';
 export type { Interval } from './statistics.js';
 export { ModelEntry, ModelsFile, pickModelEntry, readModelsFile } from './models-file.js';
 export type { LoadedModels } from './models-file.js';
-export { agentForModel, modelClientOptionsOf, modelEndpointOf, modelKeyOf, modelKeysIn } from './model-entry.js';
+export { agentForModel, modelClientOptionsOf, modelEndpointOf, modelKeyOf, modelKeyVariables } from './model-entry.js';
 export type { ModelEndpointOptions } from './model-entry.js';
 export { checkModelKeys } from './batch-model-entry.js';

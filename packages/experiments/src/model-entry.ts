@@ -58,14 +58,9 @@ export function modelClientOptionsOf(entry: ModelEntry, environment: NodeJS.Proc
   };
 }
 
-/** Every key a models file's entries hold in `environment` (set or not): what each of its runs redacts. */
-export function modelKeysIn(entries: readonly ModelEntry[], environment: NodeJS.ProcessEnv): string[] {
-  const keys: string[] = [];
-  for (const entry of entries) {
-    const value = entry.api_key_env === undefined ? undefined : environment[entry.api_key_env]?.trim();
-    if (value !== undefined && value !== '') keys.push(value);
-  }
-  return keys;
+/** The variables a models file's entries read their keys from: what each of its runs keeps from tools and redacts. */
+export function modelKeyVariables(entries: readonly ModelEntry[]): string[] {
+  return [...new Set(entries.flatMap((entry) => (entry.api_key_env === undefined ? [] : [entry.api_key_env])))];
 }
 
 /**

@@ -139,7 +139,7 @@ describe('a model entry in a run', () => {
       baseUrl: 'http://127.0.0.1:8000/v1',
       apiKey: 'local-key-654321',
       apiKeyName: 'LOCAL_KEY',
-      secrets: ['small-key-123456', 'local-key-654321'],
+      secretVariables: ['SMALL_KEY', 'LOCAL_KEY'],
     });
     expect(modelClientOptionsOf(models.entries[0]!, environment)).toEqual({ apiKey: 'small-key-123456', baseUrl: 'http://127.0.0.1:9/v1' });
     const missing = failure(() => checkModelKeys(definition, { SMALL_KEY: 'small-key-123456', LOCAL_KEY: ' ' }));
