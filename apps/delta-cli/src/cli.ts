@@ -29,7 +29,11 @@ cli
     'Model calls in this invocation before the run stops as INTERRUPTED; a resumed run gets a fresh budget (default: agent.yaml max_iterations, or 30)',
   )
   .option('--retries <n>', 'Retries of a model request that failed transiently (default: agent.yaml llm.max_retries, or 2)')
-  .option('--model <name>', 'Use this model for the run instead of agent.yaml llm.model')
+  .option('--model <name>', 'Use this model for the run instead of agent.yaml llm.model (with --models: the name of an entry)')
+  .option(
+    '--models <file>',
+    'A models file (docs/experiments.md): the entry --model names gives the model, endpoint, key variable, prices and parameters',
+  )
   .option('--base-url <url>', 'The model endpoint (instead of DELTA_BASE_URL or .env)')
   .option(
     '--set <key=value>',
@@ -52,6 +56,7 @@ cli
   .example('delta run --agent examples/hello-world -m "Greet the world" -y')
   .example('delta run --agent examples/hello-world -w ws --run-id greet-1 -m "Greet the world" --format json | jq .final_answer')
   .example('delta run --agent examples/hello-world -m "Greet the world" -y --model gpt-4o-mini --set llm.temperature=0')
+  .example('delta run --agent examples/hello-world -m "Greet the world" -y --models models.yaml --model small')
   .action(async (flags) => (await import('./run-command.js')).runCommand(flags));
 
 cli
@@ -64,7 +69,8 @@ cli
     'Model calls in this invocation before the run stops again as INTERRUPTED (a fresh budget, not the run total)',
   )
   .option('--retries <n>', 'Retries of a model request that failed transiently (default: agent.yaml llm.max_retries, or 2)')
-  .option('--model <name>', 'Use this model for the run instead of agent.yaml llm.model')
+  .option('--model <name>', 'Use this model for the run instead of agent.yaml llm.model (with --models: the name of an entry)')
+  .option('--models <file>', 'A models file: go on with the entry --model names (its model, endpoint, key variable, prices, parameters)')
   .option('--base-url <url>', 'The model endpoint (instead of DELTA_BASE_URL or .env)')
   .option(
     '--set <key=value>',
@@ -95,6 +101,10 @@ cli
   .option('--out <dir>', 'The batch directory (required); the same command again resumes the batch in it')
   .option('--concurrency <n>', 'Runs at a time, in this one process (default: 4)')
   .option('--model <names>', "Models to compare, comma-separated or repeated, over agent.yaml llm.model (default: agent.yaml's)")
+  .option(
+    '--models <file>',
+    'A models file (docs/experiments.md): each entry a model with its own endpoint, key variable, prices and parameters (--model picks some)',
+  )
   .option('--repeat <k>', 'Runs of each task per model (default: 1)')
   .option('--set <key=value>', 'Override a field of agent.yaml for every run, e.g. --set llm.temperature=0 (repeatable)')
   .option('--base-url <url>', 'The model endpoint of every run (instead of DELTA_BASE_URL or .env)')
@@ -121,6 +131,7 @@ cli
   .option('--strict', 'Every configuration warning is an error (exit 2)')
   .option('-v, --verbose', 'Show stack traces')
   .example('delta batch tasks.jsonl --agent ./my-agent --out results --concurrency 8 --model gpt-4o,gpt-4o-mini --repeat 3')
+  .example('delta batch tasks.jsonl --agent ./my-agent --out results --models models.yaml --repeat 3')
   .example('delta batch tasks.jsonl --agent ./my-agent --out /shared/results --queue "redis://:$REDIS_PASSWORD@10.0.0.5:6379/0" --wait')
   .action(async (tasks: string | undefined, flags) => (await import('./batch/batch-command.js')).batchCommand(tasks, flags));
 

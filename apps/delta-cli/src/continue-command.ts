@@ -1,5 +1,9 @@
+import { existsSync } from 'node:fs';
+import type { LoadedAgent } from '@delta/engine';
 import { printConfigWarning } from './config-warnings.js';
-import { baseUrlFlag, configOverrides, type OverrideFlags } from './override-flags.js';
+import { baseUrlFlag } from './override-flags.js';
+import { engineEnvironment } from './handed-keys.js';
+import { type ModelsFlags, runModelOf, runOverrides } from './run-models.js';
 import { parseMaxIterations, parseRetries } from './run-command.js';
 import { usageError } from './usage-error.js';
 import { runLimitOptions } from './run-limit-flags.js';
@@ -9,7 +13,7 @@ import { reportOutcome } from './report-outcome.js';
 import { parseOutputFormat } from './result/output-format.js';
 import { parseRunIdFlag } from './run-id-flag.js';
 
-export interface ContinueFlags extends OverrideFlags {
+export interface ContinueFlags extends ModelsFlags {
   workDir?: string;
   message?: string;
   runId?: string;
@@ -37,17 +41,21 @@ export async function continueCommand(flags: ContinueFlags): Promise<number> {
   const limits = runLimitOptions(flags);
   const format = parseOutputFormat(flags);
   const runId = flags.runId === undefined ? undefined : parseRunIdFlag(flags.runId);
-  const overrides = configOverrides(flags);
+  const overrides = runOverrides(flags);
   const baseUrl = baseUrlFlag(flags);
   const sandbox = parseSandboxFlags(flags);
   const engine = await import('@delta/engine');
+  // --models: the run's agent with the entry --model names laid over it, as `delta run --models` ran it.
+  const model = await runModelOf(flags, engineEnvironment());
+  const agent = model ? await modelAgent(flags, model.apply) : undefined;
   return withEngineSession(
     flags.interactive === true,
     async (session, endProgress) => {
       const result = await engine.continueRun({
         ...session,
         ...baseUrl,
-        overrides,
+        ...model?.engine,
+        ...(agent === undefined ? { overrides } : { agent }),
         sandbox,
         workDir: flags.workDir!,
         ...(runId === undefined ? {} : { runId }),
@@ -63,4 +71,19 @@ export async function continueCommand(flags: ContinueFlags): Promise<number> {
     },
     flags,
   );
+}
+
+/** The agent of the run to continue (its metadata.json's agent_home), loaded with --set and the entry applied. */
+async function modelAgent(flags: ContinueFlags, apply: (agent: LoadedAgent) => LoadedAgent): Promise<LoadedAgent> {
+  const { readLatestRunId, readMetadata, runPaths } = await import('@delta/journal');
+  const { loadAgent } = await import('@delta/engine');
+  const workDir = flags.workDir!;
+  const runId = flags.runId === undefined ? readLatestRunId(workDir) : String(flags.runId);
+  const metadata = runId === undefined ? undefined : runPaths(workDir, runId).metadata;
+  if (metadata === undefined || !existsSync(metadata)) {
+    throw usageError(`No existing run found in the work directory ${workDir}.`, 'Use `delta run` to start a new run.');
+  }
+  const agent = loadAgent(readMetadata(metadata).agent_home, { strict: flags.strict === true, overrides: runOverrides(flags) });
+  for (const warning of agent.warnings) printConfigWarning(warning);
+  return apply(agent);
 }

@@ -4,14 +4,16 @@ import { usageError } from './usage-error.js';
 import { runLimitOptions } from './run-limit-flags.js';
 import { chooseWorkspace } from './choose-workspace.js';
 import { printConfigWarning } from './config-warnings.js';
-import { baseUrlFlag, configOverrides, type OverrideFlags } from './override-flags.js';
+import { baseUrlFlag } from './override-flags.js';
+import { engineEnvironment } from './handed-keys.js';
+import { type ModelsFlags, runModelOf, runOverrides } from './run-models.js';
 import { withEngineSession } from './engine-session.js';
 import { reportOutcome } from './report-outcome.js';
 import { parseOutputFormat } from './result/output-format.js';
 import { parseRunIdFlag, runIdTaken } from './run-id-flag.js';
 import { parseSandboxFlags } from './sandbox-flags.js';
 
-export interface RunFlags extends OverrideFlags {
+export interface RunFlags extends ModelsFlags {
   agent?: string;
   message?: string;
   workDir?: string;
@@ -84,9 +86,11 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   const sandbox = parseSandboxFlags(flags);
   const engine = await import('@delta/engine');
   const { readLatestRunId, readMetadata, recordOtherWorkspace, runPaths } = await import('@delta/journal');
-  const overrides = configOverrides(flags);
   const baseUrl = baseUrlFlag(flags);
-  const agent = engine.loadAgent(flags.agent ?? '.', { strict: flags.strict === true, overrides });
+  // --models: the entry --model names, its key read now (before a workspace is made), laid over agent.yaml.
+  const model = await runModelOf(flags, engineEnvironment());
+  const loaded = engine.loadAgent(flags.agent ?? '.', { strict: flags.strict === true, overrides: runOverrides(flags) });
+  const agent = model ? model.apply(loaded) : loaded;
   for (const warning of agent.warnings) printConfigWarning(warning);
   const message = String(flags.message);
   const workDir = flags.workDir === undefined ? await chooseWorkspace(agent.home, flags.yes === true) : resolve(flags.workDir);
@@ -106,6 +110,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
       const common = {
         ...session,
         ...baseUrl,
+        ...model?.engine,
         sandbox,
         ...(maxIterations === undefined ? {} : { maxIterations }),
         ...(maxRetries === undefined ? {} : { maxRetries }),

@@ -208,6 +208,13 @@ export async function forkRun(options: ForkRunOptions): Promise<ForkResult> {
   const runId = options.runId ?? createRunId();
   writeForkRun(source, agent.home, workDir, runId, options.at, forkedFrom);
   const { source: _source, at: _at, into: _into, runId: _runId, agentHome: _agentHome, prepareWorkspace: _prepare, ...engine } = options;
-  const result = await continueRun({ ...engine, workDir, runId, origin: { forked_from: forkedFrom } });
+  const secretVariables = source.metadata.model_endpoint?.secret_variables;
+  const result = await continueRun({
+    ...engine,
+    ...(secretVariables ? { secretVariables } : {}),
+    workDir,
+    runId,
+    origin: { forked_from: forkedFrom },
+  });
   return { ...result, forkedFrom, ...(rebuild ? { rebuild } : {}) };
 }

@@ -10,7 +10,7 @@ import {
   type RunPaths,
 } from '@delta/journal';
 import { firstHookStep } from './lifecycle-hooks.js';
-import { redactSecretText } from './redact-secret.js';
+import { redactable, redactSecretText } from './redact-secret.js';
 import { runSecrets } from './run-secrets.js';
 import { DEFAULT_MAX_ITERATIONS } from './agent-config.js';
 import type { LoadedAgent } from './load-agent.js';
@@ -58,12 +58,15 @@ export async function resolveModel(
   checkCostLimit(options.maxCost, agent);
   const envTrust = judgeWorkspaceEnv(workDir);
   const warnings: string[] = [];
+  const secretVariables = [...new Set([...(options.secretVariables ?? []), ...(recorded?.secret_variables ?? [])])];
+  const named = secretVariables.length > 0 ? { secret_variables: secretVariables } : {};
   if (options.model) {
     const endpoint = {
       base_url: options.model.baseUrl,
       base_url_source: 'option',
       api_key_name: null,
       api_key_source: options.apiKey ? 'option' : null,
+      ...named,
     };
     return { model: options.model, apiKey: options.apiKey, endpoint, envTrust, warnings };
   }
@@ -99,8 +102,10 @@ export async function resolveModel(
   const endpoint: ModelEndpoint = {
     base_url: baseUrl ?? null,
     base_url_source: (baseUrlSource === 'recorded' ? recorded?.base_url_source : baseUrlSource) ?? null,
-    api_key_name: options.apiKey !== undefined ? null : (settings?.apiKeyName ?? null),
-    api_key_source: options.apiKey !== undefined ? 'option' : (settings?.apiKeySource ?? null),
+    api_key_name: options.apiKey !== undefined ? (options.apiKeyName ?? null) : (settings?.apiKeyName ?? null),
+    api_key_source:
+      options.apiKey !== undefined ? (options.apiKeyName !== undefined ? 'environment' : 'option') : (settings?.apiKeySource ?? null),
+    ...named,
   };
   return { model, apiKey, endpoint, envTrust, warnings };
 }
@@ -139,7 +144,12 @@ export function openRunContext(
   const limit = limitedSignal(options.signal, options.timeoutMs);
   let engineLog: number | undefined;
   // The person sees the line first: engine.log may be what the disk refuses (then the run fails, naming it).
-  const secrets = runSecrets(apiKey, agent);
+  // The values of the other model keys' variables (a models file's): redacted, and kept from tools, as the run's own.
+  const environment = options.environment ?? process.env;
+  const otherKeys = (resolved.endpoint.secret_variables ?? [])
+    .map((name) => environment[name]?.trim())
+    .filter((value): value is string => value !== undefined && value !== '');
+  const secrets = redactable([...runSecrets(apiKey, agent), ...otherKeys]);
   // Every progress line, for the person and engine.log, holds no secret (an error may quote what a server said).
   const log = (said: string) => {
     const line = redactSecretText(said, secrets);
@@ -160,7 +170,7 @@ export function openRunContext(
     requests: new InvocationRequestRecorder(paths),
     metadata: new MetadataFile(paths.metadata),
     model,
-    env: toolEnvironment(options.environment ?? process.env, apiKey, {
+    env: toolEnvironment(environment, [...(apiKey === undefined ? [] : [apiKey]), ...otherKeys], {
       ...options.toolEnv,
       DELTA_RUN_ID: paths.runId,
       DELTA_AGENT_HOME: agent.home,

@@ -116,6 +116,8 @@ export async function replayRun(options: ReplayRunOptions): Promise<ReplayResult
     ...(options.onLog ? { onLog: options.onLog } : {}),
     ...(options.toolEnv ? { toolEnv: options.toolEnv } : {}),
     ...(options.environment ? { environment: options.environment } : {}),
+    // A models file's key variables, as the recorded run kept them from its tools.
+    ...(source.metadata.model_endpoint?.secret_variables ? { secretVariables: source.metadata.model_endpoint.secret_variables } : {}),
   };
   const [first, ...later] = segments(source, through);
   let replay = await startRun({

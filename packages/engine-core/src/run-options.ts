@@ -13,7 +13,18 @@ export interface EngineOptions {
   /** Retries of a failed model request, over agent.yaml's `llm.max_retries` (not for a client of your own). */
   maxRetries?: number;
   apiKey?: string;
+  /**
+   * The environment variable `apiKey` was read from (a models file's `api_key_env`), recorded in metadata.json
+   * so that `delta continue` reads the key from that same variable. Never the key itself.
+   */
+  apiKeyName?: string;
   baseUrl?: string;
+  /**
+   * Variables of `environment` that hold model keys besides the run's own (a models file's `api_key_env`s):
+   * no tool, hook or generator gets them, and their values are redacted from the run's records and logs.
+   * Recorded (names only) in metadata.json, so that `delta continue`, replay and fork do the same.
+   */
+  secretVariables?: readonly string[];
   /** The environment the engine reads settings from and passes on to tools (default `process.env`). */
   environment?: NodeJS.ProcessEnv;
   /** Variables added to the environment of tools and generators. */

@@ -74,6 +74,9 @@ describe('the environments it is built from', () => {
     // The endpoint stays with the engine too: a sub-agent started without the opt-in then says what to add.
     const endpoints = { DELTA_BASE_URL: 'http://a/v1', OPENAI_BASE_URL: 'http://b/v1', OPENAI_API_URL: 'http://c/v1' };
     expect(toolEnvironment({ PATH: '/bin', ...endpoints }, undefined, {})).toEqual({ PATH: '/bin' });
+    // A models file's keys, each in a variable of its own name: none reaches a tool.
+    const models = { ALPHA_KEY: 'alpha-key-0123', BRAVO_KEY: 'bravo-key-4567', HOME: '/root' };
+    expect(toolEnvironment(models, ['alpha-key-0123', 'bravo-key-4567'], {})).toEqual({ HOME: '/root' });
     expect(modelCredentials(KEY, undefined)).toEqual({ DELTA_API_KEY: KEY });
     expect(modelCredentials(undefined, undefined)).toEqual({});
     expect(environmentForTool(shared, undefined)).toBe(shared);

@@ -2,17 +2,19 @@ import { CREDENTIAL_NAMES } from './model-settings.js';
 
 /**
  * The environment tools, hooks and generators run with: the engine's own, less the model credentials
- * (by name, and any variable holding the key's value), plus the run's variables.
+ * (by name, and any variable holding a key's value), plus the run's variables.
  */
 export function toolEnvironment(
   base: NodeJS.ProcessEnv,
-  apiKey: string | undefined,
+  keys: string | undefined | readonly string[],
   extra: Record<string, string>,
 ): Record<string, string> {
+  // The run's key, or every model key the engine knows of (a models file's): none reaches a tool.
+  const secrets = (typeof keys === 'string' ? [keys] : (keys ?? [])).filter((key) => key !== '');
   const environment: Record<string, string> = {};
   for (const [name, value] of Object.entries(base)) {
     if (value === undefined || CREDENTIAL_NAMES.includes(name)) continue;
-    if (apiKey !== undefined && apiKey !== '' && value.includes(apiKey)) continue;
+    if (secrets.some((key) => value.includes(key))) continue;
     environment[name] = value;
   }
   return { ...environment, ...extra };

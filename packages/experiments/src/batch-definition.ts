@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { LlmPricing } from '@delta/engine';
 import { ConfigurationError, diskWrite, makeDirectory, parseJson } from '@delta/errors';
 import { AgentFingerprint } from '@delta/journal';
 import { z } from 'zod';
@@ -15,6 +16,16 @@ export const BatchModel = z.object({
   override: z.boolean(),
   /** A model entry of a later condition (`--condition NAME`): named `<model>+NAME`, it runs `model` with that agent version. */
   condition: z.object({ name: z.string(), model: z.string() }).optional(),
+  /** From a models file (`--models`): the model id sent, where `name` is the entry's name. */
+  model: z.string().optional(),
+  /** From a models file: its endpoint, when it gives one. */
+  base_url: z.string().optional(),
+  /** From a models file: the NAME of the variable that holds its key (never the key). */
+  api_key_env: z.string().optional(),
+  /** From a models file: its prices (a model without them runs unpriced). */
+  pricing: LlmPricing.optional(),
+  /** From a models file: the fields it lays over agent.yaml's `llm:` (temperature, reasoning_effort, extra_body...). */
+  params: z.record(z.string(), z.unknown()).optional(),
 });
 export type BatchModel = z.infer<typeof BatchModel>;
 
@@ -29,6 +40,8 @@ export const BatchDefinition = z.looseObject({
   task_ids: z.array(z.string()),
   agent: z.string(),
   models: z.array(BatchModel).min(1),
+  /** The models file the models came from (`--models`), for people; each model's entry is recorded in `models`. */
+  models_file: z.string().optional(),
   repeat: z.number().int().positive(),
   set: z.array(z.string()),
   grader: z.string().nullable(),
@@ -77,12 +90,43 @@ export function definitionDifferences(recorded: BatchDefinition, asked: BatchDef
   if (show(models(recorded)) !== show(models(asked))) {
     differences.push(`the models: ${models(asked).join(', ')}, the batch has ${models(recorded).join(', ')}`);
   }
+  differences.push(...modelEntryDifferences(recorded.models, asked.models));
   if (recorded.repeat !== asked.repeat) differences.push(`--repeat ${asked.repeat}, the batch has ${recorded.repeat}`);
   if (show(recorded.set) !== show(asked.set)) {
     differences.push(`--set: ${show(asked.set)}, the batch has ${show(recorded.set)}`);
   }
   if (recorded.grader !== asked.grader) {
     differences.push(`--grader: ${show(asked.grader)}, the batch has ${show(recorded.grader)}`);
+  }
+  return differences;
+}
+
+/** A value with its objects' keys in order: the same entry written in another order is the same. */
+function sortedKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortedKeys);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, sortedKeys((value as Record<string, unknown>)[key])]),
+  );
+}
+
+/** The fields of a model (from a models file) that make it a condition of its own. */
+const MODEL_FIELDS = ['model', 'base_url', 'api_key_env', 'pricing', 'params'] as const;
+
+/** Each model both definitions name whose entry changed, with the field: `the model "a": its base_url ...`. */
+function modelEntryDifferences(recorded: readonly BatchModel[], asked: readonly BatchModel[]): string[] {
+  const differences: string[] = [];
+  const show = (value: unknown) => (value === undefined ? 'none' : JSON.stringify(sortedKeys(value)));
+  for (const model of asked) {
+    const before = recorded.find((candidate) => candidate.name === model.name);
+    if (before === undefined) continue;
+    for (const field of MODEL_FIELDS) {
+      if (show(before[field]) !== show(model[field])) {
+        differences.push(`the model "${model.name}": its ${field} is ${show(model[field])}, the batch has ${show(before[field])}`);
+      }
+    }
   }
   return differences;
 }

@@ -7,6 +7,7 @@ import { checkAgentVersion } from './agent-version-check.js';
 import type { BatchRunKey } from './batch-layout.js';
 import { type Grade, readGrade } from './grade.js';
 import { gradeRun } from './grade-run.js';
+import { modelRunOptions } from './batch-model-entry.js';
 import { type OpenedBatch, runDirectoryOf } from './open-batch.js';
 import { prepareWorkspace, resetWorkspace } from './prepare-workspace.js';
 import { transientFailures } from './run-attempts.js';
@@ -106,11 +107,13 @@ export async function executeBatchRun(batch: OpenedBatch, key: BatchRunKey, opti
   }
   // No askHuman: a run that asks a person pauses (WAITING_FOR_INPUT) and the batch goes on.
   const { retryFailed, retryTransient, maxAttempts, ...engineOptions } = options;
-  // A run stops rather than send a request made from an agent changed while it went.
-  const engine = { ...engineOptions, agent, pinAgentVersion: true };
   let result: RunResult | undefined;
   let action: BatchRunAction = 'skipped';
   try {
+    // A models file's model: its own endpoint and key, read here (API_KEY_MISSING when its variable is not set).
+    const own = modelRunOptions(batch.definition, key.model, engineOptions.environment ?? process.env);
+    // A run stops rather than send a request made from an agent changed while it went.
+    const engine = { ...engineOptions, ...own, agent, pinAgentVersion: true };
     const found = readRunOnDisk(workDir);
     // Whatever this does with the run, it does it with the agent version the run (and its condition) started with.
     const checkVersion = () => checkAgentVersion(batch, key, agent, found.kind === 'run' ? found.events : undefined);

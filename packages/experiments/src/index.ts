@@ -26,3 +26,8 @@ export type { BatchRunRow } from './collect-runs.js';
 export { reportCsv, reportText } from './report-format.js';
 export { meanInterval, median, wilsonInterval } from './statistics.js';
 export type { Interval } from './statistics.js';
+export { ModelEntry, ModelsFile, pickModelEntry, readModelsFile } from './models-file.js';
+export type { LoadedModels } from './models-file.js';
+export { agentForModel, modelClientOptionsOf, modelEndpointOf, modelKeyOf, modelKeyVariables } from './model-entry.js';
+export type { ModelEndpointOptions } from './model-entry.js';
+export { checkModelKeys } from './batch-model-entry.js';

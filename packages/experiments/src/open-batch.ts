@@ -10,6 +10,9 @@ import { readBatchOrFail } from './read-batch.js';
 import { loadBatchAgent } from './load-batch-agent.js';
 import { lockBatch } from './batch-lock.js';
 import { checkConditionName, conditionOfModel } from './batch-condition.js';
+import { agentForModel } from './model-entry.js';
+import { batchModelOf, modelEntryOf } from './batch-model-entry.js';
+import { pickModelEntry, readModelsFile } from './models-file.js';
 
 /** A batch ready to execute runs: its definition, its tasks by id, and its agent loaded once per model. */
 export interface OpenedBatch {
@@ -26,8 +29,10 @@ export interface BatchSpec {
   tasksFile: string;
   agent: string;
   out: string;
-  /** Models to run (`--model a,b`); by default agent.yaml's `llm.model`. */
+  /** Models to run (`--model a,b`); by default agent.yaml's `llm.model`. With `modelsFile`, names of its entries. */
   models?: readonly string[];
+  /** A models file (`--models models.yaml`): each entry a model with its own endpoint, key, prices and parameters. */
+  modelsFile?: string;
   repeat?: number;
   set?: readonly string[];
   grader?: string;
@@ -41,7 +46,7 @@ function loadAgents(
   home: string,
   models: readonly BatchModel[],
   set: readonly string[],
-  options: Pick<BatchSpec, 'strict' | 'onWarning'>,
+  options: Pick<BatchSpec, 'strict' | 'onWarning' | 'modelsFile'>,
 ): Map<string, LoadedAgent> {
   const agents = new Map<string, LoadedAgent>();
   for (const [index, model] of models.entries()) {
@@ -51,18 +56,28 @@ function loadAgents(
       agents.set(model.name, shared);
       continue;
     }
-    agents.set(
-      model.name,
-      loadBatchAgent(home, {
-        ...(model.override ? { model: model.name } : {}),
-        set,
-        strict: options.strict === true,
-        // The same agent.yaml's warnings once, not once per model.
-        ...(index === 0 && options.onWarning ? { onWarning: options.onWarning } : {}),
-      }),
-    );
+    const agent = loadBatchAgent(home, {
+      ...(model.override ? { model: model.model ?? model.name } : {}),
+      set,
+      strict: options.strict === true,
+      // The same agent.yaml's warnings once, not once per model.
+      ...(index === 0 && options.onWarning ? { onWarning: options.onWarning } : {}),
+    });
+    const entry = modelEntryOf(model);
+    agents.set(model.name, entry === undefined ? agent : agentForModel(agent, entry, options.modelsFile));
   }
   return agents;
+}
+
+/** The models of a models file, or those of it `--model` names, in the file's order. */
+function modelsFromFile(file: string, names: readonly string[] | undefined): BatchModel[] {
+  const loaded = readModelsFile(file);
+  const twice = names?.find((name, index) => names.indexOf(name) !== index);
+  if (twice !== undefined) {
+    throw new ConfigurationError(`--model names ${twice} twice.`, { code: 'USAGE', field: '--model', hint: 'Give each model once.' });
+  }
+  const chosen = names === undefined || names.length === 0 ? loaded.entries : names.map((name) => pickModelEntry(loaded, name));
+  return chosen.map((entry) => batchModelOf(entry));
 }
 
 function batchModels(names: readonly string[] | undefined, defaultModel: string): BatchModel[] {
@@ -103,7 +118,8 @@ export function prepareBatch(spec: BatchSpec): PreparedBatch {
   const condition = spec.condition === undefined ? undefined : checkConditionName(spec.condition);
   // The agent as agent.yaml has it, for its home and default model; per-model copies are loaded below.
   const base = loadBatchAgent(spec.agent, { strict: spec.strict === true });
-  const models = batchModels(spec.models, base.config.llm.model);
+  const models =
+    spec.modelsFile === undefined ? batchModels(spec.models, base.config.llm.model) : modelsFromFile(spec.modelsFile, spec.models);
   const agents = loadAgents(base.home, models, set, spec);
   const asked: BatchDefinition = {
     schema_version: 1,
@@ -112,6 +128,7 @@ export function prepareBatch(spec: BatchSpec): PreparedBatch {
     task_ids: tasks.map((task) => task.id),
     agent: base.home,
     models,
+    ...(spec.modelsFile === undefined ? {} : { models_file: resolve(spec.modelsFile) }),
     repeat: spec.repeat ?? 1,
     set,
     // --grader, else agent.yaml's `grader:`.
@@ -166,7 +183,8 @@ export function openBatchTasks(outDirectory: string): Omit<OpenedBatch, 'agents'
 export function openBatch(outDirectory: string, options: Pick<BatchSpec, 'strict' | 'onWarning'> = {}): OpenedBatch {
   const batch = openBatchTasks(outDirectory);
   const { definition } = batch;
-  return { ...batch, agents: loadAgents(definition.agent, definition.models, definition.set, options) };
+  const modelsFile = definition.models_file === undefined ? {} : { modelsFile: definition.models_file };
+  return { ...batch, agents: loadAgents(definition.agent, definition.models, definition.set, { ...options, ...modelsFile }) };
 }
 
 /** Every run of the batch: each task × model × repeat, task by task. */

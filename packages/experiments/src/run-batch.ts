@@ -5,6 +5,7 @@ import { type BatchSpec, conditionKeys, type OpenedBatch, prepareBatch, runDirec
 import { DEFAULT_MAX_ATTEMPTS, pause, reattemptDelayMs } from './run-attempts.js';
 import { runPool } from './run-pool.js';
 import { sharedSignal } from './shared-signal.js';
+import { checkModelKeys } from './batch-model-entry.js';
 
 /** What a batch reports as it goes (`delta batch --json` prints each as a line). */
 export type BatchEvent =
@@ -90,6 +91,8 @@ function engineOptionsOf(options: Omit<RunBatchOptions, keyof BatchSpec>): Execu
 export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> {
   const batch = prepareBatch(options);
   try {
+    // Every model's key variable is checked before any run starts, not run by run.
+    checkModelKeys(batch.definition, options.environment ?? process.env);
     return await executeBatch(batch, options);
   } finally {
     batch.release();

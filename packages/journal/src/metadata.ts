@@ -32,6 +32,11 @@ export const ModelEndpoint = z.object({
   api_key_name: z.string().nullable(),
   /** A `.env` file's path, `environment`, or `option`; null when no key is sent. */
   api_key_source: z.string().nullable(),
+  /**
+   * Variables that hold other model keys (a models file's `api_key_env`): every engine of the run (continue,
+   * replay, fork) keeps them from tools and redacts their values. Names only, never a value.
+   */
+  secret_variables: z.array(z.string()).optional(),
 });
 export type ModelEndpoint = z.infer<typeof ModelEndpoint>;
 

@@ -13,6 +13,7 @@ export interface BatchFlags {
   out?: string;
   concurrency?: string | number;
   model?: string | string[];
+  models?: string;
   repeat?: string | number;
   set?: string | string[];
   baseUrl?: string;
@@ -45,6 +46,15 @@ function modelList(value: string | string[] | undefined): string[] | undefined {
   const names = (Array.isArray(value) ? value : [value]).flatMap((entry) => String(entry).split(',')).map((name) => name.trim());
   if (names.some((name) => name === '')) throw usageError('--model has an empty name.', 'For example: --model gpt-4o,gpt-4o-mini');
   return names;
+}
+
+/** `--models FILE`: the batch's models come from it (`--model` then picks entries by name). */
+function modelsFile(flags: BatchFlags): { modelsFile?: string } {
+  if (flags.models === undefined) return {};
+  if (typeof flags.models !== 'string' || flags.models.trim() === '') {
+    throw usageError('--models needs the path of one models file.', 'For example: --models models.yaml');
+  }
+  return { modelsFile: flags.models };
 }
 
 function list(value: string | string[] | undefined): string[] {
@@ -89,6 +99,7 @@ export async function batchCommand(tasksFile: string | undefined, flags: BatchFl
         out: String(flags.out),
         repeat,
         ...(models ? { models } : {}),
+        ...modelsFile(flags),
         set: list(flags.set),
         ...(flags.grader === undefined ? {} : { grader: String(flags.grader) }),
         ...(flags.condition === undefined ? {} : { condition: String(flags.condition) }),
@@ -131,6 +142,7 @@ export async function batchCommand(tasksFile: string | undefined, flags: BatchFl
       concurrency,
       repeat,
       ...(models ? { models } : {}),
+      ...modelsFile(flags),
       set: list(flags.set),
       ...(flags.grader === undefined ? {} : { grader: String(flags.grader) }),
       ...(flags.condition === undefined ? {} : { condition: String(flags.condition) }),
