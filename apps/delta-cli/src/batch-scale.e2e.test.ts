@@ -1,0 +1,105 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { probeBubblewrap } from '@delta/command-runner';
+import { readJournal, runPaths } from '@delta/journal';
+import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { runDelta } from './test-support.js';
+
+// Hundreds of sandboxed runs on one machine (issue 34): 128 runs of a tiny agent at once, each in its own
+// bubblewrap, against a model that answers after 2 s. Every run completes with a clean journal, and no
+// process of theirs outlives the batch, not even the background process each run's tool leaves behind.
+
+const probe = probeBubblewrap();
+const unavailable = process.env.DELTA_TEST_BUBBLEWRAP_UNAVAILABLE;
+if (!probe.ok && unavailable) {
+  console.warn(`\n!!!!!!!!\n!!! SKIPPING the 128 sandboxed runs test: bubblewrap could not be installed (${unavailable}).\n!!!!!!!!\n`);
+}
+
+const RUNS = 128;
+// A number no other process of the machine sleeps for: the leftover of each run's tool.
+const LEFTOVER = 'sleep 313.25';
+
+let server: FakeLlm | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  await cleanupTempDirs();
+});
+
+function commandLines(): Array<{ pid: number; argv: string }> {
+  const found = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      found.push({ pid: Number(entry), argv: readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ') });
+    } catch {
+      // Gone since the listing.
+    }
+  }
+  return found;
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe.skipIf(!probe.ok && unavailable !== undefined)('128 sandboxed runs at once (real bubblewrap)', () => {
+  it('all COMPLETE with clean journals, and no process of theirs outlives the batch', { timeout: 300_000 }, async () => {
+    server = await startFakeLlm({
+      script: (request) => {
+        const messages = (request.body as { messages: Array<{ role: string }> }).messages;
+        if (messages.some((message) => message.role === 'tool')) return { content: 'done', delay_ms: 2000 };
+        return { tool_calls: [{ name: 'note', arguments: { text: 'one' } }], delay_ms: 2000 };
+      },
+    });
+    const agent = await createTempAgent({
+      agentYaml: {
+        name: 'tiny',
+        llm: { model: 'm', max_retries: 0 },
+        ask_human: false,
+        tools: [
+          {
+            name: 'note',
+            description: 'Note a line, leaving a process behind',
+            shell: `printf '%s\\n' \${text} >> notes.txt; ${LEFTOVER} >/dev/null 2>&1 & echo noted`,
+          },
+        ],
+      },
+    });
+    const directory = await createTempDir('scale-');
+    const tasksFile = join(directory, 'tasks.jsonl');
+    writeFileSync(
+      tasksFile,
+      Array.from({ length: RUNS }, (_, index) => `${JSON.stringify({ id: `t${index}`, message: `do ${index}` })}\n`).join(''),
+    );
+    const out = join(directory, 'out');
+    const result = await runDelta(['batch', tasksFile, '--agent', agent, '--out', out, '--concurrency', String(RUNS)], {
+      env: { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl },
+    });
+    expect(result.stderr).not.toContain('MaxListenersExceededWarning');
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`${RUNS} runs: ${RUNS} completed, 0 failed`);
+    expect(server.requests).toHaveLength(RUNS * 2);
+
+    for (let index = 0; index < RUNS; index += 1) {
+      const workDir = join(out, `t${index}`, 'm', '1');
+      const events = readJournal(runPaths(workDir, 'run-1').journal);
+      expect(events.map((event) => event.seq)).toEqual(events.map((_, at) => at + 1));
+      expect(events.filter((event) => event.type === 'ENGINE_START')).toHaveLength(1);
+      expect(events.at(-1)).toMatchObject({ type: 'ENGINE_END', status: 'COMPLETED' });
+      expect(events.find((event) => event.type === 'ACTION_RESULT')).toMatchObject({ status: 'SUCCESS', observation_content: 'noted' });
+      expect(events.some((event) => event.type === 'ERROR')).toBe(false);
+      expect(readFileSync(join(workDir, 'notes.txt'), 'utf8')).toBe('one\n');
+    }
+    // Each run's sandbox (a PID namespace) ended with it: its leftover, its bubblewrap and its launcher with it.
+    await until(
+      () => !commandLines().some(({ argv }) => argv.includes(LEFTOVER) || argv.includes(out)),
+      'every process of the batch to be gone',
+    );
+  });
+});
