@@ -130,7 +130,10 @@ cli
   .action(async (flags) => (await import('./batch/worker-command.js')).workerCommand(flags));
 
 cli
-  .command('grade [out]', 'Score every completed run of a batch again with a grader, without re-running anything (writes grade.json)')
+  .command(
+    'grade [out]',
+    'Score every completed run of a batch with a grader, without re-running anything (adds grades/<hash>.json; others are kept)',
+  )
   .option(
     '--grader <command>',
     'The command that scores a run (run with sh in its workspace): prints {"score": N} or exits 0/1 (default: the batch\'s own)',
@@ -142,13 +145,16 @@ cli
 
 cli
   .command(
-    'report [out]',
-    'Compare the runs of a batch: per model and per task, pass rate or mean score with a 95% CI, iterations, tokens, cost, time',
+    'report [...outs]',
+    'Compare the runs of a batch: per model and task, the model x task matrix, paired tests between models; or two batches',
   )
   .option('--json', 'The whole report as JSON, every run included')
-  .option('--csv', 'One CSV row per model, then per task')
+  .option('--csv [table]', 'CSV: one row per model, task, matrix cell (and --by group); --csv comparisons: the paired comparisons')
+  .option('--grader <hash|command>', 'Show the grades of this grader (its hash, a prefix of it, or its command; default: the latest)')
+  .option('--by <field>', 'Also group the runs by a task metadata field, e.g. --by metadata.difficulty')
   .example('delta report results --csv > results.csv')
-  .action(async (out: string | undefined, flags) => (await import('./batch/report-command.js')).reportCommand(out, flags));
+  .example('delta report results-before results-after')
+  .action(async (outs: string[], flags) => (await import('./batch/report-command.js')).reportCommand(outs, flags));
 
 cli
   .command('replay', 'Re-execute a recorded run: recorded model answers, checked requests; says "identical" or where it first diverged')
