@@ -98,7 +98,10 @@ cli
   .option('--repeat <k>', 'Runs of each task per model (default: 1)')
   .option('--set <key=value>', 'Override a field of agent.yaml for every run, e.g. --set llm.temperature=0 (repeatable)')
   .option('--base-url <url>', 'The model endpoint of every run (instead of DELTA_BASE_URL or .env)')
-  .option('--grader <command>', 'A command (run with sh in the workspace) that scores each completed run: prints {"score": N} or exits 0/1')
+  .option(
+    '--grader <command>',
+    'Scores each completed run: a command (run with sh in the workspace) that prints {"score": N} or exits 0/1, or builtin:exact|includes|regex|numeric[:TOL]|json-subset',
+  )
   .option('--retry-failed', 'Run FAILED runs again (by default they are left as they are)')
   .option('--max-iterations <n>', 'Model calls per run in this invocation before it stops as INTERRUPTED')
   .option('--retries <n>', 'Retries of a model request that failed transiently (default: agent.yaml llm.max_retries, or 2)')
@@ -136,7 +139,7 @@ cli
   )
   .option(
     '--grader <command>',
-    'The command that scores a run (run with sh in its workspace): prints {"score": N} or exits 0/1 (default: the batch\'s own)',
+    'A command that scores a run (sh, in its workspace; prints {"score": N} or exits 0/1) or builtin:exact|includes|regex|numeric[:TOL]|json-subset (default: the batch\'s own)',
   )
   .option('--concurrency <n>', 'Graders at a time (default: 4)')
   .option('--json', 'One JSON object per graded run')

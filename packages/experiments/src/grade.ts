@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { diskWrite, parseJson } from '@delta/errors';
+import { type BuiltinVerdict, builtinVerdict, parseBuiltinGrader } from './builtin-graders.js';
 import { Grade } from './grade-schema.js';
 import { gradeFileOf, graderHash, readGrades, writeGrade } from './grade-store.js';
 
@@ -96,13 +97,19 @@ function verdict(stdout: string, exitCode: number | null): Pick<Grade, 'score' |
 }
 
 /**
- * Runs a grader command (through sh, in the run's workspace) on a finished run, and writes its verdict to
- * `grade.json` in the run directory. The journal is not touched.
+ * Runs a grader command (through sh, in the run's workspace), or a built-in grader (`builtin:NAME`) in this
+ * process, on a finished run, and records its verdict in the run directory: `grades/<grader hash>.json` and
+ * the latest `grade.json`. The journal is not touched.
  */
 export async function runGrader(options: RunGraderOptions): Promise<Grade> {
   const { input } = options;
   const inputFile = join(input.run_dir, GRADE_INPUT_FILE);
   diskWrite(inputFile, () => writeFileSync(inputFile, `${JSON.stringify(input, null, 2)}\n`));
+  const builtin = parseBuiltinGrader(options.command);
+  if (builtin !== undefined) {
+    // A built-in grader compares in this process: nothing is started.
+    return recordGrade(options, builtinVerdict(builtin, input.task.expected, input.final_answer), null);
+  }
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const { stdout, stderr, exitCode, timedOut } = await new Promise<{
     stdout: string;
@@ -146,17 +153,27 @@ export async function runGrader(options: RunGraderOptions): Promise<Grade> {
   const found = timedOut
     ? { score: null, passed: null, error: `the grader did not finish within ${Math.round(timeoutMs / 1000)} s and was stopped` }
     : verdict(stdout, exitCode);
+  return recordGrade(
+    options,
+    {
+      ...found,
+      ...(found.error !== undefined && stderr.trim() !== ''
+        ? { error: `${found.error}; its stderr ends: ${stderr.trim().slice(-500)}` }
+        : {}),
+    },
+    exitCode,
+  );
+}
+
+function recordGrade(options: RunGraderOptions, found: BuiltinVerdict, exitCode: number | null): Grade {
   const grade: Grade = {
     ...found,
-    ...(found.error !== undefined && stderr.trim() !== ''
-      ? { error: `${found.error}; its stderr ends: ${stderr.trim().slice(-500)}` }
-      : {}),
     grader: options.command,
     grader_hash: graderHash(options.command),
     exit_code: exitCode,
-    run_id: input.run_id,
+    run_id: options.input.run_id,
     graded_at: new Date().toISOString(),
   };
-  writeGrade(input.run_dir, grade);
+  writeGrade(options.input.run_dir, grade);
   return grade;
 }

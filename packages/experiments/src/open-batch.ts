@@ -9,6 +9,7 @@ import { parseTasks, readTasks, type Task } from './dataset.js';
 import { readBatchOrFail } from './read-batch.js';
 import { loadBatchAgent } from './load-batch-agent.js';
 import { lockBatch } from './batch-lock.js';
+import { parseBuiltinGrader } from './builtin-graders.js';
 
 /** A batch ready to execute runs: its definition, its tasks by id, and its agent loaded once per model. */
 export interface OpenedBatch {
@@ -106,6 +107,7 @@ export function prepareBatch(spec: BatchSpec): PreparedBatch {
     grader: spec.grader ?? base.config.grader ?? null,
     created_at: new Date().toISOString(),
   };
+  if (asked.grader !== null) parseBuiltinGrader(asked.grader);
   // Everything read and checked: only now is OUT touched, by the one process that holds its lock.
   const lock = lockBatch(out);
   try {
