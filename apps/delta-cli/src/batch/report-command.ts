@@ -4,8 +4,8 @@ export interface ReportFlags {
   json?: boolean;
   /** `--csv` alone: the summary and the matrix; `--csv comparisons`: the paired comparisons. */
   csv?: boolean | string;
-  grader?: string;
-  by?: string;
+  grader?: string | boolean;
+  by?: string | boolean;
 }
 
 function csvTable(csv: ReportFlags['csv']): 'summary' | 'comparisons' | undefined {
@@ -29,10 +29,13 @@ export async function reportCommand(outs: readonly string[], flags: ReportFlags)
   }
   const table = csvTable(flags.csv);
   if (flags.json === true && table !== undefined) throw usageError('--json and --csv cannot be combined.', 'Choose one.');
-  if (flags.grader !== undefined && String(flags.grader).trim() === '') {
+  if (flags.grader !== undefined && (typeof flags.grader !== 'string' || flags.grader.trim() === '')) {
     throw usageError('--grader is empty.', 'Give the hash or command of a grader the report lists.');
   }
-  const grader = flags.grader === undefined ? undefined : String(flags.grader);
+  if (flags.by !== undefined && (typeof flags.by !== 'string' || flags.by.trim() === '')) {
+    throw usageError('--by needs a task metadata field.', 'For example: delta report results --by metadata.difficulty');
+  }
+  const grader = typeof flags.grader === 'string' ? flags.grader : undefined;
   const experiments = await import('@delta/experiments');
   if (outs.length === 2) {
     if (flags.by !== undefined)
@@ -43,7 +46,7 @@ export async function reportCommand(outs: readonly string[], flags: ReportFlags)
     else process.stdout.write(experiments.batchComparisonText(comparison));
     return 0;
   }
-  const report = experiments.batchReport(outs[0]!, { grader, by: flags.by === undefined ? undefined : String(flags.by) });
+  const report = experiments.batchReport(outs[0]!, { grader, by: typeof flags.by === 'string' ? flags.by : undefined });
   if (flags.json === true) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else if (table === 'comparisons') process.stdout.write(experiments.comparisonsCsv(report.comparisons));
   else if (table === 'summary') process.stdout.write(experiments.reportCsv(report));
