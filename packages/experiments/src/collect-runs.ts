@@ -66,9 +66,10 @@ export interface CollectedBatch {
 export function collectBatchRuns(outDirectory: string, options: CollectOptions = {}): CollectedBatch {
   const out = resolve(outDirectory);
   const definition = readBatchOrFail(out);
-  const found: { row: BatchRunRow; grades: Map<string, Grade> }[] = batchKeys(definition).map((key) => {
+  const gradesByRun: Map<string, Grade>[] = [];
+  const rows = batchKeys(definition).map((key): BatchRunRow => {
     const workDir = runDirectoryOf({ out, definition }, key);
-    const row: BatchRunRow = {
+    const base: BatchRunRow = {
       ...key,
       work_dir: workDir,
       run_id: null,
@@ -85,36 +86,31 @@ export function collectBatchRuns(outDirectory: string, options: CollectOptions =
       grade_error: null,
       reason: null,
     };
-    const run = readRunOnDisk(workDir);
-    if (run.kind !== 'run') return { row, grades: new Map() };
-    const { metadata } = run;
+    const found = readRunOnDisk(workDir);
     // A grade of an earlier run in the same workspace (a --retry-failed) is not this run's.
-    const grades = new Map([...readGrades(run.paths.runDir)].filter(([, grade]) => grade.run_id === run.runId));
+    gradesByRun.push(
+      found.kind !== 'run' ? new Map() : new Map([...readGrades(found.paths.runDir)].filter(([, grade]) => grade.run_id === found.runId)),
+    );
+    if (found.kind !== 'run') return base;
+    const { metadata } = found;
     return {
-      grades,
-      row: {
-        ...row,
-        run_id: run.runId,
-        status: run.status,
-        iterations: metadata.iterations,
-        prompt_tokens: metadata.usage?.prompt_tokens ?? 0,
-        completion_tokens: metadata.usage?.completion_tokens ?? 0,
-        cached_tokens: metadata.usage?.cached_tokens ?? 0,
-        cost: metadata.estimated_cost?.amount ?? null,
-        currency: metadata.estimated_cost?.currency ?? null,
-        duration_ms: engineTime(run.events),
-        reason: metadata.status_reason ?? null,
-      },
+      ...base,
+      run_id: found.runId,
+      status: found.status,
+      iterations: metadata.iterations,
+      prompt_tokens: metadata.usage?.prompt_tokens ?? 0,
+      completion_tokens: metadata.usage?.completion_tokens ?? 0,
+      cached_tokens: metadata.usage?.cached_tokens ?? 0,
+      cost: metadata.estimated_cost?.amount ?? null,
+      currency: metadata.estimated_cost?.currency ?? null,
+      duration_ms: engineTime(found.events),
+      reason: metadata.status_reason ?? null,
     };
   });
-  const { grader, graders } = selectGrader(
-    found.map((entry) => entry.grades),
-    options.grader,
-    out,
-  );
-  const rows = found.map(({ row, grades }) => {
-    const grade = grader === null ? undefined : grades.get(grader.hash);
+  const { grader, graders } = selectGrader(gradesByRun, options.grader, out);
+  const scored = rows.map((row, index) => {
+    const grade = grader === null ? undefined : gradesByRun[index]!.get(grader.hash);
     return grade === undefined ? row : { ...row, score: grade.score, passed: grade.passed, grade_error: grade.error ?? null };
   });
-  return { definition, rows, grader, graders };
+  return { definition, rows: scored, grader, graders };
 }
