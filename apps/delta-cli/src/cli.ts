@@ -103,6 +103,14 @@ cli
     'Scores each completed run: a command (run with sh in the workspace) that prints {"score": N} or exits 0/1, or builtin:exact|includes|regex|numeric[:TOL]|json-subset',
   )
   .option('--retry-failed', 'Run FAILED runs again (by default they are left as they are)')
+  .option(
+    '--max-attempts <n>',
+    'Attempts of a run in all when its endpoint still fails after --retries: each resends the request after 5 s, 10 s, ... (default: 1), locally and through --queue',
+  )
+  .option(
+    '--condition <name>',
+    "Run the agent as it is now as this condition (version) of the batch, its runs in OUT/<task>/<model>+NAME/<k>; needed once the agent's files changed",
+  )
   .option('--max-iterations <n>', 'Model calls per run in this invocation before it stops as INTERRUPTED')
   .option('--retries <n>', 'Retries of a model request that failed transiently (default: agent.yaml llm.max_retries, or 2)')
   .option('--max-cost <amount>', 'Stop each run as INTERRUPTED (exit 3, resumable) once it has spent this much (needs llm.pricing)')
@@ -259,6 +267,7 @@ cli
   .option('--response', 'invocation: print only the response')
   .option('--stdout', "action: print only the tool's stdout")
   .option('--stderr', "action: print only the tool's stderr")
+  .option('-v, --verbose', "run: also list the agent's files and their sha256 (its fingerprint)")
   .example('delta show invocation 1 -w ws --request | jq .messages')
   .action(async (kind: string, id: string | undefined, flags) => (await import('./show-command.js')).showCommand(kind, id, flags));
 

@@ -82,6 +82,39 @@ describe('configuration errors through the real CLI', () => {
     expect(verbose.stderr).toMatch(/^ {4}at /m);
   });
 
+  it('reports every error of an agent at once: agent.yaml keys, each bad tool, hooks.yaml and context.yaml, each located with its fix', async () => {
+    const home = await createTempAgent({
+      agentYaml:
+        'name: a\nllm:\n  model: 123\nmax_iterations: -1\ntools:\n  - name: a\n    description: x\n  - name: b\n    exec: "echo hi"\n    timeout_ms: abc\n',
+      hooksYaml: 'pre_tool_execution:\n  commnd: [x]\n',
+      contextYaml: "sources:\n  - type: filez\n    path: '${AGENT_HOME}/system_prompt.md'\n",
+    });
+    const result = await runDelta(['run', '--agent', home, '-y', '-m', 'hi']);
+    expect(result.exitCode).toBe(2);
+    const file = (name: string) => join(home, name);
+    expect(result.stderr).toMatch(new RegExp(`^Error: The agent ${home} has 5 configuration errors:\n`));
+    const expected = [
+      `  1. ${file('agent.yaml')} is not valid:`,
+      `       - ${file('agent.yaml')}:3:10 llm.model: expected string`,
+      `       - ${file('agent.yaml')}:4:17 max_iterations: Too small`,
+      `  2. ${file('agent.yaml')}:6:5 tools[0]: Tool must specify exactly one of: exec, shell, or command.`,
+      '     Fix: Add exec: "program ${arg}"',
+      `  3. ${file('agent.yaml')}:10:17 tools[1].timeout_ms: 'timeout_ms' has the wrong type.`,
+      `  4. ${file('hooks.yaml')} is not valid:`,
+      '     Fix: Rename pre_tool_execution.commnd to pre_tool_execution.command.',
+      `  5. ${file('context.yaml')} is not valid:`,
+      `       - ${file('context.yaml')}:2:11 sources[0].type: Invalid discriminator value.`,
+    ];
+    let from = 0;
+    for (const line of expected) {
+      const at = result.stderr.indexOf(`\n${line}`, from);
+      expect(at, `${line}\n--- in stderr:\n${result.stderr}`).toBeGreaterThan(from - 1);
+      from = at + 1;
+    }
+    expect(result.stderr).toMatch(/\nHint: Fix each one as its line says; every error found is listed/);
+    expect(result.stderr).not.toMatch(/^ {4}at /m);
+  });
+
   it('warns about unknown keys by name and runs; -v says which file supplied the key and the base URL, never the key', async () => {
     const home = await createTempAgent({
       agentYaml: 'name: a\nllm: {model: m}\ntemperature: 0.3\n',

@@ -1,4 +1,5 @@
 import type { RunDiff } from '@delta/engine';
+import { diffAgentLine } from './inspect/agent-version.js';
 
 export interface DiffFlags {
   json?: boolean;
@@ -26,6 +27,7 @@ export async function diffCommand(runA: string, runB: string, flags: DiffFlags):
   }
   const write = (text: string) => process.stdout.write(text);
   write(`A: run ${a.paths.runId} (${a.paths.workDir})\nB: run ${b.paths.runId} (${b.paths.workDir})\n`);
+  write(`${diffAgentLine(diff.agentChanges, engine)}\n`);
   if (diff.first) {
     write(`first divergence: ${diff.first.summary}\n`);
     if (diff.first.diff !== '') write(`${diff.first.diff}\n(- A, + B)\n`);

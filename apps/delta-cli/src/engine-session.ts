@@ -74,7 +74,16 @@ async function liveTracing(): Promise<LiveExport | undefined> {
   if (endpoint === undefined || endpoint.trim() === '') return undefined;
   const { createLiveExport } = await import('@delta/tracing');
   const content = process.env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.toLowerCase() === 'true';
-  return createLiveExport({ endpoint, content }, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  return createLiveExport({ endpoint, content, closeWaitMs: closeWaitMs() }, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+}
+
+/**
+ * How long the end of a run waits for the collector to take the last spans: 2 s, or OTEL_EXPORTER_OTLP_TIMEOUT
+ * when set. A collector that is down costs the run that at most, and one warning (docs/tracing.md).
+ */
+function closeWaitMs(): number {
+  const configured = Number(process.env.OTEL_EXPORTER_OTLP_TIMEOUT);
+  return Number.isFinite(configured) && configured > 0 ? configured : 2000;
 }
 
 function withTracing(onEvent: RunOutput['onEvent'], tracing: LiveExport | undefined): RunOutput['onEvent'] {

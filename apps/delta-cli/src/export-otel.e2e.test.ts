@@ -182,4 +182,51 @@ describe('delta export otel', () => {
     expect(format.exitCode).toBe(2);
     expect(format.stderr).toContain('delta export knows one format, otel, got "jaeger".');
   });
+
+  it('a dead collector costs a live run nothing but one warning: nothing is sent to it, and no wait for retries', async () => {
+    const llm = await server();
+    const agent = await createTempAgent({ agentYaml });
+    const work = join(await createTempDir('otel-dead-'), 'w');
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as { port: number };
+        probe.close(() => resolve(free));
+      });
+    });
+    // No OTEL_EXPORTER_OTLP_TIMEOUT: the defaults users get.
+    const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: llm.baseUrl, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` };
+    const run = await runDelta(['run', '--agent', agent, '-w', work, '-m', 'Write and count'], { env });
+    expect(run.exitCode).toBe(0);
+    const warnings = run.stderr.split('\n').filter((line) => line.includes('tracing'));
+    expect(warnings).toEqual([
+      `warning: tracing: 5 of 5 spans could not be sent to http://127.0.0.1:${port}/v1/traces: nothing listens there (connect ECONNREFUSED 127.0.0.1:${port}). The run is recorded; \`delta export otel\` sends it again.`,
+    ]);
+  });
+
+  it('a collector that takes the connection and never answers holds the end of a run 2 s at most, then one warning', async () => {
+    const llm = await server();
+    const agent = await createTempAgent({ agentYaml });
+    const work = join(await createTempDir('otel-mute-'), 'w');
+    const accepted: Array<import('node:net').Socket> = [];
+    const mute = createServer((socket) => accepted.push(socket));
+    await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve));
+    open.push({
+      close: () =>
+        new Promise<void>((resolve) => {
+          for (const socket of accepted) socket.destroy();
+          mute.close(() => resolve());
+        }),
+    });
+    const { port } = mute.address() as { port: number };
+    const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: llm.baseUrl, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` };
+    const run = await runDelta(['run', '--agent', agent, '-w', work, '-m', 'Write and count'], { env });
+    expect(run.exitCode).toBe(0);
+    const warnings = run.stderr.split('\n').filter((line) => line.includes('tracing'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(
+      new RegExp(
+        `^warning: tracing: 5 of 5 spans could not be sent to http://127\\.0\\.0\\.1:${port}/v1/traces: the collector did not take them within 2 s`,
+      ),
+    );
+  });
 });

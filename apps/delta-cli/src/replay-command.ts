@@ -1,5 +1,6 @@
 import type { ReplayResult } from '@delta/engine';
 import { withEngineSession } from './engine-session.js';
+import { replayAgentLine } from './inspect/agent-version.js';
 import { parseRunIdFlag } from './run-id-flag.js';
 import { usageError } from './usage-error.js';
 
@@ -38,6 +39,7 @@ export function replayObject(result: ReplayResult): Record<string, unknown> {
     iterations: result.iterations,
     tools: result.tools,
     start_state: result.startState ?? null,
+    agent_changes: result.agentChanges ?? null,
     source: { work_dir: result.source.workDir, run_id: result.source.runId },
     replay: { work_dir: result.replay.workDir, run_id: result.replay.runId, status: result.replay.status },
   };
@@ -69,6 +71,7 @@ export async function replayCommand(flags: ReplayFlags): Promise<number> {
     const write = (text: string) => process.stdout.write(text);
     write(`replay of run ${result.source.runId} (${result.source.workDir}), tools ${result.tools}\n`);
     write(`start state: ${describeStart(result)}\n`);
+    write(`${replayAgentLine(result.agentChanges, engine)}\n`);
     write(`replay run: ${result.replay.runId} in ${result.replay.workDir} (${result.replay.status})\n`);
     if (result.identical) {
       write(

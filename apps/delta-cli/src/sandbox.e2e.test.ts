@@ -208,6 +208,41 @@ describe.skipIf(!probe.ok && unavailable !== undefined)('delta run in the sandbo
     }
   });
 
+  it('tells the model when a failed call named a path under /tmp that the private /tmp hides, and how to fix it', async () => {
+    const hidden = mkdtempSync('/tmp/delta-hidden-test-');
+    try {
+      const notes = join(hidden, 'notes.txt');
+      writeFileSync(notes, 'kept outside\n');
+      server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'read', arguments: { path: notes } }] }, { content: 'done' }] });
+      const agentYaml = { name: 'tmp-hidden', llm: { model: 'm' }, tools: [{ name: 'read', description: 'x', exec: 'cat ${path}' }] };
+      const env = { env: { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl } };
+      const work = await createTempDir('work-');
+      const result = await runDelta(['run', '--agent', await createTempAgent({ agentYaml }), '-m', 'go', '-w', work], env);
+      expect(result.exitCode).toBe(0);
+      const runId = readFileSync(join(work, '.delta', 'LATEST'), 'utf8').trim();
+      const failed = readJournal(join(work, '.delta', runId, 'journal.jsonl')).find((event) => event.type === 'ACTION_RESULT');
+      expect(failed).toMatchObject({ status: 'FAILED' });
+      expect(failed?.type === 'ACTION_RESULT' && failed.observation_content).toContain(
+        `Note: ${notes} exists on this machine but not inside the sandbox this tool runs in: its /tmp is private to the run. To let tools see it, add it to sandbox.writable_paths in agent.yaml`,
+      );
+
+      // The fix the note gives: the same call with the directory in writable_paths reads the file, and says nothing more.
+      await server.close();
+      server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'read', arguments: { path: notes } }] }, { content: 'done' }] });
+      const fixed = await createTempAgent({ agentYaml: { ...agentYaml, sandbox: { writable_paths: [hidden] } } });
+      const again = await createTempDir('work-');
+      const second = await runDelta(['run', '--agent', fixed, '-m', 'go', '-w', again], {
+        env: { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl },
+      });
+      expect(second.exitCode).toBe(0);
+      const secondRun = readFileSync(join(again, '.delta', 'LATEST'), 'utf8').trim();
+      const read = readJournal(join(again, '.delta', secondRun, 'journal.jsonl')).find((event) => event.type === 'ACTION_RESULT');
+      expect(read).toMatchObject({ status: 'SUCCESS', observation_content: 'kept outside' });
+    } finally {
+      rmSync(hidden, { recursive: true, force: true });
+    }
+  });
+
   it('refuses an unknown --sandbox mode', async () => {
     const agent = await createTempAgent({ agentYaml: { name: 'mode', llm: { model: 'm' } } });
     const result = await runDelta(['run', '--agent', agent, '-m', 'go', '-w', await createTempDir('w-'), '--sandbox', 'strict'], {

@@ -22,6 +22,7 @@ export interface ShowFlags {
   response?: boolean;
   stdout?: boolean;
   stderr?: boolean;
+  verbose?: boolean;
 }
 
 /** Streams a file to stdout (a tool's output can be larger than memory). */
@@ -164,7 +165,7 @@ function showCallThatDidNotRun(result: ActionResultEvent): number {
 export async function showCommand(kind: string, key: string | undefined, flags: ShowFlags): Promise<number> {
   if (kind === 'run') {
     if (key !== undefined) throw usageError('delta show run takes no id.', 'Name the run with --run-id ID (default: the latest).');
-    return showRun(locateRun(flags));
+    return showRun(locateRun(flags), { verbose: flags.verbose === true, fingerprints: await import('@delta/engine') });
   }
   if (kind !== 'invocation' && kind !== 'action') {
     throw usageError(

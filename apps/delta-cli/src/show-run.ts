@@ -6,6 +6,7 @@ import {
   type SystemMessageEvent,
   type ThoughtEvent,
 } from '@delta/journal';
+import { agentVersionLines, type FingerprintTools } from './inspect/agent-version.js';
 import { paletteFor } from './inspect/color.js';
 import { formatCost, formatCount, formatDuration, formatTokensInOut } from './inspect/format-numbers.js';
 import { readRunJournal } from './inspect/run-records.js';
@@ -14,7 +15,7 @@ import { readRunJournal } from './inspect/run-records.js';
  * `delta show run`: the run's totals from metadata.json (tokens with their cached and reasoning parts,
  * the estimated cost and the prices it used), then each model call's tokens and the retries, from the journal.
  */
-export function showRun(paths: RunPaths): number {
+export function showRun(paths: RunPaths, options: { verbose?: boolean; fingerprints: FingerprintTools }): number {
   const palette = paletteFor(process.stdout);
   const write = (text: string) => process.stdout.write(`${text}\n`);
   const heading = (text: string) => write(palette.bold(`== ${text}`));
@@ -41,6 +42,8 @@ export function showRun(paths: RunPaths): number {
     (event): event is SystemMessageEvent => event.type === 'SYSTEM_MESSAGE' && event.model_retry !== undefined,
   );
   write(`model retries: ${retries.length}`);
+  const starts = journal.filter((event): event is EngineStartEvent => event.type === 'ENGINE_START');
+  for (const line of agentVersionLines(starts, options.verbose === true, options.fingerprints)) write(line);
 
   const thoughts = journal.filter((event): event is ThoughtEvent => event.type === 'THOUGHT');
   if (thoughts.length > 0) showModelCalls(thoughts, retries, write, heading);

@@ -1,15 +1,29 @@
 import { join, relative } from 'node:path';
 import { diskWrite } from '@delta/errors';
 import { gateDecision, observationOverride } from '@delta/hooks';
+import type { McpToolDefinition } from '@delta/mcp';
+import { ToolArgumentError } from '@delta/tool-expander';
 import { createToolExecutionRecord, finishToolExecutionRecord, type RecordedToolCall } from '@delta/journal';
 import { INTERRUPTED_BEFORE_START, result } from './action-result.js';
 import { DEFAULT_TOOL_OUTPUT_BYTES } from './agent-config.js';
 import { invokeHook } from './lifecycle-hooks.js';
+import { checkMcpArguments } from './mcp-arguments.js';
 import { boundMcpText } from './mcp-observation.js';
 import { record, recordWriter, type RunContext } from './run-context.js';
 import { redactSecret } from './redact-secret.js';
 import { parseToolArguments } from './run-tool-call.js';
 import { summarise } from './summarise.js';
+
+/** The observation for arguments that do not fit the tool's input schema, or undefined when they fit. */
+function argumentProblem(tool: McpToolDefinition, args: Record<string, unknown>): string | undefined {
+  try {
+    checkMcpArguments(tool, args);
+    return undefined;
+  } catch (error) {
+    if (error instanceof ToolArgumentError) return `Error: ${error.message}`;
+    throw error;
+  }
+}
 
 /**
  * One call of an MCP server's tool, journaled as any tool call is: ACTION_REQUEST, the pre_tool_execution
@@ -37,6 +51,12 @@ export async function runMcpCall(context: RunContext, iteration: number, call: R
     return result(context, iteration, call, observation);
   }
 
+  const invalid = argumentProblem(tool, args);
+  if (invalid !== undefined) {
+    context.log(`[${iteration}] ✗ ${call.name}: ${summarise(invalid)}`);
+    return result(context, iteration, call, invalid);
+  }
+
   const gate = await invokeHook(context, 'pre_tool_execution', {
     iteration,
     toolName: call.name,
@@ -51,6 +71,12 @@ export async function runMcpCall(context: RunContext, iteration: number, call: R
     }
     if (decision.args) {
       args = decision.args;
+      const rewritten = argumentProblem(tool, args);
+      if (rewritten !== undefined) {
+        const observation = `${rewritten} (the arguments pre_tool_execution rewrote)`;
+        context.log(`[${iteration}] ✗ ${call.name}: ${summarise(observation)}`);
+        return result(context, iteration, call, observation);
+      }
       record(context, {
         type: 'SYSTEM_MESSAGE',
         iteration,

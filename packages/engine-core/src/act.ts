@@ -103,6 +103,7 @@ async function gate(
 export async function act(context: RunContext, pending: readonly PendingCall[]): Promise<RunOutcome | undefined> {
   const toolContext = {
     tools: context.agent.tools,
+    otherToolNames: [...(asksHuman(context.agent) ? [ASK_HUMAN] : []), ...(context.mcp?.tools.map((tool) => tool.name) ?? [])],
     paths: context.paths,
     agentHome: context.agent.home,
     env: context.env,

@@ -1,10 +1,13 @@
+import { agentFingerprint, pinAgent } from './agent-fingerprint.js';
 import { existsSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { asDiskFault, ConfigurationError, DeltaError, diskWrite, makeDirectory } from '@delta/errors';
 import {
   acquireRunLock,
+  describeIoMigration,
   isRunId,
   JournalWriter,
+  migrateLegacyIo,
   readLatestRunId,
   readMetadata,
   runPaths,
@@ -170,6 +173,8 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
     // The endpoint the run started with, unless the caller names another (--base-url): never a .env written since.
     const resolved = await resolveModel(options, agent, workDir, metadata.model_endpoint ?? journalEndpoint(journal.state.events));
     const sandbox = chooseSandbox(agent, workDir, options.sandbox, options.environment ?? process.env, options.toolEnv);
+    // A v1.2 run kept its records in runtime_io/: moved to io/ before anything is written there (recorded below).
+    const ioMigration = migrateLegacyIo(paths);
     const context = openRunContext(options, agent, paths, journal, resolved, sandbox);
     const journalRepair = journal.repair;
     try {
@@ -201,6 +206,7 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
           workspace: workspaceManifest(workDir),
           resumed: true,
           sandbox: sandbox.record,
+          agent_fingerprint: pinAgent(context, agentFingerprint(agent), options.pinAgentVersion),
         });
         if (journalRepair) {
           record(context, {
@@ -209,6 +215,7 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
             content: `The journal's last line was cut off by a crash (${journalRepair.bytes} bytes); it was removed and kept in ${journalRepair.savedTo}.`,
           });
         }
+        if (ioMigration) record(context, { type: 'SYSTEM_MESSAGE', level: 'INFO', content: describeIoMigration(ioMigration) });
         if (crashed) record(context, { type: 'SYSTEM_MESSAGE', level: 'WARN', content: unfinishedEnd(metadata) });
         if (![...journal.state.events].some((event) => event.type === 'USER_MESSAGE')) {
           // Killed before the task reached the journal: metadata.json still has it.

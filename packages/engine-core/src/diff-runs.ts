@@ -1,4 +1,5 @@
-import type { ActionResultEvent, JournalEvent, ThoughtEvent } from '@delta/journal';
+import type { ActionResultEvent, AgentFingerprint, JournalEvent, ThoughtEvent } from '@delta/journal';
+import { compareFingerprints, type FingerprintChanges } from './fingerprint-changes.js';
 import { shortDiff } from './short-diff.js';
 
 /** One iteration of a run, as diff compares it. */
@@ -29,6 +30,16 @@ export interface RunDiff {
   differences: IterationDifference[];
   /** Iterations whose text, tool calls and observations are all the same. */
   sameIterations: number;
+  /**
+   * How run B's agent differs from run A's, file by file (each run's first ENGINE_START fingerprint);
+   * absent when either run's engine did not record one. Not counted in `same`.
+   */
+  agentChanges?: FingerprintChanges;
+}
+
+function fingerprintOfRun(events: readonly JournalEvent[]): AgentFingerprint | undefined {
+  const start = events.find((event) => event.type === 'ENGINE_START');
+  return start?.type === 'ENGINE_START' ? start.agent_fingerprint : undefined;
 }
 
 function iterationsOf(events: readonly JournalEvent[]): Iteration[] {
@@ -121,11 +132,14 @@ export function diffRuns(a: readonly JournalEvent[], b: readonly JournalEvent[])
     }
   }
   const first = differences.find((difference) => difference.what !== 'tokens');
+  const agentA = fingerprintOfRun(a);
+  const agentB = fingerprintOfRun(b);
   return {
     same: first === undefined,
     iterations: { a: left.length, b: right.length },
     ...(first ? { first } : {}),
     differences,
     sameIterations,
+    ...(agentA && agentB ? { agentChanges: compareFingerprints(agentA, agentB) } : {}),
   };
 }

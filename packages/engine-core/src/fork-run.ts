@@ -127,6 +127,8 @@ function writeForkRun(source: RecordedRun, agentHome: string, workDir: string, r
         engine_version: ENGINE_VERSION,
         forked_from: forkedFrom,
         workspace: workspaceManifest(workDir),
+        // The copied events were made by the source's agent version.
+        ...(source.start?.agent_fingerprint ? { agent_fingerprint: source.start.agent_fingerprint } : {}),
       });
       for (const event of events) journal.append(withoutEnvelope(event));
       journal.append({

@@ -177,6 +177,61 @@ PY
     );
   });
 
+  it("sends the payload a pre_llm_request hook writes to output/payload_override.dat, the spec's generic name", async () => {
+    const rewrite = `#!/bin/sh
+python3 - <<'PY'
+import json, os
+io = os.environ['DELTA_HOOK_IO_PATH']
+payload = json.load(open(io + 'input/proposed_payload.json'))
+payload['messages'].insert(0, {'role': 'system', 'content': 'FROM PAYLOAD OVERRIDE'})
+json.dump(payload, open(io + 'output/payload_override.dat', 'w'))
+PY
+`;
+    const agent = await agentWith(`pre_llm_request:\n  command: ['\${AGENT_HOME}/rewrite.sh']\n`, { 'rewrite.sh': rewrite });
+    const { result, journal } = await run(agent, [{ content: 'done' }]);
+    expect(result.status).toBe('COMPLETED');
+    expect((server!.requests[0]!.body as { messages: Array<{ content: string }> }).messages[0]!.content).toBe('FROM PAYLOAD OVERRIDE');
+    expect(journal.filter((event) => event.type === 'SYSTEM_MESSAGE')).toEqual([]);
+  });
+
+  it('sends the proposed payload, saying why, when payload_override.dat is junk; final_payload.json wins over it', async () => {
+    const junk = `#!/bin/sh\necho '{not json' > "$DELTA_HOOK_IO_PATH/output/payload_override.dat"\n`;
+    const agent = await agentWith(`pre_llm_request:\n  command: ['\${AGENT_HOME}/junk.sh']\n`, { 'junk.sh': junk });
+    const { journal } = await run(agent, [{ content: 'done' }]);
+    expect((server!.requests[0]!.body as { messages: Array<{ role: string }> }).messages[1]).toMatchObject({ role: 'user' });
+    const warning = journal.find((event) => event.type === 'SYSTEM_MESSAGE');
+    expect(warning?.type === 'SYSTEM_MESSAGE' && warning.content).toMatch(
+      /^pre_llm_request: .*output\/payload_override\.dat.*the unmodified payload is sent/,
+    );
+
+    const both = `#!/bin/sh
+echo '{"model": "m", "messages": [{"role": "user", "content": "FROM FINAL PAYLOAD"}]}' > "$DELTA_HOOK_IO_PATH/output/final_payload.json"
+echo '{"model": "m", "messages": [{"role": "user", "content": "FROM OVERRIDE"}]}' > "$DELTA_HOOK_IO_PATH/output/payload_override.dat"
+`;
+    await server!.close();
+    const second = await agentWith(`pre_llm_request:\n  command: ['\${AGENT_HOME}/both.sh']\n`, { 'both.sh': both });
+    const { result } = await run(second, [{ content: 'done' }]);
+    expect(result.status).toBe('COMPLETED');
+    expect(server!.requests[0]!.rawBody).toContain('FROM FINAL PAYLOAD');
+    expect(server!.requests[0]!.rawBody).not.toContain('FROM OVERRIDE');
+  });
+
+  it('runs a tool with the arguments a gate wrote to payload_override.dat; a hook that cannot override is not obeyed', async () => {
+    const rewrite = `#!/bin/sh\necho '{"path": "from-override"}' > "$DELTA_HOOK_IO_PATH/output/payload_override.dat"\n`;
+    const ignored = `#!/bin/sh\necho '{"path": "never"}' > "$DELTA_HOOK_IO_PATH/output/payload_override.dat"\n`;
+    const agent = await agentWith(
+      `pre_tool_execution:\n  command: ['\${AGENT_HOME}/rewrite.sh']\non_iteration_start:\n  command: ['\${AGENT_HOME}/ignored.sh']\n`,
+      { 'rewrite.sh': rewrite, 'ignored.sh': ignored },
+    );
+    const { result, workDir } = await run(agent, [{ tool_calls: [{ name: 'touch', arguments: { path: 'asked' } }] }, { content: 'ok' }]);
+    expect(existsSync(join(workDir, 'from-override'))).toBe(true);
+    expect(readFileSync(join(result.paths.runDir, 'engine.log'), 'utf8')).toContain(
+      'hook on_iteration_start: output/payload_override.dat is ignored: the on_iteration_start hook cannot override anything',
+    );
+    expect(existsSync(join(workDir, 'asked'))).toBe(false);
+    expect(existsSync(join(workDir, 'never'))).toBe(false);
+  });
+
   it('blocks a tool with the pre_tool_execution gate: not run, marker absent, the model told why', async () => {
     const gate = `#!/bin/sh\necho '{"skip": true, "reason": "touching files is not allowed today"}' > "$DELTA_HOOK_IO_PATH/output/control.json"\n`;
     const agent = await agentWith(`pre_tool_execution:\n  command: ['\${AGENT_HOME}/gate.sh']\n`, { 'gate.sh': gate });

@@ -46,3 +46,6 @@ export type { ForkRunOptions, ForkResult } from './fork-run.js';
 export { diffRuns } from './diff-runs.js';
 export type { RunDiff, IterationDifference } from './diff-runs.js';
 export { shortDiff } from './short-diff.js';
+export { agentFingerprint, FINGERPRINT_FILE_MAX_BYTES } from './agent-fingerprint.js';
+export { compareFingerprints, describeFingerprintChanges, shortFingerprint } from './fingerprint-changes.js';
+export type { FingerprintChanges } from './fingerprint-changes.js';

@@ -314,6 +314,8 @@ describe('imports', () => {
       'shared.yaml': 'tools:\n  - name: s\n    exec: echo s\n',
       'agent/agent.yaml': 'name: a\nllm: {model: m}\nimports:\n  - ../shared.yaml\n',
       'agent/context.yaml': defaultContextYaml,
+      // Every error is reported at once: without its prompt the agent would have a second one.
+      'agent/system_prompt.md': 'You are a test agent.',
     });
     const error = configurationError(join(outer, 'agent'));
     expect(error.code).toBe('IMPORT_OUTSIDE_BOUNDARY');

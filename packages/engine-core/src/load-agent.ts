@@ -10,6 +10,8 @@ import { AgentConfig } from './agent-config.js';
 import { importBoundary } from './import-boundary.js';
 import { describeAgentUnknownKey } from './llm-parameters.js';
 import { mergeMcpServers } from './merge-mcp-servers.js';
+import { z } from 'zod';
+import { ConfigProblems } from './config-problems.js';
 import { mergeTools, type ToolOrigin } from './merge-tools.js';
 import {
   applyConfigOverrides,
@@ -157,45 +159,47 @@ export function loadAgent(agentDir: string, options: LoadAgentOptions = {}): Loa
   const warnings: ConfigProblem[] = [];
   const configFile = locateConfigFile(home, warnings);
   const overrides = parseConfigOverrides(options.overrides ?? {});
-  const parsed = readAgentConfig(configFile, overrides);
-  warnings.push(...parsed.warnings);
-  const config = parsed.data;
-
-  if (config.system_prompt !== undefined) {
-    const prompt = resolve(home, config.system_prompt);
-    if (!existsSync(prompt) || statSync(prompt).isDirectory()) {
-      const position = parsed.locate(['system_prompt']);
-      throw new ConfigurationError(
-        `${configFile}${position ? `:${position.line}:${position.column}` : ''} system_prompt: ${prompt} ${existsSync(prompt) ? 'is a directory, not a file' : 'does not exist'}`,
-        {
-          code: 'CONFIG_INVALID',
-          file: configFile,
-          field: 'system_prompt',
-          hint: 'Create the file, or fix the path (it is relative to the agent directory).',
-        },
-      );
-    }
+  // Every file is checked before anything is thrown: all the mistakes of an agent are reported at once.
+  const problems = new ConfigProblems();
+  const parsed = problems.attempt(() => readAgentConfig(configFile, overrides));
+  const config = parsed?.data;
+  if (parsed) {
+    warnings.push(...parsed.warnings);
+    problems.attempt(() => checkSystemPrompt(home, configFile, parsed));
   }
 
-  const imported = resolveImports({ file: configFile, imports: config.imports, locate: parsed.locate }, importBoundary(home));
-  warnings.push(...imported.warnings);
-  const sources = [
-    ...imported.sources,
-    { file: configFile, definitions: config.tools, mcpServers: config.mcp_servers, locate: parsed.locate },
-  ];
-  const merged = mergeTools(sources);
-  warnings.push(...merged.warnings);
-  const mcpServers = mergeMcpServers(sources);
+  const imported = parsed
+    ? problems.attempt(() =>
+        resolveImports({ file: configFile, imports: parsed.data.imports, locate: parsed.locate }, importBoundary(home)),
+      )
+    : undefined;
+  if (imported) warnings.push(...imported.warnings);
+  // agent.yaml that does not fit its schema still has its tools checked, read on their own.
+  const own = parsed ?? toolsAlone(configFile);
+  const sources = own
+    ? [
+        ...(imported?.sources ?? []),
+        { file: configFile, definitions: own.data.tools ?? [], mcpServers: parsed?.data.mcp_servers ?? [], locate: own.locate },
+      ]
+    : [];
+  const merged = problems.attempt(() => mergeTools(sources));
+  if (merged) warnings.push(...merged.warnings);
+  const mcpServers = problems.attempt(() => mergeMcpServers(sources));
 
-  const hooks = asConfigurationError(
-    join(home, 'hooks.yaml'),
-    () => loadHooksConfig({ agentHome: home, legacyLifecycleHooks: config.lifecycle_hooks, legacyFile: configFile }),
-    'hooks.yaml must be a UTF-8 YAML file mapping hook names to {command: [...]}; see docs/hooks.md.',
+  const hooks = problems.attempt(() =>
+    asConfigurationError(
+      join(home, 'hooks.yaml'),
+      () => loadHooksConfig({ agentHome: home, legacyLifecycleHooks: config?.lifecycle_hooks, legacyFile: configFile }),
+      'hooks.yaml must be a UTF-8 YAML file mapping hook names to {command: [...]}; see docs/hooks.md.',
+    ),
   );
-  warnings.push(...hooks.warnings);
+  if (hooks) warnings.push(...hooks.warnings);
 
-  const context = loadContext(home);
-  warnings.push(...context.warnings);
+  const context = problems.attempt(() => loadContext(home));
+  if (context) warnings.push(...context.warnings);
+  problems.throwIfAny(`The agent ${home}`);
+  if (!parsed || !config || !imported || !merged || !mcpServers || !hooks || !context)
+    throw new Error('unreachable: a load step failed without an error');
   if (options.strict === true && warnings.length > 0) throw strictError(home, warnings);
   return {
     home,
@@ -211,6 +215,32 @@ export function loadAgent(agentDir: string, options: LoadAgentOptions = {}): Loa
     warnings,
     overrides,
   };
+}
+
+/** Only the `tools:` of an agent.yaml whose other keys are wrong, so that its tools' errors are reported too. */
+function toolsAlone(configFile: string) {
+  try {
+    return readConfigFile(configFile, z.looseObject({ tools: z.array(z.unknown()).optional().catch(undefined) }), { missingHint: '' });
+  } catch {
+    return undefined;
+  }
+}
+
+/** `system_prompt:` names a file that exists. */
+function checkSystemPrompt(home: string, configFile: string, parsed: ReturnType<typeof readAgentConfig>): void {
+  if (parsed.data.system_prompt === undefined) return;
+  const prompt = resolve(home, parsed.data.system_prompt);
+  if (existsSync(prompt) && !statSync(prompt).isDirectory()) return;
+  const position = parsed.locate(['system_prompt']);
+  throw new ConfigurationError(
+    `${configFile}${position ? `:${position.line}:${position.column}` : ''} system_prompt: ${prompt} ${existsSync(prompt) ? 'is a directory, not a file' : 'does not exist'}`,
+    {
+      code: 'CONFIG_INVALID',
+      file: configFile,
+      field: 'system_prompt',
+      hint: 'Create the file, or fix the path (it is relative to the agent directory).',
+    },
+  );
 }
 
 /** agent.yaml with the overrides applied; a problem an override caused says which flag it came from. */

@@ -198,6 +198,47 @@ describe('mcp_servers', () => {
     );
   }
 
+  it("names the MCP tools to a model that calls an unknown tool, and checks arguments against the server's input schema", async () => {
+    const workDir = await createTempDir('mcp-args-');
+    writeFileSync(join(workDir, 'notes.txt'), 'one\ntwo\nthree\n');
+    const notes = join(workDir, 'notes.txt');
+    server = await startFakeLlm({
+      script: [
+        { tool_calls: [{ name: 'read_file', arguments: { path: notes } }] },
+        { tool_calls: [{ name: 'mcp__files__read_text_file', arguments: { path: notes, head: '1' } }] },
+        { tool_calls: [{ name: 'mcp__files__read_text_file', arguments: {} }] },
+        { tool_calls: [{ name: 'mcp__files__read_text_file', arguments: { path: notes, head: 1 } }] },
+        { content: 'one' },
+      ],
+    });
+    const home = await createTempAgent({
+      agentYaml: {
+        name: 'mcp-only',
+        llm: { model: 'm', max_retries: 0 },
+        ask_human: false,
+        mcp_servers: [{ name: 'files', command: process.execPath, args: [FILESYSTEM_SERVER, '${CWD}'], tools: ['read_text_file'] }],
+      },
+    });
+    const result = await startRun({ agent: loadAgent(home), message: 'first line?', workDir, apiKey: 'sk-test', baseUrl: server.baseUrl });
+    expect(result.status).toBe('COMPLETED');
+    const [unknown, wrongType, missing, fine] = results(readJournal(result.paths.journal));
+    expect(unknown!.observation_content).toBe(
+      'Error: there is no tool named "read_file". The available tools are: mcp__files__read_text_file.',
+    );
+    expect(wrongType!.observation_content).toMatch(
+      /^Error: Invalid arguments for tool 'mcp__files__read_text_file': Argument 'head' must be a number, found the string "1"\. Known arguments: path \(string, required\), .*head \(number, optional\)/,
+    );
+    expect(missing!.observation_content).toMatch(
+      /^Error: Invalid arguments for tool 'mcp__files__read_text_file': Missing required argument 'path'\./,
+    );
+    expect(fine).toMatchObject({ status: 'SUCCESS', observation_content: 'one' });
+    // The refused calls never reached the server: only the last one has a record of what was sent.
+    const sent = readdirSync(result.paths.toolExecutionsDir).filter((ref) =>
+      existsSync(join(result.paths.toolExecutionsDir, ref, 'request.json')),
+    );
+    expect(sent).toHaveLength(1);
+  });
+
   it('servers stop when the run pauses for a human, and start again when it continues', async () => {
     const workDir = await createTempDir('mcp-run-');
     server = await startFakeLlm({

@@ -4,6 +4,7 @@ import { isMcpToolName, MCP_TOOL_PREFIX } from '@delta/mcp';
 import { ARGUMENT_INJECTION_WARNING, safeExpandTool, type ExpandedTool } from '@delta/tool-expander';
 import { type InjectionWarning, oneArgumentInjectionWarning } from './argument-injection-warning.js';
 import { BUILT_IN_TOOL_NAMES } from './built-in-tools.js';
+import { ConfigProblems } from './config-problems.js';
 import type { ToolSource } from './resolve-imports.js';
 
 /** Where a tool of the merged list was defined. */
@@ -77,46 +78,53 @@ export function mergeTools(sources: readonly ToolSource[]): MergedTools {
   const origins = new Map<string, ToolOrigin>();
   const warnings: ConfigProblem[] = [];
   const injection = new Map<string, InjectionWarning>();
+  // Every tool is checked, so that all the mistakes of a file are reported at once.
+  const problems = new ConfigProblems();
   for (const source of sources) {
     const inThisFile = new Map<string, number>();
     source.definitions.forEach((_, index) => {
-      const tool = expandAt(source, index, warnings, injection);
-      const field = `tools[${index}].name`;
-      const position = source.locate(['tools', index, 'name']);
-      const where = position ? `${source.file}:${position.line}:${position.column}` : source.file;
-      if (BUILT_IN_TOOL_NAMES.includes(tool.name)) {
-        throw new ConfigurationError(`${where} ${field}: "${tool.name}" is a built-in tool of the engine`, {
-          code: 'CONFIG_INVALID',
-          file: source.file,
-          field,
-          hint: `Choose another name; ${BUILT_IN_TOOL_NAMES.join(', ')} ${BUILT_IN_TOOL_NAMES.length === 1 ? 'is' : 'are'} the engine's (turn ask_human off with ask_human: false in agent.yaml).`,
-        });
-      }
-      if (isMcpToolName(tool.name)) {
-        throw new ConfigurationError(
-          `${where} ${field}: "${tool.name}" starts with ${MCP_TOOL_PREFIX}, which is kept for the tools of MCP servers`,
-          {
-            code: 'CONFIG_INVALID',
-            file: source.file,
-            field,
-            hint: `Choose a name that does not start with ${MCP_TOOL_PREFIX}; an MCP server's tools are listed under mcp_servers: (docs/mcp.md).`,
-          },
-        );
-      }
-      const earlier = inThisFile.get(tool.name);
-      if (earlier !== undefined) {
-        throw new ConfigurationError(`${where} ${field}: "${tool.name}" is already defined at tools[${earlier}] of the same file`, {
-          code: 'CONFIG_INVALID',
-          file: source.file,
-          field,
-          hint: 'Tool names must be unique within a file; rename one of them (a tool may override one from an imported file).',
-        });
-      }
-      inThisFile.set(tool.name, index);
-      merged.set(tool.name, tool);
-      origins.set(tool.name, { file: source.file, field: `tools[${index}]` });
+      problems.attempt(() => mergeOne(source, index, inThisFile));
     });
   }
+  problems.throwIfAny('The tools');
   const once = oneArgumentInjectionWarning([...injection.values()]);
   return { tools: [...merged.values()], origins, warnings: once === undefined ? warnings : [...warnings, once] };
+
+  function mergeOne(source: ToolSource, index: number, inThisFile: Map<string, number>): void {
+    const tool = expandAt(source, index, warnings, injection);
+    const field = `tools[${index}].name`;
+    const position = source.locate(['tools', index, 'name']);
+    const where = position ? `${source.file}:${position.line}:${position.column}` : source.file;
+    if (BUILT_IN_TOOL_NAMES.includes(tool.name)) {
+      throw new ConfigurationError(`${where} ${field}: "${tool.name}" is a built-in tool of the engine`, {
+        code: 'CONFIG_INVALID',
+        file: source.file,
+        field,
+        hint: `Choose another name; ${BUILT_IN_TOOL_NAMES.join(', ')} ${BUILT_IN_TOOL_NAMES.length === 1 ? 'is' : 'are'} the engine's (turn ask_human off with ask_human: false in agent.yaml).`,
+      });
+    }
+    if (isMcpToolName(tool.name)) {
+      throw new ConfigurationError(
+        `${where} ${field}: "${tool.name}" starts with ${MCP_TOOL_PREFIX}, which is kept for the tools of MCP servers`,
+        {
+          code: 'CONFIG_INVALID',
+          file: source.file,
+          field,
+          hint: `Choose a name that does not start with ${MCP_TOOL_PREFIX}; an MCP server's tools are listed under mcp_servers: (docs/mcp.md).`,
+        },
+      );
+    }
+    const earlier = inThisFile.get(tool.name);
+    if (earlier !== undefined) {
+      throw new ConfigurationError(`${where} ${field}: "${tool.name}" is already defined at tools[${earlier}] of the same file`, {
+        code: 'CONFIG_INVALID',
+        file: source.file,
+        field,
+        hint: 'Tool names must be unique within a file; rename one of them (a tool may override one from an imported file).',
+      });
+    }
+    inThisFile.set(tool.name, index);
+    merged.set(tool.name, tool);
+    origins.set(tool.name, { file: source.file, field: `tools[${index}]` });
+  }
 }

@@ -94,10 +94,11 @@ export function chatCompletionsUrl(baseUrl: string): string {
 /**
  * The engine's ModelClient: @delta/model-wire's one entry point (node's http with keep-alive, the body
  * sent byte for byte, the answer read as a stream within the size cap, streamed or not, retries that end
- * at once when the run is stopped). Without a base URL it is OPENAI_BASE_URL's, else OpenAI's.
+ * at once when the run is stopped). Without a base URL it is OpenAI's; it reads no environment (the caller
+ * resolves DELTA_BASE_URL and the like from the environment it was given).
  */
 export async function createModelClient(options: ModelClientOptions): Promise<ModelClient> {
-  const baseUrl = options.baseUrl ?? process.env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1';
+  const baseUrl = options.baseUrl ?? 'https://api.openai.com/v1';
   const wire = createModelWire({
     baseUrl,
     apiKey: options.apiKey,

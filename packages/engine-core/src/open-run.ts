@@ -83,7 +83,10 @@ export async function resolveModel(
       : undefined;
   const apiKey = options.apiKey ?? settings?.apiKey;
   const llm = agent.config.llm;
-  const baseUrl = options.baseUrl ?? (settings ? settings.baseUrl : (recorded?.base_url ?? undefined));
+  // With a key given and no base URL: the recorded one, else OPENAI_BASE_URL of the environment the caller gave.
+  const baseUrl =
+    options.baseUrl ??
+    (settings ? settings.baseUrl : (recorded?.base_url ?? (options.environment ?? process.env).OPENAI_BASE_URL ?? undefined));
   const model = await createModelClient({
     apiKey,
     baseUrl,

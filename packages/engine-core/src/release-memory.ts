@@ -1,22 +1,16 @@
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import type { ModelTurn } from '@delta/model-wire';
 
 /** Texts that add up to this many characters are large enough to collect their garbage at once. */
 const LARGE_CHARS = 4 * 1024 * 1024;
 
-let collect: (() => void) | undefined | null;
-
-/** V8's full collection, made callable once without a command-line flag; null where that fails. */
-function collector(): (() => void) | null {
-  if (collect !== undefined) return collect;
-  try {
-    setFlagsFromString('--expose-gc');
-    collect = runInNewContext('gc') as () => void;
-  } catch {
-    collect = null;
-  }
-  return collect;
+/**
+ * V8's full collection, when the host process offers it (`node --expose-gc`, which the `delta` binary
+ * passes). A library changes nothing of its host: no V8 flag is set here, so a program that imports the
+ * engine without the flag simply gets no early collection.
+ */
+function collector(): (() => void) | undefined {
+  const gc = (globalThis as { gc?: unknown }).gc;
+  return typeof gc === 'function' ? (gc as () => void) : undefined;
 }
 
 function answerChars(turn: ModelTurn): number {

@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
 import { createNextWorkspace, createRunId, type ActionResultEvent, type JournalEvent, type RunOrigin } from '@delta/journal';
+import { agentFingerprint } from './agent-fingerprint.js';
 import { continueRun } from './continue-run.js';
+import { compareFingerprints, type FingerprintChanges } from './fingerprint-changes.js';
 import { loadAgent, type LoadedAgent } from './load-agent.js';
 import { openRecordedRun, recordedAgentHome, recordedOverrides, recordedResults, resultKey, type RecordedRun } from './recorded-run.js';
 import { compareResult, type ReplayDivergence, type ReplayPlaces } from './replay-check.js';
@@ -36,6 +38,11 @@ export interface ReplayResult {
   divergence?: ReplayDivergence;
   /** How the replay's workspace, as it started, compares with the one the recorded run found (when recorded). */
   startState?: ManifestComparison;
+  /**
+   * How the replay's agent differs from the one the recorded run started with, file by file; absent when
+   * the recorded run's engine did not record its agent's version.
+   */
+  agentChanges?: FingerprintChanges;
   /** Model calls replayed. */
   iterations: number;
   tools: 'live' | 'recorded';
@@ -71,6 +78,8 @@ export async function replayRun(options: ReplayRunOptions): Promise<ReplayResult
   const workDir = options.into === undefined ? createNextWorkspace(agent.home).path : resolve(options.into);
   const recordedStart = source.start?.workspace;
   const startState = recordedStart ? compareManifests(recordedStart, workspaceManifest(workDir)) : undefined;
+  const recordedAgent = source.start?.agent_fingerprint;
+  const agentChanges = recordedAgent ? compareFingerprints(recordedAgent, agentFingerprint(agent)) : undefined;
   const runId = options.runId ?? createRunId();
   const places: ReplayPlaces = {
     source: {
@@ -137,6 +146,7 @@ export async function replayRun(options: ReplayRunOptions): Promise<ReplayResult
     identical: check.divergence === undefined && !options.signal?.aborted,
     ...(check.divergence ? { divergence: check.divergence } : {}),
     ...(startState ? { startState } : {}),
+    ...(agentChanges ? { agentChanges } : {}),
     iterations: check.served,
     tools,
     source: { workDir: source.paths.workDir, runId: source.paths.runId },

@@ -3,6 +3,7 @@ import type { McpServers } from '@delta/mcp';
 import { writeFileSync } from 'node:fs';
 import type {
   ActionResultEvent,
+  AgentFingerprint,
   RecordedToolCall,
   InvocationRequestRecorder,
   JournalEvent,
@@ -63,6 +64,8 @@ export interface RunContext {
   askHuman: AskHumanInteractively | undefined;
   /** A replay with recorded tools: the recorded result of a call, served instead of running it (see EngineOptions). */
   recordedTools: ((call: RecordedToolCall, iteration: number) => ActionResultEvent | undefined) | undefined;
+  /** With `pinAgentVersion`: the agent's fingerprint this engine recorded, checked before each model request. */
+  pinnedAgent?: AgentFingerprint;
 }
 
 /**

@@ -48,7 +48,7 @@ describe('the run loop', () => {
   it('turns an unknown tool into an observation the model can act on', async () => {
     const { result } = await run([{ tool_calls: [{ name: 'nope', arguments: {} }] }, { content: 'ok' }]);
     expect(result.status).toBe('COMPLETED');
-    expect(lastToolMessages()[0]!.content).toBe('Error: there is no tool named "nope". The available tools are: echo, fail.');
+    expect(lastToolMessages()[0]!.content).toBe('Error: there is no tool named "nope". The available tools are: echo, fail, ask_human.');
   });
 
   it('turns arguments that are not JSON, or do not fit, into observations', async () => {

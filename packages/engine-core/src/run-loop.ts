@@ -1,3 +1,4 @@
+import { agentChangeReason } from './agent-fingerprint.js';
 import { join } from 'node:path';
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { buildContext, estimateTokens } from '@delta/context-builder';
@@ -326,6 +327,9 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
         reason: `reached the iteration budget (--max-iterations ${context.maxIterations}) before the task was complete`,
       };
     }
+
+    const agentChanged = agentChangeReason(context);
+    if (agentChanged !== undefined) return { status: 'INTERRUPTED', exitCode: ExitCode.INTERRUPTED, reason: agentChanged };
 
     await invokeHook(context, 'on_iteration_start', { iteration });
     context.log(`[${iteration}] thinking...`);

@@ -44,6 +44,12 @@ export interface EngineOptions {
   recordedTools?: (call: RecordedToolCall, iteration: number) => ActionResultEvent | undefined;
   /** Where this run comes from, recorded in ENGINE_START and metadata.json: a replay or a fork of another run. */
   origin?: { replay_of?: RunOrigin; forked_from?: RunOrigin };
+  /**
+   * Before each model request, check that the agent's files still have the fingerprint this engine recorded
+   * in ENGINE_START; if one changed, the run stops as INTERRUPTED (exit 3) and sends nothing made from
+   * another version of the agent (a batch sets it).
+   */
+  pinAgentVersion?: boolean;
 }
 
 export interface RunResult extends RunOutcome {

@@ -1,5 +1,5 @@
 import { buildInvocation, DEFAULT_TOOL_TIMEOUT_MS, ToolArgumentError, type ExpandedTool, type Invocation } from '@delta/tool-expander';
-import { runCommand, type CommandLauncher, type RunSandbox } from '@delta/command-runner';
+import { hiddenPathsNote, runCommand, type CommandLauncher, type RunSandbox } from '@delta/command-runner';
 import { DeltaError } from '@delta/errors';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '@delta/model-wire';
 import {
@@ -26,6 +26,8 @@ export interface ToolCallOutcome {
 
 export interface ToolCallContext {
   tools: readonly ExpandedTool[];
+  /** The tools offered besides the agent's own (ask_human, MCP servers' tools), named to a model that calls an unknown one. */
+  otherToolNames?: readonly string[];
   paths: RunPaths;
   agentHome: string;
   /** The environment of every tool: never the model credentials. */
@@ -80,7 +82,7 @@ export function prepareToolCall(call: RecordedToolCall, context: ToolCallContext
   const parsed = parseToolArguments(call.arguments);
   const tool = context.tools.find((candidate) => candidate.name === call.name);
   if (!tool) {
-    const names = context.tools.map((candidate) => candidate.name).join(', ') || '(none)';
+    const names = [...context.tools.map((candidate) => candidate.name), ...(context.otherToolNames ?? [])].join(', ') || '(none)';
     return {
       kind: 'rejected',
       args: 'args' in parsed ? parsed.args : null,
@@ -125,9 +127,12 @@ export async function executeToolCall(call: RecordedToolCall, invocation: Invoca
     ...(context.sandbox ? { sandbox: context.sandbox } : {}),
   });
   finishToolExecutionRecord(record, result.exitCode, result.durationMs, context.writeRecord);
+  const observation = formatObservation(result, record, context.paths.workDir, { timeoutMs });
+  // A failed call that named something under /tmp the sandbox hides: say so, and how to fix it.
+  const hidden = result.exitCode !== 0 && context.sandbox ? context.sandbox.hiddenPaths([invocation.file, ...invocation.args]) : [];
   return {
     status: result.exitCode === 0 ? 'SUCCESS' : result.startError ? 'ERROR' : 'FAILED',
-    observation: formatObservation(result, record, context.paths.workDir, { timeoutMs }),
+    observation: hidden.length === 0 ? observation : `${observation}\n${hiddenPathsNote(hidden)}`,
     exitCode: result.exitCode,
     executionRef: record.ref,
     interrupted: result.aborted,

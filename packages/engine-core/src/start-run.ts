@@ -14,6 +14,7 @@ import {
   writeLatestRunId,
   writeMetadata,
 } from '@delta/journal';
+import { agentFingerprint, pinAgent } from './agent-fingerprint.js';
 import { driveRun } from './drive-run.js';
 import { effectiveConfig } from './effective-config.js';
 import { ENGINE_VERSION } from './engine-version.js';
@@ -116,6 +117,7 @@ export async function startRun(options: StartRunOptions): Promise<RunResult> {
           ...options.origin,
           workspace: workspaceManifest(workspace.path),
           sandbox: sandbox.record,
+          agent_fingerprint: pinAgent(context, agentFingerprint(options.agent), options.pinAgentVersion),
         });
         record(context, { type: 'USER_MESSAGE', content: options.message });
       });

@@ -91,6 +91,9 @@ async function run(profile: string, stream: boolean) {
   const start = journal.find((event) => event.type === 'ENGINE_START');
   expect(start.config.llm.stream).toBe(stream ? true : undefined);
   delete start.config.llm.stream;
+  // agent.yaml differs by that setting, so the agent's fingerprint differs too.
+  expect(start.agent_fingerprint.files.map((file: { path: string }) => file.path)).toContain('agent.yaml');
+  delete start.agent_fingerprint;
   const responses = invocations.map(
     (id): Completion => JSON.parse(readFileSync(join(result.paths.invocationsDir, id, 'response.json'), 'utf8')),
   );

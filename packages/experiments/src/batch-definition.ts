@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { ConfigurationError, diskWrite, makeDirectory, parseJson } from '@delta/errors';
+import { AgentFingerprint } from '@delta/journal';
 import { z } from 'zod';
+import { BatchCondition, claimCondition } from './batch-condition.js';
 import { batchControlDirectory, batchDefinitionFile } from './batch-layout.js';
 
 export const BatchModel = z.object({
@@ -11,6 +13,8 @@ export const BatchModel = z.object({
   directory: z.string(),
   /** Given with `--model` (applied over agent.yaml), not read from agent.yaml. */
   override: z.boolean(),
+  /** A model entry of a later condition (`--condition NAME`): named `<model>+NAME`, it runs `model` with that agent version. */
+  condition: z.object({ name: z.string(), model: z.string() }).optional(),
 });
 export type BatchModel = z.infer<typeof BatchModel>;
 
@@ -29,6 +33,12 @@ export const BatchDefinition = z.looseObject({
   set: z.array(z.string()),
   grader: z.string().nullable(),
   created_at: z.string(),
+  /** The agent's version the batch started with (absent in batches recorded before fingerprints, until resumed). */
+  agent_fingerprint: AgentFingerprint.optional(),
+  /** The name of that first version, when `--condition` gave it one. */
+  agent_condition: z.string().optional(),
+  /** Versions of the agent added later with `--condition NAME`, each with its own runs. */
+  conditions: z.array(BatchCondition).optional(),
 });
 export type BatchDefinition = z.infer<typeof BatchDefinition>;
 
@@ -62,7 +72,8 @@ export function definitionDifferences(recorded: BatchDefinition, asked: BatchDef
     );
   }
   if (recorded.agent !== asked.agent) differences.push(`the agent: ${asked.agent}, the batch has ${recorded.agent}`);
-  const models = (definition: BatchDefinition) => definition.models.map((model) => model.name);
+  // The models as given; the entries of later conditions (`--condition`) are the batch's, not the command's.
+  const models = (definition: BatchDefinition) => definition.models.filter((model) => !model.condition).map((model) => model.name);
   if (show(models(recorded)) !== show(models(asked))) {
     differences.push(`the models: ${models(asked).join(', ')}, the batch has ${models(recorded).join(', ')}`);
   }
@@ -76,12 +87,20 @@ export function definitionDifferences(recorded: BatchDefinition, asked: BatchDef
   return differences;
 }
 
-/** Records the definition in a new OUT, or checks that OUT holds this same batch. */
-export function claimBatchDefinition(out: string, asked: BatchDefinition): BatchDefinition {
+/**
+ * Records the definition in a new OUT, or checks that OUT holds this same batch, made with this same
+ * version of the agent (`asked.agent_fingerprint`) for the condition asked (`--condition`, see batch-condition.ts).
+ */
+export function claimBatchDefinition(
+  out: string,
+  asked: BatchDefinition,
+  condition?: string,
+): { definition: BatchDefinition; condition: string | undefined } {
   const recorded = readBatchDefinition(out);
   if (recorded === undefined) {
-    writeBatchDefinition(out, asked);
-    return asked;
+    const definition = condition === undefined ? asked : { ...asked, agent_condition: condition };
+    writeBatchDefinition(out, definition);
+    return { definition, condition: undefined };
   }
   const differences = definitionDifferences(recorded, asked);
   if (differences.length > 0) {
@@ -94,5 +113,8 @@ export function claimBatchDefinition(out: string, asked: BatchDefinition): Batch
       },
     );
   }
-  return recorded;
+  const claimed = asked.agent_fingerprint ? claimCondition(out, recorded, asked.agent_fingerprint, condition) : undefined;
+  if (claimed === undefined) return { definition: recorded, condition: undefined };
+  if (claimed.changed) writeBatchDefinition(out, claimed.definition);
+  return { definition: claimed.definition, condition: claimed.condition };
 }

@@ -1,13 +1,15 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { continueRun, type EngineOptions, type RunResult, startRun } from '@delta/engine';
-import { DeltaError } from '@delta/errors';
+import { ConfigurationError, DeltaError } from '@delta/errors';
 import { acquireRunLock, listRunIds, type RunStatus, runPaths, type TokenUsage } from '@delta/journal';
+import { checkAgentVersion } from './agent-version-check.js';
 import type { BatchRunKey } from './batch-layout.js';
 import { type Grade, readGrade } from './grade.js';
 import { gradeRun } from './grade-run.js';
 import { type OpenedBatch, runDirectoryOf } from './open-batch.js';
 import { prepareWorkspace, resetWorkspace } from './prepare-workspace.js';
+import { transientFailures } from './run-attempts.js';
 import { readRunOnDisk } from './run-record.js';
 
 /** What one execution of a batch run did. */
@@ -40,6 +42,8 @@ export interface BatchRunOutcome {
   errorCode?: string;
   /** FAILED by a transient fault of the model endpoint: the same request may succeed later (see `retryTransient`). */
   transient?: boolean;
+  /** With `transient`: how many attempts of the run have ended so (see run-attempts.ts). */
+  failedAttempts?: number;
 }
 
 /** The engine options a batch passes to every run (the model endpoint, environments, the signal). */
@@ -53,6 +57,8 @@ export interface ExecuteRunOptions extends BatchEngineOptions {
   retryFailed?: boolean;
   /** Continue a run FAILED by a transient fault of the endpoint (a queue's next attempt), without `retryFailed`. */
   retryTransient?: boolean;
+  /** With `retryTransient`: attempts in all (`--max-attempts`); a run that has failed this often is left FAILED. */
+  maxAttempts?: number;
 }
 
 /**
@@ -91,15 +97,24 @@ export async function executeBatchRun(batch: OpenedBatch, key: BatchRunKey, opti
   const workDir = runDirectoryOf(batch, key);
   const task = batch.tasks.get(key.task);
   const agent = batch.agents.get(key.model);
-  if (!task || !agent) throw new Error(`no task "${key.task}" or model "${key.model}" in the batch in ${batch.out}`);
+  if (!task || !agent) {
+    throw new ConfigurationError(`The batch in ${batch.out} has no ${!task ? `task "${key.task}"` : `model "${key.model}"`}.`, {
+      code: 'INVALID_ARGUMENT',
+      hint: `A run's key names one of the batch's tasks and models, as batchKeys(batch.definition) lists them (${batch.definition.task_ids.length} tasks, models ${batch.definition.models.map((model) => model.name).join(', ')}).`,
+    });
+  }
   // No askHuman: a run that asks a person pauses (WAITING_FOR_INPUT) and the batch goes on.
-  const { retryFailed, retryTransient, ...engineOptions } = options;
-  const engine = { ...engineOptions, agent };
+  const { retryFailed, retryTransient, maxAttempts, ...engineOptions } = options;
+  // A run stops rather than send a request made from an agent changed while it went.
+  const engine = { ...engineOptions, agent, pinAgentVersion: true };
   let result: RunResult | undefined;
   let action: BatchRunAction = 'skipped';
   try {
     const found = readRunOnDisk(workDir);
+    // Whatever this does with the run, it does it with the agent version the run (and its condition) started with.
+    const checkVersion = () => checkAgentVersion(batch, key, agent, found.kind === 'run' ? found.events : undefined);
     if (found.kind === 'none' || found.kind === 'unstarted') {
+      checkVersion();
       // A run stopped before its metadata.json existed never reached the model: claim its id again, once its
       // lock proves the engine that took it dead (a live one, in another process, is RUN_LOCKED).
       clearAbandonedRun(workDir, found.kind === 'unstarted' ? found.runId : 'run-1');
@@ -108,16 +123,26 @@ export async function executeBatchRun(batch: OpenedBatch, key: BatchRunKey, opti
       result = await startRun({ ...engine, message: task.message, workDir, runId });
       action = 'started';
     } else if (found.status === 'INTERRUPTED' || found.crashed) {
+      checkVersion();
       result = await continueRun({ ...engine, workDir, runId: found.runId });
       action = 'continued';
     } else if (found.status === 'WAITING_FOR_INPUT' && existsSync(join(found.paths.interactionDir, 'response.txt'))) {
+      checkVersion();
       result = await continueRun({ ...engine, workDir, runId: found.runId });
       action = 'continued';
-    } else if (found.status === 'FAILED' && retryFailed !== true && retryTransient === true && lastErrorWasTransient(found.events)) {
+    } else if (
+      found.status === 'FAILED' &&
+      retryFailed !== true &&
+      retryTransient === true &&
+      lastErrorWasTransient(found.events) &&
+      transientFailures(found.events) < (maxAttempts ?? Number.POSITIVE_INFINITY)
+    ) {
       // The endpoint failed, not the conversation: the engine sends the same request again.
+      checkVersion();
       result = await continueRun({ ...engine, workDir, runId: found.runId });
       action = 'retried';
     } else if (found.status === 'FAILED' && retryFailed === true) {
+      checkVersion();
       if (lastErrorWasTransient(found.events)) {
         // The endpoint failed, not the conversation: the engine sends the same request again.
         result = await continueRun({ ...engine, workDir, runId: found.runId });
@@ -156,7 +181,9 @@ async function describe(
     ...((result?.reason ?? found.metadata.status_reason) ? { reason: (result?.reason ?? found.metadata.status_reason)! } : {}),
     ...(found.metadata.usage ? { usage: found.metadata.usage } : {}),
     ...(found.metadata.estimated_cost ? { cost: found.metadata.estimated_cost.amount } : {}),
-    ...(found.status === 'FAILED' && lastErrorWasTransient(found.events) ? { transient: true } : {}),
+    ...(found.status === 'FAILED' && lastErrorWasTransient(found.events)
+      ? { transient: true, failedAttempts: transientFailures(found.events) }
+      : {}),
   };
   const grader = batch.definition.grader;
   if (grader === null || found.status !== 'COMPLETED') return outcome;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { LoadedAgent } from '@delta/engine';
+import { agentFingerprint, type LoadedAgent } from '@delta/engine';
 import { ConfigurationError } from '@delta/errors';
 import type { ConfigProblem } from '@delta/yaml-config';
 import { type BatchDefinition, type BatchModel, claimBatchDefinition, definitionDifferences, sha256 } from './batch-definition.js';
@@ -9,6 +9,7 @@ import { parseTasks, readTasks, type Task } from './dataset.js';
 import { readBatchOrFail } from './read-batch.js';
 import { loadBatchAgent } from './load-batch-agent.js';
 import { lockBatch } from './batch-lock.js';
+import { checkConditionName, conditionOfModel } from './batch-condition.js';
 import { parseBuiltinGrader } from './builtin-graders.js';
 
 /** A batch ready to execute runs: its definition, its tasks by id, and its agent loaded once per model. */
@@ -17,6 +18,8 @@ export interface OpenedBatch {
   definition: BatchDefinition;
   tasks: ReadonlyMap<string, Task>;
   agents: ReadonlyMap<string, LoadedAgent>;
+  /** The condition (agent version) whose runs this command executes (`--condition`); undefined for the batch's first. */
+  condition?: string;
 }
 
 /** What `delta batch` is given. */
@@ -29,6 +32,8 @@ export interface BatchSpec {
   repeat?: number;
   set?: readonly string[];
   grader?: string;
+  /** Run the agent as it is now as this condition of the batch (`--condition NAME`); see docs/experiments.md. */
+  condition?: string;
   strict?: boolean;
   onWarning?: (warning: ConfigProblem) => void;
 }
@@ -41,6 +46,12 @@ function loadAgents(
 ): Map<string, LoadedAgent> {
   const agents = new Map<string, LoadedAgent>();
   for (const [index, model] of models.entries()) {
+    // A later condition's entry runs its model with the same agent directory: the agent loaded for that model.
+    const shared = model.condition && agents.get(model.condition.model);
+    if (shared) {
+      agents.set(model.name, shared);
+      continue;
+    }
     agents.set(
       model.name,
       loadBatchAgent(home, {
@@ -90,6 +101,7 @@ export function prepareBatch(spec: BatchSpec): PreparedBatch {
   const tasksFile = resolve(spec.tasksFile);
   const tasks = readTasks(tasksFile);
   const set = [...(spec.set ?? [])];
+  const condition = spec.condition === undefined ? undefined : checkConditionName(spec.condition);
   // The agent as agent.yaml has it, for its home and default model; per-model copies are loaded below.
   const base = loadBatchAgent(spec.agent, { strict: spec.strict === true });
   const models = batchModels(spec.models, base.config.llm.model);
@@ -106,13 +118,26 @@ export function prepareBatch(spec: BatchSpec): PreparedBatch {
     // --grader, else agent.yaml's `grader:`.
     grader: spec.grader ?? base.config.grader ?? null,
     created_at: new Date().toISOString(),
+    agent_fingerprint: agentFingerprint(base),
   };
   if (asked.grader !== null) parseBuiltinGrader(asked.grader);
   // Everything read and checked: only now is OUT touched, by the one process that holds its lock.
   const lock = lockBatch(out);
   try {
-    const definition = claimBatchDefinition(out, asked);
-    return { out, definition, tasks: new Map(tasks.map((task) => [task.id, task])), agents, release: lock.release };
+    const claimed = claimBatchDefinition(out, asked, condition);
+    const { definition } = claimed;
+    for (const model of definition.models) {
+      const shared = model.condition && agents.get(model.condition.model);
+      if (shared) agents.set(model.name, shared);
+    }
+    return {
+      out,
+      definition,
+      tasks: new Map(tasks.map((task) => [task.id, task])),
+      agents,
+      ...(claimed.condition === undefined ? {} : { condition: claimed.condition }),
+      release: lock.release,
+    };
   } catch (error) {
     lock.release();
     throw error;
@@ -155,6 +180,12 @@ export function batchKeys(definition: BatchDefinition): BatchRunKey[] {
     }
   }
   return keys;
+}
+
+/** The runs this command executes: those of its condition (`--condition`, else the batch's first). */
+export function conditionKeys(batch: Pick<OpenedBatch, 'definition' | 'condition'>): BatchRunKey[] {
+  const names = new Set(batch.definition.models.filter((model) => conditionOfModel(model) === batch.condition).map((model) => model.name));
+  return batchKeys(batch.definition).filter((key) => names.has(key.model));
 }
 
 /** The run's workspace directory, `OUT/<task>/<model directory>/<k>/`. */

@@ -121,3 +121,33 @@ describe('runBatch', () => {
     }
   });
 });
+
+describe('runBatch: a run whose endpoint fails transiently', () => {
+  it('is FAILED after one attempt by default, as through a queue; with maxAttempts 3 it resends the same request until it works', async () => {
+    let calls = 0;
+    const flaky = await startFakeLlm({ script: () => (++calls <= 2 ? { error: { status: 503, message: 'busy' } } : { content: 'fine' }) });
+    try {
+      const agent = await createNoteAgent();
+      const tasksFile = await writeTasks(1);
+      const options = { tasksFile, agent, baseUrl: flaky.baseUrl, apiKey: 'k', reattemptDelayMs: 20 };
+      const once = await runBatch({ ...options, out: join(await createTempDir(), 'out') });
+      expect(once).toMatchObject({ runs: 1, failed: 1 });
+      expect(flaky.requests).toHaveLength(1);
+
+      const out = join(await createTempDir(), 'out');
+      const ends: BatchEvent[] = [];
+      const thrice = await runBatch({ ...options, out, maxAttempts: 3, onBatchEvent: (event) => ends.push(event) });
+      expect(thrice).toMatchObject({ runs: 1, completed: 1, failed: 0 });
+      // One failed request in the first batch; in the second, a 503, then the same request again, answered.
+      expect(flaky.requests).toHaveLength(3);
+      expect(flaky.requests[2]!.body).toEqual(flaky.requests[1]!.body);
+      expect(ends.filter((event) => event.type === 'run_end')).toEqual([
+        expect.objectContaining({ status: 'COMPLETED', action: 'retried' }),
+      ]);
+      const journal = readJournal(runPaths(join(out, 't1', 'fake-model', '1'), 'run-1').journal);
+      expect(journal.filter((event) => event.type === 'ERROR')).toHaveLength(1);
+    } finally {
+      await flaky.close();
+    }
+  });
+});

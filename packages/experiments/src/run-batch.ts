@@ -1,7 +1,8 @@
 import { addTokenUsage, type JournalEvent, type TokenUsage } from '@delta/journal';
 import type { BatchRunKey } from './batch-layout.js';
 import { type BatchRunOutcome, type ExecuteRunOptions, executeBatchRun } from './execute-run.js';
-import { batchKeys, type BatchSpec, type OpenedBatch, prepareBatch, runDirectoryOf } from './open-batch.js';
+import { type BatchSpec, conditionKeys, type OpenedBatch, prepareBatch, runDirectoryOf } from './open-batch.js';
+import { DEFAULT_MAX_ATTEMPTS, pause, reattemptDelayMs } from './run-attempts.js';
 import { runPool } from './run-pool.js';
 
 /** What a batch reports as it goes (`delta batch --json` prints each as a line). */
@@ -32,6 +33,13 @@ export interface BatchSummary {
 export interface RunBatchOptions extends BatchSpec, Omit<ExecuteRunOptions, 'onEvent'> {
   /** Runs at a time (default 4). */
   concurrency?: number;
+  /**
+   * Attempts of a run in all when its endpoint fails transiently (`--max-attempts`, default 1): each re-attempt
+   * resends the failed request after 5 s, then 10 s, 20 s ... (`reattemptDelayMs`), as a queue's jobs do.
+   */
+  maxAttempts?: number;
+  /** The first re-attempt's delay (default 5 s). */
+  reattemptDelayMs?: number;
   onBatchEvent?: (event: BatchEvent) => void;
   /** Every journal event of every run this command executes, with the run's key. */
   onRunEvent?: (key: BatchRunKey, event: JournalEvent) => void;
@@ -89,7 +97,8 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
 
 /** Executes every run of an opened batch (see runBatch). */
 export async function executeBatch(batch: OpenedBatch, options: Omit<RunBatchOptions, keyof BatchSpec>): Promise<BatchSummary> {
-  const keys = batchKeys(batch.definition);
+  // Only this command's condition: the runs of another agent version are never continued with this one.
+  const keys = conditionKeys(batch);
   const concurrency = options.concurrency ?? 4;
   const summary = emptySummary(batch.out, keys.length);
   const emit = options.onBatchEvent ?? (() => {});
@@ -100,7 +109,7 @@ export async function executeBatch(batch: OpenedBatch, options: Omit<RunBatchOpt
     out: batch.out,
     runs: keys.length,
     tasks: batch.definition.task_ids.length,
-    models: batch.definition.models.map((model) => model.name),
+    models: [...new Set(keys.map((key) => key.model))],
     repeat: batch.definition.repeat,
     concurrency,
   });
@@ -110,10 +119,15 @@ export async function executeBatch(batch: OpenedBatch, options: Omit<RunBatchOpt
     async (key) => {
       const { task, model, repeat } = key;
       emit({ type: 'run_start', task, model, repeat, work_dir: runDirectoryOf(batch, key) });
-      const outcome = await executeBatchRun(batch, key, {
-        ...engine,
-        ...(onRunEvent ? { onEvent: (event: JournalEvent) => onRunEvent(key, event) } : {}),
-      });
+      const runOptions = { ...engine, ...(onRunEvent ? { onEvent: (event: JournalEvent) => onRunEvent(key, event) } : {}) };
+      let outcome = await executeBatchRun(batch, key, runOptions);
+      const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+      const stopped = () => options.signal?.aborted === true;
+      while (outcome.transient && (outcome.failedAttempts ?? 1) < maxAttempts && !stopped()) {
+        await pause(reattemptDelayMs(outcome.failedAttempts ?? 1, options.reattemptDelayMs), options.signal);
+        if (stopped()) break;
+        outcome = await executeBatchRun(batch, key, { ...runOptions, retryTransient: true, maxAttempts });
+      }
       count(summary, outcome);
       emit({ type: 'run_end', ...outcome });
     },

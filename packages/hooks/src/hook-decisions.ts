@@ -43,14 +43,14 @@ export interface PayloadOverride {
 
 /**
  * The pre_llm_request payload decision (spec 002 section 8.3): the hook's final_payload.json when it exited 0
- * and the file is valid; otherwise a problem, and the engine sends the proposed payload and records why.
+ * and the file is valid (or `payload_override.dat`, the spec's generic name); otherwise a problem, and the engine sends the proposed payload and records why.
  * A hook that exits 0 without writing final_payload.json changes nothing and is not a problem.
  */
 export function payloadOverride(result: HookResult): PayloadOverride {
   const fallback = 'the unmodified payload is sent';
   if (result.status === 'FAILED') return { problem: `${result.failure ?? 'pre_llm_request hook failed'}; ${fallback}` };
   if (result.outputs.finalPayload !== undefined) return { payload: result.outputs.finalPayload };
-  const invalid = result.warnings.find((warning) => warning.startsWith('output/final_payload.json'));
+  const invalid = result.warnings.find((warning) => /^output\/(final_payload\.json|payload_override\.dat)(?! is ignored)/.test(warning));
   return invalid === undefined ? {} : { problem: `pre_llm_request hook: ${invalid}; ${fallback}` };
 }
 

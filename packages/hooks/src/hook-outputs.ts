@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { HookName } from './hook-names.js';
@@ -25,13 +26,43 @@ const FinalPayload = z.looseObject(
   { error: 'must be a JSON object with a "messages" array and a "model" string, the request body to send' },
 );
 
+/** The spec's generic name (002 §6.4.1) for what a hook writes to override its payload. */
+const PAYLOAD_OVERRIDE = 'payload_override.dat';
+
+/** The hooks whose payload can be overridden, and the file each one names it with. */
+const OVERRIDE_FILE: Partial<Record<HookName, string>> = {
+  pre_llm_request: 'final_payload.json',
+  pre_tool_execution: 'tool_args.json',
+  post_tool_execution: 'observation.txt',
+};
+
+/**
+ * The override file to read for `name`: its own file, else `payload_override.dat`, which every hook that can
+ * override honours the same way. Two files, or an override from a hook that cannot override, are named in `warnings`.
+ */
+function overrideFileOf(name: HookName, outputDir: string, warnings: string[]): string | undefined {
+  const own = OVERRIDE_FILE[name];
+  const generic = existsSync(join(outputDir, PAYLOAD_OVERRIDE));
+  if (own === undefined) {
+    if (generic) {
+      warnings.push(
+        `output/${PAYLOAD_OVERRIDE} is ignored: the ${name} hook cannot override anything (only pre_llm_request, pre_tool_execution and post_tool_execution can)`,
+      );
+    }
+    return undefined;
+  }
+  if (!existsSync(join(outputDir, own))) return generic ? join(outputDir, PAYLOAD_OVERRIDE) : undefined;
+  if (generic) warnings.push(`output/${PAYLOAD_OVERRIDE} is ignored: output/${own} is there too, and it wins`);
+  return join(outputDir, own);
+}
+
 /** The valid outputs of a hook that exited 0. Invalid files are left out and described in `warnings`. */
 export interface HookOutputs {
   /** `output/control.json`, any hook. */
   control?: HookControl;
-  /** `output/final_payload.json` (pre_llm_request): an object with a `messages` array and a `model` string. */
+  /** `output/final_payload.json` or `output/payload_override.dat` (pre_llm_request): an object with a `messages` array and a `model` string. */
   finalPayload?: Record<string, unknown>;
-  /** `output/tool_args.json` (pre_tool_execution): the arguments the tool runs with instead. */
+  /** `output/tool_args.json` or `output/payload_override.dat` (pre_tool_execution): the arguments the tool runs with instead. */
   toolArgs?: Record<string, unknown>;
   /** `output/observation.txt` or `output/payload_override.dat` (post_tool_execution): what the model sees instead. */
   observation?: string;
@@ -61,8 +92,11 @@ export function readHookOutputs(name: HookName, outputDir: string): ReadHookOutp
     else outputs.control = control.value;
   }
 
+  const overrideFile = overrideFileOf(name, outputDir, warnings);
+  if (overrideFile === undefined) return { outputs, warnings, ...(gateProblem === undefined ? {} : { gateProblem }) };
+
   if (name === 'pre_llm_request') {
-    const payload = readOutputJson(join(outputDir, 'final_payload.json'), FinalPayload);
+    const payload = readOutputJson(overrideFile, FinalPayload);
     if (payload.found) {
       if ('problem' in payload) warnings.push(payload.problem);
       else outputs.finalPayload = payload.value;
@@ -70,7 +104,7 @@ export function readHookOutputs(name: HookName, outputDir: string): ReadHookOutp
   }
 
   if (name === 'pre_tool_execution') {
-    const args = readOutputJson(join(outputDir, 'tool_args.json'), ToolArgs);
+    const args = readOutputJson(overrideFile, ToolArgs);
     if (args.found) {
       if ('problem' in args) fail(args.problem);
       else outputs.toolArgs = args.value;
@@ -78,12 +112,10 @@ export function readHookOutputs(name: HookName, outputDir: string): ReadHookOutp
   }
 
   if (name === 'post_tool_execution') {
-    for (const file of ['observation.txt', 'payload_override.dat']) {
-      const observation = readOutputText(join(outputDir, file));
-      if (!observation.found) continue;
+    const observation = readOutputText(overrideFile);
+    if (observation.found) {
       if ('problem' in observation) warnings.push(observation.problem);
       else outputs.observation = observation.value;
-      break;
     }
   }
 

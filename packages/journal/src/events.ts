@@ -66,6 +66,17 @@ export const WorkspaceManifest = z.looseObject({
 });
 export type WorkspaceManifest = z.infer<typeof WorkspaceManifest>;
 
+/**
+ * An agent's version: every file that defines it (agent.yaml, its imports, system_prompt.md, context.yaml,
+ * hooks.yaml, the scripts its tools, hooks and generators name), each by its path relative to the agent
+ * directory and its sha256, sorted by path; `sha256` is the hash of that list (see docs/experiments.md).
+ */
+export const AgentFingerprint = z.looseObject({
+  sha256: z.string(),
+  files: z.array(z.looseObject({ path: z.string(), sha256: z.string() })),
+});
+export type AgentFingerprint = z.infer<typeof AgentFingerprint>;
+
 export const EngineStartEvent = z.looseObject({
   ...envelope,
   type: z.literal('ENGINE_START'),
@@ -84,6 +95,8 @@ export const EngineStartEvent = z.looseObject({
   replay_of: RunOrigin.optional(),
   /** The sandbox this engine's tool calls ran in (`mode: off` with a note when the default could not be had). */
   sandbox: z.object({ mode: z.string(), network: z.boolean(), note: z.string().optional() }).optional(),
+  /** The agent's files as this engine found them (absent before 0.2: older journals still read). */
+  agent_fingerprint: AgentFingerprint.optional(),
 });
 
 export const UserMessageEvent = z.looseObject({

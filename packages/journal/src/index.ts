@@ -3,6 +3,7 @@ export {
   RecordedToolCall,
   RunOrigin,
   WorkspaceManifest,
+  AgentFingerprint,
   TokenUsage,
   JournalEvent,
   EngineStartEvent,
@@ -65,6 +66,8 @@ export {
   readOtherWorkspaces,
 } from './layout.js';
 export type { RunPaths } from './layout.js';
+export { describeIoMigration, LEGACY_IO_DIRECTORY, migrateLegacyIo } from './legacy-io.js';
+export type { IoMigration } from './legacy-io.js';
 export { acquireRunLock, RUN_LOCK_LEASE_MS } from './run-lock.js';
 export type { RunLock, RunLockOptions } from './run-lock.js';
 export { RunLockHolder, safeParseRunLockHolder } from './run-lock-holder.js';

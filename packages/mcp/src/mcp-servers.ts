@@ -155,7 +155,12 @@ class RunningServers implements McpServers {
 
   async call(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<McpCallOutcome> {
     const tool = this.byName.get(name);
-    if (!tool) throw new Error(`no MCP tool named ${name}`);
+    if (!tool) {
+      throw new ConfigurationError(`No MCP tool is named ${name} in this run.`, {
+        code: 'INVALID_ARGUMENT',
+        hint: `Call one of the offered tools (McpServers.tools): ${[...this.byName.keys()].join(', ') || 'none'}.`,
+      });
+    }
     const server = tool.server;
     const request = { server: server.name, tool: tool.toolName, arguments: args };
     const down = await this.readyOrWhyNot(server);

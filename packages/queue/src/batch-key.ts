@@ -60,7 +60,16 @@ type SignedFields = Omit<RunJobData, 'signature'>;
 
 /** HMAC-SHA256 over every field a worker acts on, in a fixed order. */
 export function signRunJob(key: Buffer, data: SignedFields): string {
-  const fields = [data.out, data.batch_id, data.task, data.model, data.repeat, data.retry_failed];
+  // max_attempts only when given: jobs signed before it existed still verify.
+  const fields = [
+    data.out,
+    data.batch_id,
+    data.task,
+    data.model,
+    data.repeat,
+    data.retry_failed,
+    ...(data.max_attempts === undefined ? [] : [data.max_attempts]),
+  ];
   return createHmac('sha256', key).update(JSON.stringify(fields)).digest('hex');
 }
 

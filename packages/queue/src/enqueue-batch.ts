@@ -1,4 +1,4 @@
-import { batchKeys, type OpenedBatch } from '@delta/experiments';
+import { conditionKeys, DEFAULT_MAX_ATTEMPTS, type OpenedBatch, REATTEMPT_DELAY_MS } from '@delta/experiments';
 import { Queue } from 'bullmq';
 import { type BatchIdentity, claimBatchIdentity } from './batch-identity.js';
 import { claimBatchKey, signRunJob } from './batch-key.js';
@@ -6,15 +6,21 @@ import type { RedisAddress } from './redis-address.js';
 import { connectRedis } from './redis-connection.js';
 import { RUN_JOB_NAME, type RunJobData, runJobId } from './run-job.js';
 
+/** Job attempts beyond the run's own, for workers stopped in the middle of a run (it is left INTERRUPTED). */
+const STOPPED_WORKER_ATTEMPTS = 4;
+
 /** The Redis set of every batch queue in the database: what `delta worker` serves. */
 export const BATCH_REGISTRY_KEY = 'delta:batches';
 
 export interface EnqueueOptions {
   /** Run FAILED runs again (`--retry-failed`). */
   retryFailed?: boolean;
-  /** Attempts per run: the first plus retries after a transient failure (default 5). */
-  attempts?: number;
-  /** The first retry's delay, doubled for each later one (default 5 s). */
+  /**
+   * Attempts of a run in all when its endpoint fails transiently (`--max-attempts`, default 1), as in a local
+   * batch. The job itself gets four more, for a worker stopped in the middle of the run.
+   */
+  maxAttempts?: number;
+  /** The first re-attempt's delay, doubled for each later one (default 5 s, as in a local batch). */
   backoffMs?: number;
 }
 
@@ -42,7 +48,8 @@ export async function enqueueBatch(batch: OpenedBatch, address: RedisAddress, op
   const queue = new Queue<RunJobData, unknown, string>(identity.queue, { connection });
   try {
     await connection.sadd(BATCH_REGISTRY_KEY, identity.queue);
-    const runs = batchKeys(batch.definition);
+    // This command's condition only: another agent version's runs are never run with this one.
+    const runs = conditionKeys(batch);
     const jobs = [];
     for (const run of runs) {
       const model = batch.definition.models.find((candidate) => candidate.name === run.model)!;
@@ -59,14 +66,15 @@ export async function enqueueBatch(batch: OpenedBatch, address: RedisAddress, op
         model: run.model,
         repeat: run.repeat,
         retry_failed: options.retryFailed === true,
+        max_attempts: options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
       };
       jobs.push({
         name: RUN_JOB_NAME,
         data: { ...fields, signature: signRunJob(key, fields) },
         opts: {
           jobId,
-          attempts: options.attempts ?? 5,
-          backoff: { type: 'exponential', delay: options.backoffMs ?? 5_000 },
+          attempts: (options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS) + STOPPED_WORKER_ATTEMPTS,
+          backoff: { type: 'exponential', delay: options.backoffMs ?? REATTEMPT_DELAY_MS },
         },
       });
     }

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { errorKindOf, DeltaError } from '@delta/errors';
 import {
+  DEFAULT_MAX_ATTEMPTS,
   type BatchEngineOptions,
   type BatchRunKey,
   type BatchRunOutcome,
@@ -114,8 +115,9 @@ export function createRunProcessor(options: RunProcessorOptions = {}): (job: Job
       ...options.engine,
       ...(options.signal ? { signal: options.signal } : {}),
       retryFailed: data.retry_failed,
-      // A later attempt of a run FAILED by a flaky endpoint sends the same request again.
+      // A later attempt of a run FAILED by a flaky endpoint sends the same request again, up to --max-attempts.
       retryTransient: job.attemptsMade > 0,
+      maxAttempts: data.max_attempts ?? DEFAULT_MAX_ATTEMPTS,
     });
     options.onRunEnd?.(outcome);
     // Stopped in the middle: the run is INTERRUPTED, for another attempt. A run that ended anyway stays ended.
@@ -126,7 +128,8 @@ export function createRunProcessor(options: RunProcessorOptions = {}): (job: Job
       if (isFinal(outcome.errorCode)) throw unrecoverable({ message: outcome.error });
       throw new Error(outcome.error);
     }
-    if (outcome.transient && job.attemptsMade + 1 < (job.opts.attempts ?? 1)) {
+    const attemptsLeft = (outcome.failedAttempts ?? 1) < (data.max_attempts ?? DEFAULT_MAX_ATTEMPTS);
+    if (outcome.transient && attemptsLeft && job.attemptsMade + 1 < (job.opts.attempts ?? 1)) {
       throw new Error(
         `the run FAILED on a transient fault of the model endpoint (${outcome.reason ?? 'no reason recorded'}); retried later`,
       );

@@ -294,9 +294,40 @@ describe.skipIf(unavailable)('attempts', () => {
     await worker;
   }
 
-  it('retries a run FAILED by a transient endpoint fault, with backoff, and continues it with the same request', async () => {
+  it('with --max-attempts 2, retries a run FAILED by a transient endpoint fault, with backoff, and continues it with the same request', async () => {
     let calls = 0;
     const llm = await startFakeLlm({ script: () => (++calls === 1 ? { error: { status: 503, message: 'busy' } } : { content: 'fine' }) });
+    try {
+      const agent = await createTempAgent({ agentYaml: { name: 'q', llm: { model: 'fake-model', max_retries: 0 }, tools: [] } });
+      const tasks = join(await createTempDir(), 'tasks.jsonl');
+      writeFileSync(tasks, `${JSON.stringify({ id: 'a', message: 'hi' })}\n`);
+      const batch = prepareBatch({ tasksFile: tasks, agent, out: join(await createTempDir(), 'out') });
+      batch.release();
+      const address = parseRedisAddress(redis.url);
+      const { identity } = await enqueueBatch(batch, address, { backoffMs: 100, maxAttempts: 2 });
+      const connection = await connectRedis(address);
+      const queue = new Queue(identity.queue, { connection });
+      await workUntil(
+        { address, engine: { apiKey: 'k', baseUrl: llm.baseUrl } },
+        async () => (await queue.getJob('a/fake-model/1'))?.finishedOn !== undefined,
+      );
+      const job = (await queue.getJob('a/fake-model/1'))!;
+      expect(await job.getState()).toBe('completed');
+      expect(job.attemptsMade).toBe(2);
+      expect(job.returnvalue).toMatchObject({ status: 'COMPLETED', action: 'retried', run_id: 'run-1' });
+      // The second attempt sent the failed request again: one run, completed.
+      expect(readMetadata(runPaths(join(batch.out, 'a', 'fake-model', '1'), 'run-1').metadata).status).toBe('COMPLETED');
+      expect(llm.requests).toHaveLength(2);
+      expect(llm.requests[1]!.body).toEqual(llm.requests[0]!.body);
+      await queue.close();
+      connection.disconnect();
+    } finally {
+      await llm.close();
+    }
+  });
+
+  it('by default leaves a run FAILED by a transient endpoint fault FAILED, as a local batch does: one attempt, one request', async () => {
+    const llm = await startFakeLlm({ script: () => ({ error: { status: 503, message: 'busy' } }) });
     try {
       const agent = await createTempAgent({ agentYaml: { name: 'q', llm: { model: 'fake-model', max_retries: 0 }, tools: [] } });
       const tasks = join(await createTempDir(), 'tasks.jsonl');
@@ -312,13 +343,9 @@ describe.skipIf(unavailable)('attempts', () => {
         async () => (await queue.getJob('a/fake-model/1'))?.finishedOn !== undefined,
       );
       const job = (await queue.getJob('a/fake-model/1'))!;
-      expect(await job.getState()).toBe('completed');
-      expect(job.attemptsMade).toBe(2);
-      expect(job.returnvalue).toMatchObject({ status: 'COMPLETED', action: 'retried', run_id: 'run-1' });
-      // The second attempt sent the failed request again: one run, completed.
-      expect(readMetadata(runPaths(join(batch.out, 'a', 'fake-model', '1'), 'run-1').metadata).status).toBe('COMPLETED');
-      expect(llm.requests).toHaveLength(2);
-      expect(llm.requests[1]!.body).toEqual(llm.requests[0]!.body);
+      expect(job.attemptsMade).toBe(1);
+      expect(job.returnvalue).toMatchObject({ status: 'FAILED', action: 'started', run_id: 'run-1' });
+      expect(llm.requests).toHaveLength(1);
       await queue.close();
       connection.disconnect();
     } finally {

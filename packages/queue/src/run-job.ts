@@ -15,6 +15,8 @@ export const RunJobData = z.object({
   model: z.string().min(1),
   repeat: z.number().int().positive(),
   retry_failed: z.boolean(),
+  /** Attempts of the run in all when its endpoint fails transiently (`--max-attempts`); 1 when absent. */
+  max_attempts: z.number().int().positive().max(100).optional(),
   /** HMAC-SHA256 of the fields above with the batch's key (OUT/.batch/queue.key, never in Redis). */
   signature: z.string().max(200).optional(),
 });

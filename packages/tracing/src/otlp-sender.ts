@@ -93,15 +93,21 @@ export class OtlpSender {
   private readonly provider: BasicTracerProvider;
   private readonly tracer;
   private given = 0;
+  /** Why nothing will take the spans (nothing listens at the address), once that is known: spans are no longer handed on. */
+  private unreachable: string | undefined;
 
-  constructor(target: OtlpTarget, source?: string) {
+  constructor(target: OtlpTarget & { timeoutMs?: number }, source?: string) {
     this.url = tracesUrl(target.endpoint, source);
     this.exporter = new CountingExporter(
       new OTLPTraceExporter({
         url: this.url,
         ...(target.headers ? { headers: target.headers } : {}),
         // OTEL_EXPORTER_OTLP_TIMEOUT, when set, is read by the exporter itself.
-        ...(process.env.OTEL_EXPORTER_OTLP_TIMEOUT ? {} : { timeoutMillis: 10_000 }),
+        ...(target.timeoutMs !== undefined
+          ? { timeoutMillis: target.timeoutMs }
+          : process.env.OTEL_EXPORTER_OTLP_TIMEOUT
+            ? {}
+            : { timeoutMillis: 10_000 }),
       }),
     );
     this.provider = new BasicTracerProvider({
@@ -112,8 +118,17 @@ export class OtlpSender {
     this.tracer = this.provider.getTracer('@delta/tracing');
   }
 
+  /** Nothing will take the spans (see probeCollector): the ones not handed on yet never are, and close says why. */
+  noteUnreachable(reason: string): void {
+    this.unreachable ??= reason;
+  }
+
   send(records: Iterable<SpanRecord>): void {
     for (const record of records) {
+      if (this.unreachable !== undefined) {
+        this.given += 1;
+        continue;
+      }
       this.ids.next = record;
       const parent = record.parentSpanId
         ? trace.setSpanContext(ROOT_CONTEXT, { traceId: record.traceId, spanId: record.parentSpanId, traceFlags: TraceFlags.SAMPLED })
@@ -133,19 +148,38 @@ export class OtlpSender {
     }
   }
 
-  /** Sends what is left, stops, and throws TRACE_EXPORT_FAILED if any span could not be sent. Returns how many were. */
-  async close(): Promise<number> {
+  /**
+   * Sends what is left, stops, and throws TRACE_EXPORT_FAILED if any span could not be sent. Returns how many were.
+   * With `waitMs`, gives up after that long (a collector that is down is retried for up to 10 s otherwise).
+   */
+  async close(options: { waitMs?: number } = {}): Promise<number> {
     const { failures } = this.exporter;
-    // A batch the collector refused rejects the flush; its reason is the one to report.
-    try {
-      await this.provider.forceFlush();
-    } catch (error) {
-      failures.push(describe(error));
-    }
-    try {
-      await this.provider.shutdown();
-    } catch (error) {
-      failures.push(describe(error));
+    const finish = async () => {
+      // A batch the collector refused rejects the flush; its reason is the one to report.
+      try {
+        await this.provider.forceFlush();
+      } catch (error) {
+        failures.push(describe(error));
+      }
+      try {
+        await this.provider.shutdown();
+      } catch (error) {
+        failures.push(describe(error));
+      }
+    };
+    if (this.unreachable !== undefined) failures.unshift(`nothing listens there (${this.unreachable})`);
+    if (options.waitMs === undefined) await finish();
+    else {
+      let timer: NodeJS.Timeout | undefined;
+      const gaveUp = new Promise<'gave up'>((resolve) => {
+        timer = setTimeout(() => resolve('gave up'), options.waitMs).unref();
+      });
+      const outcome = await Promise.race([finish(), gaveUp]);
+      clearTimeout(timer);
+      if (outcome === 'gave up') {
+        const seen = failures[0] === undefined ? '' : ` (${failures[0]})`;
+        failures.unshift(`the collector did not take them within ${options.waitMs / 1000} s${seen}`);
+      }
     }
     const { sent } = this.exporter;
     if (failures.length > 0 || sent < this.given) {

@@ -17,7 +17,9 @@ export interface BatchFlags {
   set?: string | string[];
   baseUrl?: string;
   grader?: string;
+  condition?: string;
   retryFailed?: boolean;
+  maxAttempts?: string | number;
   maxIterations?: string | number;
   maxCost?: string | number;
   timeout?: string | number;
@@ -74,6 +76,8 @@ export async function batchCommand(tasksFile: string | undefined, flags: BatchFl
     );
   }
   const repeat = wholeNumber('--repeat', flags.repeat, 1, '--repeat 3');
+  const maxAttempts = wholeNumber('--max-attempts', flags.maxAttempts, 1, '--max-attempts 3');
+  if (maxAttempts > 100) throw usageError(`--max-attempts is at most 100, got ${maxAttempts}.`, 'For example: --max-attempts 3');
   if (flags.queue !== undefined) {
     const { queueBatchCommand } = await import('./queue-batch.js');
     const { concurrency, baseUrl, maxIterations, retries, maxCost, timeout } = flags;
@@ -87,12 +91,14 @@ export async function batchCommand(tasksFile: string | undefined, flags: BatchFl
         ...(models ? { models } : {}),
         set: list(flags.set),
         ...(flags.grader === undefined ? {} : { grader: String(flags.grader) }),
+        ...(flags.condition === undefined ? {} : { condition: String(flags.condition) }),
         strict: flags.strict === true,
       },
       {
         queue: String(flags.queue),
         wait: flags.wait === true,
         retryFailed: flags.retryFailed === true,
+        maxAttempts,
         json: flags.json === true,
         local: { concurrency, baseUrl, maxIterations, retries, maxCost, timeout },
       },
@@ -127,7 +133,9 @@ export async function batchCommand(tasksFile: string | undefined, flags: BatchFl
       ...(models ? { models } : {}),
       set: list(flags.set),
       ...(flags.grader === undefined ? {} : { grader: String(flags.grader) }),
+      ...(flags.condition === undefined ? {} : { condition: String(flags.condition) }),
       retryFailed: flags.retryFailed === true,
+      maxAttempts,
       strict: flags.strict === true,
       onWarning: printConfigWarning,
       ...(maxIterations === undefined ? {} : { maxIterations }),

@@ -1,4 +1,4 @@
-import { batchKeys, type BatchSpec, prepareBatch, readRunOnDisk, runDirectoryOf } from '@delta/experiments';
+import { type BatchSpec, conditionKeys, prepareBatch, readRunOnDisk, runDirectoryOf } from '@delta/experiments';
 import { printConfigWarning } from '../config-warnings.js';
 import { abortOnSignals } from '../signals.js';
 import { usageError } from '../usage-error.js';
@@ -7,6 +7,7 @@ export interface QueueBatchFlags {
   queue: string;
   wait?: boolean;
   retryFailed?: boolean;
+  maxAttempts?: number;
   json?: boolean;
   /** Flags that only mean something to runs in this process. */
   local: Record<string, unknown>;
@@ -45,7 +46,10 @@ export async function queueBatchCommand(spec: BatchSpec, flags: QueueBatchFlags)
   const batch = prepareBatch({ ...spec, onWarning: printConfigWarning });
   let enqueued: Awaited<ReturnType<typeof enqueueBatch>>;
   try {
-    enqueued = await enqueueBatch(batch, address, { retryFailed: flags.retryFailed === true });
+    enqueued = await enqueueBatch(batch, address, {
+      retryFailed: flags.retryFailed === true,
+      ...(flags.maxAttempts === undefined ? {} : { maxAttempts: flags.maxAttempts }),
+    });
   } finally {
     // Held while the batch is recorded and queued; the runs themselves are guarded by their run locks.
     batch.release();
@@ -78,7 +82,7 @@ export async function queueBatchCommand(spec: BatchSpec, flags: QueueBatchFlags)
       return 130;
     }
     const counts = { COMPLETED: 0, FAILED: 0, INTERRUPTED: 0, WAITING_FOR_INPUT: 0, RUNNING: 0, none: 0 };
-    for (const key of batchKeys(batch.definition)) {
+    for (const key of conditionKeys(batch)) {
       const found = readRunOnDisk(runDirectoryOf(batch, key));
       if (found.kind !== 'run') counts.none += 1;
       else counts[found.crashed ? 'RUNNING' : found.status] += 1;

@@ -1,3 +1,4 @@
+import { pathsHiddenBySandbox } from './hidden-paths.js';
 import { mkdirSync, rmSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { tmpdir } from 'node:os';
@@ -157,6 +158,11 @@ export class RunSandbox {
    * bubblewrap, joining the run's user namespace, with a PID namespace of its own; see bubblewrapToolArgs):
    * for a long-lived command such as a server. Rejects when the sandbox could not start.
    */
+  /** The paths these words name under /tmp that exist here but that the sandbox's tools cannot see (see hidden-paths.ts). */
+  hiddenPaths(words: readonly string[]): string[] {
+    return pathsHiddenBySandbox(this.policy, words);
+  }
+
   async wrap(file: string, args: readonly string[], cwd: string): Promise<SandboxedCommand> {
     const pid = await this.ready;
     return {

@@ -1,0 +1,52 @@
+import type { FingerprintChanges } from '@delta/engine';
+import type { AgentFingerprint, EngineStartEvent } from '@delta/journal';
+
+/** The engine's fingerprint functions, passed in so that this module does not load the engine. */
+export interface FingerprintTools {
+  compareFingerprints(before: AgentFingerprint, after: AgentFingerprint): FingerprintChanges;
+  describeFingerprintChanges(changes: FingerprintChanges): string;
+  shortFingerprint(fingerprint: AgentFingerprint): string;
+}
+
+/** `delta diff`'s line about the two runs' agents. */
+export function diffAgentLine(
+  changes: FingerprintChanges | undefined,
+  tools: Pick<FingerprintTools, 'describeFingerprintChanges'>,
+): string {
+  if (changes === undefined) return "agents: not compared (a run's engine did not record its agent's version)";
+  if (changes.same) return 'agents: the same version';
+  return `agents differ: ${tools.describeFingerprintChanges(changes)} (A's agent -> B's)`;
+}
+
+/** `delta replay`'s line about the replay's agent against the recorded run's. */
+export function replayAgentLine(
+  changes: FingerprintChanges | undefined,
+  tools: Pick<FingerprintTools, 'describeFingerprintChanges'>,
+): string {
+  if (changes === undefined) return "agent: not compared (the recorded run's engine did not record its agent's version)";
+  if (changes.same) return "agent: the same version as the recorded run's";
+  return `agent: differs from the recorded run's: ${tools.describeFingerprintChanges(changes)}`;
+}
+
+/**
+ * `delta show run`'s lines about the agent's version: the fingerprint its first engine recorded, each later
+ * engine start that found another version, and with `verbose` every file with its sha256.
+ */
+export function agentVersionLines(starts: readonly EngineStartEvent[], verbose: boolean, tools: FingerprintTools): string[] {
+  const recorded = starts.filter((start) => start.agent_fingerprint !== undefined);
+  const first = recorded[0]?.agent_fingerprint;
+  if (first === undefined) return ["agent version: not recorded (the run's engine predates agent fingerprints)"];
+  const lines = [`agent version: ${tools.shortFingerprint(first)}`];
+  let previous = first;
+  for (const [index, start] of starts.entries()) {
+    const fingerprint = start.agent_fingerprint;
+    if (fingerprint === undefined || fingerprint.sha256 === previous.sha256) continue;
+    const changes = tools.compareFingerprints(previous, fingerprint);
+    lines.push(
+      `  engine start ${index + 1} found another version: ${tools.shortFingerprint(fingerprint)}, ${tools.describeFingerprintChanges(changes)}`,
+    );
+    previous = fingerprint;
+  }
+  if (verbose) for (const file of previous.files) lines.push(`  ${file.sha256}  ${file.path}`);
+  return lines;
+}
