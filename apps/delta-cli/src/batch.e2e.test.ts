@@ -222,7 +222,7 @@ describe('delta batch', () => {
     expect(text.stdout).toMatch(/task-3\s+1\s+1\s+0\s+0\s+0% \[0-79\]/);
 
     const csv = await runDelta(['report', out, '--csv']);
-    expect(csv.stdout.split('\n')[1]).toMatch(/^model,fake-model,3,3,0,0,3,pass_rate,0\.6666/);
+    expect(csv.stdout.split('\n')[1]).toMatch(/^model,fake-model,3,3,0,0,3,pass_rate,0\.6667,/);
     const json = JSON.parse((await runDelta(['report', out, '--json'])).stdout);
     expect(json.by_task.map((task: { score: { mean: number } }) => task.score.mean)).toEqual([1, 1, 0]);
     expect(json.runs).toHaveLength(3);

@@ -108,7 +108,10 @@ cli
   .option('--repeat <k>', 'Runs of each task per model (default: 1)')
   .option('--set <key=value>', 'Override a field of agent.yaml for every run, e.g. --set llm.temperature=0 (repeatable)')
   .option('--base-url <url>', 'The model endpoint of every run (instead of DELTA_BASE_URL or .env)')
-  .option('--grader <command>', 'A command (run with sh in the workspace) that scores each completed run: prints {"score": N} or exits 0/1')
+  .option(
+    '--grader <command>',
+    'Scores each completed run: a command (run with sh in the workspace) that prints {"score": N} or exits 0/1, or builtin:exact|includes|regex|numeric[:TOL]|json-subset',
+  )
   .option('--retry-failed', 'Run FAILED runs again (by default they are left as they are)')
   .option(
     '--max-attempts <n>',
@@ -149,10 +152,13 @@ cli
   .action(async (flags) => (await import('./batch/worker-command.js')).workerCommand(flags));
 
 cli
-  .command('grade [out]', 'Score every completed run of a batch again with a grader, without re-running anything (writes grade.json)')
+  .command(
+    'grade [out]',
+    'Score every completed run of a batch with a grader, without re-running anything (adds grades/<hash>.json; others are kept)',
+  )
   .option(
     '--grader <command>',
-    'The command that scores a run (run with sh in its workspace): prints {"score": N} or exits 0/1 (default: the batch\'s own)',
+    'A command that scores a run (sh, in its workspace; prints {"score": N} or exits 0/1) or builtin:exact|includes|regex|numeric[:TOL]|json-subset (default: the batch\'s own)',
   )
   .option('--concurrency <n>', 'Graders at a time (default: 4)')
   .option('--json', 'One JSON object per graded run')
@@ -161,13 +167,16 @@ cli
 
 cli
   .command(
-    'report [out]',
-    'Compare the runs of a batch: per model and per task, pass rate or mean score with a 95% CI, iterations, tokens, cost, time',
+    'report [...outs]',
+    'Compare the runs of a batch: per model and task, the model x task matrix, paired tests between models; or two batches',
   )
   .option('--json', 'The whole report as JSON, every run included')
-  .option('--csv', 'One CSV row per model, then per task')
+  .option('--csv [table]', 'CSV: one row per model, task, matrix cell (and --by group); --csv comparisons: the paired comparisons')
+  .option('--grader <hash|command>', 'Show the grades of this grader (its hash, a prefix of it, or its command; default: the latest)')
+  .option('--by <field>', 'Also group the runs by a task metadata field, e.g. --by metadata.difficulty')
   .example('delta report results --csv > results.csv')
-  .action(async (out: string | undefined, flags) => (await import('./batch/report-command.js')).reportCommand(out, flags));
+  .example('delta report results-before results-after')
+  .action(async (outs: string[], flags) => (await import('./batch/report-command.js')).reportCommand(outs, flags));
 
 cli
   .command('replay', 'Re-execute a recorded run: recorded model answers, checked requests; says "identical" or where it first diverged')

@@ -1,5 +1,9 @@
 import type { BatchDefinition } from './batch-definition.js';
-import { type BatchRunRow, collectBatchRuns } from './collect-runs.js';
+import { type BatchRunRow, type CollectOptions, collectBatchRuns } from './collect-runs.js';
+import { taskGroups } from './metadata-groups.js';
+import { comparePaired, type PairedComparison } from './paired-comparison.js';
+import { type ModelTaskMatrix, modelTaskMatrix, modelValues, scoreOf } from './report-matrix.js';
+import type { GraderSummary } from './select-grader.js';
 import { type Interval, meanInterval, median, wilsonInterval } from './statistics.js';
 
 /** The figures of a group of runs (one model, or one task across models). */
@@ -30,14 +34,33 @@ export interface BatchReport {
   definition: BatchDefinition;
   by_model: GroupStatistics[];
   by_task: GroupStatistics[];
+  /** The grader whose grades the scores are (null when no run is graded), and every grader that graded a run. */
+  grader: GraderSummary | null;
+  graders: GraderSummary[];
+  /** Each model's pass rate or mean score on each task. */
+  matrix: ModelTaskMatrix;
+  /** Every two models, on the tasks both have a score for. */
+  comparisons: PairedComparison[];
+  /** With `by`: the runs grouped by a task metadata field, per model. */
+  groups?: { key: string; groups: MetadataGroup[] };
   runs: BatchRunRow[];
 }
 
-/** A run's score for the report: its grade, or 0 when it FAILED (a failure is not left out of a rate). */
-function scoreOf(row: BatchRunRow): number | null {
-  if (row.score !== null) return row.score;
-  if (row.status === 'FAILED') return 0;
-  return null;
+/** The runs of the tasks whose metadata field has one value: per model, and all models together. */
+export interface MetadataGroup {
+  value: string;
+  tasks: string[];
+  by_model: GroupStatistics[];
+  all: GroupStatistics;
+}
+
+export interface BatchReportOptions extends CollectOptions {
+  /** A task metadata field to group by: `metadata.KEY` or `KEY`. */
+  by?: string | undefined;
+}
+
+function roundCost(cost: number): number {
+  return Number(cost.toFixed(10));
 }
 
 export function groupStatistics(name: string, rows: readonly BatchRunRow[]): GroupStatistics {
@@ -63,7 +86,8 @@ export function groupStatistics(name: string, rows: readonly BatchRunRow[]): Gro
     prompt_tokens: rows.reduce((sum, row) => sum + row.prompt_tokens, 0),
     completion_tokens: rows.reduce((sum, row) => sum + row.completion_tokens, 0),
     cached_tokens: rows.reduce((sum, row) => sum + row.cached_tokens, 0),
-    cost: costs.length === 0 ? null : costs.reduce((sum, cost) => sum + cost, 0),
+    // Rounded past what any price has, so that a sum reads 0.015981, not 0.01598100000000001.
+    cost: costs.length === 0 ? null : roundCost(costs.reduce((sum, cost) => sum + cost, 0)),
     currency: rows.find((row) => row.currency !== null)?.currency ?? null,
     median_duration_ms: median(finished.map((row) => row.duration_ms).filter((duration): duration is number => duration !== null)),
   };
@@ -78,18 +102,41 @@ function groupBy(rows: readonly BatchRunRow[], names: readonly string[], field: 
   );
 }
 
-/** The report of the batch in OUT: per model, per task across models, and every run. */
-export function batchReport(out: string): BatchReport {
-  const { definition, rows } = collectBatchRuns(out);
+function metadataGroups(out: string, rows: readonly BatchRunRow[], models: readonly string[], by: string) {
+  const { key, groups } = taskGroups(out, by);
+  return {
+    key,
+    groups: [...groups].map(([value, tasks]): MetadataGroup => {
+      const inGroup = rows.filter((row) => tasks.includes(row.task));
+      return { value, tasks, by_model: groupBy(inGroup, models, 'model'), all: groupStatistics(value, inGroup) };
+    }),
+  };
+}
+
+/** Every two models of the matrix compared, in the batch's order (the first of a pair is `a`). */
+export function modelComparisons(matrix: ModelTaskMatrix): PairedComparison[] {
+  const comparisons: PairedComparison[] = [];
+  for (const [index, a] of matrix.models.entries()) {
+    for (const b of matrix.models.slice(index + 1)) comparisons.push(comparePaired(a, b, modelValues(matrix, a), modelValues(matrix, b)));
+  }
+  return comparisons;
+}
+
+/** The report of the batch in OUT: per model, per task across models, the model x task matrix, paired comparisons. */
+export function batchReport(out: string, options: BatchReportOptions = {}): BatchReport {
+  const { definition, rows, grader, graders } = collectBatchRuns(out, options);
+  const models = definition.models.map((model) => model.name);
+  const matrix = modelTaskMatrix(rows, models, definition.task_ids);
   return {
     out,
     definition,
-    by_model: groupBy(
-      rows,
-      definition.models.map((model) => model.name),
-      'model',
-    ),
+    by_model: groupBy(rows, models, 'model'),
     by_task: groupBy(rows, definition.task_ids, 'task'),
+    grader,
+    graders,
+    matrix,
+    comparisons: modelComparisons(matrix),
+    ...(options.by === undefined ? {} : { groups: metadataGroups(out, rows, models, options.by) }),
     runs: rows,
   };
 }

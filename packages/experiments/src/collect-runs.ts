@@ -1,7 +1,9 @@
 import { resolve } from 'node:path';
 import type { JournalEvent, RunStatus } from '@delta/journal';
 import type { BatchDefinition } from './batch-definition.js';
-import { readGrade } from './grade.js';
+import type { Grade } from './grade-schema.js';
+import { readGrades } from './grade-store.js';
+import { type GraderSummary, selectGrader } from './select-grader.js';
 import { batchKeys, runDirectoryOf } from './open-batch.js';
 import { readRunOnDisk } from './run-record.js';
 import { readBatchOrFail } from './read-batch.js';
@@ -26,6 +28,8 @@ export interface BatchRunRow {
   score: number | null;
   passed: boolean | null;
   grade_error: string | null;
+  /** Why the run ended as it did (metadata.json's status_reason): what a FAILED run died of. */
+  reason: string | null;
 }
 
 /** The time between each ENGINE_START and the ENGINE_END that follows it, summed. */
@@ -44,10 +48,25 @@ function engineTime(events: readonly JournalEvent[]): number | null {
   return ended ? total : null;
 }
 
+export interface CollectOptions {
+  /** The grader whose grades the rows carry: its command or its hash (a prefix will do); by default the latest. */
+  grader?: string | undefined;
+}
+
+export interface CollectedBatch {
+  definition: BatchDefinition;
+  rows: BatchRunRow[];
+  /** The grader whose grades the rows carry; null when no run is graded. */
+  grader: GraderSummary | null;
+  /** Every grader that graded a run of the batch, the latest first. */
+  graders: GraderSummary[];
+}
+
 /** Every run of the batch in OUT, from its files alone (no agent is loaded, nothing is written). */
-export function collectBatchRuns(outDirectory: string): { definition: BatchDefinition; rows: BatchRunRow[] } {
+export function collectBatchRuns(outDirectory: string, options: CollectOptions = {}): CollectedBatch {
   const out = resolve(outDirectory);
   const definition = readBatchOrFail(out);
+  const gradesByRun: Map<string, Grade>[] = [];
   const rows = batchKeys(definition).map((key): BatchRunRow => {
     const workDir = runDirectoryOf({ out, definition }, key);
     const base: BatchRunRow = {
@@ -65,12 +84,15 @@ export function collectBatchRuns(outDirectory: string): { definition: BatchDefin
       score: null,
       passed: null,
       grade_error: null,
+      reason: null,
     };
     const found = readRunOnDisk(workDir);
+    // A grade of an earlier run in the same workspace (a --retry-failed) is not this run's.
+    gradesByRun.push(
+      found.kind !== 'run' ? new Map() : new Map([...readGrades(found.paths.runDir)].filter(([, grade]) => grade.run_id === found.runId)),
+    );
     if (found.kind !== 'run') return base;
     const { metadata } = found;
-    const grade = readGrade(found.paths.runDir);
-    const current = grade !== undefined && grade.run_id === found.runId ? grade : undefined;
     return {
       ...base,
       run_id: found.runId,
@@ -82,10 +104,13 @@ export function collectBatchRuns(outDirectory: string): { definition: BatchDefin
       cost: metadata.estimated_cost?.amount ?? null,
       currency: metadata.estimated_cost?.currency ?? null,
       duration_ms: engineTime(found.events),
-      score: current?.score ?? null,
-      passed: current?.passed ?? null,
-      grade_error: current?.error ?? null,
+      reason: metadata.status_reason ?? null,
     };
   });
-  return { definition, rows };
+  const { grader, graders } = selectGrader(gradesByRun, options.grader, out);
+  const scored = rows.map((row, index) => {
+    const grade = grader === null ? undefined : gradesByRun[index]!.get(grader.hash);
+    return grade === undefined ? row : { ...row, score: grade.score, passed: grade.passed, grade_error: grade.error ?? null };
+  });
+  return { definition, rows: scored, grader, graders };
 }

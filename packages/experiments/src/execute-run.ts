@@ -193,7 +193,7 @@ async function describe(
   };
   const grader = batch.definition.grader;
   if (grader === null || found.status !== 'COMPLETED') return outcome;
-  const existing = readGrade(found.paths.runDir);
+  const existing = readGrade(found.paths.runDir, grader);
   if (existing && existing.run_id === found.runId && action === 'skipped') return { ...outcome, grade: existing };
   const grade = await gradeRun(grader, batch.tasks.get(key.task)!, key, found, batch.definition.agent, {
     environment: options.environment,

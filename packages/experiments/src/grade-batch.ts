@@ -1,4 +1,5 @@
 import { ConfigurationError } from '@delta/errors';
+import { parseBuiltinGrader } from './builtin-graders.js';
 import type { Grade } from './grade.js';
 import { gradeRun } from './grade-run.js';
 import { readRunOnDisk } from './run-record.js';
@@ -18,7 +19,8 @@ export interface GradeBatchOptions {
 
 /**
  * Scores every completed run of the batch in OUT again with `grader`, without running anything else:
- * each run's grade.json is replaced; journals are not touched. Returns the grades by run.
+ * its grades are added beside any other grader's (grades/<hash>.json) and become the latest grade.json;
+ * journals are not touched. Returns the grades by run.
  */
 export async function gradeBatch(out: string, options: GradeBatchOptions): Promise<{ key: BatchRunKey; grade: Grade }[]> {
   const batch = openBatchTasks(out);
@@ -29,6 +31,8 @@ export async function gradeBatch(out: string, options: GradeBatchOptions): Promi
       hint: `Pass one: delta grade ${out} --grader CMD (or add grader: to agent.yaml for the next batch).`,
     });
   }
+  // An unknown built-in name is refused before any run is graded.
+  parseBuiltinGrader(grader);
   const graded: { key: BatchRunKey; grade: Grade }[] = [];
   await runPool(
     batchKeys(batch.definition),

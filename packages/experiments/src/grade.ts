@@ -1,25 +1,12 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { diskWrite, parseJson } from '@delta/errors';
-import { z } from 'zod';
+import { type BuiltinVerdict, builtinVerdict, parseBuiltinGrader } from './builtin-graders.js';
+import { Grade } from './grade-schema.js';
+import { gradeFileOf, graderHash, readGrades, writeGrade } from './grade-store.js';
 
-/** `grade.json` in the run directory (`.delta/<run_id>/`): what the grader said about the run. */
-export const Grade = z.looseObject({
-  /** The score: the grader's `score`, or 1 and 0 for exit codes 0 and 1. Null when the grader itself failed. */
-  score: z.number().nullable(),
-  /** Pass or fail, for a grader that answered by its exit code (or printed `passed`); null for a plain score. */
-  passed: z.boolean().nullable(),
-  /** The JSON object the grader printed, when it printed one. */
-  details: z.record(z.string(), z.unknown()).optional(),
-  /** Why there is no score: the grader timed out, exited with another code, or printed no usable score. */
-  error: z.string().optional(),
-  grader: z.string(),
-  exit_code: z.number().nullable(),
-  run_id: z.string(),
-  graded_at: z.string(),
-});
-export type Grade = z.infer<typeof Grade>;
+export { Grade };
 
 /** What a grader is told about the run it scores. */
 export interface GradeInput {
@@ -43,21 +30,23 @@ export interface RunGraderOptions {
   timeoutMs?: number;
 }
 
-export const GRADE_FILE = 'grade.json';
 export const GRADE_INPUT_FILE = 'grade-input.json';
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
 const MAX_STDOUT = 1024 * 1024;
 /** Larger values go only through grade-input.json: an environment variable has a size limit. */
 const MAX_VARIABLE = 64 * 1024;
 
-export function gradeFileOf(runDir: string): string {
-  return join(runDir, GRADE_FILE);
-}
-
-export function readGrade(runDir: string): Grade | undefined {
-  const file = gradeFileOf(runDir);
-  if (!existsSync(file)) return undefined;
-  return parseJson(readFileSync(file, 'utf8'), file, { schema: Grade });
+/**
+ * The run's grade by `grader` (its own file, or a grade.json it wrote before grades were kept per grader),
+ * or without `grader` the latest grade.json, whichever grader wrote it.
+ */
+export function readGrade(runDir: string, grader?: string): Grade | undefined {
+  if (grader === undefined) {
+    const file = gradeFileOf(runDir);
+    if (!existsSync(file)) return undefined;
+    return parseJson(readFileSync(file, 'utf8'), file, { schema: Grade });
+  }
+  return readGrades(runDir).get(graderHash(grader));
 }
 
 function graderEnvironment(options: RunGraderOptions, inputFile: string): NodeJS.ProcessEnv {
@@ -108,13 +97,19 @@ function verdict(stdout: string, exitCode: number | null): Pick<Grade, 'score' |
 }
 
 /**
- * Runs a grader command (through sh, in the run's workspace) on a finished run, and writes its verdict to
- * `grade.json` in the run directory. The journal is not touched.
+ * Runs a grader command (through sh, in the run's workspace), or a built-in grader (`builtin:NAME`) in this
+ * process, on a finished run, and records its verdict in the run directory: `grades/<grader hash>.json` and
+ * the latest `grade.json`. The journal is not touched.
  */
 export async function runGrader(options: RunGraderOptions): Promise<Grade> {
   const { input } = options;
   const inputFile = join(input.run_dir, GRADE_INPUT_FILE);
   diskWrite(inputFile, () => writeFileSync(inputFile, `${JSON.stringify(input, null, 2)}\n`));
+  const builtin = parseBuiltinGrader(options.command);
+  if (builtin !== undefined) {
+    // A built-in grader compares in this process: nothing is started.
+    return recordGrade(options, builtinVerdict(builtin, input.task.expected, input.final_answer), null);
+  }
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const { stdout, stderr, exitCode, timedOut } = await new Promise<{
     stdout: string;
@@ -158,20 +153,27 @@ export async function runGrader(options: RunGraderOptions): Promise<Grade> {
   const found = timedOut
     ? { score: null, passed: null, error: `the grader did not finish within ${Math.round(timeoutMs / 1000)} s and was stopped` }
     : verdict(stdout, exitCode);
+  return recordGrade(
+    options,
+    {
+      ...found,
+      ...(found.error !== undefined && stderr.trim() !== ''
+        ? { error: `${found.error}; its stderr ends: ${stderr.trim().slice(-500)}` }
+        : {}),
+    },
+    exitCode,
+  );
+}
+
+function recordGrade(options: RunGraderOptions, found: BuiltinVerdict, exitCode: number | null): Grade {
   const grade: Grade = {
     ...found,
-    ...(found.error !== undefined && stderr.trim() !== ''
-      ? { error: `${found.error}; its stderr ends: ${stderr.trim().slice(-500)}` }
-      : {}),
     grader: options.command,
+    grader_hash: graderHash(options.command),
     exit_code: exitCode,
-    run_id: input.run_id,
+    run_id: options.input.run_id,
     graded_at: new Date().toISOString(),
   };
-  const file = gradeFileOf(input.run_dir);
-  diskWrite(file, () => {
-    writeFileSync(`${file}.tmp`, `${JSON.stringify(grade, null, 2)}\n`);
-    renameSync(`${file}.tmp`, file);
-  });
+  writeGrade(options.input.run_dir, grade);
   return grade;
 }

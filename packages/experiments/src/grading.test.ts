@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createNoteAgent, noteScript, writeTasks } from './batch-fixture.test-support.js';
 import { batchReport } from './batch-report.js';
 import { gradeBatch } from './grade-batch.js';
+import { graderHash } from './grade-store.js';
 import { reportCsv } from './report-format.js';
 import { runBatch } from './run-batch.js';
 
@@ -57,9 +58,9 @@ describe('grading', () => {
     expect(report.by_model[0]!.median_duration_ms).toBeGreaterThan(0);
     const csv = reportCsv(report).split('\n');
     expect(csv[0]).toBe(
-      'group,name,runs,completed,failed,unfinished,scored,metric,score,ci_low,ci_high,median_iterations,prompt_tokens,completion_tokens,cached_tokens,cost,currency,median_duration_ms',
+      'group,name,runs,completed,failed,unfinished,scored,metric,score,ci_low,ci_high,median_iterations,prompt_tokens,completion_tokens,cached_tokens,cost,currency,median_duration_ms,model,task',
     );
-    expect(csv[1]).toMatch(/^model,fake-model,3,3,0,0,3,pass_rate,0\.666/);
+    expect(csv[1]).toMatch(/^model,fake-model,3,3,0,0,3,pass_rate,0\.6667,/);
     expect(csv[4]).toMatch(/^task,t3,1,1,0,0,1,pass_rate,0,/);
   });
 
@@ -91,5 +92,38 @@ describe('grading', () => {
     await runBatch({ tasksFile, agent, out, baseUrl: llm.baseUrl, apiKey: 'k' });
     const grade = JSON.parse(readFileSync(join(runPaths(join(out, 't1', 'fake-model', '1'), 'run-1').runDir, 'grade.json'), 'utf8'));
     expect(grade).toMatchObject({ score: 0.5, details: { task: 't1' }, grader: 'sh "$DELTA_AGENT_HOME/grade.sh"' });
+  });
+
+  it('grades with a built-in grader by name (builtin:exact), nothing started, and refuses an unknown name before any run', async () => {
+    const agent = await createNoteAgent();
+    const tasksFile = await writeTasks(3, { wrong: ['t3'] });
+    const out = join(await createTempDir(), 'out');
+    await runBatch({ tasksFile, agent, out, grader: 'builtin:exact', baseUrl: llm.baseUrl, apiKey: 'k' });
+    const runDir = (task: string) => runPaths(join(out, task, 'fake-model', '1'), 'run-1').runDir;
+    expect(JSON.parse(readFileSync(join(runDir('t1'), 'grade.json'), 'utf8'))).toMatchObject({
+      score: 1,
+      passed: true,
+      grader: 'builtin:exact',
+      grader_hash: graderHash('builtin:exact'),
+      exit_code: null,
+    });
+    expect(batchReport(out).by_task.map((task) => task.score?.mean)).toEqual([1, 1, 0]);
+
+    // Another grader adds its own file; the first one's stays as it was.
+    const before = readFileSync(join(runDir('t3'), 'grades', `${graderHash('builtin:exact')}.json`), 'utf8');
+    await gradeBatch(out, { grader: 'builtin:numeric:0.5' });
+    expect(readFileSync(join(runDir('t3'), 'grades', `${graderHash('builtin:exact')}.json`), 'utf8')).toBe(before);
+    expect(JSON.parse(readFileSync(join(runDir('t3'), 'grades', `${graderHash('builtin:numeric:0.5')}.json`), 'utf8'))).toMatchObject({
+      score: null,
+      error: 'builtin:numeric needs a number as "expected", got "nope"',
+    });
+
+    const requests = llm.requests.length;
+    const other = join(await createTempDir(), 'other');
+    await expect(runBatch({ tasksFile, agent, out: other, grader: 'builtin:exakt', baseUrl: llm.baseUrl, apiKey: 'k' })).rejects.toThrow(
+      /no built-in grader "exakt"/,
+    );
+    await expect(gradeBatch(out, { grader: 'builtin:regexp' })).rejects.toThrow(/no built-in grader "regexp"/);
+    expect(llm.requests.length).toBe(requests);
   });
 });

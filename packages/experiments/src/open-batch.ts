@@ -13,6 +13,7 @@ import { checkConditionName, conditionOfModel } from './batch-condition.js';
 import { agentForModel } from './model-entry.js';
 import { batchModelOf, modelEntryOf } from './batch-model-entry.js';
 import { pickModelEntry, readModelsFile } from './models-file.js';
+import { parseBuiltinGrader } from './builtin-graders.js';
 
 /** A batch ready to execute runs: its definition, its tasks by id, and its agent loaded once per model. */
 export interface OpenedBatch {
@@ -136,6 +137,7 @@ export function prepareBatch(spec: BatchSpec): PreparedBatch {
     created_at: new Date().toISOString(),
     agent_fingerprint: agentFingerprint(base),
   };
+  if (asked.grader !== null) parseBuiltinGrader(asked.grader);
   // Everything read and checked: only now is OUT touched, by the one process that holds its lock.
   const lock = lockBatch(out);
   try {

@@ -1,4 +1,5 @@
-import type { BatchReport, GroupStatistics } from './batch-report.js';
+import { type BatchReport, type GroupStatistics, groupStatistics } from './batch-report.js';
+import { columns, comparisonsText, graderLine, matrixText, rounded } from './report-comparison-format.js';
 
 const CSV_COLUMNS = [
   'group',
@@ -19,6 +20,8 @@ const CSV_COLUMNS = [
   'cost',
   'currency',
   'median_duration_ms',
+  'model',
+  'task',
 ] as const;
 
 function csvCell(value: unknown): string {
@@ -27,23 +30,48 @@ function csvCell(value: unknown): string {
   return /[",\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-function csvRow(group: string, statistics: GroupStatistics): string {
+function csvRow(group: string, statistics: GroupStatistics, cell: { model?: string; task?: string } = {}): string {
+  const four = (value: number | undefined) => (value === undefined ? null : rounded(value, 4));
+  // Rounded as the text shows them, a few digits further: 0.015981, never 0.01598100000000001.
   const values: Record<(typeof CSV_COLUMNS)[number], unknown> = {
     group,
     ...statistics,
-    score: statistics.score?.mean ?? null,
-    ci_low: statistics.score?.low ?? null,
-    ci_high: statistics.score?.high ?? null,
+    score: four(statistics.score?.mean),
+    ci_low: four(statistics.score?.low),
+    ci_high: four(statistics.score?.high),
+    cost: statistics.cost === null ? null : rounded(statistics.cost, 6),
+    median_duration_ms: statistics.median_duration_ms === null ? null : Math.round(statistics.median_duration_ms),
+    model: cell.model ?? null,
+    task: cell.task ?? null,
   };
   return CSV_COLUMNS.map((column) => csvCell(values[column])).join(',');
 }
 
-/** The report as CSV: one row per model, then one per task (the `group` column says which). */
+/**
+ * The report as CSV: one row per model, then per task, then per cell of the model x task matrix (`model` and
+ * `task` say which), then per metadata group with --by (the `group` column says which kind of row).
+ */
 export function reportCsv(report: BatchReport): string {
+  const cells = report.matrix.cells.map((cell) =>
+    csvRow(
+      'cell',
+      groupStatistics(
+        cell.task,
+        report.runs.filter((row) => row.task === cell.task && row.model === cell.model),
+      ),
+      { model: cell.model, task: cell.task },
+    ),
+  );
+  const groups = (report.groups?.groups ?? []).flatMap((group) => [
+    ...group.by_model.map((statistics) => csvRow(report.groups!.key, { ...statistics, name: group.value }, { model: statistics.name })),
+    csvRow(report.groups!.key, group.all),
+  ]);
   const rows = [
     CSV_COLUMNS.join(','),
     ...report.by_model.map((statistics) => csvRow('model', statistics)),
     ...report.by_task.map((statistics) => csvRow('task', statistics)),
+    ...cells,
+    ...groups,
   ];
   return `${rows.join('\n')}\n`;
 }
@@ -94,15 +122,7 @@ function table(header: string, groups: readonly GroupStatistics[]): string {
       seconds(group.median_duration_ms),
     ]),
   ];
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  return rows
-    .map((row) =>
-      row
-        .map((cell, column) => cell.padEnd(widths[column]!))
-        .join('  ')
-        .trimEnd(),
-    )
-    .join('\n');
+  return columns(rows);
 }
 
 /** The report for a person: a table per model, then per task across models. */
@@ -116,8 +136,21 @@ export function reportText(report: BatchReport): string {
     '',
     table('task', report.by_task),
     '',
+    ...(report.groups === undefined
+      ? []
+      : report.groups.groups.flatMap((group) => [
+          table(`${report.groups!.key} = ${group.value} (${group.tasks.length} tasks)`, [
+            ...group.by_model,
+            { ...group.all, name: 'all models' },
+          ]),
+          '',
+        ])),
+    matrixText(report.matrix),
+    '',
+    ...(report.comparisons.length > 0 ? [comparisonsText(report.comparisons, report.matrix.metric), ''] : []),
+    graderLine(report.grader, report.graders),
     scored
-      ? "Scores come from each run's grade.json; a FAILED run counts as 0, unfinished runs are left out."
+      ? "Scores come from the grader above (each run's grades/<hash>.json); a FAILED run counts as 0, unfinished runs are left out."
       : 'No run is graded: give the batch a --grader, or score it with delta grade OUT --grader CMD.',
     '',
   ].join('\n');

@@ -44,3 +44,31 @@ export function meanInterval(values: readonly number[]): Interval | null {
   const half = t * Math.sqrt(variance / values.length);
   return { mean, low: mean - half, high: mean + half };
 }
+
+/**
+ * The exact two-sided binomial test of `k` successes in `n` trials at p = 1/2: twice the smaller tail,
+ * at most 1. On the discordant pairs of two paired pass/fail series it is McNemar's exact test; on the
+ * signs of paired differences it is the sign test. 1 when n is 0 (nothing tells the two apart).
+ */
+export function binomialTwoSided(k: number, n: number): number {
+  if (n === 0) return 1;
+  const smaller = Math.min(k, n - k);
+  if (n <= 1000) {
+    // Exact in integers: 2 * sum C(n, i) / 2^n, rounded once at the end (22 / 1024 is 0.021484375 exactly).
+    let choose = 1n;
+    let tail = 0n;
+    for (let i = 0; i <= smaller; i += 1) {
+      if (i > 0) choose = (choose * BigInt(n - i + 1)) / BigInt(i);
+      tail += choose;
+    }
+    return Math.min(1, Number(2n * tail) / 2 ** n);
+  }
+  // Beyond, log C(n, i) term by term, so that nothing overflows.
+  let logChoose = 0;
+  let tail = 0;
+  for (let i = 0; i <= smaller; i += 1) {
+    if (i > 0) logChoose += Math.log((n - i + 1) / i);
+    tail += Math.exp(logChoose - n * Math.LN2);
+  }
+  return Math.min(1, 2 * tail);
+}

@@ -8,12 +8,20 @@ td.number, th.number { text-align: right; }
 tr:hover td { background: var(--panel); }
 .filters { display: flex; gap: 8px; align-items: center; margin: 8px 0; }
 input, select { font: inherit; padding: 3px 6px; border: 1px solid var(--line); border-radius: 6px; }
+.figures { display: flex; flex-wrap: wrap; gap: 24px; align-items: flex-start; margin: 12px 0; }
+table.matrix { width: auto; }
+table.matrix caption { text-align: left; color: var(--muted); padding-bottom: 4px; }
+td.heat { text-align: center; min-width: 56px; }
+td.heat a { color: var(--fg); text-decoration: none; display: block; }
+figure { margin: 0 0 12px; } figcaption { color: var(--muted); font-size: 13px; }
+svg text { fill: var(--fg); }
+#failed .reason { color: var(--bad); white-space: pre-wrap; }
 `;
 
 /**
  * Sorting (click a header; again to reverse) and filtering (text over task, model and status; a status
- * menu). The address's hash sets both at load, `#q=task-1&status=FAILED&sort=-score`, so a link can
- * show a chosen view.
+ * menu). The address's hash sets both at load and when it changes, `#q=task-1&status=FAILED&sort=-score`,
+ * so a link can show a chosen view; `#task=T&model=M` (a heatmap cell's link) shows one cell's runs.
  */
 export const BATCH_SCRIPT = `
 (function () {
@@ -23,6 +31,8 @@ export const BATCH_SCRIPT = `
   var status = document.getElementById('status');
   var headers = document.querySelectorAll('#runs th');
   var sortKey = null, descending = false;
+  // A heatmap cell's link (#task=T&model=M) shows that cell's runs alone.
+  var cellTask = null, cellModel = null;
   function value(row, key) {
     var cell = row.querySelector('td[data-key="' + key + '"]');
     var raw = cell ? cell.getAttribute('data-value') : '';
@@ -45,7 +55,8 @@ export const BATCH_SCRIPT = `
       else th.removeAttribute('aria-sort');
     });
     rows.forEach(function (row) {
-      var visible = row.getAttribute('data-search').indexOf(text) >= 0 && (wanted === '' || row.getAttribute('data-status') === wanted);
+      var visible = row.getAttribute('data-search').indexOf(text) >= 0 && (wanted === '' || row.getAttribute('data-status') === wanted) &&
+        (cellTask === null || (row.getAttribute('data-task') === cellTask && row.getAttribute('data-model') === cellModel));
       row.hidden = !visible;
       if (visible) shown += 1;
     });
@@ -63,14 +74,20 @@ export const BATCH_SCRIPT = `
   });
   query.addEventListener('input', apply);
   status.addEventListener('change', apply);
-  var hash = {};
-  location.hash.replace(/^#/, '').split('&').forEach(function (part) {
-    var pair = part.split('=');
-    if (pair[0]) hash[decodeURIComponent(pair[0])] = decodeURIComponent(pair[1] || '');
-  });
-  if (hash.q) query.value = hash.q;
-  if (hash.status) status.value = hash.status;
-  if (hash.sort) { descending = hash.sort.charAt(0) === '-'; sortKey = hash.sort.replace(/^-/, ''); }
+  function fromHash() {
+    var hash = {};
+    location.hash.replace(/^#/, '').split('&').forEach(function (part) {
+      var pair = part.split('=');
+      if (pair[0]) hash[decodeURIComponent(pair[0])] = decodeURIComponent(pair[1] || '');
+    });
+    if (hash.q) query.value = hash.q;
+    if (hash.status) status.value = hash.status;
+    if (hash.sort) { descending = hash.sort.charAt(0) === '-'; sortKey = hash.sort.replace(/^-/, ''); }
+    cellTask = hash.task !== undefined && hash.model !== undefined ? hash.task : null;
+    cellModel = cellTask === null ? null : hash.model;
+  }
+  fromHash();
+  window.addEventListener('hashchange', function () { fromHash(); apply(); });
   document.body.setAttribute('data-rendered-runs', String(rows.length));
   apply();
 })();

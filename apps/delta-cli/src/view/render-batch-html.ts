@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { BatchReport, BatchRunRow, GroupStatistics } from '@delta/experiments';
 import { formatCount, formatDuration } from '../inspect/format-numbers.js';
 import { BATCH_SCRIPT, BATCH_STYLE } from './batch-page-assets.js';
+import { costScatter, failedRuns, heatmap, scoreBars, totals } from './render-batch-figures.js';
 import { escapeHtml as esc } from './escape-html.js';
 import { PAGE_STYLE } from './page-assets.js';
 
@@ -14,7 +15,7 @@ function runRow(row: BatchRunRow, index: number, link: string | undefined): stri
   const tokens = row.prompt_tokens + row.completion_tokens;
   const score = row.score === null ? (row.grade_error ? 'grader error' : '') : String(row.score);
   const search = `${row.task} ${row.model} ${row.status}`.toLowerCase();
-  return `<tr id="run-${index}" data-status="${esc(row.status)}" data-search="${esc(search)}">${[
+  return `<tr id="run-${index}" data-status="${esc(row.status)}" data-task="${esc(row.task)}" data-model="${esc(row.model)}" data-search="${esc(search)}">${[
     cell('task', row.task, esc(row.task)),
     cell('model', row.model, esc(row.model)),
     cell('repeat', row.repeat, String(row.repeat), true),
@@ -52,7 +53,8 @@ const HEADERS: Array<[string, string, boolean]> = [
 ];
 
 /**
- * One self-contained page for a batch: per-model figures and a sortable, filterable table of its runs,
+ * One self-contained page for a batch: per-model figures, the model x task heatmap, score bars with their
+ * intervals, cost against score, the FAILED runs' reasons, and a sortable, filterable table of its runs,
  * each linking (`links`, relative to the page) to its own run page.
  */
 export function renderBatchHtml(report: BatchReport, links: ReadonlyMap<BatchRunRow, string>): string {
@@ -72,8 +74,16 @@ export function renderBatchHtml(report: BatchReport, links: ReadonlyMap<BatchRun
 <body>
 <header>
 <h1>Batch <code>${esc(report.out)}</code></h1>
-<p class="muted">${definition.task_ids.length} tasks × ${definition.models.length} models × ${definition.repeat} repeats = ${report.runs.length} runs · agent ${esc(definition.agent)}${definition.grader ? ` · grader <code>${esc(definition.grader)}</code>` : ''}</p>
+<p class="muted">${definition.task_ids.length} tasks × ${definition.models.length} models × ${definition.repeat} repeats = ${report.runs.length} runs · agent ${esc(definition.agent)}${report.grader ? ` · grader <code>${esc(report.grader.hash)}</code> <code>${esc(report.grader.command)}</code>` : ''}</p>
+<p id="totals">${totals(report)}</p>
 <dl class="summary">${report.by_model.map(modelSummary).join('')}</dl>
+</header>
+<section id="figures" class="figures">
+${heatmap(report)}
+<div>${scoreBars(report.by_model)}${costScatter(report.by_model)}</div>
+</section>
+${failedRuns(report.runs, links)}
+<header>
 <div class="filters"><input id="filter" type="search" placeholder="filter task, model, status" aria-label="filter"><select id="status" aria-label="status"><option value="">every status</option>${statuses.map((status) => `<option>${esc(status)}</option>`).join('')}</select><span class="muted" id="shown"></span></div>
 </header>
 <main>

@@ -1,0 +1,95 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cleanupTempDirs, createTempAgent, createTempDir, type FakeLlm, startFakeLlm } from '@delta/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromium, chromiumUnavailable, runChromium, warnIfChromiumSkipped } from './headless-chromium.test-support.js';
+import { runDelta } from './test-support.js';
+
+// The batch page's figures: the model x task heatmap, score bars with intervals, cost against score, failed runs.
+
+warnIfChromiumSkipped('the delta view (batch figures) browser test');
+
+const dumpDom = (url: string) => runChromium(['--virtual-time-budget=5000', '--dump-dom', url]);
+
+let llm: FakeLlm;
+let page: string;
+let html: string;
+
+beforeAll(async () => {
+  // m-b cannot do task 3: its run FAILS with the server's reason.
+  llm = await startFakeLlm({
+    script: (request) => {
+      const body = request.body as { model: string; messages: { role: string; content: string }[] };
+      if (body.model === 'm-b' && body.messages.some((message) => message.content === 'do 3')) {
+        return { error: { status: 400, message: 'm-b <b>refuses</b> task 3' } };
+      }
+      return { content: 'done', usage: { prompt_tokens: 1000, completion_tokens: 100 } };
+    },
+  });
+  const agent = await createTempAgent({
+    agentYaml: {
+      name: 'viewer',
+      llm: { model: 'm-a', max_retries: 0, pricing: { input_per_million: 3, output_per_million: 15, currency: 'USD' } },
+    },
+  });
+  const directory = await createTempDir();
+  const tasksFile = join(directory, 'tasks.jsonl');
+  writeFileSync(tasksFile, ['1', '2', '3'].map((n) => JSON.stringify({ id: `task-${n}`, message: `do ${n}` })).join('\n'));
+  const out = join(directory, 'out');
+  const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: llm.baseUrl };
+  // m-a passes tasks 1 and 2, m-b task 1 alone.
+  const grader = 'case "$DELTA_TASK_ID $DELTA_MODEL" in "task-1 "*|"task-2 m-a") exit 0;; *) exit 1;; esac';
+  const batch = await runDelta(['batch', tasksFile, '--agent', agent, '--out', out, '--model', 'm-a,m-b', '--grader', grader], { env });
+  expect(batch.exitCode).toBe(1);
+  const result = await runDelta(['view', out]);
+  expect(result.stderr).toBe('');
+  page = result.stdout.trim();
+  html = readFileSync(page, 'utf8');
+}, 120_000);
+afterAll(async () => {
+  await llm.close();
+  await cleanupTempDirs();
+});
+
+describe('delta view OUT: the figures', () => {
+  it('draws them from the page itself: no address outside it, the failure reason escaped', () => {
+    expect(html).not.toMatch(/(src|href)\s*=\s*["']?(https?:)?\/\//i);
+    expect(html).not.toMatch(/<link\b|<img\b|url\(/i);
+    expect(html).not.toContain('<b>refuses</b>');
+    expect(html).toContain('m-b &lt;b&gt;refuses&lt;/b&gt; task 3');
+  });
+
+  it.skipIf(!chromium && chromiumUnavailable)(
+    'shows the heatmap (each cell linking to its runs), bars with intervals, cost against score, failed runs, tokens and cost',
+    () => {
+      const dom = dumpDom(`file://${page}`);
+      const cells = [...dom.matchAll(/<td class="heat"[^>]*><a href="#task=([^&"]+)&amp;model=([^"]+)"[^>]*>([^<]+)<\/a>/g)].map(
+        (match) => [match[1], match[2], match[3]],
+      );
+      expect(cells).toEqual([
+        ['task-1', 'm-a', '1/1'],
+        ['task-1', 'm-b', '1/1'],
+        ['task-2', 'm-a', '1/1'],
+        ['task-2', 'm-b', '0/1'],
+        ['task-3', 'm-a', '0/1'],
+        ['task-3', 'm-b', '0/1'],
+      ]);
+      // Bars: m-a 2 of 3, m-b 1 of 3 (its FAILED run counts as 0), each with its Wilson interval [21-94] and [6-79].
+      expect(dom).toMatch(
+        /<g class="bar" data-model="m-a" data-mean="0\.6666666666666666" data-low="0\.20[0-9]+" data-high="0\.93[0-9]+">/,
+      );
+      expect(dom).toMatch(/<g class="bar" data-model="m-b" data-mean="0\.3333333333333333"/);
+      expect(dom).toContain('67% [21-94]');
+      // Cost per run: m-a three runs of 1000 in and 100 out at 3 and 15 per million = 0.0045 each.
+      expect(dom).toMatch(/<g class="point" data-model="m-a" data-cost-per-run="0\.0045" data-score="0\.6666666666666666">/);
+      expect(dom).toMatch(/<g class="point" data-model="m-b" data-cost-per-run="0\.003" data-score="0\.3333333333333333">/);
+      expect(dom).toMatch(
+        /<h2>Failed runs \(1\)<\/h2><ul><li><a href="task-3\/m-b\/1\/\.delta\/run-1\/view\.html">task-3 \/ m-b \/ 1<\/a>: <span class="reason">[^<]*m-b &lt;b&gt;refuses&lt;\/b&gt; task 3/,
+      );
+      expect(dom).toContain('tokens 5,000 in (0 cached) · 500 out · cost 0.0225 USD');
+
+      // A cell's link shows that cell's runs alone.
+      expect(dumpDom(`file://${page}#task=task-2&model=m-b`)).toMatch(/<body[^>]*data-visible-runs="1"[^>]*data-order="run-3"/);
+    },
+  );
+});

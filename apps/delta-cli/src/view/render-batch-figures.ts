@@ -1,0 +1,98 @@
+import type { BatchReport, BatchRunRow, GroupStatistics, MatrixCell } from '@delta/experiments';
+import { formatCount } from '../inspect/format-numbers.js';
+import { escapeHtml as esc } from './escape-html.js';
+
+// The batch page's figures, drawn as plain HTML and inline SVG: nothing is fetched.
+
+/** Red (0) through amber to green (1); grey without a value. */
+function heat(value: number | null, top: number): string {
+  if (value === null) return 'background: var(--panel)';
+  const share = top > 0 ? Math.max(0, Math.min(1, value / top)) : 0;
+  return `background: hsl(${Math.round(share * 120)}, 65%, 80%)`;
+}
+
+function cellLabel(cell: MatrixCell): string {
+  if (cell.value === null) return '-';
+  return cell.passes !== null ? `${cell.passes}/${cell.scored}` : cell.value.toFixed(2);
+}
+
+/** The model x task matrix as a heatmap; each cell links to its runs in the table below (`#task=T&model=M`). */
+export function heatmap(report: BatchReport): string {
+  const { matrix } = report;
+  if (matrix.metric === null) return '<p class="muted">No run is scored yet: no matrix.</p>';
+  const top = matrix.metric === 'pass_rate' ? 1 : Math.max(1, ...matrix.cells.map((cell) => cell.value ?? 0));
+  const rows = matrix.tasks.map((task) => {
+    const cells = matrix.models.map((model) => {
+      const cell = matrix.cells.find((candidate) => candidate.task === task && candidate.model === model)!;
+      const link = `#task=${encodeURIComponent(task)}&model=${encodeURIComponent(model)}`;
+      return `<td class="heat" style="${heat(cell.value, top)}" data-value="${esc(cell.value ?? '')}"><a href="${esc(link)}" title="${esc(`${task} / ${model}: ${cell.scored} of ${cell.runs} runs scored`)}">${esc(cellLabel(cell))}</a></td>`;
+    });
+    return `<tr><th scope="row">${esc(task)}</th>${cells.join('')}</tr>`;
+  });
+  const what = matrix.metric === 'pass_rate' ? 'passed / scored runs' : 'mean score';
+  return `<table id="matrix" class="matrix"><caption>${esc(what)} per task and model (a FAILED run counts as 0)</caption><thead><tr><th>task</th>${matrix.models.map((model) => `<th>${esc(model)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+}
+
+const WIDTH = 420;
+const ROW = 26;
+const LEFT = 150;
+
+/** Pass rate or mean score per model as bars, each with its 95% interval as a whisker. */
+export function scoreBars(groups: readonly GroupStatistics[]): string {
+  const scored = groups.filter((group) => group.score !== null);
+  if (scored.length === 0) return '';
+  const rate = scored.every((group) => group.metric === 'pass_rate');
+  const top = rate ? 1 : Math.max(1, ...scored.map((group) => group.score!.high));
+  const x = (value: number) => LEFT + (Math.max(0, value) / top) * (WIDTH - LEFT - 60);
+  const bars = scored.map((group, index) => {
+    const { mean, low, high } = group.score!;
+    const y = 8 + index * ROW;
+    const label = rate
+      ? `${(mean * 100).toFixed(0)}% [${(low * 100).toFixed(0)}-${(high * 100).toFixed(0)}]`
+      : `${mean.toFixed(2)} [${low.toFixed(2)}, ${high.toFixed(2)}]`;
+    return `<g class="bar" data-model="${esc(group.name)}" data-mean="${mean}" data-low="${low}" data-high="${high}"><text x="${LEFT - 6}" y="${y + 13}" text-anchor="end">${esc(group.name)}</text><rect x="${LEFT}" y="${y + 2}" width="${(x(mean) - LEFT).toFixed(1)}" height="${ROW - 10}" fill="var(--tool)" opacity="0.7"></rect><line x1="${x(low).toFixed(1)}" x2="${x(high).toFixed(1)}" y1="${y + 10}" y2="${y + 10}" stroke="var(--fg)" stroke-width="1.5"></line><text x="${(x(high) + 4).toFixed(1)}" y="${y + 13}">${esc(label)}</text></g>`;
+  });
+  const height = 16 + scored.length * ROW;
+  return `<figure><figcaption>${rate ? 'Pass rate' : 'Mean score'} per model, with its 95% interval</figcaption><svg id="score-bars" width="${WIDTH + 80}" height="${height}" role="img" font-size="12">${bars.join('')}</svg></figure>`;
+}
+
+/** Mean cost per run against score, one point per model (models without a cost or a score are left out). */
+export function costScatter(groups: readonly GroupStatistics[]): string {
+  const points = groups.filter((group) => group.score !== null && group.cost !== null && group.runs > 0);
+  if (points.length === 0) return '<p class="muted">Cost against score: no model has both (add llm.pricing, and a grader).</p>';
+  const costs = points.map((group) => Number((group.cost! / group.runs).toFixed(10)));
+  const maxCost = Math.max(...costs) || 1;
+  const maxScore = Math.max(1, ...points.map((group) => group.score!.mean));
+  const [width, height, pad] = [360, 220, 40];
+  const dots = points.map((group, index) => {
+    const cx = pad + (costs[index]! / maxCost) * (width - 2 * pad);
+    const cy = height - pad - (group.score!.mean / maxScore) * (height - 2 * pad);
+    return `<g class="point" data-model="${esc(group.name)}" data-cost-per-run="${costs[index]}" data-score="${group.score!.mean}"><circle cx="${cx.toFixed(1)}" cy="${cy.toFixed(1)}" r="5" fill="var(--model)"></circle><text x="${(cx + 8).toFixed(1)}" y="${(cy + 4).toFixed(1)}">${esc(group.name)}</text></g>`;
+  });
+  const currency = points.find((group) => group.currency !== null)?.currency ?? '';
+  const axes = `<line x1="${pad}" y1="${height - pad}" x2="${width - pad}" y2="${height - pad}" stroke="var(--line)"></line><line x1="${pad}" y1="${pad / 2}" x2="${pad}" y2="${height - pad}" stroke="var(--line)"></line><text x="${width / 2}" y="${height - 8}" text-anchor="middle">cost per run (0 to ${esc(maxCost.toPrecision(3))} ${esc(currency)})</text><text x="10" y="${pad / 2 - 4}">score (0 to ${maxScore})</text>`;
+  return `<figure><figcaption>Cost against score per model</figcaption><svg id="cost-score" width="${width + 120}" height="${height}" role="img" font-size="12">${axes}${dots.join('')}</svg></figure>`;
+}
+
+/** Each FAILED run with what it died of, linking to its page. */
+export function failedRuns(rows: readonly BatchRunRow[], links: ReadonlyMap<BatchRunRow, string>): string {
+  const failed = rows.filter((row) => row.status === 'FAILED');
+  if (failed.length === 0) return '';
+  const items = failed.map((row) => {
+    const link = links.get(row);
+    const name = esc(`${row.task} / ${row.model} / ${row.repeat}`);
+    return `<li>${link ? `<a href="${esc(link)}">${name}</a>` : name}: <span class="reason">${esc(row.reason ?? 'no reason recorded')}</span></li>`;
+  });
+  return `<section id="failed"><h2>Failed runs (${failed.length})</h2><ul>${items.join('')}</ul></section>`;
+}
+
+/** Tokens and cost over the whole batch, for the summary line. */
+export function totals(report: BatchReport): string {
+  const sum = (pick: (group: GroupStatistics) => number) => report.by_model.reduce((total, group) => total + pick(group), 0);
+  const costs = report.by_model.filter((group) => group.cost !== null);
+  const cost =
+    costs.length === 0
+      ? 'no cost (no llm.pricing)'
+      : `cost ${Number(costs.reduce((total, group) => total + group.cost!, 0).toFixed(6))} ${costs[0]!.currency ?? ''}`.trim();
+  return `tokens ${formatCount(sum((group) => group.prompt_tokens))} in (${formatCount(sum((group) => group.cached_tokens))} cached) · ${formatCount(sum((group) => group.completion_tokens))} out · ${esc(cost)}`;
+}

@@ -1,0 +1,21 @@
+import { z } from 'zod';
+
+/** A grade: `grades/<grader hash>.json` and the latest `grade.json` in the run directory (`.delta/<run_id>/`): what the grader said about the run. */
+export const Grade = z.looseObject({
+  /** The score: the grader's `score`, or 1 and 0 for exit codes 0 and 1. Null when the grader itself failed. */
+  score: z.number().nullable(),
+  /** Pass or fail, for a grader that answered by its exit code (or printed `passed`); null for a plain score. */
+  passed: z.boolean().nullable(),
+  /** The JSON object the grader printed, when it printed one. */
+  details: z.record(z.string(), z.unknown()).optional(),
+  /** Why there is no score: the grader timed out, exited with another code, or printed no usable score. */
+  error: z.string().optional(),
+  /** The grader's command (or built-in name) as given. */
+  grader: z.string(),
+  /** The first 12 hex digits of its SHA-256: the name of its file under grades/ (absent in older grades). */
+  grader_hash: z.string().optional(),
+  exit_code: z.number().nullable(),
+  run_id: z.string(),
+  graded_at: z.string(),
+});
+export type Grade = z.infer<typeof Grade>;

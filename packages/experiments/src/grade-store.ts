@@ -1,0 +1,71 @@
+import { createHash } from 'node:crypto';
+import { existsSync, lstatSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { diskWrite, makeDirectory } from '@delta/errors';
+import { Grade } from './grade-schema.js';
+
+/** Where each grader's verdict on a run is kept: `<run dir>/grades/<grader hash>.json`, one file per grader. */
+export const GRADES_DIRECTORY = 'grades';
+/** The latest verdict, whichever grader gave it (what batches before per-grader grades wrote alone). */
+export const GRADE_FILE = 'grade.json';
+/** A grade file larger than this is not one the engine wrote; it is left out. */
+const MAX_GRADE_BYTES = 2 * 1024 * 1024;
+
+/** A grader's identity: the first 12 hex digits of the SHA-256 of its command (or `builtin:` name) as given. */
+export function graderHash(grader: string): string {
+  return createHash('sha256').update(grader).digest('hex').slice(0, 12);
+}
+
+export function gradeFileOf(runDir: string): string {
+  return join(runDir, GRADE_FILE);
+}
+
+export function graderGradeFile(runDir: string, grader: string): string {
+  return join(runDir, GRADES_DIRECTORY, `${graderHash(grader)}.json`);
+}
+
+function writeWhole(file: string, text: string): void {
+  diskWrite(file, () => {
+    writeFileSync(`${file}.tmp`, text);
+    renameSync(`${file}.tmp`, file);
+  });
+}
+
+/** Records a grade under its grader's own file (never another grader's) and as the run's latest grade.json. */
+export function writeGrade(runDir: string, grade: Grade): void {
+  const text = `${JSON.stringify(grade, null, 2)}\n`;
+  makeDirectory(join(runDir, GRADES_DIRECTORY));
+  writeWhole(graderGradeFile(runDir, grade.grader), text);
+  writeWhole(gradeFileOf(runDir), text);
+}
+
+/** A grade file as the engine wrote it, or undefined: missing, not a regular file, too large, or not a grade. */
+function readGradeFile(file: string): Grade | undefined {
+  try {
+    const stats = lstatSync(file);
+    if (!stats.isFile() || stats.size > MAX_GRADE_BYTES) return undefined;
+    const parsed = Grade.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Every grader's verdict on the run in `runDir`, by grader hash. A batch graded before grades were kept per
+ * grader has grade.json alone: it counts as the grade of the grader it names.
+ */
+export function readGrades(runDir: string): Map<string, Grade> {
+  const grades = new Map<string, Grade>();
+  const directory = join(runDir, GRADES_DIRECTORY);
+  if (existsSync(directory)) {
+    for (const name of readdirSync(directory).sort()) {
+      if (!name.endsWith('.json')) continue;
+      const grade = readGradeFile(join(directory, name));
+      if (grade !== undefined && name === `${graderHash(grade.grader)}.json`) grades.set(graderHash(grade.grader), grade);
+    }
+  }
+  const latest = readGradeFile(gradeFileOf(runDir));
+  if (latest !== undefined && !grades.has(graderHash(latest.grader))) grades.set(graderHash(latest.grader), latest);
+  return grades;
+}

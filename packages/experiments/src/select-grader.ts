@@ -1,0 +1,62 @@
+import { ConfigurationError } from '@delta/errors';
+import type { Grade } from './grade-schema.js';
+import { graderHash } from './grade-store.js';
+
+/** A grader that graded runs of a batch, as a report names it. */
+export interface GraderSummary {
+  /** The first 12 hex digits of the SHA-256 of its command: its file name under each run's grades/. */
+  hash: string;
+  command: string;
+  /** Runs it graded (their current run). */
+  runs: number;
+  /** When it last graded one of them. */
+  latest: string;
+}
+
+function summarize(gradesByRun: readonly ReadonlyMap<string, Grade>[]): GraderSummary[] {
+  const graders = new Map<string, GraderSummary>();
+  for (const grades of gradesByRun) {
+    for (const [hash, grade] of grades) {
+      const known = graders.get(hash);
+      if (known === undefined) graders.set(hash, { hash, command: grade.grader, runs: 1, latest: grade.graded_at });
+      else {
+        known.runs += 1;
+        if (grade.graded_at > known.latest) known.latest = grade.graded_at;
+      }
+    }
+  }
+  return [...graders.values()].sort((a, b) => (a.latest === b.latest ? a.hash.localeCompare(b.hash) : a.latest < b.latest ? 1 : -1));
+}
+
+/**
+ * The grader a report shows: the one asked for (its command exactly, or its hash or a prefix of 4+ digits
+ * of it), else the one that graded last. Asking for a grader that graded nothing is a usage error that
+ * lists those that did.
+ */
+export function selectGrader(
+  gradesByRun: readonly ReadonlyMap<string, Grade>[],
+  asked: string | undefined,
+  out: string,
+): { grader: GraderSummary | null; graders: GraderSummary[] } {
+  const graders = summarize(gradesByRun);
+  if (asked === undefined) return { grader: graders[0] ?? null, graders };
+  const wanted = asked.trim().toLowerCase();
+  const matches = graders.filter(
+    (grader) => grader.command === asked || grader.hash === graderHash(asked) || (wanted.length >= 4 && grader.hash.startsWith(wanted)),
+  );
+  if (matches.length === 1) return { grader: matches[0]!, graders };
+  const listed = graders.map((grader) => `${grader.hash}  ${grader.command}`).join('\n  ');
+  throw new ConfigurationError(
+    matches.length === 0
+      ? `No run of the batch in ${out} was graded by "${asked}".`
+      : `"${asked}" names ${matches.length} graders of the batch in ${out}.`,
+    {
+      code: 'USAGE',
+      field: '--grader',
+      hint:
+        graders.length === 0
+          ? `No run is graded yet: delta grade ${out} --grader CMD.`
+          : `Give a command or hash from these:\n  ${listed}\nor grade with it first: delta grade ${out} --grader CMD.`,
+    },
+  );
+}
