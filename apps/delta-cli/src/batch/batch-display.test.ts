@@ -45,7 +45,9 @@ function runEnd(task: string, model: string, status: BatchRunOutcome['status'], 
     workDir: `/out/${task}/${model}/1`,
     action: 'started',
     status,
-    ...(score === undefined ? {} : { grade: { score, passed: score === 1 } }),
+    ...(score === undefined
+      ? {}
+      : { grade: { score, passed: score === 1, grader: 'g', exit_code: 0, run_id: 'r', graded_at: '2026-01-01T00:00:00.000Z' } }),
     ...(cost === undefined ? {} : { cost }),
   };
 }
