@@ -125,7 +125,11 @@ export function renderToolCall(
     (execution ? embedded('stdout', execution.stdout, overridden) + embedded('stderr', execution.stderr) : '') +
     after.map(renderDuringCall).join('') +
     (result
-      ? embedded('Observation (what the model saw)', { text: result.observation_content, file: 'journal.jsonl' }, outcome !== 'ran')
+      ? embedded(
+          'Observation (what the model saw)',
+          { text: result.observation_content, file: 'journal.jsonl' },
+          outcome !== 'ran' || overridden,
+        )
       : '') +
     `</div>`
   );
