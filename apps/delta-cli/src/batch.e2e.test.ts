@@ -251,6 +251,27 @@ describe('delta batch', () => {
     },
   );
 
+  it.skipIf(spawnSync('sh', ['-c', 'command -v script']).status !== 0)(
+    'on a terminal with two models, keeps one line per model under the live line: done, failed, pass rate, tokens',
+    async () => {
+      const { agent, tasksFile, out, env } = await setup(2);
+      const command = [process.execPath, DELTA_BIN, 'batch', tasksFile, '--agent', agent, '--out', out]
+        .concat(['--model', 'model-a,model-b', '--grader', 'true', '--concurrency', '1'])
+        .map((word) => `'${word}'`)
+        .join(' ');
+      const result = await runProcess('script', ['-qec', command, '/dev/null'], {
+        env: { ...process.env, DELTA_API_KEY: 'k', DELTA_BASE_URL: env.DELTA_BASE_URL, OPENAI_API_KEY: undefined },
+      });
+      expect(result.exitCode).toBe(0);
+      // The last drawing of the live block, before it is cleared: the live line, then one line per model.
+      const last = result.stdout.lastIndexOf('4/4 done');
+      const block = result.stdout.slice(last, result.stdout.indexOf('\r\u001b[2K', last));
+      expect(block).toMatch(
+        /^4\/4 done · 0 running · 0 failed · pass rate 100% \(4\/4\) · ETA [^·]+ · [\d,]+ tokens\r?\n {2}model-a {2}2\/2 done · 0 failed · pass rate 100% \(2\/2\) · [1-9][\d,]* tokens\r?\n {2}model-b {2}2\/2 done · 0 failed · pass rate 100% \(2\/2\) · [1-9][\d,]* tokens/,
+      );
+    },
+  );
+
   it('--model a,b --repeat 2 over 3 tasks gives 12 runs, each model in its own directory and requests; --set reaches each request and ENGINE_START', async () => {
     const { agent, tasksFile, out, env } = await setup(3);
     const before = llm.requests.length;

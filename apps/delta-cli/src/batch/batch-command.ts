@@ -158,7 +158,7 @@ export async function batchCommand(tasksFile: string | undefined, flags: BatchFl
       toolEnv: subAgentEnvironment(),
       signal: controller.signal,
       onBatchEvent: display.onBatchEvent,
-      onRunEvent: (_key, event) => display.onRunEvent(event),
+      onRunEvent: (key, event) => display.onRunEvent(event, key),
     });
     return exitCodeOf(summary);
   } finally {

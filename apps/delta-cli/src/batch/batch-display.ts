@@ -1,12 +1,16 @@
-import type { BatchEvent, BatchRunOutcome, BatchSummary } from '@delta/experiments';
+import type { BatchEvent, BatchRunKey, BatchRunOutcome, BatchSummary } from '@delta/experiments';
 import type { JournalEvent } from '@delta/journal';
 import { formatCount, formatDuration } from '../inspect/format-numbers.js';
 import { fitWidth } from '../progress/status-line.js';
+import { ModelLines, scoreText } from './batch-model-lines.js';
 
-/** How `delta batch` shows its progress: JSON events, plain lines, or a live line on a terminal. */
+/**
+ * How `delta batch` shows its progress: JSON events, plain lines, or on a terminal a live line with, when
+ * the batch has more than one model, one line per model under it.
+ */
 export interface BatchDisplay {
   onBatchEvent: (event: BatchEvent) => void;
-  onRunEvent: (event: JournalEvent) => void;
+  onRunEvent: (event: JournalEvent, key?: Pick<BatchRunKey, 'model'>) => void;
   stop: () => void;
 }
 
@@ -58,10 +62,13 @@ export function createBatchDisplay(
 ): BatchDisplay {
   const started = Date.now();
   const counts: LiveCounts = { total: 0, done: 0, running: 0, failed: 0, waiting: 0, executed: 0, tokens: 0, cost: 0 };
-  let shown = false;
+  const models = new ModelLines();
+  // How many lines the live block has on the screen now (the cursor is at the end of its last line).
+  let shown = 0;
+  const erase = () => (shown > 0 ? `\r\u001b[2K${'\u001b[1A\u001b[2K'.repeat(shown - 1)}` : '');
   const clear = () => {
-    if (shown) writeStatus('\r\u001b[2K');
-    shown = false;
+    if (shown > 0) writeStatus(erase());
+    shown = 0;
   };
   const draw = () => {
     if (!mode.terminal || mode.json) return;
@@ -73,20 +80,26 @@ export function createBatchDisplay(
       `${counts.running} running`,
       `${counts.failed} failed`,
       ...(counts.waiting ? [`${counts.waiting} waiting`] : []),
+      ...(scoreText(models.allScores()) === '' ? [] : [scoreText(models.allScores())]),
       `ETA ${eta}`,
       `${formatCount(counts.tokens)} tokens`,
       ...(counts.cost > 0 ? [`cost ${counts.cost.toFixed(4)}`] : []),
     ].join(' · ');
-    writeStatus(`\r\u001b[2K${fitWidth(line, Math.max(20, (process.stderr.columns || 100) - 1))}`);
-    shown = true;
+    // With one model its line would say what the live line says: it has none.
+    const lines = [line, ...(models.size > 1 ? models.lines() : [])];
+    const width = Math.max(20, (process.stderr.columns || 100) - 1);
+    writeStatus(`${erase() || '\r'}${lines.map((text) => fitWidth(text, width)).join('\n')}`);
+    shown = lines.length;
   };
   const timer = mode.terminal && !mode.json ? setInterval(draw, 500) : undefined;
   timer?.unref();
   return {
     onBatchEvent(event) {
       if (mode.json) write(`${JSON.stringify(event)}\n`);
-      if (event.type === 'batch_start') counts.total = event.runs;
-      else if (event.type === 'run_start') counts.running += 1;
+      if (event.type === 'batch_start') {
+        counts.total = event.runs;
+        models.start(event.models, event.runs);
+      } else if (event.type === 'run_start') counts.running += 1;
       else if (event.type === 'run_end') {
         counts.running -= 1;
         counts.done += 1;
@@ -94,6 +107,7 @@ export function createBatchDisplay(
         if (event.status === 'FAILED' || event.error !== undefined) counts.failed += 1;
         if (event.status === 'WAITING_FOR_INPUT') counts.waiting += 1;
         counts.cost += event.cost ?? 0;
+        models.end(event);
         if (!mode.json && (event.action !== 'skipped' || event.status !== 'COMPLETED')) {
           clear();
           write(`${describeOutcome(event)}\n`);
@@ -104,8 +118,10 @@ export function createBatchDisplay(
       }
       draw();
     },
-    onRunEvent(event) {
-      if (event.type === 'THOUGHT' && event.usage) counts.tokens += event.usage.total_tokens;
+    onRunEvent(event, key) {
+      if (event.type !== 'THOUGHT' || !event.usage) return;
+      counts.tokens += event.usage.total_tokens;
+      if (key) models.addTokens(key.model, event.usage.total_tokens);
     },
     stop() {
       if (timer) clearInterval(timer);

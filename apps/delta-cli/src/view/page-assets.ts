@@ -29,13 +29,17 @@ button { font: inherit; padding: 3px 10px; border: 1px solid var(--line); border
 .reasoning pre { color: var(--muted); font-style: italic; }
 .tool-call { border: 1px solid var(--line); border-left: 4px solid var(--tool); border-radius: 6px; margin: 10px 0; padding: 8px 10px; }
 .tool-call.failed { border-left-color: var(--bad); }
+.tool-call.rejected { border-left-color: var(--bad); border-left-style: dashed; }
+.tool-call.blocked { border-left-color: var(--warn); border-left-style: dashed; background: #fff8c5; }
 .tool-head { display: flex; gap: 10px; align-items: baseline; flex-wrap: wrap; }
 .tool-name { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; font-weight: 600; }
 .badge { font-size: 12px; padding: 0 6px; border-radius: 10px; border: 1px solid currentColor; }
-.badge.SUCCESS { color: var(--ok); } .badge.FAILED, .badge.ERROR { color: var(--bad); }
+.badge.SUCCESS { color: var(--ok); } .badge.FAILED, .badge.ERROR, .badge.REJECTED { color: var(--bad); }
+.badge.BLOCKED, .badge.REPLACED { color: var(--warn); font-weight: 600; }
 pre { margin: 4px 0; padding: 8px; background: var(--panel); border-radius: 6px; white-space: pre-wrap; overflow-wrap: anywhere; font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; max-height: 480px; overflow: auto; }
 details { margin: 4px 0; } summary { cursor: pointer; color: var(--muted); }
 .note { color: var(--warn); font-size: 12px; }
+.note.blocked, .note.rejected, .note.replaced { font-size: 13px; margin: 4px 0; }
 .label { font-weight: 600; margin-right: 6px; }
 .event-line { margin: 6px 0; white-space: pre-wrap; }
 .event-line.ERROR, .event-line.FAILED { color: var(--bad); }

@@ -1,44 +1,69 @@
 import { randomBytes } from 'node:crypto';
 import type { ActionRequestEvent, ActionResultEvent, JournalEvent, ThoughtEvent } from '@delta/journal';
 import { countOf, formatCost, formatCount, formatDuration, formatTokensInOut } from '../inspect/format-numbers.js';
-import type { EmbeddedText, RunView } from './collect-run.js';
+import type { RunView } from './collect-run.js';
 import { escapeHtml as esc } from './escape-html.js';
 import { hideAnswers } from './hide-answers.js';
 import { PAGE_SCRIPT, PAGE_STYLE } from './page-assets.js';
 import { renderRequestChat } from './render-request.js';
+import { callOutcome, embedded, happensDuringCall, renderLine, renderToolCall, type CallOutcome } from './render-tool-call.js';
 
 interface IterationTimes {
   iteration: number;
   modelMs: number;
   tools: Array<{ name: string; ms: number; failed: boolean }>;
   tokens?: number;
+  /** The calls the model asked for, and what became of those with a result. */
+  requested: number;
+  outcomes: Record<CallOutcome, number>;
 }
 
-function embedded(title: string, content: EmbeddedText | undefined, open = false): string {
-  if (!content) return '';
-  const cut =
-    content.truncatedFrom === undefined
-      ? ''
-      : `<div class="note">Cut at ${formatCount(Buffer.byteLength(content.text))} of ${formatCount(content.truncatedFrom)} bytes; the whole text is in ${esc(content.file)}.</div>`;
-  const bytes = Buffer.byteLength(content.text);
-  return `<details${open ? ' open' : ''}><summary>${esc(title)} <span class="muted">(${formatCount(content.truncatedFrom ?? bytes)} bytes, ${esc(content.file)})</span></summary>${cut}<pre>${esc(content.text)}</pre></details>`;
+interface CallPairs {
+  results: Map<ActionRequestEvent, ActionResultEvent>;
+  /** The hook runs and system messages recorded while each call was under way, in order. */
+  during: Map<ActionRequestEvent, JournalEvent[]>;
 }
 
-/** Pairs each ACTION_REQUEST with the next ACTION_RESULT of the same call id (ids can repeat across responses). */
-function pairResults(events: JournalEvent[]): Map<ActionRequestEvent, ActionResultEvent> {
-  const pairs = new Map<ActionRequestEvent, ActionResultEvent>();
+/**
+ * Pairs each ACTION_REQUEST with the next ACTION_RESULT of the same call id (ids can repeat across
+ * responses), and gives each call the hook audits recorded between the two: calls run one at a time.
+ */
+function pairCalls(events: JournalEvent[]): CallPairs {
+  const results = new Map<ActionRequestEvent, ActionResultEvent>();
+  const during = new Map<ActionRequestEvent, JournalEvent[]>();
   const open = new Map<string, ActionRequestEvent>();
+  let current: { request: ActionRequestEvent; events: JournalEvent[] } | undefined;
   for (const event of events) {
-    if (event.type === 'ACTION_REQUEST') open.set(event.action_id, event);
-    if (event.type === 'ACTION_RESULT') {
+    if (event.type === 'ACTION_REQUEST') {
+      open.set(event.action_id, event);
+      current = { request: event, events: [] };
+    } else if (event.type === 'ACTION_RESULT') {
       const request = open.get(event.action_id);
       if (request) {
-        pairs.set(request, event);
+        results.set(request, event);
         open.delete(event.action_id);
+        if (current?.request === request) during.set(request, current.events);
       }
-    }
+      current = undefined;
+    } else if (current && happensDuringCall(event)) current.events.push(event);
+    else current = undefined;
   }
-  return pairs;
+  return { results, during };
+}
+
+/** "3 tool calls (1 ran, 2 rejected)": what the model asked for, and what became of it when not all ran. */
+function callCount(entry: IterationTimes): string {
+  const { ran, rejected, blocked } = entry.outcomes;
+  const requested = Math.max(entry.requested, ran + rejected + blocked);
+  if (requested === 0) return '';
+  const unanswered = requested - ran - rejected - blocked;
+  const parts = [
+    `${ran} ran`,
+    ...(rejected ? [`${rejected} rejected`] : []),
+    ...(blocked ? [`${blocked} blocked`] : []),
+    ...(unanswered ? [`${unanswered} without a result`] : []),
+  ];
+  return ` · ${countOf(requested, 'tool call')}${ran === requested ? '' : ` (${parts.join(', ')})`}`;
 }
 
 function iterationTimes(view: RunView): IterationTimes[] {
@@ -46,7 +71,7 @@ function iterationTimes(view: RunView): IterationTimes[] {
   const entry = (iteration: number) => {
     let times = byIteration.get(iteration);
     if (!times) {
-      times = { iteration, modelMs: 0, tools: [] };
+      times = { iteration, modelMs: 0, tools: [], requested: 0, outcomes: { ran: 0, rejected: 0, blocked: 0 } };
       byIteration.set(iteration, times);
     }
     return times;
@@ -56,7 +81,9 @@ function iterationTimes(view: RunView): IterationTimes[] {
       const times = entry(event.iteration);
       times.modelMs += view.invocations.get(event.llm_invocation_ref)?.metadata?.duration_ms ?? 0;
       if (event.usage) times.tokens = (times.tokens ?? 0) + event.usage.total_tokens;
+      times.requested += event.tool_calls.length;
     }
+    if (event.type === 'ACTION_RESULT') entry(event.iteration).outcomes[callOutcome(event)] += 1;
     if (event.type === 'ACTION_RESULT' && event.execution_ref) {
       const execution = view.executions.get(event.execution_ref);
       entry(event.iteration).tools.push({ name: event.tool_name, ms: execution?.durationMs ?? 0, failed: event.status !== 'SUCCESS' });
@@ -102,40 +129,6 @@ function renderThought(view: RunView, event: ThoughtEvent): string {
       : '<div class="muted">Not recorded.</div>') +
     `</details>`
   );
-}
-
-function renderToolCall(view: RunView, request: ActionRequestEvent | undefined, result: ActionResultEvent | undefined): string {
-  const name = request?.tool_name ?? result?.tool_name ?? '?';
-  const execution = result?.execution_ref ? view.executions.get(result.execution_ref) : undefined;
-  const status = result ? `<span class="badge ${esc(result.status)}">${esc(result.status)}</span>` : '<span class="badge">NO RESULT</span>';
-  const facts = [
-    result && result.exit_code !== null ? `exit ${result.exit_code}` : undefined,
-    execution?.durationMs !== undefined ? formatDuration(execution.durationMs) : undefined,
-    request ? request.action_id : result?.action_id,
-  ].filter(Boolean);
-  const args = request
-    ? `<pre class="args">${esc(
-        request.tool_args === undefined
-          ? '(large arguments, kept once in the THOUGHT of this iteration in journal.jsonl)'
-          : request.tool_args === null
-            ? '(arguments could not be parsed)'
-            : JSON.stringify(request.tool_args, null, 2),
-      )}</pre>`
-    : '';
-  const command = execution?.command ?? request?.resolved_command;
-  return (
-    `<div class="tool-call${result && result.status !== 'SUCCESS' ? ' failed' : ''}">` +
-    `<div class="tool-head"><span class="tool-name">${esc(name)}</span>${status}<span class="muted">${esc(facts.join(' · '))}</span></div>` +
-    args +
-    (command ? `<details><summary>Command line</summary><pre>${esc(command)}</pre></details>` : '') +
-    (result ? embedded('Observation (what the model saw)', { text: result.observation_content, file: 'journal.jsonl' }) : '') +
-    (execution ? embedded('stdout', execution.stdout) + embedded('stderr', execution.stderr) : '') +
-    `</div>`
-  );
-}
-
-function renderLine(label: string, text: string, className = ''): string {
-  return `<div class="event-line ${esc(className)}"><span class="label">${esc(label)}</span>${esc(text)}</div>`;
 }
 
 /** Events that are not thoughts or tool calls, as one line each. */
@@ -189,8 +182,9 @@ function renderSummary(view: RunView): string {
 /** One self-contained HTML page for a run: inline style and script, every value escaped. */
 export function renderRunHtml(run: RunView): string {
   const view = hideAnswers(run);
-  const pairs = pairResults(view.events);
-  const paired = new Set(pairs.values());
+  const calls = pairCalls(view.events);
+  const paired = new Set(calls.results.values());
+  const claimed = new Set([...calls.during.values()].flat());
   const times = new Map(iterationTimes(view).map((entry) => [entry.iteration, entry]));
   const blocks: string[] = [];
   let section: { iteration: number; parts: string[] } | undefined;
@@ -198,7 +192,7 @@ export function renderRunHtml(run: RunView): string {
     if (!section) return;
     const entry = times.get(section.iteration);
     const meta = entry
-      ? `model ${formatDuration(entry.modelMs)}${entry.tools.length ? ` · ${entry.tools.length} tool call${entry.tools.length === 1 ? '' : 's'}` : ''}${entry.tokens === undefined ? '' : ` · ${formatCount(entry.tokens)} tokens`}`
+      ? `model ${formatDuration(entry.modelMs)}${callCount(entry)}${entry.tokens === undefined ? '' : ` · ${formatCount(entry.tokens)} tokens`}`
       : '';
     blocks.push(
       `<section class="iteration" id="iteration-${section.iteration}" data-iteration="${section.iteration}"><h2>Iteration ${section.iteration} <span class="meta">${esc(meta)}</span></h2>${section.parts.join('')}</section>`,
@@ -213,9 +207,9 @@ export function renderRunHtml(run: RunView): string {
     if (event.type === 'ENGINE_START' || event.type === 'ENGINE_END' || (event.type === 'USER_MESSAGE' && section)) close();
     let html: string;
     if (event.type === 'THOUGHT') html = renderThought(view, event);
-    else if (event.type === 'ACTION_REQUEST') html = renderToolCall(view, event, pairs.get(event));
+    else if (event.type === 'ACTION_REQUEST') html = renderToolCall(view, event, calls.results.get(event), calls.during.get(event));
     else if (event.type === 'ACTION_RESULT') html = paired.has(event) ? '' : renderToolCall(view, undefined, event);
-    else html = renderOther(event);
+    else html = claimed.has(event) ? '' : renderOther(event);
     if (html === '') continue;
     if (section) section.parts.push(html);
     else blocks.push(`<div class="run-event">${html}</div>`);

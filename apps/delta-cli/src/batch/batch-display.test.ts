@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import type { BatchEvent, BatchRunOutcome } from '@delta/experiments';
+import type { JournalEvent } from '@delta/journal';
+import { createBatchDisplay } from './batch-display.js';
+
+/**
+ * A terminal screen, enough for the live block: text, `\n`, `\r`, ESC[2K (erase the line) and ESC[1A (up one
+ * line). Returns the lines on screen, as the user sees them.
+ */
+class Screen {
+  private readonly rows: string[] = [''];
+  private row = 0;
+  private column = 0;
+
+  write(text: string): void {
+    for (const token of text.match(/\u001b\[\d*[A-Za-z]|[\s\S]/g) ?? []) {
+      if (token === '\n') {
+        this.row += 1;
+        this.column = 0;
+        if (this.rows.length <= this.row) this.rows.push('');
+      } else if (token === '\r') this.column = 0;
+      else if (token === '\u001b[2K') this.rows[this.row] = '';
+      else if (token === '\u001b[1A') this.row = Math.max(0, this.row - 1);
+      else if (token.startsWith('\u001b')) throw new Error(`unexpected escape ${JSON.stringify(token)}`);
+      else {
+        const line = this.rows[this.row]!.padEnd(this.column);
+        this.rows[this.row] = line.slice(0, this.column) + token + line.slice(this.column + 1);
+        this.column += 1;
+      }
+    }
+  }
+
+  /** The lines on screen, without the blank ones at the bottom. */
+  lines(): string[] {
+    const lines = this.rows.map((line) => line.trimEnd());
+    while (lines.at(-1) === '') lines.pop();
+    return lines;
+  }
+}
+
+function runEnd(task: string, model: string, status: BatchRunOutcome['status'], score?: number, cost?: number): BatchEvent {
+  return {
+    type: 'run_end',
+    key: { task, model, repeat: 1 },
+    workDir: `/out/${task}/${model}/1`,
+    action: 'started',
+    status,
+    ...(score === undefined
+      ? {}
+      : { grade: { score, passed: score === 1, grader: 'g', exit_code: 0, run_id: 'r', graded_at: '2026-01-01T00:00:00.000Z' } }),
+    ...(cost === undefined ? {} : { cost }),
+  };
+}
+
+function thought(tokens: number): JournalEvent {
+  return {
+    type: 'THOUGHT',
+    seq: 1,
+    timestamp: '2026-01-01T00:00:00.000Z',
+    iteration: 1,
+    content: 'x',
+    tool_calls: [],
+    llm_invocation_ref: '0001',
+    usage: { prompt_tokens: tokens - 10, completion_tokens: 10, total_tokens: tokens },
+  } as JournalEvent;
+}
+
+function start(models: string[], tasks: number): BatchEvent {
+  return { type: 'batch_start', out: '/out', runs: models.length * tasks, tasks, models, repeat: 1, concurrency: 2 };
+}
+
+/** A display on a terminal: stdout and stderr go to the same screen, as they do in a terminal. */
+function terminal(json = false) {
+  const screen = new Screen();
+  const out: string[] = [];
+  const display = createBatchDisplay(
+    { json, terminal: true },
+    (text) => {
+      out.push(text);
+      screen.write(text);
+    },
+    (text) => screen.write(text),
+  );
+  return { screen, out, display };
+}
+
+describe('delta batch on a terminal', () => {
+  it('shows one line per model under the live line: done, failed, pass rate so far, tokens, cost', () => {
+    const { screen, display } = terminal();
+    display.onBatchEvent(start(['gpt-4o', 'claude'], 3));
+    display.onBatchEvent({ type: 'run_start', task: 't1', model: 'gpt-4o', repeat: 1, work_dir: '/out/t1/gpt-4o/1' });
+    display.onRunEvent(thought(1200), { model: 'gpt-4o' });
+    display.onBatchEvent(runEnd('t1', 'gpt-4o', 'COMPLETED', 1, 0.01));
+    display.onBatchEvent({ type: 'run_start', task: 't2', model: 'gpt-4o', repeat: 1, work_dir: '/out/t2/gpt-4o/1' });
+    display.onRunEvent(thought(800), { model: 'gpt-4o' });
+    display.onBatchEvent(runEnd('t2', 'gpt-4o', 'FAILED', 0, 0.005));
+    display.onBatchEvent({ type: 'run_start', task: 't1', model: 'claude', repeat: 1, work_dir: '/out/t1/claude/1' });
+    display.onRunEvent(thought(500), { model: 'claude' });
+
+    const lines = screen.lines();
+    expect(lines.slice(0, 2)).toEqual(['COMPLETED t1 / gpt-4o / 1 (started, score 1)', 'FAILED    t2 / gpt-4o / 1 (started, score 0)']);
+    // The live block is redrawn on the next event; the last drawing is what stays on screen.
+    display.onBatchEvent({ type: 'run_start', task: 't2', model: 'claude', repeat: 1, work_dir: '/out/t2/claude/1' });
+    expect(screen.lines().slice(2)).toEqual([
+      '2/6 done · 2 running · 1 failed · pass rate 50% (1/2) · ETA ' + screen.lines()[2]!.split('ETA ')[1],
+      '  gpt-4o  2/3 done · 1 failed · pass rate 50% (1/2) · 2,000 tokens · cost 0.0150',
+      '  claude  0/3 done · 0 failed · 500 tokens',
+    ]);
+    expect(screen.lines()[2]).toMatch(/ · 2,500 tokens · cost 0\.0150$/);
+    display.stop();
+    // Stopped: the live block is gone, the run lines stay.
+    expect(screen.lines()).toEqual(['COMPLETED t1 / gpt-4o / 1 (started, score 1)', 'FAILED    t2 / gpt-4o / 1 (started, score 0)']);
+  });
+
+  it('gives a condition (model+NAME) a line of its own, and a mean score when scores are not 0 or 1', () => {
+    const { screen, display } = terminal();
+    display.onBatchEvent(start(['gpt-4o', 'gpt-4o+prompt-v2'], 2));
+    display.onBatchEvent(runEnd('t1', 'gpt-4o+prompt-v2', 'COMPLETED', 0.5));
+    display.onBatchEvent(runEnd('t2', 'gpt-4o+prompt-v2', 'COMPLETED', 0.75));
+    expect(screen.lines().slice(-2)).toEqual([
+      '  gpt-4o            0/2 done · 0 failed · 0 tokens',
+      '  gpt-4o+prompt-v2  2/2 done · 0 failed · mean score 0.63 (2 scored) · 0 tokens',
+    ]);
+    display.stop();
+  });
+
+  it('with one model, shows the live line alone, with the pass rate so far', () => {
+    const { screen, display } = terminal();
+    display.onBatchEvent(start(['gpt-4o'], 2));
+    display.onBatchEvent({ type: 'run_start', task: 't1', model: 'gpt-4o', repeat: 1, work_dir: '/out/t1/gpt-4o/1' });
+    display.onBatchEvent(runEnd('t1', 'gpt-4o', 'COMPLETED', 1));
+    const lines = screen.lines();
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatch(/^1\/2 done · 0 running · 0 failed · pass rate 100% \(1\/1\) · ETA \S+ · 0 tokens$/);
+    display.stop();
+  });
+
+  it('with --json, writes the events as JSON lines and nothing else', () => {
+    const { screen, out, display } = terminal(true);
+    const events = [start(['a', 'b'], 1), runEnd('t1', 'a', 'COMPLETED', 1)];
+    for (const event of events) display.onBatchEvent(event);
+    display.onRunEvent(thought(100), { model: 'a' });
+    display.stop();
+    expect(out).toEqual(events.map((event) => `${JSON.stringify(event)}\n`));
+    expect(screen.lines()).toEqual(events.map((event) => JSON.stringify(event)));
+  });
+});
