@@ -118,6 +118,26 @@ describe('delta replay and delta fork on a batch run', () => {
     expect(kinds).toEqual(['fork', 'fork', 'replay', 'replay', 'replay']);
   });
 
+  it("fork goes on with the run's own model (--model of the batch), on the run's own endpoint", async () => {
+    const agent = await createTempAgent({ agentYaml });
+    const directory = await createTempDir();
+    const tasksFile = join(directory, 'tasks.jsonl');
+    writeFileSync(tasksFile, `${JSON.stringify({ id: 't', message: 'Read notes.txt', files: { 'notes.txt': 'hello\n' } })}\n`);
+    const out = join(directory, 'out');
+    const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: llm.baseUrl };
+    const batch = await runDelta(['batch', tasksFile, '--agent', agent, '--out', out, '--model', 'other-model'], { env });
+    expect(batch.exitCode).toBe(0);
+    const before = llm.requests.length;
+    const source = join(out, 't', 'other-model', '1');
+    const fork = await runDelta(['fork', '-w', source, '--at', '1', '-q'], { env });
+    expect(fork.exitCode, fork.stderr).toBe(0);
+    // The rebuild replays nothing live; the fork's own request is the live one, on the run's model, not agent.yaml's.
+    const live = llm.requests.slice(before);
+    expect(live.map((request) => (request.body as { model: string }).model)).toEqual(['other-model']);
+
+    expect(readdirSync(join(agent, 'forks'))).toEqual(['F001']);
+  });
+
   it('outside a batch, a run whose workspace held files: the fork is refused with a hint naming --into, and replay says it too', async () => {
     const agent = await createTempAgent({ agentYaml });
     const work = join(await createTempDir(), 'ws');

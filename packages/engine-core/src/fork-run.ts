@@ -1,4 +1,4 @@
-import { cpSync, existsSync, readdirSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ConfigurationError, SystemError } from '@delta/errors';
 import {
@@ -22,6 +22,7 @@ import type { ConfigOverrides } from './config-overrides.js';
 import { continueRun } from './continue-run.js';
 import { ENGINE_VERSION } from './engine-version.js';
 import { loadAgent } from './load-agent.js';
+import { resolveModel } from './open-run.js';
 import { openRecordedRun, recordedAgentHome, recordedOverrides, type RecordedRun } from './recorded-run.js';
 import { replayRun, type ReplayResult } from './replay-run.js';
 import type { EngineOptions, RunResult } from './run-options.js';
@@ -116,6 +117,8 @@ function writeForkRun(source: RecordedRun, agentHome: string, workDir: string, r
       work_dir: workDir,
       ...(usage ? { usage } : {}),
       forked_from: forkedFrom,
+      // The live part goes to the endpoint, with the key variable, the recorded run used.
+      ...(source.metadata.model_endpoint ? { model_endpoint: source.metadata.model_endpoint } : {}),
     });
     const journal = JournalWriter.open(paths.journal);
     try {
@@ -177,8 +180,21 @@ export async function forkRun(options: ForkRunOptions): Promise<ForkResult> {
     );
   }
   // The rebuild replays the run as it was made: with the overrides it was started with, not the fork's.
-  const agent = loadAgent(options.agentHome ?? recordedAgentHome(source), { overrides: recordedOverrides(source) });
-  const workDir = options.into === undefined ? createOriginWorkspace(agent.home, 'fork').path : resolve(options.into);
+  const recorded = recordedOverrides(source);
+  const agent = loadAgent(options.agentHome ?? recordedAgentHome(source), { overrides: recorded });
+  // The live part goes on as the run was made (its --model and --set), with the fork's own overrides on top.
+  const set = [...(recorded.set ?? []), ...(options.overrides?.set ?? [])];
+  const model = options.overrides?.model ?? recorded.model;
+  const live: ConfigOverrides = { ...(model === undefined ? {} : { model }), ...(set.length > 0 ? { set } : {}) };
+  const created = options.into === undefined;
+  const workDir = created ? createOriginWorkspace(agent.home, 'fork').path : resolve(options.into!);
+  try {
+    // Its model key and endpoint are checked before anything runs: a fork that cannot go on leaves nothing.
+    await resolveModel(options, loadAgent(agent.home, { overrides: live }), workDir, source.metadata.model_endpoint);
+  } catch (error) {
+    if (created) rmSync(workDir, { recursive: true, force: true });
+    throw error;
+  }
   options.prepareWorkspace?.(workDir);
   const forkedFrom: RunOrigin = { run_id: source.paths.runId, work_dir: source.paths.workDir, iteration: options.at };
   let rebuild: ReplayResult | undefined;
@@ -211,6 +227,7 @@ export async function forkRun(options: ForkRunOptions): Promise<ForkResult> {
   const secretVariables = source.metadata.model_endpoint?.secret_variables;
   const result = await continueRun({
     ...engine,
+    overrides: live,
     ...(secretVariables ? { secretVariables } : {}),
     workDir,
     runId,
