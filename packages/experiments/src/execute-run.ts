@@ -198,6 +198,7 @@ async function describe(
   const grade = await gradeRun(grader, batch.tasks.get(key.task)!, key, found, batch.definition.agent, {
     environment: options.environment,
     finalAnswer: result?.finalAnswer,
+    modelsFile: batch.definition.models_file,
   });
   return { ...outcome, grade };
 }

@@ -2,6 +2,7 @@ import { ConfigurationError } from '@delta/errors';
 import { parseBuiltinGrader } from './builtin-graders.js';
 import type { Grade } from './grade.js';
 import { gradeRun } from './grade-run.js';
+import { resolveJudge } from './model-judge.js';
 import { readRunOnDisk } from './run-record.js';
 import type { BatchRunKey } from './batch-layout.js';
 import { batchKeys, openBatchTasks, runDirectoryOf } from './open-batch.js';
@@ -31,8 +32,9 @@ export async function gradeBatch(out: string, options: GradeBatchOptions): Promi
       hint: `Pass one: delta grade ${out} --grader CMD (or add grader: to agent.yaml for the next batch).`,
     });
   }
-  // An unknown built-in name is refused before any run is graded.
+  // An unknown built-in name, or a judge the models file lacks, is refused before any run is graded.
   parseBuiltinGrader(grader);
+  resolveJudge(grader, batch.definition.models_file, options.environment ?? process.env);
   const graded: { key: BatchRunKey; grade: Grade }[] = [];
   await runPool(
     batchKeys(batch.definition),
@@ -41,7 +43,10 @@ export async function gradeBatch(out: string, options: GradeBatchOptions): Promi
       const workDir = runDirectoryOf(batch, key);
       const found = readRunOnDisk(workDir);
       if (found.kind !== 'run' || found.status !== 'COMPLETED') return;
-      const grade = await gradeRun(grader, batch.tasks.get(key.task)!, key, found, batch.definition.agent, options);
+      const grade = await gradeRun(grader, batch.tasks.get(key.task)!, key, found, batch.definition.agent, {
+        ...options,
+        modelsFile: batch.definition.models_file,
+      });
       graded.push({ key, grade });
       options.onGraded?.(key, grade);
     },

@@ -8,6 +8,8 @@ export interface GradeRunOptions {
   timeoutMs?: number | undefined;
   /** The answer as the engine returned it; read from the journal otherwise. */
   finalAnswer?: string | undefined;
+  /** The batch's models file, where a `model:NAME` grader finds its judge. */
+  modelsFile?: string | undefined;
 }
 
 /** Runs the grader on one finished run of a batch, telling it the task, the answer and where the run is. */
@@ -23,6 +25,7 @@ export function gradeRun(
     command,
     ...(options.environment ? { environment: options.environment } : {}),
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.modelsFile ? { modelsFile: options.modelsFile } : {}),
     input: {
       task: {
         id: task.id,

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { diskWrite, parseJson } from '@delta/errors';
 import { type BuiltinVerdict, builtinVerdict, parseBuiltinGrader } from './builtin-graders.js';
 import { Grade } from './grade-schema.js';
-import { gradeFileOf, graderHash, readGrades, writeGrade } from './grade-store.js';
+import { GRADES_DIRECTORY, gradeFileOf, graderHash, readGrades, writeGrade } from './grade-store.js';
+import { judgeRun, resolveJudge } from './model-judge.js';
 
 export { Grade };
 
@@ -28,6 +29,8 @@ export interface RunGraderOptions {
   /** The environment the grader starts from (default `process.env`); model keys are never passed on. */
   environment?: NodeJS.ProcessEnv;
   timeoutMs?: number;
+  /** The batch's models file: where a `model:NAME` grader finds its judge. */
+  modelsFile?: string;
 }
 
 export const GRADE_INPUT_FILE = 'grade-input.json';
@@ -105,6 +108,19 @@ export async function runGrader(options: RunGraderOptions): Promise<Grade> {
   const { input } = options;
   const inputFile = join(input.run_dir, GRADE_INPUT_FILE);
   diskWrite(inputFile, () => writeFileSync(inputFile, `${JSON.stringify(input, null, 2)}\n`));
+  const judge = resolveJudge(options.command, options.modelsFile, options.environment ?? process.env);
+  if (judge !== undefined) {
+    // A model of the models file judges the answer; its request and answer are kept beside the grade.
+    const recordDir = join(input.run_dir, GRADES_DIRECTORY, `${graderHash(options.command)}.judge`);
+    const verdict = await judgeRun(input, {
+      entry: judge.entry,
+      environment: options.environment ?? process.env,
+      file: judge.file,
+      recordDir,
+      ...(judge.prompt === undefined ? {} : { prompt: judge.prompt }),
+    });
+    return recordGrade(options, verdict, null);
+  }
   const builtin = parseBuiltinGrader(options.command);
   if (builtin !== undefined) {
     // A built-in grader compares in this process: nothing is started.

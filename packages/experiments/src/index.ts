@@ -40,3 +40,5 @@ export type { LoadedModels } from './models-file.js';
 export { agentForModel, modelClientOptionsOf, modelEndpointOf, modelKeyOf, modelKeyVariables } from './model-entry.js';
 export type { ModelEndpointOptions } from './model-entry.js';
 export { checkModelKeys } from './batch-model-entry.js';
+export { DEFAULT_JUDGE_PROMPT, JUDGE_PREFIX, judgeRun, parseJudgeGrader, resolveJudge } from './model-judge.js';
+export type { JudgeGrader, JudgeInput, JudgeOptions, JudgeVerdict } from './model-judge.js';

@@ -11,7 +11,8 @@ const input = { task: { id: 't1', message: 'What is 2 + 2?', expected: '4' }, fi
 
 describe('a model-graded grader', () => {
   it('parses model:NAME and nothing else', () => {
-    expect(parseJudgeGrader('model:judge')).toBe('judge');
+    expect(parseJudgeGrader('model:judge')).toEqual({ name: 'judge' });
+    expect(parseJudgeGrader('model:judge:/abs/prompt.md')).toEqual({ name: 'judge', promptFile: '/abs/prompt.md' });
     expect(parseJudgeGrader('model:')).toBeUndefined();
     expect(parseJudgeGrader('sh grade.sh')).toBeUndefined();
   });

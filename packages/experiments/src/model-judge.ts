@@ -1,18 +1,64 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { createModelClient, estimateCost } from '@delta/engine';
-import { diskWrite, makeDirectory } from '@delta/errors';
-import { modelClientOptionsOf } from './model-entry.js';
-import type { ModelEntry } from './models-file.js';
+import { ConfigurationError, diskWrite, makeDirectory } from '@delta/errors';
+import { modelClientOptionsOf, modelKeyOf } from './model-entry.js';
+import { type ModelEntry, pickModelEntry, readModelsFile } from './models-file.js';
 
 /** `--grader model:NAME`: a model of the models file judges each run. */
 export const JUDGE_PREFIX = 'model:';
 
-/** The entry name a `model:NAME` grader names, or undefined for any other grader. */
-export function parseJudgeGrader(grader: string): string | undefined {
+/** A `model:NAME` or `model:NAME:PROMPT_FILE` grader: the judge's entry in the models file, and its prompt's file. */
+export interface JudgeGrader {
+  name: string;
+  promptFile?: string;
+}
+
+/** The judge a `model:NAME[:PROMPT_FILE]` grader names, or undefined for any other grader. */
+export function parseJudgeGrader(grader: string): JudgeGrader | undefined {
   if (!grader.startsWith(JUDGE_PREFIX)) return undefined;
-  const name = grader.slice(JUDGE_PREFIX.length).trim();
-  return name === '' ? undefined : name;
+  const rest = grader.slice(JUDGE_PREFIX.length);
+  const colon = rest.indexOf(':');
+  const name = (colon < 0 ? rest : rest.slice(0, colon)).trim();
+  const promptFile = colon < 0 ? undefined : rest.slice(colon + 1).trim();
+  if (name === '') return undefined;
+  return { name, ...(promptFile ? { promptFile } : {}) };
+}
+
+/**
+ * The judge of a `model:NAME[:PROMPT_FILE]` grader, checked before any run: the batch's models file has the
+ * entry, its key variable is set, and the prompt file (if any) is there. Undefined for any other grader.
+ */
+export function resolveJudge(
+  grader: string,
+  modelsFile: string | undefined,
+  environment: NodeJS.ProcessEnv,
+): { entry: ModelEntry; file: string; prompt?: string } | undefined {
+  const judge = parseJudgeGrader(grader);
+  if (judge === undefined) return undefined;
+  if (modelsFile === undefined) {
+    throw new ConfigurationError(`--grader ${grader} names a judge model, and the batch has no models file.`, {
+      code: 'USAGE',
+      field: '--grader',
+      hint: `Give the batch a models file with an entry named ${judge.name} (delta batch ... --models models.yaml --model A,B --grader ${grader}; --model keeps the judge out of the models being compared).`,
+    });
+  }
+  const models = readModelsFile(modelsFile);
+  const entry = pickModelEntry(models, judge.name);
+  modelKeyOf(entry, environment, models.file);
+  let prompt: string | undefined;
+  if (judge.promptFile !== undefined) {
+    const file = resolve(judge.promptFile);
+    if (!existsSync(file)) {
+      throw new ConfigurationError(`--grader ${grader}: the judge's prompt file ${file} does not exist.`, {
+        code: 'USAGE',
+        field: '--grader',
+        hint: 'Write the prompt the judge model is given, ending with how to answer: a last line {"score": <0 to 1>, "passed": <true|false>, "reason": "..."}.',
+      });
+    }
+    prompt = readFileSync(file, 'utf8');
+  }
+  return { entry, file: models.file, ...(prompt === undefined ? {} : { prompt }) };
 }
 
 /** What the judge is asked, unless the batch gives its own prompt (`judge_prompt`, see docs/experiments.md). */
@@ -106,7 +152,7 @@ export async function judgeRun(input: JudgeInput, options: JudgeOptions): Promis
   makeDirectory(options.recordDir);
   const requestFile = join(options.recordDir, 'request.json');
   const responseFile = join(options.recordDir, 'response.json');
-  const judge = { model: entry.name, request: requestFile, response: responseFile };
+  const judge = { model: entry.name, model_id: entry.model, request: requestFile, response: responseFile };
   const client = await createModelClient(clientOptions);
   let response;
   try {

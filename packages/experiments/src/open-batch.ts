@@ -14,6 +14,7 @@ import { agentForModel } from './model-entry.js';
 import { batchModelOf, modelEntryOf } from './batch-model-entry.js';
 import { pickModelEntry, readModelsFile } from './models-file.js';
 import { parseBuiltinGrader } from './builtin-graders.js';
+import { resolveJudge } from './model-judge.js';
 
 /** A batch ready to execute runs: its definition, its tasks by id, and its agent loaded once per model. */
 export interface OpenedBatch {
@@ -137,7 +138,11 @@ export function prepareBatch(spec: BatchSpec): PreparedBatch {
     created_at: new Date().toISOString(),
     agent_fingerprint: agentFingerprint(base),
   };
-  if (asked.grader !== null) parseBuiltinGrader(asked.grader);
+  if (asked.grader !== null) {
+    parseBuiltinGrader(asked.grader);
+    // runBatch passes its options here, the runs' environment among them: a judge's key is checked in it.
+    resolveJudge(asked.grader, asked.models_file, (spec as { environment?: NodeJS.ProcessEnv }).environment ?? process.env);
+  }
   // Everything read and checked: only now is OUT touched, by the one process that holds its lock.
   const lock = lockBatch(out);
   try {
