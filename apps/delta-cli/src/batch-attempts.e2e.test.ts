@@ -47,6 +47,17 @@ describe('delta batch --max-attempts', () => {
     }
   });
 
+  it('without a key or an endpoint stops before any run, exit 2, saying what to set', async () => {
+    const { agent, tasksFile, directory } = await failingBatch();
+    const result = await runDelta(['batch', tasksFile, '--agent', agent, '--out', join(directory, 'nokey')], {
+      env: { DELTA_API_KEY: '', OPENAI_API_KEY: '', DELTA_BASE_URL: '' },
+    });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('Error: No API key for the model: DELTA_API_KEY (or OPENAI_API_KEY) is missing or empty.');
+    expect(result.stderr).toContain('Hint: Set DELTA_API_KEY');
+    expect(result.stdout).not.toContain('only');
+  });
+
   it.skipIf(unavailable)("through the queue: the same one attempt by default, not the queue's own retries", async () => {
     const llm = await startFakeLlm({ script: () => ({ error: { status: 503, message: 'overloaded' } }) });
     const redis = await startTestRedis();

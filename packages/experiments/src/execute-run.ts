@@ -160,7 +160,9 @@ export async function executeBatchRun(batch: OpenedBatch, key: BatchRunKey, opti
     }
   } catch (error) {
     if (!DeltaError.isInstance(error)) throw error;
-    return { key, workDir, action, status: 'RUNNING', error: error.message, errorCode: error.code };
+    // A run refused as another version of its batch says how to go on, as the batch's own refusal does.
+    const message = error.code === 'BATCH_CHANGED' && error.hint ? `${error.message} ${error.hint}` : error.message;
+    return { key, workDir, action, status: 'RUNNING', error: message, errorCode: error.code };
   }
   return describe(batch, key, workDir, action, result, options);
 }

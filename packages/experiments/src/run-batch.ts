@@ -1,3 +1,4 @@
+import { resolveModelSettings } from '@delta/engine';
 import { addTokenUsage, type JournalEvent, type TokenUsage } from '@delta/journal';
 import type { BatchRunKey } from './batch-layout.js';
 import { type BatchRunOutcome, type ExecuteRunOptions, executeBatchRun } from './execute-run.js';
@@ -83,6 +84,15 @@ function engineOptionsOf(options: Omit<RunBatchOptions, keyof BatchSpec>): Execu
 }
 
 /**
+ * A batch without a models file runs with the key and endpoint of the environment (or agent.yaml's `.env`):
+ * when there is neither, every run would fail alike, so the batch stops first (API_KEY_MISSING, exit 2).
+ */
+function checkDefaultKey(batch: OpenedBatch, options: RunBatchOptions): void {
+  if (batch.definition.models_file !== undefined || options.apiKey !== undefined || options.baseUrl !== undefined) return;
+  resolveModelSettings(batch.out, batch.definition.agent, options.environment ?? process.env);
+}
+
+/**
  * Runs a batch in this process: every task × model × repeat, `concurrency` at a time, each through
  * `executeBatchRun` (so a second call with the same spec resumes: completed runs are left alone). Aborting
  * `signal` interrupts the runs in flight (INTERRUPTED, resumable) and starts no more. OUT's batch lock is
@@ -93,6 +103,7 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
   try {
     // Every model's key variable is checked before any run starts, not run by run.
     checkModelKeys(batch.definition, options.environment ?? process.env);
+    checkDefaultKey(batch, options);
     return await executeBatch(batch, options);
   } finally {
     batch.release();
