@@ -62,3 +62,24 @@ describe("a batch's agent version", () => {
     await expect(runBatch({ ...options, condition: '../x' })).rejects.toMatchObject({ code: 'USAGE' });
   });
 });
+
+describe('--condition on an agent that did not change', () => {
+  it('is refused, naming the version it already is, and records nothing', async () => {
+    const agent = await createNoteAgent();
+    const tasksFile = await writeTasks(1);
+    const out = join(await createTempDir(), 'out');
+    const options = { tasksFile, agent, out, baseUrl: llm.baseUrl, apiKey: 'k' };
+    await runBatch(options);
+    const before = readFileSync(batchDefinitionFile(out), 'utf8');
+    await expect(runBatch({ ...options, condition: 'same' })).rejects.toThrow(
+      "--condition same: the agent is the same version as the batch's first version; a condition is a changed agent.",
+    );
+    writeFileSync(join(agent, 'system_prompt.md'), 'Another prompt.\n');
+    await runBatch({ ...options, condition: 'v2' });
+    await expect(runBatch({ ...options, condition: 'v3' })).rejects.toThrow(
+      '--condition v3: the agent is the same version as its condition v2; a condition is a changed agent.',
+    );
+    expect(readFileSync(batchDefinitionFile(out), 'utf8')).not.toBe(before);
+    expect(definitionOf(out).conditions.map((condition: { name: string }) => condition.name)).toEqual(['v2']);
+  });
+});

@@ -113,6 +113,23 @@ export function claimCondition(
     if (!changes.same) throw changedError(out, recorded.agent, name, changes);
     return { definition: recorded, condition: name, changed: false };
   }
+  // A new condition is a new version of the agent: the same files as a version the batch has are that version.
+  const same = [
+    ...(recorded.agent_fingerprint ? [{ name: recorded.agent_condition, agent_fingerprint: recorded.agent_fingerprint }] : []),
+    ...(recorded.conditions ?? []),
+  ].find((version) => compareFingerprints(version.agent_fingerprint, fingerprint).same);
+  if (same) {
+    const which = same.name === undefined ? "the batch's first version" : `its condition ${same.name}`;
+    throw new ConfigurationError(`--condition ${name}: the agent is the same version as ${which}; a condition is a changed agent.`, {
+      code: 'BATCH_CHANGED',
+      file: batchDefinitionFile(out),
+      field: '--condition',
+      hint:
+        same.name === undefined
+          ? `Run the batch's own command without --condition to resume it; --condition ${name} is for the agent once its files change.`
+          : `Run it with --condition ${same.name} to resume that condition.`,
+    });
+  }
   const condition: BatchCondition = { name, agent_fingerprint: fingerprint, created_at: new Date().toISOString() };
   return {
     definition: {
