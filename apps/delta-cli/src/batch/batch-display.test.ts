@@ -69,8 +69,9 @@ function start(models: string[], tasks: number): BatchEvent {
   return { type: 'batch_start', out: '/out', runs: models.length * tasks, tasks, models, repeat: 1, concurrency: 2 };
 }
 
-/** A display on a terminal: stdout and stderr go to the same screen, as they do in a terminal. */
+/** A display on a terminal: stdout and stderr go to the same screen, as they do in a terminal (160 columns). */
 function terminal(json = false) {
+  Object.defineProperty(process.stderr, 'columns', { value: 160, configurable: true });
   const screen = new Screen();
   const out: string[] = [];
   const display = createBatchDisplay(
@@ -80,6 +81,8 @@ function terminal(json = false) {
       screen.write(text);
     },
     (text) => screen.write(text),
+    // What the batch holds, as /proc would say it (processTreeUsage is tested on its own).
+    () => ({ processes: 130, rssBytes: 1.2e9 }),
   );
   return { screen, out, display };
 }
@@ -102,11 +105,11 @@ describe('delta batch on a terminal', () => {
     // The live block is redrawn on the next event; the last drawing is what stays on screen.
     display.onBatchEvent({ type: 'run_start', task: 't2', model: 'claude', repeat: 1, work_dir: '/out/t2/claude/1' });
     expect(screen.lines().slice(2)).toEqual([
-      '2/6 done · 2 running · 1 failed · pass rate 50% (1/2) · ETA ' + screen.lines()[2]!.split('ETA ')[1],
+      `2/6 done · 2 running · 1 failed · pass rate 50% (1/2) · ETA ${screen.lines()[2]!.split('ETA ')[1]}`,
       '  gpt-4o  2/3 done · 1 failed · pass rate 50% (1/2) · 2,000 tokens · cost 0.0150',
       '  claude  0/3 done · 0 failed · 500 tokens',
     ]);
-    expect(screen.lines()[2]).toMatch(/ · 2,500 tokens · cost 0\.0150$/);
+    expect(screen.lines()[2]).toMatch(/ · 2,500 tokens · cost 0\.0150 · 130 processes, 1\.2 GB$/);
     display.stop();
     // Stopped: the live block is gone, the run lines stay.
     expect(screen.lines()).toEqual(['COMPLETED t1 / gpt-4o / 1 (started, score 1)', 'FAILED    t2 / gpt-4o / 1 (started, score 0)']);
@@ -131,7 +134,7 @@ describe('delta batch on a terminal', () => {
     display.onBatchEvent(runEnd('t1', 'gpt-4o', 'COMPLETED', 1));
     const lines = screen.lines();
     expect(lines).toHaveLength(2);
-    expect(lines[1]).toMatch(/^1\/2 done · 0 running · 0 failed · pass rate 100% \(1\/1\) · ETA \S+ · 0 tokens$/);
+    expect(lines[1]).toMatch(/^1\/2 done · 0 running · 0 failed · pass rate 100% \(1\/1\) · ETA \S+ · 0 tokens · 130 processes, 1\.2 GB$/);
     display.stop();
   });
 

@@ -1,3 +1,4 @@
+import { formatBytes, type ProcessTreeUsage, processTreeUsage } from './process-tree.js';
 import type { BatchEvent, BatchRunKey, BatchRunOutcome, BatchSummary } from '@delta/experiments';
 import type { JournalEvent } from '@delta/journal';
 import { formatCount, formatDuration } from '../inspect/format-numbers.js';
@@ -55,12 +56,24 @@ interface LiveCounts {
   cost: number;
 }
 
+/** `130 processes, 1.2 GB`: what the batch holds on this machine. */
+function heldText(usage: ProcessTreeUsage | undefined): string[] {
+  return usage === undefined ? [] : [`${usage.processes} process${usage.processes === 1 ? '' : 'es'}, ${formatBytes(usage.rssBytes)}`];
+}
+
 export function createBatchDisplay(
   mode: { json: boolean; terminal: boolean },
   write: (text: string) => void,
   writeStatus: (text: string) => void,
+  usage: () => ProcessTreeUsage | undefined = processTreeUsage,
 ): BatchDisplay {
   const started = Date.now();
+  // What the batch holds (processes, memory), read from /proc at most once a second.
+  let held: { at: number; usage: ProcessTreeUsage | undefined } | undefined;
+  const holding = () => {
+    if (held === undefined || Date.now() - held.at >= 1000) held = { at: Date.now(), usage: usage() };
+    return held.usage;
+  };
   const counts: LiveCounts = { total: 0, done: 0, running: 0, failed: 0, waiting: 0, executed: 0, tokens: 0, cost: 0 };
   const models = new ModelLines();
   // How many lines the live block has on the screen now (the cursor is at the end of its last line).
@@ -84,6 +97,7 @@ export function createBatchDisplay(
       `ETA ${eta}`,
       `${formatCount(counts.tokens)} tokens`,
       ...(counts.cost > 0 ? [`cost ${counts.cost.toFixed(4)}`] : []),
+      ...heldText(holding()),
     ].join(' · ');
     // With one model its line would say what the live line says: it has none.
     const lines = [line, ...(models.size > 1 ? models.lines() : [])];
