@@ -67,7 +67,7 @@ describe('delta batch --max-attempts', () => {
       const batch = startDelta(['batch', tasksFile, '--agent', agent, '--out', join(directory, 'q'), '--queue', redis.url, '--wait'], env);
       workers.push(startDelta(['worker', '--queue', redis.url], env));
       const finished = await batch.done;
-      expect(finished.stdout).toContain('1 runs: 0 completed, 1 failed');
+      expect(finished.stdout).toContain('1 run: 0 completed, 1 failed');
       expect(finished.exitCode).toBe(1);
       expect(llm.requests).toHaveLength(1);
     } finally {

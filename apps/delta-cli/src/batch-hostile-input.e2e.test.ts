@@ -159,7 +159,7 @@ describe('one batch per --out', () => {
     const again = await runDelta(['batch', tasksFile, '--agent', agent, '--out', out], { env });
     expect(again.stderr).toBe('');
     expect(again.exitCode).toBe(0);
-    expect(again.stdout).toContain('1 runs: 1 completed');
+    expect(again.stdout).toContain('1 run: 1 completed');
     expect(existsSync(join(out, '.batch', 'lock'))).toBe(false);
   });
 });

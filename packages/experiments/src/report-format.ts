@@ -1,6 +1,11 @@
 import { type BatchReport, type GroupStatistics, groupStatistics } from './batch-report.js';
 import { columns, comparisonsText, graderLine, matrixText, rounded } from './report-comparison-format.js';
 
+/** `1 task`, `3 tasks`. */
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
 const CSV_COLUMNS = [
   'group',
   'name',
@@ -130,7 +135,7 @@ export function reportText(report: BatchReport): string {
   const { definition } = report;
   const scored = report.by_model.some((group) => group.scored > 0);
   return [
-    `Batch ${report.out}: ${definition.task_ids.length} tasks x ${definition.models.length} models x ${definition.repeat} repeats = ${report.runs.length} runs`,
+    `Batch ${report.out}: ${plural(definition.task_ids.length, 'task')} x ${plural(definition.models.length, 'model')} x ${plural(definition.repeat, 'repeat')} = ${plural(report.runs.length, 'run')}`,
     '',
     table('model', report.by_model),
     '',

@@ -36,7 +36,7 @@ export function describeOutcome(outcome: BatchRunOutcome): string {
 /** The closing lines: counts, tokens, cost, and what to do next. */
 export function describeSummary(summary: BatchSummary, elapsedMs: number): string {
   const lines = [
-    `${summary.runs} runs: ${summary.completed} completed, ${summary.failed} failed, ${summary.interrupted} interrupted, ${summary.waiting} waiting for input${summary.errors ? `, ${summary.errors} not executed` : ''} (${summary.executed} executed by this command in ${formatDuration(elapsedMs)}; ${formatCount(summary.usage.total_tokens)} tokens${summary.cost > 0 ? `, cost ${summary.cost.toFixed(4)}` : ''})`,
+    `${summary.runs} run${summary.runs === 1 ? '' : 's'}: ${summary.completed} completed, ${summary.failed} failed, ${summary.interrupted} interrupted, ${summary.waiting} waiting for input${summary.errors ? `, ${summary.errors} not executed` : ''} (${summary.executed} executed by this command in ${formatDuration(elapsedMs)}; ${formatCount(summary.usage.total_tokens)} tokens${summary.cost > 0 ? `, cost ${summary.cost.toFixed(4)}` : ''})`,
   ];
   if (summary.stopped) lines.push('Stopped: run the same command again to resume the batch.');
   else if (summary.interrupted > 0) lines.push('Run the same command again to continue the interrupted runs.');

@@ -97,7 +97,7 @@ export async function queueBatchCommand(spec: BatchSpec, flags: QueueBatchFlags)
         `${refusedJobs.length} job${refusedJobs.length === 1 ? '' : 's'} in queue ${queue} did not come from this batch and were refused: someone else can write to this Redis (give it a password: docs/scale-out.md).\n`,
       );
     }
-    const summary = `${enqueued.runs} runs: ${counts.COMPLETED} completed, ${counts.FAILED} failed, ${counts.INTERRUPTED} interrupted, ${counts.WAITING_FOR_INPUT} waiting for input, ${counts.RUNNING + counts.none} not finished (${runJobs.length} jobs failed in the queue${refusedJobs.length > 0 ? `, ${refusedJobs.length} refused` : ''})`;
+    const summary = `${enqueued.runs} run${enqueued.runs === 1 ? '' : 's'}: ${counts.COMPLETED} completed, ${counts.FAILED} failed, ${counts.INTERRUPTED} interrupted, ${counts.WAITING_FOR_INPUT} waiting for input, ${counts.RUNNING + counts.none} not finished (${runJobs.length} jobs failed in the queue${refusedJobs.length > 0 ? `, ${refusedJobs.length} refused` : ''})`;
     if (flags.json === true)
       sayOut(
         `${JSON.stringify({ type: 'batch_end', out: batch.out, queue, runs: enqueued.runs, counts, failed_jobs: runJobs, refused_jobs: refusedJobs })}\n`,
