@@ -203,7 +203,7 @@ export function listCommand(flags: ListFlags): number {
     process.stderr.write(
       all.length > 0
         ? `None of the ${all.length} runs in ${where} is ${[...statuses!].join(' or ')}.\n`
-        : `No runs yet in ${where}. Start one with \`delta run\`.\n`,
+        : `No runs yet in ${where}. Start one with \`delta run\`.${byAgent ? ' (A batch keeps its runs under its --out: `delta report OUT`, or `delta list -w OUT/<task>/<model>/<k>`.)' : ''}\n`,
     );
     return 0;
   }
