@@ -60,6 +60,16 @@ function comparable(spans: ReceivedSpan[]) {
   return spans.map(({ resource: _resource, ...span }) => span).sort((a, b) => a.spanId.localeCompare(b.spanId));
 }
 
+/** A port nobody listens on: taken, then released. */
+function unusedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 const nanos = (timestamp: string) => `${Date.parse(timestamp)}000000`;
 
 describe('delta export otel', () => {
@@ -152,13 +162,7 @@ describe('delta export otel', () => {
     const llm = await server();
     const agent = await createTempAgent({ agentYaml });
     const work = join(await createTempDir('otel-bad-'), 'w');
-    // A port nobody listens on: taken, then released.
-    const port = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const { port: free } = probe.address() as { port: number };
-        probe.close(() => resolve(free));
-      });
-    });
+    const port = await unusedPort();
     // OTEL_EXPORTER_OTLP_TIMEOUT: the exporter's own setting, so that the test does not wait 10 s for each export.
     const env = {
       DELTA_API_KEY: 'k',
@@ -187,12 +191,7 @@ describe('delta export otel', () => {
     const llm = await server();
     const agent = await createTempAgent({ agentYaml });
     const work = join(await createTempDir('otel-dead-'), 'w');
-    const port = await new Promise<number>((resolve) => {
-      const probe = createServer().listen(0, '127.0.0.1', () => {
-        const { port: free } = probe.address() as { port: number };
-        probe.close(() => resolve(free));
-      });
-    });
+    const port = await unusedPort();
     // No OTEL_EXPORTER_OTLP_TIMEOUT: the defaults users get.
     const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: llm.baseUrl, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` };
     const run = await runDelta(['run', '--agent', agent, '-w', work, '-m', 'Write and count'], { env });
