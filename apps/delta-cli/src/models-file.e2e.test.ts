@@ -210,6 +210,12 @@ describe('delta batch --models', () => {
     expect(result.stderr).toContain('BRAVO_KEY, which is not set');
     expect(alpha.requests).toHaveLength(0);
     expect(readdirSync(out)).toEqual(['.batch']);
+
+    // Both variables missing: both named in one error, not one per attempt.
+    const neither = await runDelta(['batch', tasksFile, '--agent', agent, '--out', out, '--models', models], { env: {} });
+    expect(neither.exitCode).toBe(2);
+    expect(neither.stderr).toMatch(/has 2 configuration errors:\n {2}1\. The model "alpha" .*ALPHA_KEY, which is not set/);
+    expect(neither.stderr).toMatch(/\n {2}2\. The model "bravo" .*BRAVO_KEY, which is not set/);
   });
 
   it('refuses a bad field naming the file, the line, the field, the model and the fix', async () => {

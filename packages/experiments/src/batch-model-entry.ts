@@ -1,3 +1,4 @@
+import { ConfigurationError, ConfigurationErrors } from '@delta/errors';
 import type { BatchDefinition, BatchModel } from './batch-definition.js';
 import { modelDirectoryName } from './batch-layout.js';
 import { type ModelEndpointOptions, modelEndpointOf, modelKeyOf, modelKeyVariables } from './model-entry.js';
@@ -50,8 +51,19 @@ export function modelRunOptions(
 
 /** Checks, before any run starts, that every model's key variable is set: the first one missing is an error naming it. */
 export function checkModelKeys(definition: Pick<BatchDefinition, 'models' | 'models_file'>, environment: NodeJS.ProcessEnv): void {
+  // Every model whose key is missing at once, not one per attempt.
+  const problems = new Map<string, ConfigurationError>();
   for (const model of definition.models) {
     const entry = modelEntryOf(model);
-    if (entry !== undefined) modelKeyOf(entry, environment, definition.models_file);
+    if (entry === undefined) continue;
+    try {
+      modelKeyOf(entry, environment, definition.models_file);
+    } catch (error) {
+      if (!(error instanceof ConfigurationError)) throw error;
+      problems.set(entry.api_key_env ?? entry.name, error);
+    }
   }
+  const errors = [...problems.values()];
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) throw new ConfigurationErrors(`The models file ${definition.models_file ?? ''}`.trim(), errors);
 }
