@@ -24,8 +24,14 @@ function filesUnder(directory: string): string[] {
 
 describe('delta batch --grader model:NAME', () => {
   it("scores each run with the judge entry's model, records its request and answer, and keeps its key out of OUT", async () => {
+    // Each run first has its tool print its whole environment (kept in the run's records, under OUT).
     const agentModel = await startFakeLlm({
-      script: (request) => ({ content: userText(request).includes('2 + 2') ? 'It is 4.' : 'No idea.' }),
+      script: (request) => {
+        const messages = (request.body as { messages: Array<{ role: string; content: unknown }> }).messages;
+        if (!messages.some((message) => message.role === 'tool')) return { tool_calls: [{ name: 'show_env', arguments: {} }] };
+        const task = String(messages.find((message) => message.role === 'user')?.content ?? '');
+        return { content: task.includes('2 + 2') ? 'It is 4.' : 'No idea.' };
+      },
     });
     const judge = await startFakeLlm({
       script: (request) =>
@@ -37,7 +43,13 @@ describe('delta batch --grader model:NAME', () => {
           : { content: '{"score": 0, "passed": false, "reason": "no answer given"}', usage: { prompt_tokens: 200, completion_tokens: 20 } },
     });
     try {
-      const agent = await createTempAgent({ agentYaml: { name: 'judged', llm: { model: 'agent-model', max_retries: 0 }, tools: [] } });
+      const agent = await createTempAgent({
+        agentYaml: {
+          name: 'judged',
+          llm: { model: 'agent-model', max_retries: 0 },
+          tools: [{ name: 'show_env', description: 'Print the environment', exec: 'env' }],
+        },
+      });
       const directory = await createTempDir('judge-');
       const tasksFile = join(directory, 'tasks.jsonl');
       writeFileSync(
@@ -114,6 +126,14 @@ describe('delta batch --grader model:NAME', () => {
 
       const report = await runDelta(['report', out]);
       expect(report.stdout).toContain('model:judge');
+      // A command grader gets none of the models file's keys either (it runs outside the sandbox).
+      const seen = join(directory, 'grader-env.txt');
+      const regrade = await runDelta(['grade', out, '--grader', `env > ${seen}; echo '{"score": 1}'`], { env });
+      expect(regrade.exitCode, regrade.stderr).toBe(0);
+      const graderEnv = readFileSync(seen, 'utf8');
+      expect(graderEnv).toContain('DELTA_TASK_ID=');
+      expect(graderEnv).not.toContain(JUDGE_KEY);
+      expect(graderEnv).not.toContain(AGENT_KEY);
       // Neither key is anywhere under OUT.
       for (const file of filesUnder(out)) {
         const bytes = readFileSync(file, 'latin1');

@@ -2,7 +2,7 @@ import { ConfigurationError, ConfigurationErrors } from '@delta/errors';
 import type { BatchDefinition, BatchModel } from './batch-definition.js';
 import { modelDirectoryName } from './batch-layout.js';
 import { type ModelEndpointOptions, modelEndpointOf, modelKeyOf, modelKeyVariables } from './model-entry.js';
-import { entryParameters, type ModelEntry } from './models-file.js';
+import { entryParameters, type ModelEntry, readModelsFile } from './models-file.js';
 
 /** A models file's entry as the batch records it in definition.json: its name, model, endpoint, key's variable, prices, parameters. */
 export function batchModelOf(entry: ModelEntry): BatchModel {
@@ -45,8 +45,29 @@ export function modelRunOptions(
   const entries = definition.models.map(modelEntryOf).filter((entry): entry is ModelEntry => entry !== undefined);
   const entry = entries.find((candidate) => candidate.name === name);
   if (entry === undefined) return {};
-  const secretVariables = modelKeyVariables(entries);
+  const secretVariables = batchKeyVariables(definition);
   return { ...modelEndpointOf(entry, environment, definition.models_file), ...(secretVariables.length > 0 ? { secretVariables } : {}) };
+}
+
+const fileVariables = new Map<string, string[]>();
+
+/**
+ * The key variables of every entry of the batch's models file, not only of the models the batch runs (a
+ * judge's, a model left out with --model): each is kept from tools and graders and redacted everywhere. The
+ * file is read once per process; where it cannot be read (a worker that does not see it), the batch's own.
+ */
+export function batchKeyVariables(definition: Pick<BatchDefinition, 'models' | 'models_file'>): string[] {
+  const own = modelKeyVariables(definition.models.map(modelEntryOf).filter((entry): entry is ModelEntry => entry !== undefined));
+  const file = definition.models_file;
+  if (file === undefined) return own;
+  if (!fileVariables.has(file)) {
+    try {
+      fileVariables.set(file, modelKeyVariables(readModelsFile(file).entries));
+    } catch {
+      fileVariables.set(file, []);
+    }
+  }
+  return [...new Set([...own, ...fileVariables.get(file)!])];
 }
 
 /** Checks, before any run starts, that every model's key variable is set: the first one missing is an error naming it. */

@@ -5,6 +5,7 @@ import { diskWrite, parseJson } from '@delta/errors';
 import { type BuiltinVerdict, builtinVerdict, parseBuiltinGrader } from './builtin-graders.js';
 import { Grade } from './grade-schema.js';
 import { GRADES_DIRECTORY, gradeFileOf, graderHash, readGrades, writeGrade } from './grade-store.js';
+import { batchKeyVariables } from './batch-model-entry.js';
 import { judgeRun, resolveJudge } from './model-judge.js';
 
 export { Grade };
@@ -52,10 +53,26 @@ export function readGrade(runDir: string, grader?: string): Grade | undefined {
   return readGrades(runDir).get(graderHash(grader));
 }
 
+/** The variables that hold a model key: the engine's own names and every key variable of the batch's models file. */
+function keyVariables(options: RunGraderOptions): string[] {
+  return ['DELTA_API_KEY', 'OPENAI_API_KEY', ...batchKeyVariables({ models: [], models_file: options.modelsFile })];
+}
+
+/** The input with every model key's value replaced: a final answer may quote one (a grader never gets a key). */
+function withoutKeys(options: RunGraderOptions): GradeInput {
+  const environment = options.environment ?? process.env;
+  const values = keyVariables(options)
+    .map((name) => environment[name]?.trim())
+    .filter((value): value is string => value !== undefined && value.length >= 8);
+  const answer = options.input.final_answer;
+  if (answer === null || values.length === 0) return options.input;
+  return { ...options.input, final_answer: values.reduce((text, value) => text.replaceAll(value, '[REDACTED]'), answer) };
+}
+
 function graderEnvironment(options: RunGraderOptions, inputFile: string): NodeJS.ProcessEnv {
   const { input } = options;
   const environment: NodeJS.ProcessEnv = { ...(options.environment ?? process.env) };
-  for (const name of ['DELTA_API_KEY', 'OPENAI_API_KEY']) delete environment[name];
+  for (const name of keyVariables(options)) delete environment[name];
   const expected = JSON.stringify(input.task.expected ?? null);
   const answer = input.final_answer ?? '';
   return {
@@ -104,7 +121,8 @@ function verdict(stdout: string, exitCode: number | null): Pick<Grade, 'score' |
  * process, on a finished run, and records its verdict in the run directory: `grades/<grader hash>.json` and
  * the latest `grade.json`. The journal is not touched.
  */
-export async function runGrader(options: RunGraderOptions): Promise<Grade> {
+export async function runGrader(given: RunGraderOptions): Promise<Grade> {
+  const options = { ...given, input: withoutKeys(given) };
   const { input } = options;
   const inputFile = join(input.run_dir, GRADE_INPUT_FILE);
   diskWrite(inputFile, () => writeFileSync(inputFile, `${JSON.stringify(input, null, 2)}\n`));
@@ -117,6 +135,7 @@ export async function runGrader(options: RunGraderOptions): Promise<Grade> {
       environment: options.environment ?? process.env,
       file: judge.file,
       recordDir,
+      secretVariables: keyVariables(options),
       ...(judge.prompt === undefined ? {} : { prompt: judge.prompt }),
     });
     return recordGrade(options, verdict, null);

@@ -86,6 +86,8 @@ export interface JudgeOptions {
   prompt?: string;
   /** The judge's request and answer are written here (`request.json`, `response.json`), as a run's invocations are. */
   recordDir: string;
+  /** Variables of other model keys (the models file's), whose values are redacted from what the judge is sent and says. */
+  secretVariables?: readonly string[];
   signal?: AbortSignal;
 }
 
@@ -128,8 +130,10 @@ function verdictOf(text: string): { score: number; passed?: boolean; reason?: st
 export async function judgeRun(input: JudgeInput, options: JudgeOptions): Promise<JudgeVerdict> {
   const { entry } = options;
   const clientOptions = modelClientOptionsOf(entry, options.environment, options.file);
-  const key = clientOptions.apiKey;
-  const redact = (text: string) => (key === undefined || key === '' ? text : text.replaceAll(key, '[REDACTED]'));
+  const secrets = [clientOptions.apiKey, ...(options.secretVariables ?? []).map((name) => options.environment[name]?.trim())].filter(
+    (value): value is string => value !== undefined && value.length >= 8,
+  );
+  const redact = (text: string) => secrets.reduce((redacted, secret) => redacted.replaceAll(secret, '[REDACTED]'), text);
   const parameters = Object.fromEntries(
     REQUEST_PARAMETERS.filter((name) => entry[name as keyof ModelEntry] !== undefined).map((name) => [
       name,
@@ -143,7 +147,9 @@ export async function judgeRun(input: JudgeInput, options: JudgeOptions): Promis
       { role: 'system' as const, content: options.prompt ?? DEFAULT_JUDGE_PROMPT },
       {
         role: 'user' as const,
-        content: `Task:\n${input.task.message}\n\nExpected (JSON):\n${expected}\n\nThe agent's final answer:\n${input.final_answer ?? '(the run gave none)'}`,
+        content: redact(
+          `Task:\n${input.task.message}\n\nExpected (JSON):\n${expected}\n\nThe agent's final answer:\n${input.final_answer ?? '(the run gave none)'}`,
+        ),
       },
     ],
     ...parameters,
