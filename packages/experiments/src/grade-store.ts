@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { lstatSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { diskWrite, makeDirectory } from '@delta/errors';
 import { Grade } from './grade-schema.js';
@@ -25,10 +25,20 @@ export function graderGradeFile(runDir: string, grader: string): string {
 }
 
 function writeWhole(file: string, text: string): void {
+  // A name of our own, created exclusively: a link planted where the temporary file goes is never written through.
+  const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   diskWrite(file, () => {
-    writeFileSync(`${file}.tmp`, text);
-    renameSync(`${file}.tmp`, file);
+    writeFileSync(temporary, text, { flag: 'wx' });
+    renameSync(temporary, file);
   });
+}
+
+function isRealDirectory(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** Records a grade under its grader's own file (never another grader's) and as the run's latest grade.json. */
@@ -58,7 +68,7 @@ function readGradeFile(file: string): Grade | undefined {
 export function readGrades(runDir: string): Map<string, Grade> {
   const grades = new Map<string, Grade>();
   const directory = join(runDir, GRADES_DIRECTORY);
-  if (existsSync(directory)) {
+  if (isRealDirectory(directory)) {
     for (const name of readdirSync(directory).sort()) {
       if (!name.endsWith('.json')) continue;
       const grade = readGradeFile(join(directory, name));

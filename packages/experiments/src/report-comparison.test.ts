@@ -1,4 +1,4 @@
-import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runPaths } from '@delta/journal';
 import { cleanupTempDirs, createTempDir, type FakeLlm, type RecordedRequest, startFakeLlm } from '@delta/testkit';
@@ -164,6 +164,26 @@ describe('a report that compares', () => {
     expect(first.by_model.map((model) => model.score?.mean)).toEqual([3 / 12, 11 / 12]);
     expect(batchReport(copy, { grader: firstGrader }).grader?.hash).toBe(graderHash(firstGrader));
     expect(() => batchReport(copy, { grader: 'sh other.sh' })).toThrow(/No run of the batch .* was graded by "sh other.sh"/);
+  });
+
+  it('writes no grade through a link planted beside it, and reports a run whose grades/ is not a directory', async () => {
+    const copy = join(await createTempDir(), 'planted');
+    cpSync(outA, copy, { recursive: true });
+    const runDir = runPaths(join(copy, 't1', 'm-a', '1'), 'run-1').runDir;
+    const victim = join(await createTempDir(), 'victim.txt');
+    writeFileSync(victim, 'untouched\n');
+    // What a tool with the sandbox off could leave: links where a grade's temporary file used to go.
+    symlinkSync(victim, join(runDir, 'grade.json.tmp'));
+    symlinkSync(victim, join(runDir, 'grades', `${graderHash('true')}.json.tmp`));
+    await gradeBatch(copy, { grader: 'true' });
+    expect(readFileSync(victim, 'utf8')).toBe('untouched\n');
+    expect(JSON.parse(readFileSync(join(runDir, 'grade.json'), 'utf8'))).toMatchObject({ grader: 'true', score: 1 });
+
+    const other = runPaths(join(copy, 't2', 'm-a', '1'), 'run-1').runDir;
+    rmSync(join(other, 'grades'), { recursive: true, force: true });
+    rmSync(join(other, 'grade.json'), { force: true });
+    writeFileSync(join(other, 'grades'), 'not a directory');
+    expect(() => batchReport(copy)).not.toThrow();
   });
 
   it('reads a batch graded before grades were kept per grader (grade.json alone)', async () => {
