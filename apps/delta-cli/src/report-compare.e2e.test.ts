@@ -80,3 +80,22 @@ describe('delta report compares', () => {
     expect((await runDelta(['report', outA, outB, outA])).exitCode).toBe(2);
   }, 120_000);
 });
+
+describe('delta report on a TASKS file written by someone else', () => {
+  it('shows the control characters of a metadata value, never sends them to the terminal', async () => {
+    const agent = await createTempAgent({ agentYaml });
+    const directory = await createTempDir();
+    const tasksFile = join(directory, 'tasks.jsonl');
+    const hostile = '\u001b[31mRED\u001b]0;TITLE\u0007';
+    writeFileSync(tasksFile, `${JSON.stringify({ id: 'q1', message: 'do 1', metadata: { group: hostile } })}\n`);
+    const out = join(directory, 'out');
+    const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: llm.baseUrl };
+    expect((await runDelta(['batch', tasksFile, '--agent', agent, '--out', out, '--grader', 'exit 0'], { env })).exitCode).toBe(0);
+    for (const extra of [[], ['--csv']]) {
+      const report = await runDelta(['report', out, '--by', 'metadata.group', ...extra]);
+      expect(report.exitCode).toBe(0);
+      expect(report.stdout).not.toMatch(/[\u0007\u001b]/);
+      expect(report.stdout).toContain('\\u001b[31mRED\\u001b]0;TITLE\\u0007');
+    }
+  });
+});

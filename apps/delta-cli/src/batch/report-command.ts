@@ -1,5 +1,18 @@
 import { usageError } from '../usage-error.js';
 
+/**
+ * Text a TASKS file or a model chose (task ids are checked; metadata values, model names and reasons are not)
+ * with its control characters shown, never obeyed: an escape sequence in a metadata value must not recolour
+ * or retitle the terminal. Lines and tabs stay.
+ */
+function visibleControls(text: string): string {
+  return text.replace(
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g,
+    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
 export interface ReportFlags {
   json?: boolean;
   /** `--csv` alone: the summary and the matrix; `--csv comparisons`: the paired comparisons. */
@@ -42,14 +55,15 @@ export async function reportCommand(outs: readonly string[], flags: ReportFlags)
       throw usageError('--by works on one batch.', `Run delta report ${outs[0]} --by ${flags.by}, then the other.`);
     const comparison = experiments.compareBatches(outs[0]!, outs[1]!, { grader });
     if (flags.json === true) process.stdout.write(`${JSON.stringify(comparison, null, 2)}\n`);
-    else if (table !== undefined) process.stdout.write(experiments.comparisonsCsv(comparison.pairs.map((pair) => pair.comparison)));
-    else process.stdout.write(experiments.batchComparisonText(comparison));
+    else if (table !== undefined)
+      process.stdout.write(visibleControls(experiments.comparisonsCsv(comparison.pairs.map((pair) => pair.comparison))));
+    else process.stdout.write(visibleControls(experiments.batchComparisonText(comparison)));
     return 0;
   }
   const report = experiments.batchReport(outs[0]!, { grader, by: typeof flags.by === 'string' ? flags.by : undefined });
   if (flags.json === true) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-  else if (table === 'comparisons') process.stdout.write(experiments.comparisonsCsv(report.comparisons));
-  else if (table === 'summary') process.stdout.write(experiments.reportCsv(report));
-  else process.stdout.write(experiments.reportText(report));
+  else if (table === 'comparisons') process.stdout.write(visibleControls(experiments.comparisonsCsv(report.comparisons)));
+  else if (table === 'summary') process.stdout.write(visibleControls(experiments.reportCsv(report)));
+  else process.stdout.write(visibleControls(experiments.reportText(report)));
   return 0;
 }
