@@ -76,4 +76,15 @@ describe('a v1.2 run with runtime_io/', () => {
     expect(readdirSync(join(elsewhere, 'invocations'))).toEqual([]);
     expect(readJournal(paths.journal).some((event) => event.type === 'SYSTEM_MESSAGE' && event.content.startsWith('Migrated'))).toBe(false);
   });
+
+  it('never moves records through an io/<kind> that is a link, planted where the sandbox was off', async () => {
+    const { options, workDir, paths } = await interruptedRun();
+    renameSync(paths.ioDir, join(paths.runDir, 'runtime_io'));
+    const elsewhere = await createTempDir('elsewhere-');
+    mkdirSync(paths.ioDir);
+    symlinkSync(elsewhere, join(paths.ioDir, 'invocations'));
+    await continueRun({ ...options, workDir }).catch(() => undefined);
+    expect(readdirSync(elsewhere).filter((name) => existsSync(join(paths.runDir, 'runtime_io', 'invocations', name)))).toEqual([]);
+    expect(readdirSync(join(paths.runDir, 'runtime_io', 'invocations'))).toHaveLength(1);
+  });
 });

@@ -46,7 +46,13 @@ export function migrateLegacyIo(paths: RunPaths): IoMigration | undefined {
     for (const kind of RECORD_KINDS) {
       const from = join(legacy, kind);
       if (!isRealDirectory(from)) continue;
-      makeDirectory(join(paths.ioDir, kind));
+      const into = join(paths.ioDir, kind);
+      // Records move only into a real directory of the run: never through a link planted as io/<kind>.
+      if (lstatExists(into) && !isRealDirectory(into)) {
+        migration.kept.push(`${LEGACY_IO_DIRECTORY}/${kind}`);
+        continue;
+      }
+      makeDirectory(into);
       for (const name of readdirSync(from)) {
         const to = join(paths.ioDir, kind, name);
         if (lstatExists(to)) {
