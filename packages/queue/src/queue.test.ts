@@ -8,6 +8,7 @@ import {
   createTempAgent,
   createTempDir,
   redisUnavailable,
+  type FakeLlm,
   startFakeLlm,
   startTestRedis,
   type TestRedis,
@@ -294,24 +295,29 @@ describe.skipIf(unavailable)('attempts', () => {
     await worker;
   }
 
+  /** A batch of one task, enqueued (with `maxAttempts` when given) and worked until its job has finished. */
+  async function oneRunThroughTheQueue(llm: FakeLlm, maxAttempts?: number) {
+    const agent = await createTempAgent({ agentYaml: { name: 'q', llm: { model: 'fake-model', max_retries: 0 }, tools: [] } });
+    const tasks = join(await createTempDir(), 'tasks.jsonl');
+    writeFileSync(tasks, `${JSON.stringify({ id: 'a', message: 'hi' })}\n`);
+    const batch = prepareBatch({ tasksFile: tasks, agent, out: join(await createTempDir(), 'out') });
+    batch.release();
+    const address = parseRedisAddress(redis.url);
+    const { identity } = await enqueueBatch(batch, address, { backoffMs: 100, ...(maxAttempts === undefined ? {} : { maxAttempts }) });
+    const connection = await connectRedis(address);
+    const queue = new Queue(identity.queue, { connection });
+    await workUntil(
+      { address, engine: { apiKey: 'k', baseUrl: llm.baseUrl } },
+      async () => (await queue.getJob('a/fake-model/1'))?.finishedOn !== undefined,
+    );
+    return { batch, job: (await queue.getJob('a/fake-model/1'))!, queue, connection };
+  }
+
   it('with --max-attempts 2, retries a run FAILED by a transient endpoint fault, with backoff, and continues it with the same request', async () => {
     let calls = 0;
     const llm = await startFakeLlm({ script: () => (++calls === 1 ? { error: { status: 503, message: 'busy' } } : { content: 'fine' }) });
     try {
-      const agent = await createTempAgent({ agentYaml: { name: 'q', llm: { model: 'fake-model', max_retries: 0 }, tools: [] } });
-      const tasks = join(await createTempDir(), 'tasks.jsonl');
-      writeFileSync(tasks, `${JSON.stringify({ id: 'a', message: 'hi' })}\n`);
-      const batch = prepareBatch({ tasksFile: tasks, agent, out: join(await createTempDir(), 'out') });
-      batch.release();
-      const address = parseRedisAddress(redis.url);
-      const { identity } = await enqueueBatch(batch, address, { backoffMs: 100, maxAttempts: 2 });
-      const connection = await connectRedis(address);
-      const queue = new Queue(identity.queue, { connection });
-      await workUntil(
-        { address, engine: { apiKey: 'k', baseUrl: llm.baseUrl } },
-        async () => (await queue.getJob('a/fake-model/1'))?.finishedOn !== undefined,
-      );
-      const job = (await queue.getJob('a/fake-model/1'))!;
+      const { batch, job, queue, connection } = await oneRunThroughTheQueue(llm, 2);
       expect(await job.getState()).toBe('completed');
       expect(job.attemptsMade).toBe(2);
       expect(job.returnvalue).toMatchObject({ status: 'COMPLETED', action: 'retried', run_id: 'run-1' });
@@ -329,20 +335,7 @@ describe.skipIf(unavailable)('attempts', () => {
   it('by default leaves a run FAILED by a transient endpoint fault FAILED, as a local batch does: one attempt, one request', async () => {
     const llm = await startFakeLlm({ script: () => ({ error: { status: 503, message: 'busy' } }) });
     try {
-      const agent = await createTempAgent({ agentYaml: { name: 'q', llm: { model: 'fake-model', max_retries: 0 }, tools: [] } });
-      const tasks = join(await createTempDir(), 'tasks.jsonl');
-      writeFileSync(tasks, `${JSON.stringify({ id: 'a', message: 'hi' })}\n`);
-      const batch = prepareBatch({ tasksFile: tasks, agent, out: join(await createTempDir(), 'out') });
-      batch.release();
-      const address = parseRedisAddress(redis.url);
-      const { identity } = await enqueueBatch(batch, address, { backoffMs: 100 });
-      const connection = await connectRedis(address);
-      const queue = new Queue(identity.queue, { connection });
-      await workUntil(
-        { address, engine: { apiKey: 'k', baseUrl: llm.baseUrl } },
-        async () => (await queue.getJob('a/fake-model/1'))?.finishedOn !== undefined,
-      );
-      const job = (await queue.getJob('a/fake-model/1'))!;
+      const { job, queue, connection } = await oneRunThroughTheQueue(llm);
       expect(job.attemptsMade).toBe(1);
       expect(job.returnvalue).toMatchObject({ status: 'FAILED', action: 'started', run_id: 'run-1' });
       expect(llm.requests).toHaveLength(1);
