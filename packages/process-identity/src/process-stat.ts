@@ -11,6 +11,8 @@ export interface ProcessStat {
    * from a later one that reuses its pid. A string, as it is written in process.json and lock files.
    */
   startTicks: string;
+  /** Its resident memory now, in pages (field 24). */
+  residentPages: number;
 }
 
 /**
@@ -29,7 +31,7 @@ export function readProcessStat(pid: number | string): ProcessStat | undefined {
   const [state, parentPid, processGroup] = fields;
   const startTicks = fields[19];
   if (state === undefined || startTicks === undefined || !/^\d+$/.test(startTicks)) return undefined;
-  return { state, parentPid: Number(parentPid), processGroup: Number(processGroup), startTicks };
+  return { state, parentPid: Number(parentPid), processGroup: Number(processGroup), startTicks, residentPages: Number(fields[21] ?? 0) };
 }
 
 /** The start time (clock ticks since boot) of a process, or undefined when it is gone or there is no /proc. */

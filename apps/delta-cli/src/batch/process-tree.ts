@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
+import { readProcessStat } from '@delta/process-identity';
 
 /** Linux's page size on the machines the engine runs on (x86-64 and arm64 Debian): RSS in /proc is in pages. */
 const PAGE_BYTES = 4096;
@@ -8,18 +9,6 @@ export interface ProcessTreeUsage {
   processes: number;
   /** Their resident memory, summed (shared pages count once per process, so this is an upper bound). */
   rssBytes: number;
-}
-
-/** `pid`'s parent and resident pages from `/proc/<pid>/stat`; undefined when it is gone. */
-function readStat(pid: string): { ppid: number; rssPages: number } | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name may hold spaces and parentheses: the fields start after its last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { ppid: Number(fields[1]), rssPages: Number(fields[21]) };
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -38,11 +27,11 @@ export function processTreeUsage(root: number = process.pid): ProcessTreeUsage |
   const rss = new Map<number, number>();
   for (const entry of entries) {
     if (!/^\d+$/.test(entry)) continue;
-    const stat = readStat(entry);
+    const stat = readProcessStat(entry);
     if (stat === undefined) continue;
     const pid = Number(entry);
-    rss.set(pid, stat.rssPages);
-    children.set(stat.ppid, [...(children.get(stat.ppid) ?? []), pid]);
+    rss.set(pid, stat.residentPages);
+    children.set(stat.parentPid, [...(children.get(stat.parentPid) ?? []), pid]);
   }
   if (!rss.has(root)) return undefined;
   let processes = 0;
