@@ -6,13 +6,12 @@
 //
 // Protocol: one JSON object per line in each direction, handled in order.
 //   in:  { id, file, args, cwd, env, stdin?, stdoutFile, stderrFile, processFile?, inheritFiles? }   start a command
-//        { id, write: [file, text] }      write a small file (a record the engine does not wait for)
 //        { id, sync: true }               answer { id, synced: true } once everything before it is done
 //        { id, kill: signal }             send signal to the process group of command id, if it still runs
 //   out: { id, pid }                      once the command has started
 //        { id, exit: code, signal }       when it has exited
 //        { id, error: { code, message } } when it could not be started (then nothing else for this id)
-//        { id, writeError: message, code, file }  when a write failed (code: the errno code)
+//        { id, writeError: message, code, file }  when command id's processFile could not be written (code: the errno code)
 // The launcher opens the two output files itself, starts the command without a shell in its own process
 // group, writes its pid and start time to processFile (as runCommand does), writes stdin, and reports;
 // once the command has exited, whatever is left in its process group is killed.
@@ -24,13 +23,13 @@
 // once its stdin closes (the engine stopped, or died) it exits at once: bubblewrap then ends every process
 // left in the sandbox.
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { writeProcessFile } from '@delta/process-identity';
 
 /**
  * @typedef {{ id: number, file: string, args: string[], cwd: string, env: Record<string, string>,
  *   stdin?: string, stdoutFile: string, stderrFile: string, processFile?: string, inheritFiles?: string[] }} LaunchMessage
- * @typedef {LaunchMessage | { id: number, write: [string, string] } | { id: number, sync: true } | { id: number, kill: NodeJS.Signals }} Message
+ * @typedef {LaunchMessage | { id: number, sync: true } | { id: number, kill: NodeJS.Signals }} Message
  */
 
 /** O_CLOEXEC, as /proc/<pid>/fdinfo/<fd> shows it in its octal `flags:`. */
@@ -163,25 +162,13 @@ function launch(request) {
   }
 }
 
-/** Whole or not at all (a new file renamed into place): if this launcher dies, the engine writes what it may not have. */
-function writeRecord(/** @type {number} */ id, /** @type {string} */ file, /** @type {string} */ text) {
-  try {
-    const temporary = `${file}.${process.pid}.tmp`;
-    writeFileSync(temporary, text);
-    renameSync(temporary, file);
-  } catch (error) {
-    send({ id, writeError: describe(error).message, code: describe(error).code, file });
-  }
-}
-
 /** @param {Message} message */
 function handle(message) {
   if ('sync' in message) send({ id: message.id, synced: true });
   else if ('kill' in message) {
     const pid = children.get(message.id);
     if (pid !== undefined) signalGroup(pid, message.kill);
-  } else if ('write' in message) writeRecord(message.id, message.write[0], message.write[1]);
-  else launch(message);
+  } else launch(message);
 }
 
 /** The start of a line whose end has not arrived yet, in pieces: a new chunk is searched alone for its end. */

@@ -1,6 +1,6 @@
 // The launcher's program on its own: `node launcher-process.js`, spoken to line by line as CommandLauncher does.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -128,16 +128,20 @@ describe('launcher-process.js', () => {
     expect(readFileSync(outputs.stdoutFile, 'utf8')).toBe('fine\n');
   });
 
-  it('writes records whole, in order, answers a sync after them, and reports a write it cannot make', async () => {
+  it('answers a sync after what was sent before it, and reports a process file it cannot write', async () => {
     const dir = temp();
     const program = startProgram();
-    program.send({ id: 1, write: [join(dir, 'a.txt'), 'first\n'] });
-    program.send({ id: 2, write: [join(dir, 'missing', 'b.txt'), 'never\n'] });
-    program.send({ id: 3, sync: true });
-    expect(await program.next()).toMatchObject({ id: 2, writeError: expect.stringContaining('ENOENT') });
-    expect(await program.next()).toEqual({ id: 3, synced: true });
-    expect(readFileSync(join(dir, 'a.txt'), 'utf8')).toBe('first\n');
-    expect(readdirSync(dir)).toEqual(['a.txt']);
+    const outputs = { stdoutFile: join(dir, 'out.log'), stderrFile: join(dir, 'err.log') };
+    program.send({ id: 1, file: 'true', args: [], cwd: dir, env, ...outputs, processFile: join(dir, 'missing', 'process.json') });
+    program.send({ id: 2, sync: true });
+    expect(await program.next()).toMatchObject({
+      id: 1,
+      writeError: expect.stringContaining('ENOENT'),
+      file: join(dir, 'missing', 'process.json'),
+    });
+    expect(await program.next()).toMatchObject({ id: 1, pid: expect.any(Number) });
+    expect(await program.next()).toEqual({ id: 2, synced: true });
+    expect(await program.next()).toEqual({ id: 1, exit: 0, signal: null });
   });
 
   it('exits once its input ends and the last command has ended, not before', async () => {

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -280,48 +280,53 @@ describe('CommandLauncher', () => {
     expect(through.alive).toBe(false);
   });
 
-  it('writes files without waiting, in order with the commands it starts, and is sure of them once settled', async () => {
+  it('is shared by every lease of this process, and closed when the last lease is released', async () => {
     const dir = temp();
-    const through = launcher();
-    through.writeFile(join(dir, 'record.txt'), 'written by the launcher\n');
-    // A command started after the write sees it: the launcher handles what it is sent in order.
-    const seen = await runCommand({ file: 'cat', args: [join(dir, 'record.txt')], cwd: dir, env, ...files(dir), launcher: through });
-    expect(seen.stdout.head).toBe('written by the launcher\n');
-    through.writeFile(join(dir, 'last.txt'), 'last\n');
-    await through.settle();
-    expect(readFileSync(join(dir, 'last.txt'), 'utf8')).toBe('last\n');
-    through.writeFile(join(dir, 'at-close.txt'), 'closing\n');
-    await through.close();
-    expect(readFileSync(join(dir, 'at-close.txt'), 'utf8')).toBe('closing\n');
-    // Nothing is left behind: no temporary files, and the launcher is gone.
-    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
-    expect(through.alive).toBe(false);
+    const first = CommandLauncher.shared();
+    const second = CommandLauncher.shared();
+    expect(second.launcher).toBe(first.launcher);
+    const { running, launcherPid } = await startThrough(first.launcher, dir, 'sleep 0.3; echo finished');
+    await first.release();
+    // Released twice, a lease counts once: the second lease still holds the launcher.
+    await first.release();
+    expect(first.launcher.alive).toBe(true);
+    expect(isProcessAlive(launcherPid)).toBe(true);
+    await second.release();
+    expect((await running).stdout.head).toBe('finished\n');
+    expect(first.launcher.alive).toBe(false);
+    expect(existsSync(`/proc/${launcherPid}`)).toBe(false);
+    // The next lease starts a new one.
+    const third = CommandLauncher.shared();
+    expect(third.launcher).not.toBe(first.launcher);
+    expect(third.launcher.alive).toBe(true);
+    await third.release();
   });
 
-  it('reports a write that cannot be made, and writes at once when it is gone', async () => {
+  it('starts a new shared launcher for the next lease when the last one died', async () => {
     const dir = temp();
-    const through = launcher();
-    through.writeFile(join(dir, 'no-such-dir', 'x.txt'), 'x');
-    // The launcher's error comes back before the next command's end (it handles its input in order);
-    // the write is tried here too, and fails too.
-    await runCommand({ file: 'true', args: [], cwd: dir, env, ...files(dir), launcher: through });
-    expect(() => through.checkWrites()).toThrow(/ENOENT/);
-    await expect(through.settle()).rejects.toThrow(/ENOENT/);
-    await expect(through.close()).rejects.toThrow(/ENOENT/);
-    expect(through.alive).toBe(false);
-    through.writeFile(join(dir, 'after.txt'), 'direct\n');
-    expect(readFileSync(join(dir, 'after.txt'), 'utf8')).toBe('direct\n');
-  });
-
-  it('writes what a launcher killed before it got to is written by this process', async () => {
-    const dir = temp();
-    const through = launcher();
-    const { running, launcherPid } = await startThrough(through, dir, 'exec sleep 5');
-    process.kill(launcherPid, 'SIGSTOP');
-    through.writeFile(join(dir, 'late.txt'), 'late\n');
+    const first = CommandLauncher.shared();
+    const { running, launcherPid } = await startThrough(first.launcher, dir, 'exec sleep 5');
     process.kill(launcherPid, 'SIGKILL');
     await running;
-    expect(readFileSync(join(dir, 'late.txt'), 'utf8')).toBe('late\n');
+    expect(first.launcher.alive).toBe(false);
+    const second = CommandLauncher.shared();
+    expect(second.launcher).not.toBe(first.launcher);
+    const result = await runCommand({ file: 'echo', args: ['again'], cwd: dir, env, ...files(dir), launcher: second.launcher });
+    expect(result.stdout.head).toBe('again\n');
+    await first.release();
+    expect(second.launcher.alive).toBe(true);
+    await second.release();
+  });
+
+  it('fails a command whose process file cannot be written, launched as started directly', async () => {
+    const dir = temp();
+    const through = launcher();
+    for (const via of [through, undefined]) {
+      const processFile = join(dir, 'no-such-dir', 'process.json');
+      await expect(
+        runCommand({ file: 'true', args: [], cwd: dir, env, ...files(dir), processFile, ...(via ? { launcher: via } : {}) }),
+      ).rejects.toMatchObject({ code: 'ENOENT' });
+    }
   });
 
   it('writes the process file (pid and start time) before reporting the start, launched or not', async () => {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { jsonStringPieces } from './json-pieces.js';
 
@@ -19,7 +19,14 @@ export interface LaunchRequest {
 }
 
 /** How a launched command ended: its exit, or why it could not start (`error`, with the errno code). */
-export type LaunchOutcome = { exitCode: number | null; signal: NodeJS.Signals | null } | { error: { code?: string; message: string } };
+export type LaunchOutcome =
+  | {
+      exitCode: number | null;
+      signal: NodeJS.Signals | null;
+      /** The command ran, but its process file could not be written (a full disk, say): the caller's error. */
+      processFileError?: { code?: string; message: string; file: string };
+    }
+  | { error: { code?: string; message: string } };
 
 export interface LaunchedCommand {
   /** Resolves with the pid (also its process group id) once started, or undefined when it did not start. */
@@ -70,7 +77,18 @@ interface Pending {
   started: (pid: number | undefined) => void;
   ended: (outcome: LaunchOutcome) => void;
   pid?: number;
+  processFileError?: { code?: string; message: string; file: string };
 }
+
+/** One use of the launcher this process shares (see CommandLauncher.shared): `release` once done with it. */
+export interface LauncherLease {
+  readonly launcher: CommandLauncher;
+  /** Lets go of it; the last lease to go closes the launcher (see `close`). Once is enough; more do nothing. */
+  release(): Promise<void>;
+}
+
+/** The launcher every caller of `CommandLauncher.shared` in this process uses while it lives. */
+let shared: CommandLauncher | undefined;
 
 type Reply = {
   id: number;
@@ -85,12 +103,6 @@ type Reply = {
   synced?: boolean;
 };
 
-interface PendingWrite {
-  id: number;
-  file: string;
-  text: string;
-}
-
 /**
  * A small long-lived process that starts commands on this process's behalf.
  *
@@ -103,6 +115,9 @@ interface PendingWrite {
  * The launcher is a child of this process in its own process group; it exits when `close()` is called or
  * this process ends (after finishing what it was sent). If it dies, commands in flight end with an error and later ones are refused
  * (`alive` turns false), so a caller can fall back to starting them itself.
+ *
+ * One launcher serves every run of a process (`shared`): a batch of 256 runs holds one, not 256 (each
+ * a node process of about 15 MB of its own memory). See docs/decisions/tool-launcher.md.
  */
 export class CommandLauncher {
   private readonly child: ChildProcess;
@@ -111,11 +126,10 @@ export class CommandLauncher {
   private buffered = '';
   private stderrTail = '';
   private dead: string | undefined;
-  /** Writes sent and not yet known to be done, oldest first; a write that failed, if one did. */
-  private unconfirmed: PendingWrite[] = [];
-  private writeFailure: Error | undefined;
-  /** Settles waiting for their sync reply (or for the launcher's end). */
+  /** `ready` calls waiting for their sync reply (or for the launcher's end). */
   private syncs = new Map<number, () => void>();
+  /** The leases of `shared` still held on this launcher. */
+  private leases = 0;
   private readonly exited: Promise<void>;
   /** Set by `kill`: from then on nothing lets go of the launcher before its exit has been seen. */
   private killing = false;
@@ -149,6 +163,29 @@ export class CommandLauncher {
   static start(nodePath: string = process.execPath): CommandLauncher {
     // Nothing of this process's environment: NODE_OPTIONS and the like would only make it bigger.
     return new CommandLauncher({ file: nodePath, args: launcherArgs(), env: {} });
+  }
+
+  /**
+   * The launcher this process shares among its runs, started on first use (and again if the last one
+   * died): hold it while a run may start commands, and `release` it at the run's end. The last release
+   * closes it, so that nothing outlives the last run.
+   */
+  static shared(): LauncherLease {
+    if (shared === undefined || !shared.alive) shared = CommandLauncher.start();
+    const launcher = shared;
+    launcher.leases += 1;
+    let released = false;
+    return {
+      launcher,
+      release: async () => {
+        if (released) return;
+        released = true;
+        launcher.leases -= 1;
+        if (launcher.leases > 0) return;
+        if (shared === launcher) shared = undefined;
+        await launcher.close();
+      },
+    };
   }
 
   /** Starts a launcher process with `command` (see LauncherCommand). */
@@ -197,47 +234,19 @@ export class CommandLauncher {
     return { started, ended, kill };
   }
 
-  /**
-   * Writes a small file without waiting for it: the launcher writes it, in order with everything else
-   * sent to it, while this process goes on. Use it for records whose content is final and which nothing
-   * reads back at once. `settle` (or `close`) waits until every such write is done; a write that
-   * failed is thrown by `checkWrites` and rejected by `settle` and `close`. Without a live launcher the
-   * file is written at once.
-   */
-  writeFile(file: string, text: string): void {
-    if (this.dead !== undefined) {
-      writeFileSync(file, text);
-      return;
-    }
+  /** Resolves once the launcher has handled everything sent to it before (or has ended). */
+  async ready(): Promise<void> {
+    if (this.dead !== undefined) return;
     const id = this.nextId++;
-    this.unconfirmed.push({ id, file, text });
-    this.child.stdin!.write(`${JSON.stringify({ id, write: [file, text] })}\n`);
-  }
-
-  /** Throws the first write that failed, if one did. */
-  checkWrites(): void {
-    if (this.writeFailure) throw this.writeFailure;
+    const answered = new Promise<void>((resolve) => this.syncs.set(id, resolve));
+    if (this.syncs.size === 1 && this.pending.size === 0) this.busy();
+    this.child.stdin!.write(`${JSON.stringify({ id, sync: true })}\n`);
+    await answered;
   }
 
   /**
-   * Resolves once every `writeFile` so far is on disk: the launcher answers a sync request after what
-   * was sent before it (if it has died, what it may not have written is written here). Then, like
-   * `checkWrites`, rejects with a write that failed.
-   */
-  async settle(): Promise<void> {
-    if (this.dead === undefined) {
-      const id = this.nextId++;
-      const answered = new Promise<void>((resolve) => this.syncs.set(id, resolve));
-      if (this.syncs.size === 1 && this.pending.size === 0) this.busy();
-      this.child.stdin!.write(`${JSON.stringify({ id, sync: true })}\n`);
-      await answered;
-    }
-    this.checkWrites();
-  }
-
-  /**
-   * Lets the launcher finish what it was sent (the commands in flight, the writes) and exit; resolves
-   * when it has, and rejects then with a write that failed. Nothing is started through it afterwards.
+   * Lets the launcher finish what it was sent (the commands in flight) and exit; resolves when it has.
+   * Nothing is started through it afterwards.
    */
   async close(): Promise<void> {
     if (this.dead === undefined) this.dead = 'the command launcher was closed';
@@ -251,7 +260,6 @@ export class CommandLauncher {
       clearTimeout(timer);
       this.child.unref();
     }
-    this.checkWrites();
   }
 
   /**
@@ -275,18 +283,6 @@ export class CommandLauncher {
   hold(): void {
     this.killing = true;
     this.child.ref();
-  }
-
-  /** A write the launcher may have been making when it died: whole or not at all (a new file renamed into place), as it does. */
-  private writeHere(write: PendingWrite): void {
-    try {
-      const temporary = `${write.file}.${process.pid}.tmp`;
-      writeFileSync(temporary, write.text);
-      renameSync(temporary, write.file);
-    } catch (error) {
-      // Named by the record, not the temporary file (a failed write names no file at all).
-      this.writeFailure ??= error instanceof Error ? Object.assign(error, { path: write.file }) : new Error(String(error));
-    }
   }
 
   private receive(chunk: string): void {
@@ -314,26 +310,18 @@ export class CommandLauncher {
 
   private handle(reply: Reply): void {
     if (reply.synced) {
-      while (this.unconfirmed.length > 0 && this.unconfirmed[0]!.id < reply.id) this.unconfirmed.shift();
       this.syncs.get(reply.id)?.();
       this.syncs.delete(reply.id);
       if (this.syncs.size === 0 && this.pending.size === 0) this.idle();
       return;
     }
-    if (reply.writeError !== undefined) {
-      const index = this.unconfirmed.findIndex((write) => write.id === reply.id);
-      // Written here instead: an error this process meets too is thrown at the next check. A command's
-      // process file that could not be written is such an error at once.
-      if (index >= 0) this.writeHere(this.unconfirmed.splice(index, 1)[0]!);
-      else this.writeFailure ??= Object.assign(new Error(reply.writeError), { code: reply.code, path: reply.file });
-      return;
-    }
-    // The launcher handles its input in order: a command's end means every write sent before it is done.
-    if (reply.exit !== undefined || reply.error !== undefined) {
-      while (this.unconfirmed.length > 0 && this.unconfirmed[0]!.id < reply.id) this.unconfirmed.shift();
-    }
     const entry = this.pending.get(reply.id);
     if (!entry) return;
+    if (reply.writeError !== undefined) {
+      // The command's process file: the command runs on, and its end carries the error (see runCommand).
+      entry.processFileError = { code: reply.code, message: reply.writeError, file: reply.file ?? '' };
+      return;
+    }
     if (reply.pid !== undefined) {
       entry.pid = reply.pid;
       entry.started(reply.pid);
@@ -341,16 +329,20 @@ export class CommandLauncher {
     }
     this.pending.delete(reply.id);
     entry.started(undefined);
-    entry.ended(reply.error ? { error: reply.error } : { exitCode: reply.exit ?? null, signal: reply.signal ?? null });
+    entry.ended(
+      reply.error
+        ? { error: reply.error }
+        : {
+            exitCode: reply.exit ?? null,
+            signal: reply.signal ?? null,
+            ...(entry.processFileError ? { processFileError: entry.processFileError } : {}),
+          },
+    );
     if (this.pending.size === 0 && this.syncs.size === 0) this.idle();
   }
 
   private fail(reason: string): void {
     this.dead ??= reason;
-    // Writes it may not have made are made here.
-    const waiting = this.unconfirmed;
-    this.unconfirmed = [];
-    for (const write of waiting) this.writeHere(write);
     for (const settled of this.syncs.values()) settled();
     this.syncs.clear();
     for (const [id, entry] of this.pending) {

@@ -363,6 +363,11 @@ async function followLaunched(
       stderr: read(stderrFile),
     };
   }
+  if (outcome.processFileError) {
+    // As runDirect throws when it cannot write it: the same error, naming the file.
+    const { code, message, file } = outcome.processFileError;
+    throw Object.assign(new Error(message), { code, path: file });
+  }
   return {
     exitCode: outcome.exitCode,
     signal: outcome.signal,

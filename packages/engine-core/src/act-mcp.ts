@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { diskWrite } from '@delta/errors';
 import { gateDecision, observationOverride } from '@delta/hooks';
@@ -9,7 +10,7 @@ import { DEFAULT_TOOL_OUTPUT_BYTES } from './agent-config.js';
 import { invokeHook } from './lifecycle-hooks.js';
 import { checkMcpArguments } from './mcp-arguments.js';
 import { boundMcpText } from './mcp-observation.js';
-import { record, recordWriter, type RunContext } from './run-context.js';
+import { record, type RunContext } from './run-context.js';
 import { redactSecret } from './redact-secret.js';
 import { parseToolArguments } from './run-tool-call.js';
 import { summarise } from './summarise.js';
@@ -86,7 +87,6 @@ export async function runMcpCall(context: RunContext, iteration: number, call: R
     }
   }
 
-  const write = recordWriter(context);
   const execution = createToolExecutionRecord(context.paths, call.id, commandLine);
   const files = {
     request: join(execution.dir, 'request.json'),
@@ -101,10 +101,10 @@ export async function runMcpCall(context: RunContext, iteration: number, call: R
   context.log(`[${iteration}] ← ${call.name}: ${outcome.interrupted ? 'interrupted' : outcome.status}`);
   const maxBytes = context.agent.config.max_tool_output_bytes ?? DEFAULT_TOOL_OUTPUT_BYTES;
   const observation = boundMcpText(outcome.text, maxBytes, relative(context.paths.workDir, files.response));
-  diskWrite(files.request, () => write(files.request, `${JSON.stringify(outcome.request, null, 2)}\n`));
-  diskWrite(files.response, () => write(files.response, `${JSON.stringify(outcome.response, null, 2)}\n`));
-  diskWrite(files.observation, () => write(files.observation, observation));
-  finishToolExecutionRecord(execution, null, durationMs, write);
+  diskWrite(files.request, () => writeFileSync(files.request, `${JSON.stringify(outcome.request, null, 2)}\n`));
+  diskWrite(files.response, () => writeFileSync(files.response, `${JSON.stringify(outcome.response, null, 2)}\n`));
+  diskWrite(files.observation, () => writeFileSync(files.observation, observation));
+  finishToolExecutionRecord(execution, null, durationMs);
 
   const post = await invokeHook(context, 'post_tool_execution', {
     iteration,

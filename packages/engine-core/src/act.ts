@@ -8,7 +8,7 @@ import { asksHuman } from './built-in-tools.js';
 import type { RunOutcome } from './exit-codes.js';
 import { INTERRUPTED_BEFORE_START, result } from './action-result.js';
 import { runMcpCall } from './act-mcp.js';
-import { record, recordWriter, type RunContext } from './run-context.js';
+import { record, type RunContext } from './run-context.js';
 import { invokeHook } from './lifecycle-hooks.js';
 import { executeToolCall, prepareToolCall, type ToolCallContext } from './run-tool-call.js';
 import { isLargeText } from './response-record.js';
@@ -111,7 +111,6 @@ export async function act(context: RunContext, pending: readonly PendingCall[]):
     signal: context.signal,
     launcher: context.launcher,
     sandbox: context.sandbox,
-    writeRecord: recordWriter(context),
     ...(context.agent.config.max_tool_output_bytes === undefined ? {} : { maxOutputBytes: context.agent.config.max_tool_output_bytes }),
   };
   for (const item of pending) {

@@ -65,12 +65,6 @@ export async function driveRun(context: RunContext, begin: () => void = () => un
   // Nothing a tool started may still run while the end hooks (unsandboxed) look at the workspace.
   await stopToolProcesses(context);
   await endHooks(context, outcome);
-  // Every record of the run is on disk before the journal says it ended.
-  try {
-    await context.launcher?.settle();
-  } catch (error) {
-    logQuietly(context, `a record could not be written: ${errorMessage(nameDiskFault(error, context))}`);
-  }
   return finishRun(context, outcome);
 }
 

@@ -163,6 +163,9 @@ export function openRunContext(
   const warned = new Set<string>();
   // Where no tool can write: what the workspace .env held when this engine started and when it ended.
   recordWorkspaceEnvStart(paths.workDir, paths.runId, resolved.envTrust);
+  // The process's one launcher, shared with every other run in it (a batch); a run without tools or
+  // hooks needs none. Taken now, so that it is ready by the first tool call.
+  const launcherLease = agent.tools.length > 0 || Object.values(agent.hooks).some(Boolean) ? CommandLauncher.shared() : undefined;
   const context: RunContext = {
     agent,
     paths,
@@ -187,8 +190,7 @@ export function openRunContext(
       warned.add(line);
       log(`warning: ${line}`);
     },
-    // Started now, so that it is ready by the first tool call; a run without tools or hooks needs none.
-    launcher: agent.tools.length > 0 || Object.values(agent.hooks).some(Boolean) ? CommandLauncher.start() : undefined,
+    launcher: launcherLease?.launcher,
     // Started now, so that it is ready by the first tool call; hooks and generators never run in it. The
     // stdio MCP servers run in it too (see startRunMcpServers); a url: server is not the engine's to start.
     sandbox:
@@ -202,11 +204,7 @@ export function openRunContext(
       // The servers go first: they stop at run end and on a pause, and a call of theirs is over; every
       // process left in the sandbox ends with it (driveRun did this already, before the end hooks).
       await stopToolProcesses(context);
-      try {
-        await context.launcher?.close();
-      } catch (error) {
-        quietly(() => log(`a record could not be written: ${error instanceof Error ? error.message : String(error)}`));
-      }
+      await launcherLease?.release();
       limit.clear();
       quietly(() => recordWorkspaceEnvEnd(paths.workDir, paths.runId, resolved.envTrust));
       quietly(() => context.metadata.close());

@@ -1,6 +1,5 @@
 import type { CommandLauncher, RunSandbox } from '@delta/command-runner';
 import type { McpServers } from '@delta/mcp';
-import { writeFileSync } from 'node:fs';
 import type {
   ActionResultEvent,
   AgentFingerprint,
@@ -10,7 +9,6 @@ import type {
   JournalWriter,
   MetadataFile,
   NewJournalEvent,
-  RecordWriter,
   RunPaths,
 } from '@delta/journal';
 import type { LoadedAgent } from './load-agent.js';
@@ -47,13 +45,13 @@ export interface RunContext {
   log: (line: string) => void;
   /** A warning said once per engine invocation (a context file left out is met again at every step). */
   warnOnce: (line: string) => void;
-  /** Starts tools for this engine (see CommandLauncher); undefined when the agent has no tools. */
+  /** Starts tools and hooks for this engine: the process's shared launcher (see CommandLauncher.shared); undefined when the agent has neither. */
   launcher: CommandLauncher | undefined;
   /** The run's sandbox, every tool call runs inside it; undefined when tools run unsandboxed (or once it has ended). */
   sandbox: RunSandbox | undefined;
   /** The run's MCP servers, started with the run (see startRunMcpServers); undefined when the agent has none. */
   mcp: McpServers | undefined;
-  /** Closes the launcher (once it has finished its writes), the journal and engine.log; the run's last step. */
+  /** Releases the launcher, closes the journal and engine.log; the run's last step. */
   close: () => Promise<void>;
   onEvent: ((event: JournalEvent) => void) | undefined;
   /** Every piece of a streamed model answer, as it arrives. */
@@ -66,16 +64,6 @@ export interface RunContext {
   recordedTools: ((call: RecordedToolCall, iteration: number) => ActionResultEvent | undefined) | undefined;
   /** With `pinAgentVersion`: the agent's fingerprint this engine recorded, checked before each model request. */
   pinnedAgent?: AgentFingerprint;
-}
-
-/**
- * How records whose content is final and which nothing in this process reads back at once (a response,
- * an exit code) are written: through the launcher without waiting, in order with the next command it
- * starts; without one, at once.
- */
-export function recordWriter(context: RunContext): RecordWriter {
-  const launcher = context.launcher;
-  return launcher ? (file, text) => launcher.writeFile(file, text) : writeFileSync;
 }
 
 /** Appends an event (which advances `context.journal.state`) and tells the listener. */

@@ -18,7 +18,7 @@ import { ENGINE_LLM_KEYS } from './agent-config.js';
 import { requestTools } from './built-in-tools.js';
 import { ExitCode, type RunOutcome } from './exit-codes.js';
 import { chatCompletionsUrl, type ModelRetryNotice } from './model-client.js';
-import { record, recordWriter, type RunContext } from './run-context.js';
+import { record, type RunContext } from './run-context.js';
 import { costLimitReason } from './run-limits.js';
 import { budgetExhausted, finalAnswerGiven, isFinalAnswer } from './stop-conditions.js';
 import { redactBody, redactSecret } from './redact-secret.js';
@@ -120,7 +120,6 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
           status: 'FAILED',
           error: redactSecret(error instanceof Error ? error.message : String(error), context.secrets),
         },
-        recordWriter(context),
         rawBodyOf(error),
       );
     } catch {
@@ -149,19 +148,13 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
   const redacted = redactSecret(response, context.secrets);
   if (raw && redacted !== response) raw.discard();
   const { record: responseJson, moved } = responseRecord(redacted, turn, invocationId);
-  writeInvocationResult(
-    context.paths,
-    invocationId,
-    responseJson,
-    {
-      ...base,
-      duration_ms: durationMs,
-      status: 'SUCCESS',
-      ...(usage ? { token_usage: usage } : {}),
-      ...(moved.length > 0 ? { stored_in_journal: moved } : {}),
-    },
-    recordWriter(context),
-  );
+  writeInvocationResult(context.paths, invocationId, responseJson, {
+    ...base,
+    duration_ms: durationMs,
+    status: 'SUCCESS',
+    ...(usage ? { token_usage: usage } : {}),
+    ...(moved.length > 0 ? { stored_in_journal: moved } : {}),
+  });
   return { invocationId, response, turn, usage, durationMs };
 }
 
@@ -300,8 +293,6 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
 
   for (;;) {
     if (context.signal.aborted) return INTERRUPTED;
-    // A record the launcher could not write, nor this process after it, fails the run here.
-    context.launcher?.checkWrites();
     const state = context.journal.state;
     if (state.pendingCalls.length > 0) {
       // Calls a pause or a crash left without a result are answered before the model is called again.

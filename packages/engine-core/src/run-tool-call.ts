@@ -7,7 +7,6 @@ import {
   finishToolExecutionRecord,
   type ActionResultStatus,
   type RecordedToolCall,
-  type RecordWriter,
   type RunPaths,
 } from '@delta/journal';
 import { DEFAULT_TOOL_OUTPUT_BYTES } from './agent-config.js';
@@ -46,8 +45,6 @@ export interface ToolCallContext {
   launcher?: CommandLauncher | undefined;
   /** The run's sandbox: the tool runs inside it. */
   sandbox?: RunSandbox | undefined;
-  /** Writes exit_code.txt and duration_ms.txt; at once without it. */
-  writeRecord?: RecordWriter;
 }
 
 /** Parses the model's argument string; `null` with a reason when it is not a JSON object. */
@@ -126,7 +123,7 @@ export async function executeToolCall(call: RecordedToolCall, invocation: Invoca
     ...(context.launcher ? { launcher: context.launcher } : {}),
     ...(context.sandbox ? { sandbox: context.sandbox } : {}),
   });
-  finishToolExecutionRecord(record, result.exitCode, result.durationMs, context.writeRecord);
+  finishToolExecutionRecord(record, result.exitCode, result.durationMs);
   const observation = formatObservation(result, record, context.paths.workDir, { timeoutMs });
   // A failed call that named something under /tmp the sandbox hides: say so, and how to fix it.
   const hidden = result.exitCode !== 0 && context.sandbox ? context.sandbox.hiddenPaths([invocation.file, ...invocation.args]) : [];

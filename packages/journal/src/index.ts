@@ -85,7 +85,7 @@ export {
   RESPONSE_RAW_FILE,
   writeInvocationResult,
 } from './io-records.js';
-export type { ToolExecutionRecord, InvocationMetadata, RecordWriter } from './io-records.js';
+export type { ToolExecutionRecord, InvocationMetadata } from './io-records.js';
 export {
   InvocationRequestRecorder,
   readInvocationRequest,

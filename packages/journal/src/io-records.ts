@@ -71,17 +71,9 @@ export function unfinishedToolExecutions(paths: RunPaths, actionId: string): Arr
     });
 }
 
-/** Writes a record file; by default at once (`writeFileSync`). The engine passes one that does not wait (CommandLauncher.writeFile). */
-export type RecordWriter = (file: string, text: string) => void;
-
-export function finishToolExecutionRecord(
-  record: ToolExecutionRecord,
-  exitCode: number | null,
-  durationMs: number,
-  write: RecordWriter = writeFileSync,
-): void {
-  diskWrite(record.exitCode, () => write(record.exitCode, `${exitCode ?? ''}\n`));
-  diskWrite(record.duration, () => write(record.duration, `${Math.round(durationMs)}\n`));
+export function finishToolExecutionRecord(record: ToolExecutionRecord, exitCode: number | null, durationMs: number): void {
+  diskWrite(record.exitCode, () => writeFileSync(record.exitCode, `${exitCode ?? ''}\n`));
+  diskWrite(record.duration, () => writeFileSync(record.duration, `${Math.round(durationMs)}\n`));
 }
 
 export interface InvocationMetadata {
@@ -126,15 +118,14 @@ export function writeInvocationResult(
   invocationId: string,
   response: unknown,
   metadata: InvocationMetadata,
-  write: RecordWriter = writeFileSync,
   rawResponse?: string,
 ): void {
   const dir = invocationDirectory(paths, invocationId);
   makeDirectory(dir);
   const responseFile = join(dir, 'response.json');
-  if (response !== undefined) diskWrite(responseFile, () => write(responseFile, `${JSON.stringify(response, null, 2)}\n`));
+  if (response !== undefined) diskWrite(responseFile, () => writeFileSync(responseFile, `${JSON.stringify(response, null, 2)}\n`));
   const rawFile = join(dir, RESPONSE_RAW_FILE);
-  if (rawResponse !== undefined) diskWrite(rawFile, () => write(rawFile, rawResponse));
+  if (rawResponse !== undefined) diskWrite(rawFile, () => writeFileSync(rawFile, rawResponse));
   const metadataFile = join(dir, 'metadata.json');
-  diskWrite(metadataFile, () => write(metadataFile, `${JSON.stringify(metadata, null, 2)}\n`));
+  diskWrite(metadataFile, () => writeFileSync(metadataFile, `${JSON.stringify(metadata, null, 2)}\n`));
 }

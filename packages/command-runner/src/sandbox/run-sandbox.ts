@@ -108,7 +108,7 @@ export class RunSandbox {
     // The launcher answering proves bubblewrap has set the namespaces up (their uid map above all): a
     // command that joined them before would run as nobody.
     this.firstPid = firstPid.catch(() => undefined);
-    this.ready = Promise.all([firstPid, this.launcher.settle()]).then(([pid]) => {
+    this.ready = Promise.all([firstPid, this.launcher.ready()]).then(([pid]) => {
       if (!this.launcher.alive) throw new Error("the run's sandbox (bubblewrap) ended before its first tool call");
       return pid;
     });
