@@ -16,12 +16,6 @@
 // group, writes its pid and start time to processFile (as runCommand does), writes stdin, and reports;
 // once the command has exited, whatever is left in its process group is killed.
 // Once its stdin closes it exits as soon as no command is running.
-//
-// With --sandboxed it is the run's sandbox launcher (see RunSandbox): it runs inside bubblewrap, where the
-// pids it reports are those of the run's PID namespace (so the engine asks it to signal a command, with
-// kill), it is never given a process file to write (it could not: .delta/ is read-only in there), and
-// once its stdin closes (the engine stopped, or died) it exits at once: bubblewrap then ends every process
-// left in the sandbox.
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { writeProcessFile } from '@delta/process-identity';
@@ -61,9 +55,8 @@ function closeInheritedDescriptors() {
 }
 closeInheritedDescriptors();
 
-const sandboxed = process.argv.includes('--sandboxed');
 // What ps and top show, rather than the node command line.
-process.title = sandboxed ? 'delta-sandbox-launcher' : 'delta-launcher';
+process.title = 'delta-launcher';
 // The launcher runs in its own process group; a stray terminal signal must not end it early.
 for (const signal of /** @type {const} */ (['SIGINT', 'SIGHUP', 'SIGQUIT'])) process.on(signal, () => undefined);
 
@@ -188,5 +181,5 @@ process.stdin.on('data', (/** @type {string} */ chunk) => {
 });
 process.stdin.on('end', () => {
   closed = true;
-  if (running === 0 || sandboxed) process.exit(0);
+  if (running === 0) process.exit(0);
 });

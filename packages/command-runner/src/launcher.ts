@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { constants } from 'node:os';
 import { jsonStringPieces } from './json-pieces.js';
+import { decodeShellReply, encodeShellLaunch } from './sandbox/shell-launcher.js';
 
 /** What the launcher is asked to start: argv without a shell, its whole environment, and two output files. */
 export interface LaunchRequest {
@@ -16,6 +18,8 @@ export interface LaunchRequest {
   processFile?: string;
   /** Files the launcher opens for reading and gives the command as file descriptors 3, 4, … (see RunCommandOptions). */
   inheritFiles?: readonly string[];
+  /** The shell launcher's stdin, a file it opens (see shell-launcher.ts); `stdin` is for the node launcher only. */
+  stdinFile?: string;
 }
 
 /** How a launched command ended: its exit, or why it could not start (`error`, with the errno code). */
@@ -48,6 +52,10 @@ export interface LauncherCommand {
   extraPipes?: number;
   /** The pids it reports are not this process's to signal: on its death nothing is killed from here. */
   pidsAreLocal?: boolean;
+  /** What it speaks: JSON lines (launcher-process.js, the default) or shell lines (the sandbox's bash launcher, see shell-launcher.ts). */
+  protocol?: 'json' | 'shell';
+  /** Written to its stdin before anything else: the shell launcher's program. */
+  preamble?: string;
 }
 
 /**
@@ -77,6 +85,9 @@ interface Pending {
   started: (pid: number | undefined) => void;
   ended: (outcome: LaunchOutcome) => void;
   pid?: number;
+  /** Shell protocol: the signals sent to it (a shell reports a signal N as exit 128+N), and one sent before its pid was known. */
+  signals?: Set<NodeJS.Signals>;
+  early?: NodeJS.Signals;
   processFileError?: { code?: string; message: string; file: string };
 }
 
@@ -95,6 +106,8 @@ type Reply = {
   pid?: number;
   exit?: number | null;
   signal?: NodeJS.Signals | null;
+  /** Shell protocol: the status as a shell reports it. */
+  status?: number;
   error?: { code?: string; message: string };
   writeError?: string;
   /** With writeError: the errno code and the file, so that a full disk is named as such. */
@@ -147,6 +160,7 @@ export class CommandLauncher {
       this.stderrTail = (this.stderrTail + chunk).slice(-2000);
     });
     this.child.stdin!.on('error', () => undefined);
+    if (command.preamble !== undefined) this.child.stdin!.write(command.preamble);
     this.child.once('error', (error) => this.fail(`the command launcher could not start: ${error.message}`));
     this.exited = new Promise((resolve) => {
       this.child.once('exit', (code, signal) => {
@@ -210,12 +224,24 @@ export class CommandLauncher {
     let resolveEnded!: (outcome: LaunchOutcome) => void;
     const started = new Promise<number | undefined>((resolve) => (resolveStarted = resolve));
     const ended = new Promise<LaunchOutcome>((resolve) => (resolveEnded = resolve));
-    const kill = (signal: NodeJS.Signals) => {
-      if (this.pending.has(id)) this.child.stdin!.write(`${JSON.stringify({ id, kill: signal })}\n`);
-    };
+    const kill = (signal: NodeJS.Signals) => this.signal(id, signal);
     if (this.dead !== undefined) {
       resolveStarted(undefined);
       resolveEnded({ error: { code: 'ELAUNCHER', message: this.dead } });
+      return { started, ended, kill };
+    }
+    if (this.command.protocol === 'shell') {
+      let line: string;
+      try {
+        line = encodeShellLaunch({ ...request, id, stdinFile: request.stdinFile ?? '/dev/null' });
+      } catch (error) {
+        resolveStarted(undefined);
+        resolveEnded({ error: { code: (error as NodeJS.ErrnoException).code, message: (error as Error).message } });
+        return { started, ended, kill };
+      }
+      this.pending.set(id, { started: resolveStarted, ended: resolveEnded, signals: new Set() });
+      if (this.pending.size === 1 && this.syncs.size === 0) this.busy();
+      this.child.stdin!.write(line);
       return { started, ended, kill };
     }
     this.pending.set(id, { started: resolveStarted, ended: resolveEnded });
@@ -240,8 +266,22 @@ export class CommandLauncher {
     const id = this.nextId++;
     const answered = new Promise<void>((resolve) => this.syncs.set(id, resolve));
     if (this.syncs.size === 1 && this.pending.size === 0) this.busy();
-    this.child.stdin!.write(`${JSON.stringify({ id, sync: true })}\n`);
+    this.child.stdin!.write(this.command.protocol === 'shell' ? `sync ${id}\n` : `${JSON.stringify({ id, sync: true })}\n`);
     await answered;
+  }
+
+  /** Sends `signal` to the process group of command `id`, if it still runs (through the launcher, which sees its pid as it is). */
+  private signal(id: number, signal: NodeJS.Signals): void {
+    const entry = this.pending.get(id);
+    if (!entry) return;
+    if (this.command.protocol !== 'shell') {
+      this.child.stdin!.write(`${JSON.stringify({ id, kill: signal })}\n`);
+      return;
+    }
+    // The shell launcher is told the process group itself; before it is known, the signal waits for it.
+    entry.signals!.add(signal);
+    if (entry.pid === undefined) entry.early = signal;
+    else this.child.stdin!.write(`stop ${entry.pid} ${signal}\n`);
   }
 
   /**
@@ -292,10 +332,13 @@ export class CommandLauncher {
       this.buffered = this.buffered.slice(end + 1);
       if (line === '') continue;
       let reply: unknown;
-      try {
-        reply = JSON.parse(line);
-      } catch {
-        reply = undefined;
+      if (this.command.protocol === 'shell') reply = decodeShellReply(line);
+      else {
+        try {
+          reply = JSON.parse(line);
+        } catch {
+          reply = undefined;
+        }
       }
       // The sandbox's launcher shares its namespaces with the tools, which can write to its output
       // (/proc/<its pid>/fd/1): what is not a reply ends it (and the sandbox), never this process.
@@ -325,8 +368,11 @@ export class CommandLauncher {
     if (reply.pid !== undefined) {
       entry.pid = reply.pid;
       entry.started(reply.pid);
+      if (entry.early !== undefined) this.child.stdin!.write(`stop ${entry.pid} ${entry.early}\n`);
       return;
     }
+    if (reply.status !== undefined) Object.assign(reply, shellEnd(reply.status, entry.signals));
+    if (reply.error !== undefined && this.command.protocol === 'shell') reply.error = shellStartError(reply.error.code);
     this.pending.delete(reply.id);
     entry.started(undefined);
     entry.ended(
@@ -375,4 +421,20 @@ export class CommandLauncher {
       (stream as unknown as { unref?: () => void } | null)?.unref?.();
     }
   }
+}
+
+/**
+ * A shell's status as an exit or a signal: 128+N is the signal N when this process sent N (a timeout, an
+ * interrupt), and an exit code otherwise: a shell cannot tell `exit 137` from SIGKILL, and a signal from
+ * elsewhere (a tool that killed itself) is reported as the shell reports it.
+ */
+function shellEnd(status: number, sent: ReadonlySet<NodeJS.Signals> | undefined): { exit: number | null; signal: NodeJS.Signals | null } {
+  for (const signal of sent ?? []) if (status === 128 + constants.signals[signal]) return { exit: null, signal };
+  return { exit: status, signal: null };
+}
+
+/** What the shell launcher's start failure means, as the node launcher says it. */
+function shellStartError(code: string | undefined): { code?: string; message: string } {
+  if (code === 'EIO') return { code, message: "the command's input or output file could not be opened" };
+  return { code, message: code === 'EACCES' ? 'permission denied' : 'no such file or directory' };
 }

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlink
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { readProcessStat } from '@delta/process-identity';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommandLauncher, RunSandbox, runCommand, type CommandResult, type SandboxPolicy } from '../index.js';
 import { bubblewrapForTests, until } from './sandbox.test-support.js';
@@ -260,8 +261,11 @@ describe.skipIf(skip)('a sandboxed tool (real bubblewrap)', () => {
       expect((await sh(sandbox, 'echo up')).stdout.head).toBe('up\n');
       // Frozen from here, as a tool could freeze it, before the next call: its pid is never said.
       const namespace = readlinkSync((await sandbox.wrap('true', [], workspace)).inheritFiles[0]!.replace(/user$/, 'pid'));
-      const frozen = processesIn(namespace).filter((pid) =>
-        readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('delta-sandbox-launcher'),
+      // The launcher itself, not a watcher of a call that is just ending (a fork of it, with its name).
+      const frozen = processesIn(namespace).filter(
+        (pid) =>
+          readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('delta-sandbox-launcher') &&
+          !readFileSync(`/proc/${readProcessStat(pid)!.parentPid}/cmdline`, 'utf8').startsWith('delta-sandbox-launcher'),
       );
       expect(frozen).toHaveLength(1);
       process.kill(frozen[0]!, 'SIGSTOP');

@@ -3,11 +3,12 @@ import { mkdirSync, rmSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CommandLauncher, launcherArgs, launcherProgramPath, type LaunchRequest, type LaunchedCommand } from '../launcher.js';
+import { CommandLauncher, launcherProgramPath, type LaunchRequest, type LaunchedCommand } from '../launcher.js';
 import { bubblewrapSandboxArgs, bubblewrapToolArgs, SANDBOX_OUTPUT_DIR } from './bubblewrap-args.js';
 import { outsideSockets } from './outside-sockets.js';
 import { createSandboxTmp, removeAbandonedSandboxTmpsOnce } from './sandbox-tmp.js';
-import { stageOutput, type StagedOutput } from './stage-output.js';
+import { stageInput, stageOutput, type StagedOutput } from './stage-output.js';
+import { SHELL_LAUNCHER_PROGRAM, shellLauncherCommand } from './shell-launcher.js';
 import { SECCOMP_FD, type SandboxPolicy } from './sandbox-policy.js';
 import { setIdFilter } from './seccomp-filter.js';
 
@@ -30,20 +31,22 @@ function topUnderTmp(path: string): string[] {
 
 /**
  * The sandbox of one run: ONE bubblewrap, started before the first tool call, running the run's tool
- * launcher (launcher-process.js --sandboxed) inside it, so that a tool call is a plain spawn from there:
- * no bubblewrap, no namespace or mount set up per call (what cost 5-8 ms a call when each call had its
- * own bubblewrap). See bubblewrapSandboxArgs for what the tools see.
+ * launcher inside it (a bash program, see shell-launcher.ts: about 0.3 MB of its own memory, where a node
+ * launcher held 15), so that a tool call is a fork and exec from there: no bubblewrap, no namespace or
+ * mount set up per call (what cost 5-8 ms a call when each call had its own bubblewrap). See
+ * bubblewrapSandboxArgs for what the tools see.
  *
  * The launcher inside has the tools' rights and no more: the tools share its user and PID namespaces, so
  * they could read its memory and open files and directories through /proc/<its pid>/fd. It therefore
  * never holds anything the tools must not reach. The run's records under .delta/ (read-only in there)
  * are written from outside: this process creates each call's stdout.log and stderr.log itself and hard
  * links them into /tmp/.delta-io (see stageOutput), where the launcher opens them by those names; once
- * the call has ended the links are removed, so a finished record can be reached by no tool. A call in
- * flight could already be reached before (its output is /proc/<tool pid>/fd/1 to every sandboxed
- * process). process.json is not written: the pids in there are the sandbox's, and nothing sandboxed
- * outlives the engine (the launcher exits when its pipe from the engine closes, however the engine
- * ended, and bubblewrap then ends every process left), so a resumed run has nothing to stop.
+ * the call has ended the links are removed, so a finished record can be reached by no tool. A call's
+ * stdin is a file written there too (stageInput), removed when the call ends. A call in flight could
+ * already be reached before (its output is /proc/<tool pid>/fd/1 to every sandboxed process).
+ * process.json is not written: the pids in there are the sandbox's, and nothing sandboxed outlives the
+ * engine (the launcher exits when its pipe from the engine closes, however the engine ended, and
+ * bubblewrap then ends every process left), so a resumed run has nothing to stop.
  *
  * `stop` ends it, and with it every process still running inside; the run's private /tmp is removed then.
  * An engine killed before that leaves it behind: the next process to start a sandbox removes it (see
@@ -65,23 +68,20 @@ export class RunSandbox {
     removeAbandonedSandboxTmpsOnce(tmpdir());
     this.tmpDir = createSandboxTmp(tmpdir());
     mkdirSync(join(this.tmpDir, SANDBOX_OUTPUT_DIR));
-    // The launcher's program and the node that runs it must be readable in there, also from a clone
-    // under /tmp (which the sandbox's own /tmp would hide).
+    // The engine's node and program stay readable in there, also from a clone under /tmp (which the
+    // sandbox's own /tmp would hide): a tool may start a sub-agent with them.
     const visiblePaths = [...new Set([...policy.visiblePaths, ...topUnderTmp(launcherProgramPath()), ...topUnderTmp(process.execPath)])];
     const seen = { ...policy, visiblePaths };
     this.launcher = CommandLauncher.startCommand({
       file: bubblewrap,
-      args: [
-        ...bubblewrapSandboxArgs(seen, this.tmpDir, INFO_FD, outsideSockets(seen)),
-        process.execPath,
-        ...launcherArgs(),
-        '--sandboxed',
-      ],
+      args: [...bubblewrapSandboxArgs(seen, this.tmpDir, INFO_FD, outsideSockets(seen)), ...shellLauncherCommand()],
       // Nothing of the engine's environment: a tool can read the launcher's through /proc.
       env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
       // INFO_FD, then SECCOMP_FD.
       extraPipes: 2,
       pidsAreLocal: true,
+      protocol: 'shell',
+      preamble: SHELL_LAUNCHER_PROGRAM,
     });
     const child = this.launcher.childProcess;
     const filter = child.stdio[SECCOMP_FD] as Writable;
@@ -130,17 +130,20 @@ export class RunSandbox {
     try {
       staged.push(stageOutput(request.stdoutFile, this.tmpDir));
       staged.push(stageOutput(request.stderrFile, this.tmpDir));
+      if (request.stdin !== undefined) staged.push(stageInput(request.stdin, this.tmpDir));
     } catch (error) {
       for (const output of staged) output.finish();
       throw error;
     }
+    const { stdin: _stdin, ...rest } = request;
     const launched = this.launcher.launch({
-      ...request,
+      ...rest,
       // A delta a tool starts (a sub-agent) cannot nest a sandbox in this one; it reads this and runs
       // its tools in the sandbox it is already in.
       env: { ...request.env, DELTA_SANDBOX: this.policy.mode },
       stdoutFile: staged[0]!.inside,
       stderrFile: staged[1]!.inside,
+      ...(staged[2] ? { stdinFile: staged[2].inside } : {}),
     });
     return {
       ...launched,

@@ -1,0 +1,173 @@
+// The sandbox's launcher program (bash) on its own, outside bubblewrap, spoken to by CommandLauncher as
+// RunSandbox does: what a command gets (argv, environment, descriptors, process group) and how its end and
+// its failures to start are reported. run-sandbox.test.ts covers it inside the sandbox.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isProcessGroupAlive } from '@delta/process-identity';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CommandLauncher, type LaunchOutcome } from '../launcher.js';
+import { decodeShellReply, needsEnvProgram, SHELL_LAUNCHER_PROGRAM, shellLauncherCommand, shellWord } from './shell-launcher.js';
+
+const dirs: string[] = [];
+const launchers: CommandLauncher[] = [];
+afterEach(async () => {
+  for (const launcher of launchers.splice(0)) await launcher.kill();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+function temp(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'delta-shell-launcher-'));
+  dirs.push(dir);
+  return dir;
+}
+
+/** The launcher as RunSandbox starts it, but with no bubblewrap; `inherit`: a file it gets open on fd 50 without close-on-exec. */
+function start(inherit?: string): CommandLauncher {
+  const [bash, ...args] = shellLauncherCommand();
+  const launcher = CommandLauncher.startCommand({
+    ...(inherit
+      ? { file: 'bash', args: ['-c', 'exec 50>>"$1"; shift; exec "$@"', 'bash', inherit, bash!, ...args] }
+      : { file: bash!, args }),
+    env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
+    protocol: 'shell',
+    preamble: SHELL_LAUNCHER_PROGRAM,
+  });
+  launchers.push(launcher);
+  return launcher;
+}
+
+function run(
+  launcher: CommandLauncher,
+  dir: string,
+  file: string,
+  args: string[],
+  more: { env?: Record<string, string>; stdinFile?: string; cwd?: string } = {},
+) {
+  return launcher.launch({
+    file,
+    args,
+    cwd: more.cwd ?? dir,
+    env: more.env ?? { PATH: '/usr/bin:/bin' },
+    stdoutFile: join(dir, 'out.log'),
+    stderrFile: join(dir, 'err.log'),
+    ...(more.stdinFile ? { stdinFile: more.stdinFile } : {}),
+  });
+}
+
+const tricky = [
+  '',
+  'plain',
+  'two words',
+  "it's",
+  'back\\slash',
+  'new\nline',
+  'tab\there',
+  '$HOME `id` $(id) *',
+  "$'x'",
+  'é😀',
+  '\u0001\u001f\u007f',
+  '-env',
+];
+
+describe('the shell launcher', () => {
+  it('quotes every word so that bash reads it back as it was', () => {
+    for (const text of tricky) {
+      const result = spawnSync('bash', ['-c', `printf '%s' ${shellWord(text)}`], { encoding: 'utf8' });
+      expect(result.stdout).toBe(text);
+      expect(shellWord(text)).not.toContain('\n');
+    }
+    expect(() => shellWord('a\0b')).toThrow(/NUL byte/);
+  });
+
+  it('starts a command without a shell, with exactly its argv, environment, directory and stdin', async () => {
+    const dir = temp();
+    writeFileSync(join(dir, 'in.txt'), 'from stdin\n');
+    const launcher = start();
+    const script = 'printf "%s|" "$@"; echo; pwd; cat';
+    const launched = run(launcher, dir, 'bash', ['-c', script, 'bash', ...tricky], { stdinFile: join(dir, 'in.txt') });
+    expect(await launched.started).toEqual(expect.any(Number));
+    expect(await launched.ended).toEqual({ exitCode: 0, signal: null });
+    expect(readFileSync(join(dir, 'out.log'), 'utf8')).toBe(`${tricky.join('|')}|\n${dir}\nfrom stdin\n`);
+    const env = { PATH: '/usr/bin:/bin', A: 'one', B: 'x\ny' };
+    expect(await run(launcher, dir, '/usr/bin/env', ['-0'], { env }).ended).toEqual({ exitCode: 0, signal: null });
+    expect(readFileSync(join(dir, 'out.log'), 'utf8').split('\0').filter(Boolean).sort()).toEqual([
+      'A=one',
+      'B=x\ny',
+      'PATH=/usr/bin:/bin',
+    ]);
+  });
+
+  it('passes names bash keeps for itself through env -i, exactly as given', async () => {
+    const dir = temp();
+    const launcher = start();
+    const env = { PATH: '/usr/bin:/bin', UID: '12345', 'not-an-identifier': 'kept', _: '/usr/bin/node', SHLVL: '9' };
+    expect(needsEnvProgram(env)).toBe(true);
+    expect(needsEnvProgram({ PATH: '/usr/bin', PWD: '/x', SHLVL: '1', HOME: '/root' })).toBe(false);
+    const launched = run(launcher, dir, '/usr/bin/env', []);
+    await launched.ended;
+    const viaEnv = run(launcher, dir, '/usr/bin/env', [], { env });
+    expect(await viaEnv.ended).toEqual({ exitCode: 0, signal: null });
+    expect(readFileSync(join(dir, 'out.log'), 'utf8').split('\n').filter(Boolean).sort()).toEqual(
+      ['PATH=/usr/bin:/bin', 'UID=12345', 'not-an-identifier=kept', '_=/usr/bin/node', 'SHLVL=9'].sort(),
+    );
+    const plain = run(launcher, dir, '/usr/bin/env', [], { env: { PATH: '/usr/bin:/bin', PWD: '/given', SHLVL: '3' } });
+    expect(await plain.ended).toEqual({ exitCode: 0, signal: null });
+    expect(readFileSync(join(dir, 'out.log'), 'utf8').split('\n').filter(Boolean).sort()).toEqual([
+      'PATH=/usr/bin:/bin',
+      'PWD=/given',
+      'SHLVL=3',
+    ]);
+  });
+
+  it('passes no descriptor it inherited on to a command', async () => {
+    const dir = temp();
+    const launcher = start(join(dir, 'outside.log'));
+    const launched = run(launcher, dir, 'bash', ['-c', 'ls /proc/self/fd; echo through-50 >&50']);
+    expect(await launched.ended).toEqual({ exitCode: 1, signal: null });
+    expect(readFileSync(join(dir, 'out.log'), 'utf8').split('\n').filter(Boolean)).toEqual(['0', '1', '2', '3']);
+    expect(readFileSync(join(dir, 'err.log'), 'utf8')).toMatch(/Bad file descriptor/);
+    expect(readFileSync(join(dir, 'outside.log'), 'utf8')).toBe('');
+  });
+
+  it('reports a command that cannot start as the node launcher does, and goes on', async () => {
+    const dir = temp();
+    const launcher = start();
+    writeFileSync(join(dir, 'not-executable'), '#!/bin/sh\n');
+    chmodSync(join(dir, 'not-executable'), 0o644);
+    const cases: Array<[Promise<LaunchOutcome>, string]> = [
+      [run(launcher, dir, 'no-such-command-xyz', []).ended, 'ENOENT'],
+      [run(launcher, dir, join(dir, 'missing'), []).ended, 'ENOENT'],
+      [run(launcher, dir, join(dir, 'not-executable'), []).ended, 'EACCES'],
+      [run(launcher, dir, 'true', [], { cwd: join(dir, 'no-such-dir') }).ended, 'ENOENT'],
+      [run(launcher, dir, 'true', [], { stdinFile: join(dir, 'no-such-input') }).ended, 'EIO'],
+      [run(launcher, dir, 'echo', ['a\0b']).ended, 'EINVAL'],
+    ];
+    for (const [ended, code] of cases) expect(await ended).toMatchObject({ error: { code } });
+    expect(await run(launcher, dir, 'echo', ['fine']).ended).toEqual({ exitCode: 0, signal: null });
+    expect(readFileSync(join(dir, 'out.log'), 'utf8')).toBe('fine\n');
+  });
+
+  it("tells an exit of 137 from this process's SIGKILL, and ends what a command left in its group", async () => {
+    const dir = temp();
+    const launcher = start();
+    expect(await run(launcher, dir, 'sh', ['-c', 'exit 137']).ended).toEqual({ exitCode: 137, signal: null });
+    const sleeping = run(launcher, dir, 'sh', ['-c', 'trap "" TERM; sleep 600']);
+    const group = await sleeping.started;
+    sleeping.kill('SIGKILL');
+    expect(await sleeping.ended).toEqual({ exitCode: null, signal: 'SIGKILL' });
+    const leaving = run(launcher, dir, 'sh', ['-c', 'sleep 600 & echo $! > left.pid']);
+    const leftGroup = await leaving.started;
+    expect(await leaving.ended).toEqual({ exitCode: 0, signal: null });
+    expect(isProcessGroupAlive(group!)).toBe(false);
+    expect(isProcessGroupAlive(leftGroup!)).toBe(false);
+  });
+
+  it('reads nothing but its own replies', () => {
+    expect(decodeShellReply('P 3 41')).toEqual({ id: 3, pid: 41 });
+    expect(decodeShellReply('E 3 0')).toEqual({ id: 3, status: 0 });
+    expect(decodeShellReply('X 3 ENOENT')).toEqual({ id: 3, error: { code: 'ENOENT' } });
+    expect(decodeShellReply('S 4')).toEqual({ id: 4, synced: true });
+    for (const line of ['', 'P 3', 'E 3 x', '{"id":1}', 'P 3 41 extra', 'X 3 enoent']) expect(decodeShellReply(line)).toBeUndefined();
+  });
+});

@@ -1,0 +1,185 @@
+import { existsSync } from 'node:fs';
+
+/**
+ * The run's sandbox launcher: a bash program, not a node one. It holds about 0.3 MB of its own memory
+ * where a node launcher held 15 MB, which decides how many sandboxed runs one machine holds (see
+ * docs/decisions/tool-launcher.md). It is bash reading its program from its stdin (SHELL_LAUNCHER_PROGRAM,
+ * the functions below), then one message per line, each a call of one of them with every word quoted
+ * by `shellWord`:
+ *
+ *   start ID CWD STDIN STDOUT STDERR HOW COUNT NAME=VALUE… FILE ARG…   start a command (`encodeShellLaunch`);
+ *                                              HOW: `export` the variables, or pass them through `env -i`
+ *   stop PID SIGNAL                                                 signal the process group PID
+ *   sync ID                                                         answer `S ID` (everything before it is done)
+ *
+ * and answers one line per event, each written whole (shorter than a pipe's atomic write):
+ *
+ *   P ID PID      the command started; PID is its process group, in the sandbox's PID namespace
+ *   E ID STATUS   it ended: its exit code, or 128+N when a signal N ended it (what a shell reports)
+ *   X ID CODE     it could not start: ENOENT (no such command or directory), EACCES (not executable),
+ *                 EIO (an output or input file could not be opened)
+ *   S ID
+ *
+ * Each command gets a watcher (a fork of this shell, with job control on, so that the command runs in a
+ * process group of its own): it changes into CWD, sets the command's environment (nothing of the
+ * launcher's own: every variable it had is unexported first), opens the three files, starts the command
+ * with `exec` (no shell in between), reports its pid, waits for it, kills what it left in its process
+ * group, and reports its end. The launcher inherits no descriptor beyond 0-2 (the loop at the start
+ * closes any that its starter left open), so a command inherits none either.
+ *
+ * A name bash cannot export as given (not an identifier, or one of bash's own, such as UID or SHLVL) is
+ * passed through `env -i` instead, which costs one more program start for that call: `needsEnvProgram`.
+ */
+export const SHELL_LAUNCHER_PROGRAM = `
+for fd in /proc/self/fd/*; do
+  fd=\${fd##*/}
+  if [[ $fd -gt 2 ]]; then eval "exec $fd>&-" 2>/dev/null; fi
+done
+for name in $(compgen -e); do export -n "$name"; done
+start() {
+  local id=$1 cwd=$2 in=$3 out=$4 err=$5 how=$6 count=$7
+  shift 7
+  local -a vars=("\${@:1:count}")
+  shift "$count"
+  (
+    exec 2>/dev/null
+    set -m
+    cd -- "$cwd" || { echo "X $id ENOENT"; exit; }
+    unset OLDPWD
+    if [[ $how == export ]]; then
+      for pair in "\${vars[@]}"; do export -- "$pair"; done
+      vars=()
+    fi
+    if [[ $1 == */* ]]; then
+      [[ -e $1 ]] || { echo "X $id ENOENT"; exit; }
+      [[ -f $1 && -x $1 ]] || { echo "X $id EACCES"; exit; }
+    elif [[ \${#vars[@]} -eq 0 ]] && ! type -P -- "$1" >/dev/null; then
+      echo "X $id ENOENT"
+      exit
+    fi
+    exec 3<"$in" 4>"$out" 5>"$err" || { echo "X $id EIO"; exit; }
+    if [[ \${#vars[@]} -gt 0 ]]; then
+      (exec /usr/bin/env -i "\${vars[@]}" "$@" <&3 >&4 2>&5 3<&- 4>&- 5>&-) &
+    else
+      (exec "$@" <&3 >&4 2>&5 3<&- 4>&- 5>&-) &
+    fi
+    pid=$!
+    exec 3<&- 4>&- 5>&-
+    echo "P $id $pid"
+    wait "$pid"
+    status=$?
+    kill -s KILL -- "-$pid"
+    echo "E $id $status"
+  ) &
+}
+stop() { kill -s "$2" -- "-$1" 2>/dev/null; }
+sync() { echo "S $1"; }
+`;
+
+/**
+ * The command that starts the launcher (inside bubblewrap): bash, named `delta-sandbox-launcher` (what
+ * ps shows, and what its watchers show), reading its program and then its messages from its stdin.
+ */
+export function shellLauncherCommand(): string[] {
+  const bash = findBash();
+  return [bash, '--norc', '--noprofile', '-c', 'exec -a delta-sandbox-launcher "$0"', bash];
+}
+
+/**
+ * A word of a message to the shell launcher: `$'…'`, with a backslash, a quote and every control
+ * character escaped, so that no word holds a newline (one message per line) and eval reads it back as
+ * it was. Throws on a NUL byte, which no argument or environment value can hold.
+ */
+export function shellWord(text: string): string {
+  if (text.includes('\0')) throw Object.assign(new Error('an argument or environment value holds a NUL byte'), { code: 'EINVAL' });
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is escaped here
+  return `$'${text.replace(/[\\'\x01-\x1f\x7f]/g, (char) => (char === '\\' || char === "'" ? `\\${char}` : `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`))}'`;
+}
+
+/** Variables bash keeps for itself: it cannot export them with the value given (readonly, dynamic or reset). */
+const BASH_OWN = new Set([
+  '_',
+  'BASHOPTS',
+  'BASHPID',
+  'DIRSTACK',
+  'EPOCHREALTIME',
+  'EPOCHSECONDS',
+  'EUID',
+  'FUNCNAME',
+  'GROUPS',
+  'HISTCMD',
+  'LINENO',
+  'OPTIND',
+  'PIPESTATUS',
+  'PPID',
+  'RANDOM',
+  'SECONDS',
+  'SHELLOPTS',
+  'SRANDOM',
+  'UID',
+]);
+
+/** Whether `env` holds a name the launcher's shell cannot export as given: then it goes through `env -i`. */
+export function needsEnvProgram(env: Record<string, string>): boolean {
+  return Object.keys(env).some((name) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || BASH_OWN.has(name) || name.startsWith('BASH_'));
+}
+
+export interface ShellLaunch {
+  id: number;
+  cwd: string;
+  /** Inside the sandbox: the file the command reads as its stdin (/dev/null for none). */
+  stdinFile: string;
+  stdoutFile: string;
+  stderrFile: string;
+  env: Record<string, string>;
+  file: string;
+  args: readonly string[];
+}
+
+/** The line that starts one command (see SHELL_LAUNCHER_PROGRAM). */
+export function encodeShellLaunch(launch: ShellLaunch): string {
+  const pairs = Object.entries(launch.env).map(([name, value]) => shellWord(`${name}=${value}`));
+  const words = [
+    'start',
+    String(launch.id),
+    shellWord(launch.cwd),
+    shellWord(launch.stdinFile),
+    shellWord(launch.stdoutFile),
+    shellWord(launch.stderrFile),
+    needsEnvProgram(launch.env) ? 'env' : 'export',
+    String(pairs.length),
+    ...pairs,
+    shellWord(launch.file),
+    ...launch.args.map(shellWord),
+  ];
+  return `${words.join(' ')}\n`;
+}
+
+/** A reply of the shell launcher, as the JSON launcher would have said it; undefined when it is none. */
+export function decodeShellReply(
+  line: string,
+):
+  | { id: number; pid: number }
+  | { id: number; status: number }
+  | { id: number; error: { code: string } }
+  | { id: number; synced: true }
+  | undefined {
+  const match = /^([PEXS]) (\d+)(?: ([0-9A-Z]+))?$/.exec(line);
+  if (!match) return undefined;
+  const id = Number(match[2]);
+  const [, kind, , value] = match;
+  if (kind === 'S' && value === undefined) return { id, synced: true };
+  if (value === undefined) return undefined;
+  if (kind === 'P' && /^\d+$/.test(value)) return { id, pid: Number(value) };
+  if (kind === 'E' && /^\d+$/.test(value)) return { id, status: Number(value) };
+  if (kind === 'X' && /^[A-Z]+$/.test(value)) return { id, error: { code: value } };
+  return undefined;
+}
+
+/** The bash that runs the launcher: /bin/bash or /usr/bin/bash, visible in the sandbox as on the host. */
+export function findBash(): string {
+  for (const path of ['/bin/bash', '/usr/bin/bash']) if (existsSync(path)) return path;
+  throw Object.assign(new Error("the run's sandbox needs bash (/bin/bash or /usr/bin/bash) for its launcher; install bash"), {
+    code: 'ENOENT',
+  });
+}
