@@ -223,7 +223,7 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
         }
         if (message !== undefined && status !== 'WAITING_FOR_INPUT') record(context, { type: 'USER_MESSAGE', content: message });
       });
-      return { ...outcome, runId, workDir, paths };
+      return { ...outcome, runId, workDir, paths, metadata: context.metadata.current };
     } finally {
       await context.close();
     }

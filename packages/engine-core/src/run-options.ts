@@ -1,4 +1,4 @@
-import type { ActionResultEvent, JournalEvent, RecordedToolCall, RunOrigin, RunPaths } from '@delta/journal';
+import type { ActionResultEvent, JournalEvent, RecordedToolCall, RunMetadata, RunOrigin, RunPaths } from '@delta/journal';
 import type { AskHumanInteractively } from './ask-human.js';
 import type { RunOutcome } from './exit-codes.js';
 import type { ModelClient, ModelDelta } from './model-client.js';
@@ -67,4 +67,6 @@ export interface RunResult extends RunOutcome {
   runId: string;
   workDir: string;
   paths: RunPaths;
+  /** metadata.json as this engine left it: the run's totals (iterations, usage, cost), without reading it back. */
+  metadata: RunMetadata;
 }

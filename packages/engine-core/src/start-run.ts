@@ -121,7 +121,7 @@ export async function startRun(options: StartRunOptions): Promise<RunResult> {
         });
         record(context, { type: 'USER_MESSAGE', content: options.message });
       });
-      return { ...outcome, runId, workDir: workspace.path, paths };
+      return { ...outcome, runId, workDir: workspace.path, paths, metadata: context.metadata.current };
     } finally {
       await context.close();
     }

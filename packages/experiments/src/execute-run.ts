@@ -167,7 +167,7 @@ export async function executeBatchRun(batch: OpenedBatch, key: BatchRunKey, opti
   return describe(batch, key, workDir, action, result, options);
 }
 
-/** The outcome as the run's files now say it (metadata.json's totals), graded if the batch has a grader. */
+/** The outcome: from the engine's result when it says enough, else as the run's files say it; graded if the batch has a grader. */
 async function describe(
   batch: OpenedBatch,
   key: BatchRunKey,
@@ -176,6 +176,24 @@ async function describe(
   result: RunResult | undefined,
   options: ExecuteRunOptions,
 ): Promise<BatchRunOutcome> {
+  const grader = batch.definition.grader;
+  // A run this process just drove: its totals are in hand, and nothing needs its journal (no failure to
+  // classify, nothing to grade), so it is not read back from disk.
+  if (result && result.status !== 'FAILED' && (grader === null || result.status !== 'COMPLETED')) {
+    const reason = result.reason ?? result.metadata.status_reason;
+    return {
+      key,
+      workDir,
+      action,
+      status: result.status,
+      runId: result.runId,
+      iterations: result.metadata.iterations,
+      exitCode: result.exitCode,
+      ...(reason ? { reason } : {}),
+      ...(result.metadata.usage ? { usage: result.metadata.usage } : {}),
+      ...(result.metadata.estimated_cost ? { cost: result.metadata.estimated_cost.amount } : {}),
+    };
+  }
   const found = readRunOnDisk(workDir);
   if (found.kind !== 'run') return { key, workDir, action, status: 'RUNNING', error: 'the run left no metadata.json' };
   const outcome: BatchRunOutcome = {
@@ -193,7 +211,6 @@ async function describe(
       ? { transient: true, failedAttempts: transientFailures(found.events) }
       : {}),
   };
-  const grader = batch.definition.grader;
   if (grader === null || found.status !== 'COMPLETED') return outcome;
   const existing = readGrade(found.paths.runDir, grader);
   if (existing && existing.run_id === found.runId && action === 'skipped') return { ...outcome, grade: existing };
