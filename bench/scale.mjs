@@ -80,7 +80,7 @@ const mb = (bytes) => bytes / 1e6;
 const treeDetail = (tree) =>
   ` (${tree.peak.processes} processes at the peak, at most ${tree.mostProcesses}; anonymous ${mb(tree.peak.anonymousBytes).toFixed(0)} MB + binaries ${tree.peak.binaries
     .map((binary) => `${binary.name} ${(binary.kib / 1000).toFixed(0)}`)
-    .join(', ')} MB; ${tree.samples} samples of ${tree.meanSampleMs.toFixed(0)} ms)`;
+    .join(', ')} MB; ${tree.samples} samples of ${tree.meanSampleMs.toFixed(0)} ms, ${(tree.cpuMs / 1000).toFixed(1)} s of CPU in all)`;
 
 if (only.has('1')) {
   const batch = await prepareTwoStepBatch({ name: 'bench-scale-1', work: join(work.dir, 'figure-1'), tasks: 64 });

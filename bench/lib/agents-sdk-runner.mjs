@@ -18,7 +18,7 @@ const { z } = await load('zod', 'index.js');
 
 setTracingDisabled(true);
 setOpenAIAPI('chat_completions');
-setDefaultOpenAIClient(new OpenAI({ baseURL: baseUrl, apiKey: 'bench', maxRetries: 0 }));
+setDefaultOpenAIClient(new OpenAI({ baseURL: baseUrl, apiKey: 'bench' })); // its default retries (2), as delta's
 
 const echo = promisify(execFile);
 const step = stepArgument

@@ -33,7 +33,10 @@ function checkCalls(llm, before, expected, what) {
 export async function oursBatch({ bin, batch, concurrency, steps, out, memory }) {
   const before = batch.llm.requests.length;
   const args = [...launcherNodeFlags(), bin, 'batch', batch.tasksFile, '--agent', batch.agent, '--out', out];
-  const result = await timed([...args, '--concurrency', String(concurrency)], { env: batch.env, memory });
+  // The batch agent says max_retries: 0 (for batch.mjs); here both engines retry as users get them (2): at
+  // hundreds of runs on a loaded machine, a keep-alive socket the server has just closed (ECONNRESET) is
+  // otherwise a failed run.
+  const result = await timed([...args, '--concurrency', String(concurrency), '--retries', '2'], { env: batch.env, memory });
   checkCalls(batch.llm, before, batch.tasks * (steps + 1), 'delta batch');
   return result;
 }
