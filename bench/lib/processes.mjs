@@ -21,7 +21,7 @@ const rssPreload = new URL('./report-rss.cjs', import.meta.url).pathname;
  * Runs a command to its end without blocking this process's event loop (the fake model answers from it).
  * Returns its exit code, output, wall time in ms and, with `measureRss` (Node programs only), its peak RSS
  * in KiB, its CPU time in ms, that of the children it collected (ms) and the peak RSS of its tool
- * launcher (KiB), if it started one.
+ * launcher (KiB), if it started one. `onSpawn(pid)`, if given, is called once the process has started.
  */
 /** The peak RSS (KiB) of the engine's tool launcher, a child named `delta-launcher`, read every 50 ms. */
 function watchLauncher(pid) {
@@ -54,6 +54,7 @@ export function run(file, args, options = {}) {
     const started = performance.now();
     const child = spawn(file, argv, { cwd: options.cwd ?? root, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const launcher = options.measureRss ? watchLauncher(child.pid) : undefined;
+    if (child.pid !== undefined) options.onSpawn?.(child.pid);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => {

@@ -1,6 +1,8 @@
-// The batch the batch and queue benches run: a fake model that answers any number of runs at once with
-// two tool steps, then the answer (it reads the conversation it is sent), an agent whose tool is one echo,
-// and a TASKS file of `tasks` tasks. Returns what a `delta batch` needs, and the model server to close.
+// The batch the batch, queue and scale benches run: a fake model that answers any number of runs at once
+// with `steps` tool steps (two by default), then the answer (it reads the conversation it is sent, so any
+// client that sends its conversation gets the same sequence), each answer after `delayMs` (0: at once), an
+// agent whose tool is one echo (default sandbox), and a TASKS file of `tasks` tasks. Returns what a
+// `delta batch` needs, and the model server to close.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFakeLlm } from '@delta/testkit';
@@ -9,13 +11,14 @@ function text(content) {
   return typeof content === 'string' ? content : JSON.stringify(content ?? '');
 }
 
-export async function prepareTwoStepBatch({ name, work, tasks }) {
+export async function prepareTwoStepBatch({ name, work, tasks, steps = 2, delayMs = 0 }) {
   const llm = await startFakeLlm({
     script: (request) => {
       const messages = request.body.messages;
       const tools = messages.filter((message) => message.role === 'tool').length;
-      if (tools < 2) return { tool_calls: [{ name: 'step', arguments: { n: String(tools + 1) } }] };
-      return { content: `done: ${text(messages.find((message) => message.role === 'user')?.content)}` };
+      const delay = delayMs > 0 ? { delay_ms: delayMs } : {};
+      if (tools < steps) return { tool_calls: [{ name: 'step', arguments: { n: String(tools + 1) } }], ...delay };
+      return { content: `done: ${text(messages.find((message) => message.role === 'user')?.content)}`, ...delay };
     },
   });
   mkdirSync(work, { recursive: true });
@@ -33,5 +36,5 @@ export async function prepareTwoStepBatch({ name, work, tasks }) {
     `${Array.from({ length: tasks }, (_, index) => JSON.stringify({ id: `t${index + 1}`, message: `task ${index + 1}` })).join('\n')}\n`,
   );
   const env = { ...process.env, DELTA_API_KEY: 'bench', DELTA_BASE_URL: llm.baseUrl };
-  return { llm, agent, tasksFile, env };
+  return { llm, agent, tasksFile, env, tasks };
 }
