@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ConfigurationError,
-  createDeltaError,
-  DeltaError,
-  errorKindOf,
-  exitCodeOf,
-  formatError,
-  isDeltaErrorCode,
-  ModelBehaviourError,
-  SystemError,
-} from './index.js';
+import { createDeltaError } from './delta-error.js';
+import { isDeltaErrorCode } from './error-codes.js';
+import { ConfigurationError, DeltaError, errorKindOf, exitCodeOf, formatError, ModelBehaviourError, SystemError } from './index.js';
 
 describe('DeltaError', () => {
   it('keeps code, kind, file, field, hint and cause', () => {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { type DeltaErrorKind, errorCodes, exitCodeByKind } from './index.js';
+import { type DeltaErrorKind, errorCodes, exitCodeByKind } from './error-codes.js';
 
 // docs/errors.md is the catalogue a user reads; errorCodes is what the code may throw. Neither may drift.
 const catalogue = readFileSync(new URL('../../../docs/errors.md', import.meta.url), 'utf8');

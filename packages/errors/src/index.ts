@@ -3,13 +3,12 @@ export {
   ConfigurationError,
   ModelBehaviourError,
   SystemError,
-  createDeltaError,
   exitCodeOf,
   formatError,
 } from './delta-error.js';
 export type { DeltaErrorOptions } from './delta-error.js';
 export { ConfigurationErrors } from './configuration-errors.js';
-export { errorCodes, errorKindOf, exitCodeByKind, isDeltaErrorCode } from './error-codes.js';
+export { errorKindOf } from './error-codes.js';
 export type { ConfigurationErrorCode, DeltaErrorCode, DeltaErrorKind, ModelBehaviourErrorCode, SystemErrorCode } from './error-codes.js';
 export { formatFieldPath, parseJson, safeParseJson } from './parse-json.js';
 export type { ParseJsonOptions, SafeParseJsonResult, SafeParseSchema, SchemaIssue } from './parse-json.js';

@@ -1,5 +1,5 @@
 export { HOOK_NAMES, LEGACY_HOOK_NAMES, isHookName } from './hook-names.js';
-export type { HookName, LegacyHookName } from './hook-names.js';
+export type { HookName } from './hook-names.js';
 export { DEFAULT_HOOK_TIMEOUT_MS, HookDefinition, HooksConfig, HooksFile, HooksFileEntries } from './hooks-config.js';
 export { loadHooksConfig, parseHooksConfig } from './load-hooks-config.js';
 export type { LoadedHooksConfig, LoadHooksConfigOptions, ParseHooksConfigOptions } from './load-hooks-config.js';
@@ -8,7 +8,7 @@ export type { EngineVariables } from './engine-variables.js';
 export { runHook } from './run-hook.js';
 export type { RunHookOptions, HookResult } from './run-hook.js';
 export { hookDirectoryName } from './hook-directory.js';
-export type { HookInputs, HookDirectory } from './hook-directory.js';
+export type { HookInputs } from './hook-directory.js';
 export { hookEnvironment, TOOL_RESULT_ENV_LIMIT } from './hook-environment.js';
 export type { HookRunFacts, HookValues } from './hook-environment.js';
 export type { HookOutputs, HookControl } from './hook-outputs.js';

@@ -15,7 +15,6 @@ export {
   HumanInputRequestEvent,
   HumanInputReceivedEvent,
   SystemMessageEvent,
-  ModelRetry,
   HookExecutionAuditEvent,
   ErrorEvent,
   EngineEndEvent,
@@ -26,7 +25,7 @@ export { parseJournalLine } from './parse-event.js';
 export { readJournal, parseJournalText } from './read-journal.js';
 export type { ReadJournalOptions } from './read-journal.js';
 export { JournalReader } from './journal-reader.js';
-export { readRunRecord, JOURNAL_MAX_BYTES, SMALL_RECORD_MAX_BYTES } from './read-record.js';
+export { readRunRecord, SMALL_RECORD_MAX_BYTES } from './read-record.js';
 export { JournalWriter } from './journal-writer.js';
 export { AppendList } from './append-list.js';
 export { applyEvent, emptyRunState, foldEvents } from './run-state.js';
@@ -36,7 +35,7 @@ export { conversationOf } from './conversation.js';
 export type { Conversation } from './conversation.js';
 export { MISSING_RESULT } from './conversation-fold.js';
 export type { ChatToolCall, ConversationFold, ConversationMessage, ConversationTurn } from './conversation-fold.js';
-export { MetadataFile, METADATA_REFRESH_MS } from './metadata-file.js';
+export { MetadataFile } from './metadata-file.js';
 export type { TornTailRepair } from './journal-writer.js';
 export {
   CONTROL_PLANE_VERSION,
@@ -65,12 +64,11 @@ export {
   runKind,
   readLastUsedWorkspace,
   writeLastUsedWorkspace,
-  otherWorkspacesFile,
   recordOtherWorkspace,
   readOtherWorkspaces,
 } from './layout.js';
 export type { RunKind, RunPaths } from './layout.js';
-export { describeIoMigration, LEGACY_IO_DIRECTORY, migrateLegacyIo } from './legacy-io.js';
+export { describeIoMigration, migrateLegacyIo } from './legacy-io.js';
 export type { IoMigration } from './legacy-io.js';
 export { acquireRunLock, RUN_LOCK_LEASE_MS } from './run-lock.js';
 export type { RunLock, RunLockOptions } from './run-lock.js';
@@ -82,7 +80,6 @@ export {
   createInvocationId,
   invocationDirectory,
   RESPONSE_STREAM_FILE,
-  RESPONSE_RAW_FILE,
   writeInvocationResult,
 } from './io-records.js';
 export type { ToolExecutionRecord, InvocationMetadata } from './io-records.js';

@@ -159,7 +159,8 @@ const RUNNING: RunMetadata = {
 
 describe('MetadataFile', () => {
   it('writes at once with update, at most every refresh with updateSoon, and flushes what is pending', async () => {
-    const { MetadataFile, METADATA_REFRESH_MS, writeMetadata: write, readMetadata: read } = await import('./index.js');
+    const { MetadataFile, writeMetadata: write, readMetadata: read } = await import('./index.js');
+    const { METADATA_REFRESH_MS } = await import('./metadata-file.js');
     const file = join(temp(), 'metadata.json');
     // The refresh is timed by the clock: the test moves the clock instead of sleeping and hoping.
     vi.useFakeTimers({ toFake: ['Date'] });

@@ -1,11 +1,10 @@
 export { hidePassword, parseRedisAddress, withoutPassword } from './redis-address.js';
 export type { RedisAddress } from './redis-address.js';
 export { connectRedis } from './redis-connection.js';
-export { BatchIdentity, batchIdentityFile, checkBatchIdentity, claimBatchIdentity, readBatchIdentity } from './batch-identity.js';
-export { batchKeyFile, claimBatchKey, readBatchKey, signRunJob } from './batch-key.js';
-export { RUN_JOB_NAME, RunJobData, runJobId } from './run-job.js';
-export type { RunJobResult } from './run-job.js';
-export { BATCH_REGISTRY_KEY, enqueueBatch } from './enqueue-batch.js';
+export { BatchIdentity, checkBatchIdentity, claimBatchIdentity } from './batch-identity.js';
+export { claimBatchKey, signRunJob } from './batch-key.js';
+export { RunJobData } from './run-job.js';
+export { enqueueBatch } from './enqueue-batch.js';
 export type { EnqueueOptions, EnqueueResult } from './enqueue-batch.js';
 export { createRunProcessor } from './process-run-job.js';
 export type { RunProcessorOptions } from './process-run-job.js';

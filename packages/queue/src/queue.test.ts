@@ -15,8 +15,8 @@ import {
 } from '@delta/testkit';
 import { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { batchIdentityFile } from './batch-identity.js';
 import {
-  batchIdentityFile,
   checkBatchIdentity,
   claimBatchIdentity,
   connectRedis,

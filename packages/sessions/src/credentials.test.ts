@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readTree, temporaryWorkspace } from '../test/temp-workspace.js';
-import { execInSession, looksLikeCredential, startSession } from './index.js';
+import { looksLikeCredential } from './credentials.js';
+import { execInSession, startSession } from './index.js';
 
 let cwd: string;
 let dispose: () => Promise<void>;

@@ -9,15 +9,12 @@ export { listSessions } from './list-sessions.js';
 export { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, resolveSessionsDir } from './options.js';
 export type { SessionsOptions } from './options.js';
 export { SessionError } from './session-error.js';
-export type { SessionErrorCode, SessionErrorOptions } from './session-error.js';
-export { looksLikeCredential } from './credentials.js';
+export type { SessionErrorCode } from './session-error.js';
 export type {
   EndResult,
   ExecResult,
   LeftAloneResult,
-  SessionKind,
   SessionListEntry,
-  SessionMetadata,
   SessionStatus,
   StartResult,
 } from './types.js';

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sessionMetadataPath, temporaryWorkspace } from '../test/temp-workspace.js';
 import { failure } from '../test/session-failure.js';
 import { endSession, execInSession, listSessions, startSession } from './index.js';
-import type { SessionMetadata } from './index.js';
+import type { SessionMetadata } from './types.js';
 import { isProcessAlive } from '@delta/process-identity';
 
 let cwd: string;

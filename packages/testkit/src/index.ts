@@ -1,11 +1,10 @@
 export { startFakeLlm } from './fake-llm.js';
 export type { FakeLlm, FakeLlmOptions, FakeLlmScript } from './fake-llm.js';
 export type { RecordedRequest } from './recorded-request.js';
-export { ScriptStep, ScriptToolCall, ScriptHttpError, ScriptRawResponse, ScriptLargeResponse, ScriptWhen } from './script-step.js';
+export { ScriptStep, ScriptToolCall, ScriptHttpError, ScriptWhen } from './script-step.js';
 export type { ScriptStepInput } from './script-step.js';
-export { SERVER_PROFILES, serverProfile } from './server-profiles.js';
+export { SERVER_PROFILES } from './server-profiles.js';
 export type { ServerProfile } from './server-profile.js';
-export type { ServerDialect } from './server-dialect.js';
 export { loadScript } from './load-script.js';
 export { scriptFromRun } from './script-from-run.js';
 export { parseScript, ScriptFileError } from './parse-script.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ECHO_ARGV, runInvocation, workspaceWithMarker } from '../test/run-invocation.js';
-import { buildInvocation, expandTool, formatIssue, safeExpandTool, type ToolDefinitionError, type ToolDefinitionWarning } from './index.js';
+import { buildInvocation, expandTool, safeExpandTool, type ToolDefinitionError, type ToolDefinitionWarning } from './index.js';
+import { formatIssue } from './tool-definition-error.js';
 
 function failure(definition: unknown, options: { file?: string; path?: string } = {}): ToolDefinitionError {
   const result = safeExpandTool(definition, options);

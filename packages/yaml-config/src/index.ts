@@ -1,6 +1,6 @@
 export { parseYamlConfig, readYamlConfig, formatProblem, ConfigFileError, unknownKeyVerdict } from './read-yaml-config.js';
 export type { ConfigProblem, ParsedConfig, ParseYamlConfigOptions, HintFor, UnknownKey, UnknownKeyVerdict } from './read-yaml-config.js';
-export { MAX_CONFIG_FILE_BYTES, describeFileKind, readConfigText } from './read-config-text.js';
+export { describeFileKind, readConfigText } from './read-config-text.js';
 export { knownKeysAt } from './known-keys.js';
 export { positionOf } from './source-position.js';
 export type { SourcePosition } from './source-position.js';
