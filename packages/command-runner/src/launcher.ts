@@ -143,6 +143,8 @@ export class CommandLauncher {
   private syncs = new Map<number, () => void>();
   /** The leases of `shared` still held on this launcher. */
   private leases = 0;
+  /** Shell protocol: the environments sent so far, by their JSON (see encodeShellLaunch). */
+  private readonly shellEnvironments = new Map<string, number>();
   private readonly exited: Promise<void>;
   /** Set by `kill`: from then on nothing lets go of the launcher before its exit has been seen. */
   private killing = false;
@@ -233,7 +235,7 @@ export class CommandLauncher {
     if (this.command.protocol === 'shell') {
       let line: string;
       try {
-        line = encodeShellLaunch({ ...request, id, stdinFile: request.stdinFile ?? '/dev/null' });
+        line = encodeShellLaunch({ ...request, id, stdinFile: request.stdinFile ?? '/dev/null' }, this.shellEnvironments);
       } catch (error) {
         resolveStarted(undefined);
         resolveEnded({ error: { code: (error as NodeJS.ErrnoException).code, message: (error as Error).message } });

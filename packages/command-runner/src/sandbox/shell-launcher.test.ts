@@ -8,7 +8,14 @@ import { join } from 'node:path';
 import { isProcessGroupAlive } from '@delta/process-identity';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CommandLauncher, type LaunchOutcome } from '../launcher.js';
-import { decodeShellReply, needsEnvProgram, SHELL_LAUNCHER_PROGRAM, shellLauncherCommand, shellWord } from './shell-launcher.js';
+import {
+  decodeShellReply,
+  encodeShellLaunch,
+  needsEnvProgram,
+  SHELL_LAUNCHER_PROGRAM,
+  shellLauncherCommand,
+  shellWord,
+} from './shell-launcher.js';
 
 const dirs: string[] = [];
 const launchers: CommandLauncher[] = [];
@@ -98,7 +105,7 @@ describe('the shell launcher', () => {
     ]);
   });
 
-  it('passes names bash keeps for itself through env -i, exactly as given', async () => {
+  it('passes names bash keeps for itself through env -i, exactly as given, but for `_`', async () => {
     const dir = temp();
     const launcher = start();
     const env = { PATH: '/usr/bin:/bin', UID: '12345', 'not-an-identifier': 'kept', _: '/usr/bin/node', SHLVL: '9' };
@@ -109,7 +116,8 @@ describe('the shell launcher', () => {
     const viaEnv = run(launcher, dir, '/usr/bin/env', [], { env });
     expect(await viaEnv.ended).toEqual({ exitCode: 0, signal: null });
     expect(readFileSync(join(dir, 'out.log'), 'utf8').split('\n').filter(Boolean).sort()).toEqual(
-      ['PATH=/usr/bin:/bin', 'UID=12345', 'not-an-identifier=kept', '_=/usr/bin/node', 'SHLVL=9'].sort(),
+      // `_` is left out: the program that started the engine, meaningless to a tool.
+      ['PATH=/usr/bin:/bin', 'UID=12345', 'not-an-identifier=kept', 'SHLVL=9'].sort(),
     );
     const plain = run(launcher, dir, '/usr/bin/env', [], { env: { PATH: '/usr/bin:/bin', PWD: '/given', SHLVL: '3' } });
     expect(await plain.ended).toEqual({ exitCode: 0, signal: null });
@@ -161,6 +169,19 @@ describe('the shell launcher', () => {
     expect(await leaving.ended).toEqual({ exitCode: 0, signal: null });
     expect(isProcessGroupAlive(group!)).toBe(false);
     expect(isProcessGroupAlive(leftGroup!)).toBe(false);
+  });
+
+  it('sends each environment once, and names it by number after', () => {
+    const known = new Map<string, number>();
+    const launch = { id: 1, cwd: '/w', stdinFile: '/dev/null', stdoutFile: '/o', stderrFile: '/e', file: 'echo', args: ['hi'] };
+    const first = encodeShellLaunch({ ...launch, env: { PATH: '/bin', _: '/usr/bin/node' } }, known);
+    expect(first).toBe("env 1 export $'PATH=/bin'\nstart 1 $'/w' $'/dev/null' $'/o' $'/e' 1 $'echo' $'hi'\n");
+    expect(encodeShellLaunch({ ...launch, id: 2, env: { PATH: '/bin' } }, known)).toBe(
+      "start 2 $'/w' $'/dev/null' $'/o' $'/e' 1 $'echo' $'hi'\n",
+    );
+    expect(encodeShellLaunch({ ...launch, id: 3, env: { PATH: '/bin', UID: '0' } }, known)).toMatch(
+      /^env 2 env \$'PATH=\/bin' \$'UID=0'\nstart 3 /,
+    );
   });
 
   it('reads nothing but its own replies', () => {

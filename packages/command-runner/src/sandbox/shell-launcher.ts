@@ -7,10 +7,11 @@ import { existsSync } from 'node:fs';
  * the functions below), then one message per line, each a call of one of them with every word quoted
  * by `shellWord`:
  *
- *   start ID CWD STDIN STDOUT STDERR HOW COUNT NAME=VALUE… FILE ARG…   start a command (`encodeShellLaunch`);
- *                                              HOW: `export` the variables, or pass them through `env -i`
- *   stop PID SIGNAL                                                 signal the process group PID
- *   sync ID                                                         answer `S ID` (everything before it is done)
+ *   env N HOW NAME=VALUE…                        define environment N (sent once per distinct environment);
+ *                                                 HOW: `export` the variables, or pass them through `env -i`
+ *   start ID CWD STDIN STDOUT STDERR N FILE ARG…  start a command with environment N (`encodeShellLaunch`)
+ *   stop PID SIGNAL                               signal the process group PID
+ *   sync ID                                       answer `S ID` (everything before it is done)
  *
  * and answers one line per event, each written whole (shorter than a pipe's atomic write):
  *
@@ -27,8 +28,9 @@ import { existsSync } from 'node:fs';
  * group, and reports its end. The launcher inherits no descriptor beyond 0-2 (the loop at the start
  * closes any that its starter left open), so a command inherits none either.
  *
- * A name bash cannot export as given (not an identifier, or one of bash's own, such as UID or SHLVL) is
- * passed through `env -i` instead, which costs one more program start for that call: `needsEnvProgram`.
+ * An environment with a name bash cannot export as given (not an identifier, or one of bash's own, such
+ * as UID) is passed through `env -i` instead, which costs one more program start per call: `needsEnvProgram`.
+ * `_` is left out (see withoutUnderscore).
  */
 export const SHELL_LAUNCHER_PROGRAM = `
 for fd in /proc/self/fd/*; do
@@ -36,32 +38,38 @@ for fd in /proc/self/fd/*; do
   if [[ $fd -gt 2 ]]; then eval "exec $fd>&-" 2>/dev/null; fi
 done
 for name in $(compgen -e); do export -n "$name"; done
+env() {
+  declare -g "how_$1=$2"
+  local -n pairs="env_$1"
+  shift 2
+  pairs=("$@")
+}
 start() {
-  local id=$1 cwd=$2 in=$3 out=$4 err=$5 how=$6 count=$7
-  shift 7
-  local -a vars=("\${@:1:count}")
-  shift "$count"
+  local id=$1 cwd=$2 in=$3 out=$4 err=$5 how="how_$6"
+  local -n pairs="env_$6"
+  how=\${!how}
+  shift 6
   (
     exec 2>/dev/null
     set -m
     cd -- "$cwd" || { echo "X $id ENOENT"; exit; }
     unset OLDPWD
     if [[ $how == export ]]; then
-      for pair in "\${vars[@]}"; do export -- "$pair"; done
-      vars=()
+      for pair in "\${pairs[@]}"; do export -- "$pair"; done
+      if [[ $1 != */* ]] && ! type -P -- "$1" >/dev/null; then
+        echo "X $id ENOENT"
+        exit
+      fi
     fi
     if [[ $1 == */* ]]; then
       [[ -e $1 ]] || { echo "X $id ENOENT"; exit; }
       [[ -f $1 && -x $1 ]] || { echo "X $id EACCES"; exit; }
-    elif [[ \${#vars[@]} -eq 0 ]] && ! type -P -- "$1" >/dev/null; then
-      echo "X $id ENOENT"
-      exit
     fi
     exec 3<"$in" 4>"$out" 5>"$err" || { echo "X $id EIO"; exit; }
-    if [[ \${#vars[@]} -gt 0 ]]; then
-      (exec /usr/bin/env -i "\${vars[@]}" "$@" <&3 >&4 2>&5 3<&- 4>&- 5>&-) &
-    else
+    if [[ $how == export ]]; then
       (exec "$@" <&3 >&4 2>&5 3<&- 4>&- 5>&-) &
+    else
+      (exec /usr/bin/env -i "\${pairs[@]}" "$@" <&3 >&4 2>&5 3<&- 4>&- 5>&-) &
     fi
     pid=$!
     exec 3<&- 4>&- 5>&-
@@ -98,7 +106,6 @@ export function shellWord(text: string): string {
 
 /** Variables bash keeps for itself: it cannot export them with the value given (readonly, dynamic or reset). */
 const BASH_OWN = new Set([
-  '_',
   'BASHOPTS',
   'BASHPID',
   'DIRSTACK',
@@ -119,6 +126,17 @@ const BASH_OWN = new Set([
   'UID',
 ]);
 
+/**
+ * The environment a sandboxed command gets: `env` without `_`, which a shell sets to the program it last
+ * started (the one that started the engine: meaningless to a tool, and different in every shell), and
+ * which bash, which starts the command, keeps for itself.
+ */
+function withoutUnderscore(env: Record<string, string>): Record<string, string> {
+  if (!('_' in env)) return env;
+  const { _: _dropped, ...rest } = env;
+  return rest;
+}
+
 /** Whether `env` holds a name the launcher's shell cannot export as given: then it goes through `env -i`. */
 export function needsEnvProgram(env: Record<string, string>): boolean {
   return Object.keys(env).some((name) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || BASH_OWN.has(name) || name.startsWith('BASH_'));
@@ -136,9 +154,21 @@ export interface ShellLaunch {
   args: readonly string[];
 }
 
-/** The line that starts one command (see SHELL_LAUNCHER_PROGRAM). */
-export function encodeShellLaunch(launch: ShellLaunch): string {
-  const pairs = Object.entries(launch.env).map(([name, value]) => shellWord(`${name}=${value}`));
+/**
+ * The line(s) that start one command (see SHELL_LAUNCHER_PROGRAM): its environment is sent once, the
+ * first time it is used (`known`: the environments this launcher was sent, by their JSON), as bash reads a
+ * pipe one byte at a time and a whole environment is several KB.
+ */
+export function encodeShellLaunch(launch: ShellLaunch, known: Map<string, number>): string {
+  const env = withoutUnderscore(launch.env);
+  const key = JSON.stringify(env);
+  let number = known.get(key);
+  let definition = '';
+  if (number === undefined) {
+    number = known.size + 1;
+    const pairs = Object.entries(env).map(([name, value]) => shellWord(`${name}=${value}`));
+    definition = `env ${number} ${needsEnvProgram(env) ? 'env' : 'export'} ${pairs.join(' ')}\n`;
+  }
   const words = [
     'start',
     String(launch.id),
@@ -146,13 +176,13 @@ export function encodeShellLaunch(launch: ShellLaunch): string {
     shellWord(launch.stdinFile),
     shellWord(launch.stdoutFile),
     shellWord(launch.stderrFile),
-    needsEnvProgram(launch.env) ? 'env' : 'export',
-    String(pairs.length),
-    ...pairs,
+    String(number),
     shellWord(launch.file),
     ...launch.args.map(shellWord),
   ];
-  return `${words.join(' ')}\n`;
+  const line = `${definition}${words.join(' ')}\n`;
+  known.set(key, number);
+  return line;
 }
 
 /** A reply of the shell launcher, as the JSON launcher would have said it; undefined when it is none. */
