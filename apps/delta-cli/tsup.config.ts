@@ -8,7 +8,7 @@ const shared: Options = {
   noExternal: [/^@delta\//, 'cac', 'zod', 'yaml', 'shell-quote'],
   // The OpenTelemetry SDK stays a dependency, loaded only by tracing (its "module" builds are for bundlers);
   // so do BullMQ and its Redis client, loaded only by `delta batch --queue` and `delta worker`.
-  external: ['openai', /^@opentelemetry\//, 'bullmq', 'ioredis'],
+  external: [/^@opentelemetry\//, 'bullmq', 'ioredis'],
   // Bundle the workspace packages from their sources, so the CLI never depends on their build order.
   esbuildOptions(options) {
     options.conditions = ['@delta/source', 'import', 'module', 'node'];
@@ -20,7 +20,7 @@ const shared: Options = {
 
 export default defineConfig([
   // One bundled file per entry, with the workspace packages inlined so that `delta --help` loads nothing
-  // it does not need; the engine (and through it openai) is a separate chunk loaded on demand.
+  // it does not need; the engine is a separate chunk loaded on demand.
   { ...shared, entry: ['src/cli.ts'], splitting: true, clean: ['!launcher-process.js', '!launcher-process.js.map'] },
   // The tool launcher's program, which the engine's code looks for beside itself. Built on its own, without
   // splitting: in a chunk shared with the CLI it would load what the CLI needs (zod) and it does not.

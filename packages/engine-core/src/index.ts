@@ -21,15 +21,23 @@ export { ASK_HUMAN, ASK_HUMAN_TOOL } from './ask-human.js';
 export { requestTools } from './built-in-tools.js';
 export { listMcpTools } from './list-mcp-tools.js';
 export type { HumanInputRequest, AskHumanInteractively } from './ask-human.js';
-export { createModelClient } from './model-client.js';
-export type { ModelClient, ModelClientOptions, ModelDelta, ModelRetryNotice } from './model-client.js';
+export { createModelClient, modelClientFromOpenAI } from '@delta/model-wire';
+export type {
+  ChatCompletion,
+  ChatCompletionRequest,
+  CompleteOptions,
+  ModelClient,
+  ModelClientOptions,
+  OpenAIClient,
+  RetryNotice,
+} from '@delta/model-wire';
+export type { ModelDelta } from './model-client.js';
 export { resolveModelSettings, describeModelSettings, settingLayers } from './model-settings.js';
 export type { ModelSettings } from './model-settings.js';
 export { parseDotenv, readDotenv } from './dotenv.js';
 export { ENGINE_VERSION } from './engine-version.js';
 export { runAgent, continueAgent } from './run-agent.js';
 export type { AgentRun } from './run-agent.js';
-export { modelClientFromOpenAI } from './openai-model-client.js';
 export { workspaceManifest, compareManifests, MANIFEST_MAX_ENTRIES, MANIFEST_MAX_HASHED_BYTES } from './workspace-manifest.js';
 export type { ManifestComparison } from './workspace-manifest.js';
 export { openRecordedRun, openRecordedRunAt } from './recorded-run.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { ConfigurationError, parseJson, SystemError } from '@delta/errors';
+import type { ChatCompletion } from '@delta/model-wire';
 import type { ConfigOverrides } from './config-overrides.js';
 import {
   invocationDirectory,

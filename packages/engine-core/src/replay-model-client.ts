@@ -1,5 +1,5 @@
 import { SystemError } from '@delta/errors';
-import type { ModelClient } from './model-client.js';
+import type { ModelClient } from '@delta/model-wire';
 import { recordedResponse, RecordedRequests, type RecordedRun } from './recorded-run.js';
 import { compareRequest, type ReplayDivergence, type ReplayPlaces } from './replay-check.js';
 

@@ -1,6 +1,5 @@
 import { agentChangeReason } from './agent-fingerprint.js';
 import { join } from 'node:path';
-import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { buildContext, estimateTokens } from '@delta/context-builder';
 import { payloadOverride } from '@delta/hooks';
 import {
@@ -11,17 +10,24 @@ import {
   type ThoughtEvent,
   type TokenUsage,
 } from '@delta/journal';
-import { normaliseCompletion, usageOf } from '@delta/model-wire';
+import {
+  chatCompletionsUrl,
+  normaliseCompletion,
+  usageOf,
+  type ChatCompletion,
+  type ChatCompletionRequest,
+  type RetryNotice,
+} from '@delta/model-wire';
 import { act } from './act.js';
 import { invokeHook } from './lifecycle-hooks.js';
 import { ENGINE_LLM_KEYS } from './agent-config.js';
 import { requestTools } from './built-in-tools.js';
 import { ExitCode, type RunOutcome } from './exit-codes.js';
-import { chatCompletionsUrl, type ModelRetryNotice } from './model-client.js';
 import { record, type RunContext } from './run-context.js';
 import { costLimitReason } from './run-limits.js';
 import { budgetExhausted, finalAnswerGiven, isFinalAnswer } from './stop-conditions.js';
 import { redactBody, redactSecret } from './redact-secret.js';
+import { withResendHint } from './resend-hint.js';
 import { redactedDeltas } from './redacted-deltas.js';
 import { RedactingStream } from './redact-stream.js';
 import { RequestBodyBuilder } from './request-body.js';
@@ -46,10 +52,10 @@ function requestParameters(context: RunContext): Record<string, unknown> {
 }
 
 /** A retry and its wait, in the journal before the wait starts and on the progress output. */
-function recordRetry(context: RunContext, iteration: number, invocationId: string, notice: ModelRetryNotice): void {
+function recordRetry(context: RunContext, iteration: number, invocationId: string, notice: RetryNotice): void {
   const retry = `retry ${notice.attempt}/${notice.attempts - 1}`;
   const asked = notice.retryAfterMs !== undefined ? ' (as Retry-After asked)' : '';
-  const content = `model: ${notice.reason} from ${chatCompletionsUrl(context.model.baseUrl)}, ${retry} in ${(notice.delayMs / 1000).toFixed(1)} s${asked}`;
+  const content = `model: ${notice.summary} from ${chatCompletionsUrl(context.model.baseUrl)}, ${retry} in ${(notice.delayMs / 1000).toFixed(1)} s${asked}`;
   record(context, {
     type: 'SYSTEM_MESSAGE',
     iteration,
@@ -62,7 +68,7 @@ function recordRetry(context: RunContext, iteration: number, invocationId: strin
       delay_ms: notice.delayMs,
       ...(notice.retryAfterMs !== undefined ? { retry_after_ms: notice.retryAfterMs } : {}),
       ...(notice.status !== undefined ? { status: notice.status } : {}),
-      reason: notice.reason,
+      reason: notice.summary,
     },
   });
   context.log(content);
@@ -75,11 +81,11 @@ function rawBodyOf(error: unknown): string | undefined {
 }
 
 /** Calls the model once with `body` (the payload's bytes), recording the exact request and the response under io/invocations/. */
-async function think(context: RunContext, iteration: number, payload: ChatCompletionCreateParamsNonStreaming, body: Uint8Array) {
+async function think(context: RunContext, iteration: number, payload: ChatCompletionRequest, body: Uint8Array) {
   const invocationId = createInvocationId(iteration);
   const startedAt = new Date();
   const started = performance.now();
-  const streamed = (payload as { stream?: unknown }).stream === true;
+  const streamed = payload.stream === true;
   const base = { invocation_id: invocationId, iteration, model: payload.model, started_at: startedAt.toISOString(), stream: streamed };
   let response: ChatCompletion;
   // A signal per call: a client may never remove the listener it adds, so the run's own signal would gain one per iteration.
@@ -125,7 +131,7 @@ async function think(context: RunContext, iteration: number, payload: ChatComple
     } catch {
       // The call's own error is the one to report; a full disk may refuse this record as well.
     }
-    throw error;
+    throw withResendHint(error);
   } finally {
     context.signal.removeEventListener('abort', abort);
   }
@@ -170,25 +176,21 @@ function usageTotals(context: RunContext, usage: TokenUsage | undefined) {
  * pre_llm_request may replace the payload (output/final_payload.json). A failing hook or an invalid
  * payload falls back to the proposed one, and the journal says why.
  */
-async function applyPreLlmRequest(
-  context: RunContext,
-  iteration: number,
-  proposed: ChatCompletionCreateParamsNonStreaming,
-): Promise<ChatCompletionCreateParamsNonStreaming> {
+async function applyPreLlmRequest(context: RunContext, iteration: number, proposed: ChatCompletionRequest): Promise<ChatCompletionRequest> {
   const result = await invokeHook(context, 'pre_llm_request', { iteration, inputs: { proposed_payload: proposed } });
   if (!result) return proposed;
   const decision = payloadOverride(result);
   if (decision.problem) {
     record(context, { type: 'SYSTEM_MESSAGE', iteration, level: 'WARN', content: `pre_llm_request: ${decision.problem}` });
   }
-  return (decision.payload as ChatCompletionCreateParamsNonStreaming | undefined) ?? proposed;
+  return (decision.payload as ChatCompletionRequest | undefined) ?? proposed;
 }
 
 /**
  * Calls the model, then records its answer as a THOUGHT and returns that event. Nothing of the response
  * outlives this call: a large answer is held once, by the journal's state, while the tools run.
  */
-async function thinkAndRecord(context: RunContext, iteration: number, payload: ChatCompletionCreateParamsNonStreaming, body: Uint8Array) {
+async function thinkAndRecord(context: RunContext, iteration: number, payload: ChatCompletionRequest, body: Uint8Array) {
   const { invocationId, response, turn, usage, durationMs } = await think(context, iteration, payload, body);
   releaseAfterLargeAnswer(turn);
   await invokeHook(context, 'post_llm_response', { iteration, inputs: { response } });
@@ -263,7 +265,7 @@ async function nextRequest(context: RunContext, iteration: number, request: Requ
   const parameters = { ...requestParameters(context), model: context.agent.config.llm.model, ...(tools.length > 0 ? { tools } : {}) };
   // llm.send_reasoning: the model's earlier reasoning goes back with its messages (off by default: DeepSeek refuses it).
   const sent = context.agent.config.llm.send_reasoning === true ? sendReasoningBack(built, context.journal.state) : built;
-  const proposed = { ...parameters, messages: sent.messages } as ChatCompletionCreateParamsNonStreaming;
+  const proposed = { ...parameters, messages: sent.messages } as ChatCompletionRequest;
   const payload = await applyPreLlmRequest(context, iteration, proposed);
   // The proposed payload's body is built from the messages' JSON texts; a hook's own payload is serialized whole.
   const serialized =

@@ -1,5 +1,23 @@
 export { createModelWire, DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS } from './model-wire.js';
 export type { ModelCall, ModelReply, ModelWire, ModelWireOptions, RetryNotice } from './model-wire.js';
+export { createModelClient } from './model-client.js';
+export type { CompleteOptions, ModelClient, ModelClientOptions } from './model-client.js';
+export { modelClientFromOpenAI } from './openai-client.js';
+export type { OpenAIClient } from './openai-client.js';
+export { chatCompletionsUrl } from './chat-completions-url.js';
+export type {
+  ChatCompletion,
+  ChatCompletionChoice,
+  ChatCompletionCustomToolCall,
+  ChatCompletionFunctionToolCall,
+  ChatCompletionMessage,
+  ChatCompletionMessageParam,
+  ChatCompletionRequest,
+  ChatCompletionTextPart,
+  ChatCompletionTool,
+  ChatCompletionToolCall,
+  ChatCompletionUsage,
+} from './chat-completion.js';
 export { normaliseCompletion, usageOf, INVALID_TOOL_CALL_NAME } from './normalise-completion.js';
 export type { NormaliseOptions } from './normalise-completion.js';
 export type { ModelTurn, ReasoningField, WireToolCall, WireUsage } from './model-turn.js';

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DeltaError } from '@delta/errors';
 import { bodyPreview, mediaType } from './body-preview.js';
+import { chatCompletionsUrl } from './chat-completions-url.js';
 import { AttemptTimeout, type HttpAnswer, IdleTimeout, httpPost } from './http-exchange.js';
 import type { ModelTurn } from './model-turn.js';
 import { normaliseCompletion } from './normalise-completion.js';
@@ -8,7 +9,7 @@ import { DEFAULT_MAX_RESPONSE_BYTES, readAnswer } from './read-answer.js';
 import { redactErrorMessage, redactText } from './redact-key.js';
 import { DEFAULT_MAX_RETRIES, MAX_RETRY_AFTER_MS, backoffMs, retryAfterMs, transientStatus } from './retry-policy.js';
 import type { StreamDelta } from './stream-assembler.js';
-import { type AttemptFailure, ModelAuthenticationError, ModelWireError, attemptFailure } from './wire-errors.js';
+import { type AttemptFailure, ModelAuthenticationError, ModelWireError, attemptFailure, causeCode, failureSummary } from './wire-errors.js';
 
 /** The time one attempt may wait for the response to start, and between two chunks of it. */
 export const DEFAULT_IDLE_TIMEOUT_MS = 120_000;
@@ -43,8 +44,10 @@ export interface RetryNotice {
   /** What the server asked for with Retry-After (or retry-after-ms), when it did. */
   retryAfterMs: number | undefined;
   status: number | undefined;
-  /** Why the attempt failed, for a person. */
+  /** Why the attempt failed, for a person: the error's message, with the HTTP status. */
   reason: string;
+  /** The same in a few words: `HTTP 500`, `ECONNREFUSED`, `no answer in time`, or the error's code. */
+  summary: string;
   error: Error;
 }
 
@@ -85,23 +88,13 @@ export interface ModelWire {
   send(call: ModelCall): Promise<ModelReply>;
 }
 
-function chatCompletionsUrl(baseUrl: string): URL {
-  return new URL(`${baseUrl.replace(/\/+$/, '')}/chat/completions`);
-}
-
 function isAbort(error: unknown, signal: AbortSignal | undefined): boolean {
   return signal?.aborted === true || (error instanceof Error && error.name === 'AbortError');
 }
 
 /** The first system error code (ECONNREFUSED, ENOTFOUND, ...) in an error's cause chain, else its message. */
 function networkReason(error: unknown): string {
-  let current: unknown = error;
-  for (let depth = 0; depth < 6 && current && typeof current === 'object'; depth += 1) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return error instanceof Error ? error.message : String(error);
+  return causeCode(error) ?? (error instanceof Error ? error.message : String(error));
 }
 
 /** A failure of the connection, before or during the response. */
@@ -211,7 +204,7 @@ function describeFailure(error: Error, failure: AttemptFailure): string {
  * else 0.5 s doubling up to 8 s. The signal ends a wait or a transfer at once.
  */
 export function createModelWire(options: ModelWireOptions): ModelWire {
-  const url = chatCompletionsUrl(options.baseUrl);
+  const url = new URL(chatCompletionsUrl(options.baseUrl));
   const endpoint = url.href;
   const maxRetries = options.maxRetries ?? DEFAULT_MAX_RETRIES;
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
@@ -271,6 +264,7 @@ export function createModelWire(options: ModelWireOptions): ModelWire {
             retryAfterMs: failure.retryAfterMs,
             status: failure.status,
             reason: describeFailure(error as Error, failure),
+            summary: failureSummary(error as Error, failure.status),
             error: error as Error,
           });
           await sleep(delayMs, undefined, call.signal ? { signal: call.signal } : {}).catch(() => {

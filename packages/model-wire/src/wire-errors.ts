@@ -70,3 +70,25 @@ export function attemptFailure(error: unknown): AttemptFailure {
   }
   return { transient: false };
 }
+
+/** The first system error code (ECONNREFUSED, ENOTFOUND, ...) in an error's cause chain. */
+export function causeCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current && typeof current === 'object'; depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** A failed attempt in a few words (`HTTP 500`, `ECONNREFUSED`, `no answer in time`), for a progress line or a journal. */
+export function failureSummary(error: Error, status: number | undefined): string {
+  if (DeltaError.isInstance(error)) {
+    if (error.code === 'MODEL_TIMEOUT') return 'no answer in time';
+    if (error.code === 'MODEL_UNREACHABLE' || error.code === 'MODEL_CONNECTION_LOST') return causeCode(error.cause) ?? 'no connection';
+    // An answer that came with a success status but holds nothing to act on: its code says what was wrong.
+    if (error.code !== 'MODEL_ERROR' || status === undefined) return error.code;
+  }
+  return status !== undefined ? `HTTP ${status}` : error.message;
+}

@@ -3,7 +3,7 @@
 // with production dependencies only (npm, third-party packages from the registry, no workspace links),
 // and there the two commands, a full agent run and the library-usage example are run. A dependency
 // used but not declared, a file missing from `files`, or a broken `exports` map fails here.
-import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempDir, loadScript, startFakeLlm, type FakeLlm } from '@delta/testkit';
@@ -56,6 +56,14 @@ describe('the packed packages, installed outside the monorepo', () => {
       expect(installed.version).toBe(entry.version);
       for (const range of Object.values(installed.dependencies ?? {})) expect(range).not.toMatch(/^workspace:/);
     }
+  });
+
+  it('pulls in no openai SDK: neither the engine nor the CLI needs it to run', () => {
+    // package-lock.json lists every package installed, nested ones included (node_modules/x/node_modules/openai).
+    const lock = JSON.parse(readFileSync(join(project, 'package-lock.json'), 'utf8')) as { packages: Record<string, unknown> };
+    const installed = Object.keys(lock.packages).filter((path) => /(^|\/)node_modules\/openai$/.test(path));
+    expect(installed).toEqual([]);
+    expect(existsSync(join(project, 'node_modules', 'openai'))).toBe(false);
   });
 
   it('answers `npx delta --version` and `npx delta-sessions --help`', async () => {

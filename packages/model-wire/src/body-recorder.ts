@@ -1,6 +1,6 @@
 /**
- * Hands the exact bytes of each request to the engine's audit record (io/invocations) from inside the
- * openai SDK's fetch, just before they are sent. A record that cannot be written (a full disk) must not
+ * Hands the exact bytes of each request to the caller's audit record (the engine's io/invocations) from
+ * inside the openai SDK's fetch, just before they are sent. A record that cannot be written (a full disk) must not
  * pass for the endpoint's fault: the SDK would wrap the error as a connection error ("Cannot reach the
  * model endpoint") and retry it. The client's caller rethrows it as it is instead (`rethrowFailure`).
  */
