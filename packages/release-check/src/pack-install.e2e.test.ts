@@ -242,6 +242,8 @@ describe('the packed CLI alone, without the optional scale-out and OpenTelemetry
     expect(batch.stderr).toContain(`Error: delta batch --queue needs the scale-out packages, which are not installed: ${SCALE_OUT}\n`);
     expect(batch.stderr).not.toMatch(/Cannot find (module|package)|\n\s+at /);
     expect(batch.exitCode).toBe(2);
+    // Stopped before anything was recorded.
+    expect(existsSync(join(alone, 'results'))).toBe(false);
     const worker = await runCommand('npx', ['--no-install', 'delta', 'worker', '--queue', 'redis://127.0.0.1:1'], { cwd: alone });
     expect(worker.stderr).toContain(`Error: delta worker needs the scale-out packages, which are not installed: ${SCALE_OUT}\n`);
     expect(worker.exitCode).toBe(2);
