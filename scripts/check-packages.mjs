@@ -83,19 +83,21 @@ function checkMetadata({ directory, manifest }) {
 function compare(where, declared, used, kind) {
   for (const [name, file] of used) {
     if (name === where.name) continue;
-    if (!declared.has(name)) problems.push(`${where.file}: ${file} imports "${name}" but it is not in "dependencies" (${kind})`);
+    if (!declared.has(name))
+      problems.push(`${where.file}: ${file} imports "${name}" but it is not in "dependencies" or "peerDependencies" (${kind})`);
   }
   for (const name of declared) {
     if (!used.has(name))
       problems.push(
-        `${where.file}: "${name}" is in "dependencies" but ${kind === 'src' ? 'src/ never imports it' : 'dist/ never imports it at runtime (bundled or unused: make it a devDependency)'}`,
+        `${where.file}: "${name}" is declared but ${kind === 'src' ? 'src/ never imports it' : 'dist/ never imports it at runtime (bundled or unused: make it a devDependency)'}`,
       );
   }
 }
 
 function checkDependencies({ directory, manifest }) {
   const where = { file: relative(root, join(directory, 'package.json')), name: manifest.name };
-  const declared = new Set(Object.keys(manifest.dependencies ?? {}));
+  // A peer (optional ones included: the CLI's scale-out and OpenTelemetry packages) is declared too.
+  const declared = new Set([...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})]);
   const bundledApp = manifest.bin !== undefined;
   if (bundledApp) {
     const dist = join(directory, 'dist');

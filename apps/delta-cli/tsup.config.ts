@@ -6,8 +6,8 @@ const shared: Options = {
   platform: 'node',
   sourcemap: true,
   noExternal: [/^@delta\//, 'cac', 'zod', 'yaml', 'shell-quote'],
-  // The OpenTelemetry SDK stays a dependency, loaded only by tracing (its "module" builds are for bundlers);
-  // so do BullMQ and its Redis client, loaded only by `delta batch --queue` and `delta worker`.
+  // Never bundled: the OpenTelemetry SDK (its "module" builds are for bundlers), BullMQ and its Redis client are
+  // optional peers, imported only by tracing and by `delta batch --queue` / `delta worker` (optional-packages.ts).
   external: [/^@opentelemetry\//, 'bullmq', 'ioredis'],
   // Bundle the workspace packages from their sources, so the CLI never depends on their build order.
   esbuildOptions(options) {

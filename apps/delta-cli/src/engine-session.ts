@@ -6,6 +6,7 @@ import { abortOnSignals } from './signals.js';
 import { engineEnvironment } from './handed-keys.js';
 import { subAgentEnvironment } from './sub-agent-environment.js';
 import { TerminalAsker } from './terminal-asker.js';
+import { loadOptional, OPENTELEMETRY } from './optional-packages.js';
 
 /**
  * What `delta run` and `delta continue` pass to the engine: signals, progress (-q, --json, the terminal
@@ -29,11 +30,12 @@ export async function withEngineSession<T>(
   ) => Promise<T>,
   outputFlags: OutputFlags & { verbose?: boolean } = {},
 ): Promise<T> {
+  // First: a missing OpenTelemetry package ends the command here, before signals and the terminal are taken.
+  const tracing = await liveTracing();
   const controller = new AbortController();
   const release = abortOnSignals(controller, (text) => process.stderr.write(text));
   const asker = interactive ? new TerminalAsker() : undefined;
   const output = createRunOutput(outputFlags);
-  const tracing = await liveTracing();
   const onEvent = withTracing(withJournalPath(output.onEvent, outputFlags.verbose === true), tracing);
   try {
     return await body(
@@ -72,7 +74,14 @@ export async function withEngineSession<T>(
 async function liveTracing(): Promise<LiveExport | undefined> {
   const endpoint = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
   if (endpoint === undefined || endpoint.trim() === '') return undefined;
-  const { createLiveExport } = await import('@delta/tracing');
+  const { createLiveExport } = await loadOptional(
+    'OTEL_EXPORTER_OTLP_ENDPOINT is set: sending the spans live',
+    OPENTELEMETRY,
+    () => import('@delta/tracing'),
+    {
+      otherwise: 'unset OTEL_EXPORTER_OTLP_ENDPOINT to run without sending spans',
+    },
+  );
   const content = process.env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.toLowerCase() === 'true';
   return createLiveExport({ endpoint, content, closeWaitMs: closeWaitMs() }, 'OTEL_EXPORTER_OTLP_ENDPOINT');
 }

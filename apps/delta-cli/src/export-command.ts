@@ -1,5 +1,6 @@
 import { locateRun } from './inspect/locate-run.js';
 import { usageError } from './usage-error.js';
+import { loadOptional, OPENTELEMETRY } from './optional-packages.js';
 
 export interface ExportFlags {
   workDir?: string;
@@ -37,7 +38,7 @@ export async function exportCommand(format: string, flags: ExportFlags): Promise
   }
   const paths = locateRun(flags);
   const headers = parseHeaders(flags.header);
-  const { exportRun } = await import('@delta/tracing');
+  const { exportRun } = await loadOptional('delta export otel', OPENTELEMETRY, () => import('@delta/tracing'));
   const { url, sent } = await exportRun(paths, {
     endpoint: String(endpoint),
     ...(headers ? { headers } : {}),

@@ -28,6 +28,7 @@ export const errorCodes = {
   INVALID_ARGUMENT: 'configuration',
   MESSAGE_REQUIRED: 'configuration',
   MODEL_UNAUTHORIZED: 'configuration',
+  OPTIONAL_PACKAGE_MISSING: 'configuration',
   QUEUE_JOB_REFUSED: 'configuration',
   NO_RUN: 'configuration',
   RUN_ID_INVALID: 'configuration',

@@ -2,7 +2,9 @@
 // (which turns workspace:* into versions), the tarballs are installed together into an empty project
 // with production dependencies only (npm, third-party packages from the registry, no workspace links),
 // and there the two commands, a full agent run and the library-usage example are run. A dependency
-// used but not declared, a file missing from `files`, or a broken `exports` map fails here.
+// used but not declared, a file missing from `files`, or a broken `exports` map fails here. Then the CLI's
+// tarball alone, as `npm install` gives it to a user who never scales out: no Redis client, and the
+// commands that need one say what to install.
 import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,12 +16,13 @@ const LIBRARY_USAGE = join(REPOSITORY_ROOT, 'examples', 'library-usage');
 const PACK = join(REPOSITORY_ROOT, 'scripts', 'pack.mjs');
 const TSC = join(REPOSITORY_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
+let tarballs: string;
 let project: string;
 let server: FakeLlm | undefined;
 const packages = publicPackages();
 
 beforeAll(async () => {
-  const tarballs = await createTempDir('delta-tarballs-');
+  tarballs = await createTempDir('delta-tarballs-');
   // The command docs/library.md gives: pnpm pack-packages --out DIR.
   const packed = await mustRun(process.execPath, [PACK, '--out', tarballs], { cwd: REPOSITORY_ROOT });
   expect(packed.stdout).toContain(`npm install ${tarballs}/*.tgz`);
@@ -174,5 +177,104 @@ describe('the packed packages, installed outside the monorepo', () => {
     );
     expect(command.exitCode, command.stderr).toBe(0);
     expect(readFileSync(join(project, 'bin-workspace', 'note.txt'), 'utf8')).toBe('Delta as a library.\n');
+  });
+});
+
+/** The packages in a node_modules tree, at any depth (a copy nested under another package counts). */
+function installedPackages(nodeModules: string): Set<string> {
+  const found = new Set<string>();
+  const visit = (directory: string) => {
+    for (const entry of readdirSync(directory, { withFileTypes: true })) {
+      if (!entry.isDirectory() || entry.name.startsWith('.')) continue;
+      const names = entry.name.startsWith('@')
+        ? readdirSync(join(directory, entry.name)).map((inner) => `${entry.name}/${inner}`)
+        : [entry.name];
+      for (const name of names) {
+        found.add(name);
+        if (existsSync(join(directory, name, 'node_modules'))) visit(join(directory, name, 'node_modules'));
+      }
+    }
+  };
+  visit(nodeModules);
+  return found;
+}
+
+describe('the packed CLI alone, without the optional scale-out and OpenTelemetry packages', () => {
+  const SCALE_OUT = 'npm install bullmq@6.7.0 ioredis@6.0.0';
+  let alone: string;
+
+  beforeAll(async () => {
+    const cli = packages.find((entry) => entry.name === '@delta/cli')!;
+    alone = await createTempDir('delta-cli-alone-');
+    writeFileSync(join(alone, 'package.json'), `${JSON.stringify({ name: 'delta-cli-alone', private: true }, null, 2)}\n`);
+    // --offline: the tarball and npm's cache (the install above filled it) are all it takes.
+    await mustRun(
+      'npm',
+      ['install', '--offline', '--omit=dev', '--no-audit', '--no-fund', '--loglevel=error', join(tarballs, `delta-cli-${cli.version}.tgz`)],
+      { cwd: alone },
+    );
+    cpSync(join(LIBRARY_USAGE, 'agent'), join(alone, 'agent'), { recursive: true });
+    writeFileSync(join(alone, 'tasks.jsonl'), '{"id": "note", "message": "Write a note"}\n');
+  }, 180_000);
+
+  it('installs no Redis client, no BullMQ and no OpenTelemetry package', () => {
+    const installed = installedPackages(join(alone, 'node_modules'));
+    expect(installed.has('@delta/cli')).toBe(true);
+    const optional = [...installed].filter((name) => /^(bullmq|ioredis|redis|@redis\/.*|@opentelemetry\/.*)$/.test(name));
+    expect(optional).toEqual([]);
+  });
+
+  it('runs an agent to completion with `delta run`', async () => {
+    server = await startFakeLlm({ script: loadScript(join(LIBRARY_USAGE, 'agent', 'fake-llm.yaml')), apiKey: 'release-check-key' });
+    const workDir = join(alone, 'run-workspace');
+    const result = await runCommand(
+      'npx',
+      ['--no-install', 'delta', 'run', '--agent', 'agent', '-m', 'Write a note', '-w', workDir, '-q'],
+      {
+        cwd: alone,
+        env: modelEnvironment(),
+      },
+    );
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(readFileSync(join(workDir, 'note.txt'), 'utf8')).toBe('Delta as a library.\n');
+    await server.close();
+    server = undefined;
+  });
+
+  it('`delta batch --queue` and `delta worker` exit 2 with the npm install that adds the scale-out packages', async () => {
+    const batch = await runCommand(
+      'npx',
+      ['--no-install', 'delta', 'batch', 'tasks.jsonl', '--agent', 'agent', '--out', 'results', '--queue', 'redis://127.0.0.1:1'],
+      { cwd: alone },
+    );
+    expect(batch.stderr).toContain(`Error: delta batch --queue needs the scale-out packages, which are not installed: ${SCALE_OUT}\n`);
+    expect(batch.stderr).not.toMatch(/Cannot find (module|package)|\n\s+at /);
+    expect(batch.exitCode).toBe(2);
+    // Stopped before anything was recorded.
+    expect(existsSync(join(alone, 'results'))).toBe(false);
+    const worker = await runCommand('npx', ['--no-install', 'delta', 'worker', '--queue', 'redis://127.0.0.1:1'], { cwd: alone });
+    expect(worker.stderr).toContain(`Error: delta worker needs the scale-out packages, which are not installed: ${SCALE_OUT}\n`);
+    expect(worker.exitCode).toBe(2);
+  });
+
+  it('`delta export otel` and a run with OTEL_EXPORTER_OTLP_ENDPOINT exit 2 with the npm install that adds OpenTelemetry', async () => {
+    const otel =
+      /needs the OpenTelemetry packages, which are not installed: npm install @opentelemetry\/api@1\.9\.1 @opentelemetry\/core@\S+ @opentelemetry\/exporter-trace-otlp-http@\S+ @opentelemetry\/resources@\S+ @opentelemetry\/sdk-trace-base@\S+\n/;
+    const exported = await runCommand(
+      'npx',
+      ['--no-install', 'delta', 'export', 'otel', '-w', 'run-workspace', '--endpoint', 'http://127.0.0.1:1'],
+      { cwd: alone },
+    );
+    expect(exported.stderr).toMatch(otel);
+    expect(exported.exitCode).toBe(2);
+    const live = await runCommand('npx', ['--no-install', 'delta', 'run', '--agent', 'agent', '-m', 'Write a note', '-w', 'traced'], {
+      cwd: alone,
+      env: { DELTA_BASE_URL: 'http://127.0.0.1:1', DELTA_API_KEY: 'k', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1' },
+    });
+    expect(live.stderr).toMatch(otel);
+    expect(live.stderr).toContain('or unset OTEL_EXPORTER_OTLP_ENDPOINT');
+    expect(live.exitCode).toBe(2);
+    // Refused before the run started: nothing was recorded.
+    expect(existsSync(join(alone, 'traced', '.delta'))).toBe(false);
   });
 });

@@ -2,6 +2,7 @@ import { type BatchSpec, conditionKeys, prepareBatch, readRunOnDisk, runDirector
 import { printConfigWarning } from '../config-warnings.js';
 import { abortOnSignals } from '../signals.js';
 import { usageError } from '../usage-error.js';
+import { loadOptional, SCALE_OUT } from '../optional-packages.js';
 
 export interface QueueBatchFlags {
   queue: string;
@@ -38,7 +39,11 @@ export async function queueBatchCommand(spec: BatchSpec, flags: QueueBatchFlags)
       throw usageError(`${flagName(key)} does not travel through the queue.`, `With --queue, ${where}.`);
     }
   }
-  const { enqueueBatch, parseRedisAddress, waitForBatch, withoutPassword } = await import('@delta/queue');
+  const { enqueueBatch, parseRedisAddress, waitForBatch, withoutPassword } = await loadOptional(
+    'delta batch --queue',
+    SCALE_OUT,
+    () => import('@delta/queue'),
+  );
   const address = parseRedisAddress(flags.queue);
   // Whatever a job's reason or a server says, the password never reaches the output.
   const say = withoutPassword(address, (text) => process.stderr.write(text));

@@ -4,6 +4,7 @@ import { abortOnSignals } from '../signals.js';
 import { subAgentEnvironment } from '../sub-agent-environment.js';
 import { usageError } from '../usage-error.js';
 import { describeOutcome } from './batch-display.js';
+import { loadOptional, SCALE_OUT } from '../optional-packages.js';
 
 export interface WorkerFlags {
   queue?: string;
@@ -36,7 +37,7 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
   const concurrency = positive('--concurrency', flags.concurrency, 1, '--concurrency 4');
   const lockSeconds = positive('--lock-duration', flags.lockDuration, 30, '--lock-duration 30');
   const endpoint = baseUrlFlag({ ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }) });
-  const { parseRedisAddress, runWorker } = await import('@delta/queue');
+  const { parseRedisAddress, runWorker } = await loadOptional('delta worker', SCALE_OUT, () => import('@delta/queue'));
   const address = parseRedisAddress(String(flags.queue));
   const controller = new AbortController();
   const release = abortOnSignals(controller, (text) => process.stderr.write(text), 'the worker');
