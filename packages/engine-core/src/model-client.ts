@@ -1,8 +1,5 @@
 import type { StreamDelta } from '@delta/model-wire';
 
-// The client is @delta/model-wire's; the engine's modules that open a run take it from here.
-export { createModelClient, type ModelClient } from '@delta/model-wire';
-
 /**
  * One piece of a streamed model answer, as the library hands it to `onModelDelta`: the iteration and the
  * invocation (its io/invocations/ directory) it belongs to, then text, reasoning, or part of a tool call

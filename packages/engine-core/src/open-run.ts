@@ -14,7 +14,7 @@ import { redactable, redactSecretText } from './redact-secret.js';
 import { runSecrets } from './run-secrets.js';
 import { DEFAULT_MAX_ITERATIONS } from './agent-config.js';
 import type { LoadedAgent } from './load-agent.js';
-import { createModelClient, type ModelClient } from './model-client.js';
+import { createModelClient, type ModelClient } from '@delta/model-wire';
 import { readDotenv } from './dotenv.js';
 import { CREDENTIAL_NAMES, resolveModelSettings } from './model-settings.js';
 import { judgeWorkspaceEnv, recordWorkspaceEnvEnd, recordWorkspaceEnvStart, type WorkspaceEnvTrust } from './workspace-env-trust.js';

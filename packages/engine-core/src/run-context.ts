@@ -14,7 +14,8 @@ import type {
 import type { LoadedAgent } from './load-agent.js';
 import { redactSecret } from './redact-secret.js';
 import type { AskHumanInteractively } from './ask-human.js';
-import type { ModelClient, ModelDelta } from './model-client.js';
+import type { ModelClient } from '@delta/model-wire';
+import type { ModelDelta } from './model-client.js';
 
 /** Everything one engine process needs to drive a run. */
 export interface RunContext {

@@ -1,7 +1,8 @@
 import type { ActionResultEvent, JournalEvent, RecordedToolCall, RunMetadata, RunOrigin, RunPaths } from '@delta/journal';
 import type { AskHumanInteractively } from './ask-human.js';
 import type { RunOutcome } from './exit-codes.js';
-import type { ModelClient, ModelDelta } from './model-client.js';
+import type { ModelClient } from '@delta/model-wire';
+import type { ModelDelta } from './model-client.js';
 import type { SandboxOptions } from './sandbox-choice.js';
 
 /** What starting and continuing a run have in common. */
