@@ -54,8 +54,10 @@ export interface LauncherCommand {
   pidsAreLocal?: boolean;
   /** What it speaks: JSON lines (launcher-process.js, the default) or shell lines (the sandbox's bash launcher, see shell-launcher.ts). */
   protocol?: 'json' | 'shell';
-  /** Written to its stdin before anything else: the shell launcher's program. */
+  /** Written to its stdin before anything else: what loads the shell launcher's program. */
   preamble?: string;
+  /** Shell protocol: writes a file the launcher can read, returning its path as the launcher sees it (see encodeShellLaunch). */
+  stageFile?: (text: string) => string;
 }
 
 /**
@@ -235,7 +237,11 @@ export class CommandLauncher {
     if (this.command.protocol === 'shell') {
       let line: string;
       try {
-        line = encodeShellLaunch({ ...request, id, stdinFile: request.stdinFile ?? '/dev/null' }, this.shellEnvironments);
+        line = encodeShellLaunch(
+          { ...request, id, stdinFile: request.stdinFile ?? '/dev/null' },
+          this.shellEnvironments,
+          this.command.stageFile,
+        );
       } catch (error) {
         resolveStarted(undefined);
         resolveEnded({ error: { code: (error as NodeJS.ErrnoException).code, message: (error as Error).message } });

@@ -7,8 +7,8 @@ import { CommandLauncher, launcherProgramPath, type LaunchRequest, type Launched
 import { bubblewrapSandboxArgs, bubblewrapToolArgs, SANDBOX_OUTPUT_DIR } from './bubblewrap-args.js';
 import { outsideSockets } from './outside-sockets.js';
 import { createSandboxTmp, removeAbandonedSandboxTmpsOnce } from './sandbox-tmp.js';
-import { stageInput, stageOutput, type StagedOutput } from './stage-output.js';
-import { SHELL_LAUNCHER_PROGRAM, shellLauncherCommand } from './shell-launcher.js';
+import { stageFile, stageInput, stageOutput, type StagedOutput } from './stage-output.js';
+import { SHELL_LAUNCHER_PROGRAM, shellLauncherCommand, shellWord } from './shell-launcher.js';
 import { SECCOMP_FD, type SandboxPolicy } from './sandbox-policy.js';
 import { setIdFilter } from './seccomp-filter.js';
 
@@ -81,7 +81,9 @@ export class RunSandbox {
       extraPipes: 2,
       pidsAreLocal: true,
       protocol: 'shell',
-      preamble: SHELL_LAUNCHER_PROGRAM,
+      // Files bash reads whole, where it reads its stdin a byte at a time: its program, and each environment.
+      preamble: `. ${shellWord(stageFile(this.tmpDir, SHELL_LAUNCHER_PROGRAM, 'launcher.sh'))}\n`,
+      stageFile: (text) => stageFile(this.tmpDir, text),
     });
     const child = this.launcher.childProcess;
     const filter = child.stdio[SECCOMP_FD] as Writable;

@@ -30,7 +30,7 @@ function temp(): string {
 }
 
 /** The launcher as RunSandbox starts it, but with no bubblewrap; `inherit`: a file it gets open on fd 50 without close-on-exec. */
-function start(inherit?: string): CommandLauncher {
+function start(inherit?: string, stageFile?: (text: string) => string): CommandLauncher {
   const [bash, ...args] = shellLauncherCommand();
   const launcher = CommandLauncher.startCommand({
     ...(inherit
@@ -39,6 +39,7 @@ function start(inherit?: string): CommandLauncher {
     env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
     protocol: 'shell',
     preamble: SHELL_LAUNCHER_PROGRAM,
+    ...(stageFile ? { stageFile } : {}),
   });
   launchers.push(launcher);
   return launcher;
@@ -126,6 +127,29 @@ describe('the shell launcher', () => {
       'PWD=/given',
       'SHLVL=3',
     ]);
+  });
+
+  it('reads an environment from a staged file, exactly, when given a way to stage one', async () => {
+    const dir = temp();
+    let staged = 0;
+    const launcher = start(undefined, (text) => {
+      staged += 1;
+      const file = join(dir, `env-${staged}`);
+      writeFileSync(file, text);
+      return file;
+    });
+    const env = { PATH: '/usr/bin:/bin', B: 'x\ny z', C: "it's $HOME" };
+    for (let call = 0; call < 2; call += 1) {
+      expect(await run(launcher, dir, '/usr/bin/env', ['-0'], { env }).ended).toEqual({ exitCode: 0, signal: null });
+      expect(readFileSync(join(dir, 'out.log'), 'utf8').split('\0').filter(Boolean).sort()).toEqual([
+        'B=x\ny z',
+        "C=it's $HOME",
+        'PATH=/usr/bin:/bin',
+      ]);
+    }
+    // Sent once for both calls.
+    expect(staged).toBe(1);
+    expect(await run(launcher, dir, 'true', [], { env: { PATH: '/bin', D: 'a\0b' } }).ended).toMatchObject({ error: { code: 'EINVAL' } });
   });
 
   it('passes no descriptor it inherited on to a command', async () => {

@@ -7,7 +7,8 @@ import { existsSync } from 'node:fs';
  * the functions below), then one message per line, each a call of one of them with every word quoted
  * by `shellWord`:
  *
- *   env N HOW NAME=VALUE…                        define environment N (sent once per distinct environment);
+ *   env N HOW NAME=VALUE…  or  env N HOW -f FILE   define environment N (sent once per distinct environment;
+ *                                                 FILE: its NAME=VALUE pairs, each ended by a NUL byte);
  *                                                 HOW: `export` the variables, or pass them through `env -i`
  *   start ID CWD STDIN STDOUT STDERR N FILE ARG…  start a command with environment N (`encodeShellLaunch`)
  *   stop PID SIGNAL                               signal the process group PID
@@ -41,8 +42,12 @@ for name in $(compgen -e); do export -n "$name"; done
 env() {
   declare -g "how_$1=$2"
   local -n pairs="env_$1"
-  shift 2
-  pairs=("$@")
+  if [[ $3 == -f ]]; then
+    mapfile -d '' -t pairs <"$4"
+  else
+    shift 2
+    pairs=("$@")
+  fi
 }
 start() {
   local id=$1 cwd=$2 in=$3 out=$4 err=$5 how="how_$6"
@@ -99,9 +104,14 @@ export function shellLauncherCommand(): string[] {
  * it was. Throws on a NUL byte, which no argument or environment value can hold.
  */
 export function shellWord(text: string): string {
-  if (text.includes('\0')) throw Object.assign(new Error('an argument or environment value holds a NUL byte'), { code: 'EINVAL' });
+  refuseNul(text);
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is escaped here
   return `$'${text.replace(/[\\'\x01-\x1f\x7f]/g, (char) => (char === '\\' || char === "'" ? `\\${char}` : `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`))}'`;
+}
+
+/** No argument or environment value can hold a NUL byte: it is refused as the command's start error. */
+function refuseNul(text: string): void {
+  if (text.includes('\0')) throw Object.assign(new Error('an argument or environment value holds a NUL byte'), { code: 'EINVAL' });
 }
 
 /** Variables bash keeps for itself: it cannot export them with the value given (readonly, dynamic or reset). */
@@ -157,17 +167,26 @@ export interface ShellLaunch {
 /**
  * The line(s) that start one command (see SHELL_LAUNCHER_PROGRAM): its environment is sent once, the
  * first time it is used (`known`: the environments this launcher was sent, by their JSON), as bash reads a
- * pipe one byte at a time and a whole environment is several KB.
+ * pipe one byte at a time and a whole environment is several KB; with `stage` (which writes a file the
+ * launcher can read and returns its path there), in a file.
  */
-export function encodeShellLaunch(launch: ShellLaunch, known: Map<string, number>): string {
+export function encodeShellLaunch(launch: ShellLaunch, known: Map<string, number>, stage?: (text: string) => string): string {
   const env = withoutUnderscore(launch.env);
   const key = JSON.stringify(env);
   let number = known.get(key);
   let definition = '';
   if (number === undefined) {
     number = known.size + 1;
-    const pairs = Object.entries(env).map(([name, value]) => shellWord(`${name}=${value}`));
-    definition = `env ${number} ${needsEnvProgram(env) ? 'env' : 'export'} ${pairs.join(' ')}\n`;
+    const how = needsEnvProgram(env) ? 'env' : 'export';
+    if (stage) {
+      // In a file that bash reads whole, rather than a line it reads a byte at a time.
+      const pairs = Object.entries(env).map(([name, value]) => `${name}=${value}\0`);
+      for (const pair of pairs) refuseNul(pair.slice(0, -1));
+      definition = `env ${number} ${how} -f ${shellWord(stage(pairs.join('')))}\n`;
+    } else {
+      const pairs = Object.entries(env).map(([name, value]) => shellWord(`${name}=${value}`));
+      definition = `env ${number} ${how} ${pairs.join(' ')}\n`;
+    }
   }
   const words = [
     'start',

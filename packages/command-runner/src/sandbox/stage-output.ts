@@ -84,20 +84,32 @@ export function stageOutput(file: string, tmpDir: string): StagedOutput {
 }
 
 /**
+ * Writes `text` into the sandbox's output directory (`tmpDir`/.delta-io), under `name` or a random one,
+ * for the launcher inside to read; returns its path in there. It goes with the run's /tmp.
+ */
+export function stageFile(tmpDir: string, text: string, name = randomBytes(9).toString('hex')): string {
+  const fd = openSync(
+    join(tmpDir, SANDBOX_OUTPUT_DIR, name),
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+    0o644,
+  );
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+  return join('/tmp', SANDBOX_OUTPUT_DIR, name);
+}
+
+/**
  * Writes a call's stdin into the sandbox's output directory under a random name, for the launcher inside
  * to open as the command's stdin; `finish` removes it once the call has ended. Other processes of the
  * run's sandbox can read it meanwhile, as they could read the pipe a command was given before.
  */
 export function stageInput(text: string, tmpDir: string): StagedOutput {
   const name = `${randomBytes(9).toString('hex')}.in`;
-  const staged = join(tmpDir, SANDBOX_OUTPUT_DIR, name);
-  const fd = openSync(staged, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
-  try {
-    writeSync(fd, text);
-  } finally {
-    closeSync(fd);
-  }
-  return { inside: join('/tmp', SANDBOX_OUTPUT_DIR, name), finish: () => removeQuietly(staged) };
+  const inside = stageFile(tmpDir, text, name);
+  return { inside, finish: () => removeQuietly(join(tmpDir, SANDBOX_OUTPUT_DIR, name)) };
 }
 
 /** Replaces `file` (open as `fd`) by a new file with the same contents, renamed into place. */
