@@ -1,7 +1,16 @@
 import { createHash } from 'node:crypto';
-import { symlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+
+/** Resolves once `ready()` holds, checking every 50 ms (the deadline only bounds a failure). */
+async function until(ready: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!ready()) {
+    if (Date.now() > deadline) throw new Error('not ready in 10 s');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 import { cleanupTempDirs, createTempAgent, createTempDir } from '@delta/testkit';
 import { agentFingerprint, fingerprintOf } from './agent-fingerprint.js';
 import { compareFingerprints, describeFingerprintChanges } from './fingerprint-changes.js';
@@ -89,6 +98,29 @@ describe('agentFingerprint', () => {
     expect(describeFingerprintChanges(compareFingerprints(afterScript, afterImport))).toBe(
       'tools/shared.yaml changed, tools/imported.sh removed',
     );
+  });
+
+  it('sees a rewrite that keeps the size and the mtime, whether the file was just written or long settled', async () => {
+    const home = await fullAgent();
+    const agent = loadAgent(home);
+    const script = join(home, 'tools/shell.sh');
+    const rewrite = (text: string) => {
+      const { atime, mtime } = statSync(script);
+      writeFileSync(script, text);
+      utimesSync(script, atime, mtime);
+    };
+    const first = agentFingerprint(agent);
+    // Just written: its ctime is too recent for its digest to be kept, so the same-size rewrite is read.
+    rewrite(readFileSync(script, 'utf8').replace('echo', 'ECHO'));
+    const second = agentFingerprint(agent);
+    expect(describeFingerprintChanges(compareFingerprints(first, second))).toBe('tools/shell.sh changed');
+    // Settled: its digest is kept by its identity on disk, and a same-size rewrite changes its ctime.
+    await until(() => Date.now() - statSync(script).ctimeMs > 2100);
+    expect(agentFingerprint(agent)).toEqual(second);
+    expect(agentFingerprint(agent)).toEqual(second);
+    rewrite(readFileSync(script, 'utf8').replace('ECHO', 'echo'));
+    expect(describeFingerprintChanges(compareFingerprints(second, agentFingerprint(agent)))).toBe('tools/shell.sh changed');
+    expect(agentFingerprint(agent)).toEqual(first);
   });
 
   it('leaves out a link that leads out of the agent directory and workspace paths', async () => {

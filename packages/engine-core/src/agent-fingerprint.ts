@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { AgentFingerprint } from '@delta/journal';
 import { readUntrustedFile } from '@delta/untrusted-file';
@@ -91,14 +91,49 @@ export function fingerprintOf(files: readonly { path: string; sha256: string }[]
  * FINGERPRINT_FILE_MAX_BYTES is not part of it.
  */
 export function agentFingerprint(agent: LoadedAgent): AgentFingerprint {
+  let paths = definingFilesOf.get(agent);
+  if (paths === undefined) definingFilesOf.set(agent, (paths = definingFiles(agent)));
   const files: { path: string; sha256: string }[] = [];
-  for (const path of definingFiles(agent)) {
-    // Imports may sit outside the agent directory (in its repository): they were resolved by the loader.
-    const read = readUntrustedFile(path, { allowedRoots: [agent.home], maxBytes: FINGERPRINT_FILE_MAX_BYTES });
-    if (read.kind !== 'file') continue;
-    files.push({ path: relative(agent.home, path), sha256: sha256(read.bytes) });
+  for (const path of paths) {
+    const digest = fileDigest(path, agent.home);
+    if (digest !== undefined) files.push({ path: relative(agent.home, path), sha256: digest });
   }
   return fingerprintOf(files);
+}
+
+/** The files that define each loaded agent: its configuration does not change once loaded. */
+const definingFilesOf = new WeakMap<LoadedAgent, Set<string>>();
+
+/** A file's sha256, by its identity on disk when hashed (see fileDigest). */
+const digests = new Map<string, { identity: string; sha256: string }>();
+
+/** How recent a change may be for its file's digest not to be kept: two writes in one clock tick keep one ctime. */
+const SETTLED_NS = 2_000_000_000n;
+
+/**
+ * The sha256 of an agent's file, read as hostile input (a link that leaves the agent directory, a
+ * non-regular file or one past FINGERPRINT_FILE_MAX_BYTES has none), or undefined. A batch checks the
+ * fingerprint before every request of every run: a regular file whose device, inode, size, mtime and
+ * ctime are those it had when hashed is not read again (the kernel sets ctime on every write, and a file
+ * changed in the last two seconds is always read, as its next write could keep the same ctime). See
+ * docs/decisions/tool-launcher.md for the figures.
+ */
+function fileDigest(path: string, home: string): string | undefined {
+  const stat = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+  const identity = stat?.isFile() ? `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}` : undefined;
+  const known = digests.get(path);
+  if (identity !== undefined && known?.identity === identity) return known.sha256;
+  // Imports may sit outside the agent directory (in its repository): they were resolved by the loader.
+  const read = readUntrustedFile(path, { allowedRoots: [home], maxBytes: FINGERPRINT_FILE_MAX_BYTES });
+  if (read.kind !== 'file') {
+    digests.delete(path);
+    return undefined;
+  }
+  const digest = sha256(read.bytes);
+  const settled = stat !== undefined && BigInt(Date.now()) * 1_000_000n - stat.ctimeNs > SETTLED_NS;
+  if (identity !== undefined && settled) digests.set(path, { identity, sha256: digest });
+  else digests.delete(path);
+  return digest;
 }
 
 /** Keeps the fingerprint this engine records as the run's, when asked to (`pinAgentVersion`); returns it. */

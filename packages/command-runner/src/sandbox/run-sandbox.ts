@@ -1,5 +1,6 @@
 import { pathsHiddenBySandbox } from './hidden-paths.js';
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -196,6 +197,7 @@ export class RunSandbox {
       }
     }
     await this.launcher.kill();
-    rmSync(this.tmpDir, { recursive: true, force: true });
+    // Off the event loop: deleting is slow on these file systems, and the other runs of a batch go on meanwhile.
+    await rm(this.tmpDir, { recursive: true, force: true });
   }
 }
