@@ -328,10 +328,15 @@ describe.skipIf(skip)('a sandboxed tool (real bubblewrap)', () => {
 
   it('leaves no process behind when stopped at once after its start', async () => {
     const stopped: string[] = [];
-    for (let round = 0; round < 5; round += 1) {
+    for (let round = 0; round < 6; round += 1) {
       const sandbox = RunSandbox.start(policy(true), bubblewrap.path!);
+      // Its bubblewrap started at once (as a first tool call would), or stopped before its turn to start came.
+      if (round % 2 === 0) sandbox.startIfWaiting();
       await sandbox.stop();
       stopped.push(sandbox.tmpDir);
+      expect(existsSync(sandbox.tmpDir)).toBe(false);
+      // Nothing runs in a stopped sandbox, whether it had started or not.
+      expect((await sh(sandbox, 'echo never')).startError).toMatch(/^the run's sandbox \(bubblewrap\) is not running/);
     }
     const left = () =>
       readdirSync('/proc')

@@ -54,12 +54,9 @@ function topUnderTmp(path: string): string[] {
  * sandbox-tmp.ts).
  */
 export class RunSandbox {
-  /** The launcher inside: tool calls go through it (see runCommand). */
-  readonly launcher: CommandLauncher;
-  /** Resolves with the pid (seen from here) of the sandbox's first process once the launcher runs in there. */
-  private readonly ready: Promise<number>;
-  /** That pid, as soon as bubblewrap says it (or undefined when it never did). */
-  private readonly firstPid: Promise<number | undefined>;
+  /** The launcher inside, its first pid, and its readiness: once started (see `started`). */
+  private running: { launcher: CommandLauncher; ready: Promise<number>; firstPid: Promise<number | undefined> } | undefined;
+  private stopped = false;
   readonly tmpDir: string;
 
   private constructor(
@@ -69,12 +66,36 @@ export class RunSandbox {
     removeAbandonedSandboxTmpsOnce(tmpdir());
     this.tmpDir = createSandboxTmp(tmpdir());
     mkdirSync(join(this.tmpDir, SANDBOX_OUTPUT_DIR));
+    startSoon(this);
+  }
+
+  /**
+   * The launcher inside, started now if it was not yet. A sandbox is started a little after it is
+   * created (see startSoon), or at its first use, whichever comes first.
+   */
+  get launcher(): CommandLauncher {
+    return this.started().launcher;
+  }
+
+  private started(): NonNullable<RunSandbox['running']> {
+    if (this.running === undefined && this.stopped) throw Object.assign(new Error("the run's sandbox was stopped"), { code: 'ELAUNCHER' });
+    this.running ??= this.startBubblewrap();
+    return this.running;
+  }
+
+  /** Starts it now, unless it was started or stopped already (see startSoon). */
+  startIfWaiting(): void {
+    if (this.running === undefined && !this.stopped) this.started();
+  }
+
+  private startBubblewrap(): NonNullable<RunSandbox['running']> {
+    const policy = this.policy;
     // The engine's node and program stay readable in there, also from a clone under /tmp (which the
     // sandbox's own /tmp would hide): a tool may start a sub-agent with them.
     const visiblePaths = [...new Set([...policy.visiblePaths, ...topUnderTmp(launcherProgramPath()), ...topUnderTmp(process.execPath)])];
     const seen = { ...policy, visiblePaths };
-    this.launcher = CommandLauncher.startCommand({
-      file: bubblewrap,
+    const launcher = CommandLauncher.startCommand({
+      file: this.bubblewrap,
       args: [...bubblewrapSandboxArgs(seen, this.tmpDir, INFO_FD, outsideSockets(seen)), ...shellLauncherCommand()],
       // Nothing of the engine's environment: a tool can read the launcher's through /proc.
       env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
@@ -86,7 +107,7 @@ export class RunSandbox {
       preamble: `. ${shellWord(stageFile(this.tmpDir, SHELL_LAUNCHER_PROGRAM, 'launcher.sh'))}\n`,
       stageFile: (text) => stageFile(this.tmpDir, text),
     });
-    const child = this.launcher.childProcess;
+    const child = launcher.childProcess;
     const filter = child.stdio[SECCOMP_FD] as Writable;
     filter.on('error', () => undefined);
     filter.end(setIdFilter());
@@ -110,13 +131,13 @@ export class RunSandbox {
     });
     // The launcher answering proves bubblewrap has set the namespaces up (their uid map above all): a
     // command that joined them before would run as nobody.
-    this.firstPid = firstPid.catch(() => undefined);
-    this.ready = Promise.all([firstPid, this.launcher.ready()]).then(([pid]) => {
-      if (!this.launcher.alive) throw new Error("the run's sandbox (bubblewrap) ended before its first tool call");
+    const ready = Promise.all([firstPid, launcher.ready()]).then(([pid]) => {
+      if (!launcher.alive) throw new Error("the run's sandbox (bubblewrap) ended before its first tool call");
       return pid;
     });
     // Nobody may be waiting: wrap reports a failure, and a tool call its own (the launcher's end).
-    this.ready.catch(() => undefined);
+    ready.catch(() => undefined);
+    return { launcher, ready, firstPid: firstPid.catch(() => undefined) };
   }
 
   /** Starts the run's sandbox with the bubblewrap at `bubblewrap` (see probeBubblewrap). */
@@ -129,6 +150,11 @@ export class RunSandbox {
    * (paths outside, under .delta/): see stageOutput. `finish` must be called once it has ended.
    */
   launch(request: Omit<LaunchRequest, 'processFile' | 'inheritFiles'>): LaunchedCommand & { finish: () => void; lastResort: () => void } {
+    if (this.stopped) {
+      // Nothing runs in a sandbox that was stopped (its /tmp is gone), whether it had started or not.
+      const ended = { error: { code: 'ELAUNCHER', message: "the run's sandbox was stopped" } };
+      return { started: Promise.resolve(undefined), ended: Promise.resolve(ended), kill: () => {}, finish: () => {}, lastResort: () => {} };
+    }
     const staged: StagedOutput[] = [];
     try {
       staged.push(stageOutput(request.stdoutFile, this.tmpDir));
@@ -170,7 +196,7 @@ export class RunSandbox {
   }
 
   async wrap(file: string, args: readonly string[], cwd: string): Promise<SandboxedCommand> {
-    const pid = await this.ready;
+    const pid = await this.started().ready;
     return {
       file: this.bubblewrap,
       args: [...bubblewrapToolArgs(this.policy, this.tmpDir, cwd, outsideSockets(this.policy)), file, ...args],
@@ -181,23 +207,48 @@ export class RunSandbox {
 
   /** Ends the sandbox: every process left inside is killed with it. Waits for that, then removes its /tmp. */
   async stop(): Promise<void> {
-    // Whatever arrives meanwhile, nothing lets go of the launcher now: this process could otherwise end in
-    // the middle of `stop`, with its promise pending.
-    this.launcher.hold();
-    // bubblewrap's first process waits, before anything else, for bubblewrap to say go (after it has
-    // written the info): bubblewrap killed before that would leave it waiting for ever, with no parent.
-    // So it is killed too, while bubblewrap (which reaps it) still runs, so that its pid is still its own.
-    const first = await this.firstPid;
-    const child = this.launcher.childProcess;
-    if (first !== undefined && child.exitCode === null && child.signalCode === null) {
-      try {
-        process.kill(first, 'SIGKILL');
-      } catch {
-        // Already gone.
+    this.stopped = true;
+    const running = this.running;
+    if (running) {
+      const { launcher } = running;
+      // Whatever arrives meanwhile, nothing lets go of the launcher now: this process could otherwise end
+      // in the middle of `stop`, with its promise pending.
+      launcher.hold();
+      // bubblewrap's first process waits, before anything else, for bubblewrap to say go (after it has
+      // written the info): bubblewrap killed before that would leave it waiting for ever, with no parent.
+      // So it is killed too, while bubblewrap (which reaps it) still runs, so that its pid is still its own.
+      const first = await running.firstPid;
+      const child = launcher.childProcess;
+      if (first !== undefined && child.exitCode === null && child.signalCode === null) {
+        try {
+          process.kill(first, 'SIGKILL');
+        } catch {
+          // Already gone.
+        }
       }
+      await launcher.kill();
     }
-    await this.launcher.kill();
     // Off the event loop: deleting is slow on these file systems, and the other runs of a batch go on meanwhile.
     await rm(this.tmpDir, { recursive: true, force: true });
   }
+}
+
+/** Sandboxes created and not yet started, oldest first (see startSoon). */
+const toStart: RunSandbox[] = [];
+
+/**
+ * Starts `sandbox` soon, one sandbox per turn of the event loop: starting a bubblewrap forks this process
+ * (about 5 ms for a batch's engine), and a batch that opens 256 runs at once would otherwise fork 256
+ * times before the first of them sends its first request. A sandbox needed before its turn is started
+ * then (RunSandbox.launcher, wrap).
+ */
+function startSoon(sandbox: RunSandbox): void {
+  toStart.push(sandbox);
+  if (toStart.length === 1) setImmediate(startNext);
+}
+
+function startNext(): void {
+  const next = toStart.shift();
+  next?.startIfWaiting();
+  if (toStart.length > 0) setImmediate(startNext);
 }
