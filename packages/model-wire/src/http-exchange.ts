@@ -52,7 +52,34 @@ function abortReason(signal: AbortSignal): Error {
  * timer runs from the request until the body ends, reset by every chunk; the attempt's deadline is never
  * reset; the signal stops it all at once.
  */
-export function httpPost(options: HttpPostOptions): Promise<HttpAnswer> {
+export async function httpPost(options: HttpPostOptions): Promise<HttpAnswer> {
+  for (let stale = 0; ; stale += 1) {
+    try {
+      return await postOnce(options);
+    } catch (error) {
+      // A kept-alive connection the server had closed (it may close an idle one at any time): the request
+      // never reached it, so it goes again on another connection, whatever the retry policy. A fresh
+      // connection's failure is the server's, and the wire's retries judge it.
+      if (!(error instanceof StaleConnection) || stale >= MAX_STALE_CONNECTIONS || options.signal?.aborted) throw unwrap(error);
+    }
+  }
+}
+
+/** How many kept-alive connections in a row may turn out closed before the error is the caller's. */
+const MAX_STALE_CONNECTIONS = 4;
+
+/** A reused connection that failed before any byte of the response: the server had closed it. */
+class StaleConnection extends Error {
+  constructor(readonly original: Error) {
+    super(original.message);
+  }
+}
+
+function unwrap(error: unknown): unknown {
+  return error instanceof StaleConnection ? error.original : error;
+}
+
+function postOnce(options: HttpPostOptions): Promise<HttpAnswer> {
   const { url, signal } = options;
   if (signal?.aborted) return Promise.reject(abortReason(signal));
   const agent = agents[url.protocol as keyof typeof agents];
@@ -88,9 +115,10 @@ export function httpPost(options: HttpPostOptions): Promise<HttpAnswer> {
       clearTimeout(timer);
       stop(new AttemptTimeout(options.attemptTimeoutMs));
     }, options.attemptTimeoutMs);
-    request.once('error', (error) => {
+    request.once('error', (error: NodeJS.ErrnoException) => {
       finish();
-      reject(error);
+      const closedByServer = error.code === 'ECONNRESET' || error.code === 'EPIPE';
+      reject(request.reusedSocket && response === undefined && closedByServer ? new StaleConnection(error) : error);
     });
     request.once('response', (incoming) => {
       response = incoming;
