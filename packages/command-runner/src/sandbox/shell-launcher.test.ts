@@ -208,6 +208,27 @@ describe('the shell launcher', () => {
     );
   });
 
+  it('is ended, never this process, when it writes what is not a reply', async () => {
+    const dir = temp();
+    // A launcher taken over (a tool in the sandbox can ptrace it) writes what it likes; here, once told to.
+    const go = join(dir, 'go');
+    const [bash, ...args] = shellLauncherCommand();
+    const launcher = CommandLauncher.startCommand({
+      file: bash!,
+      args,
+      env: { PATH: '/usr/bin:/bin' },
+      protocol: 'shell',
+      preamble: `${SHELL_LAUNCHER_PROGRAM}\n(while [ ! -e ${shellWord(go)} ]; do sleep 0.05; done; echo 'not a reply') &\n`,
+    });
+    launchers.push(launcher);
+    const running = run(launcher, dir, 'sleep', ['600']);
+    expect(await running.started).toEqual(expect.any(Number));
+    writeFileSync(go, '');
+    expect(await running.ended).toMatchObject({ error: { code: 'ELAUNCHER', message: expect.stringContaining('not a reply') } });
+    expect(launcher.alive).toBe(false);
+    expect(await run(launcher, dir, 'true', []).ended).toMatchObject({ error: { code: 'ELAUNCHER' } });
+  });
+
   it('reads nothing but its own replies', () => {
     expect(decodeShellReply('P 3 41')).toEqual({ id: 3, pid: 41 });
     expect(decodeShellReply('E 3 0')).toEqual({ id: 3, status: 0 });
