@@ -91,8 +91,8 @@ export function fingerprintOf(files: readonly { path: string; sha256: string }[]
  * FINGERPRINT_FILE_MAX_BYTES is not part of it.
  */
 export function agentFingerprint(agent: LoadedAgent): AgentFingerprint {
-  let paths = definingFilesOf.get(agent);
-  if (paths === undefined) definingFilesOf.set(agent, (paths = definingFiles(agent)));
+  const paths = definingFilesOf.get(agent) ?? definingFiles(agent);
+  definingFilesOf.set(agent, paths);
   const files: { path: string; sha256: string }[] = [];
   for (const path of paths) {
     const digest = fileDigest(path, agent.home);
