@@ -18,6 +18,8 @@ describe('renderRequestChat on a request file a tool rewrote', () => {
   });
 
   it('still says when the text is not JSON at all', () => {
-    expect(renderRequestChat({ text: '{"model":', file })).toBe('<div class="muted">The request is not JSON; see the raw bytes below.</div>');
+    expect(renderRequestChat({ text: '{"model":', file })).toBe(
+      '<div class="muted">The request is not JSON; see the raw bytes below.</div>',
+    );
   });
 });
