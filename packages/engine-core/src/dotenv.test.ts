@@ -24,3 +24,16 @@ describe('parseDotenv', () => {
     });
   });
 });
+
+// The two cases util.parseEnv reads differently, which is why parseDotenv is ours (see dotenv.ts).
+describe('parseDotenv where util.parseEnv differs', () => {
+  it('keeps \\" inside a double-quoted value', () => {
+    expect(parseDotenv('GREETING="say \\"hi\\" now"\n')).toEqual({ GREETING: 'say "hi" now' });
+  });
+
+  it('skips a line without = and still reads the next one', () => {
+    expect(parseDotenv('not a line\nDELTA_BASE_URL=http://localhost:11434/v1\n')).toEqual({
+      DELTA_BASE_URL: 'http://localhost:11434/v1',
+    });
+  });
+});

@@ -7,6 +7,8 @@ export const DOTENV_MAX_BYTES = 1024 * 1024;
 /**
  * Parses a `.env` file: `KEY=value` lines, optional `export `, `#` comments, single- or double-quoted
  * values (double quotes understand \n, \t, \" and \\).
+ * Not Node's `util.parseEnv`: it ends `"say \"hi\""` at the first inner quote, and a line without `=`
+ * swallows the next line into its key (`not a line\nKEY` becomes one name), so a bad line would hide a good one.
  */
 export function parseDotenv(text: string): Record<string, string> {
   const values: Record<string, string> = {};

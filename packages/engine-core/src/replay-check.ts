@@ -53,6 +53,7 @@ export function compareRequest(recorded: Buffer, sent: Uint8Array, places: Repla
   if (recordedText === sentText) return undefined;
   let before: Record<string, unknown> | undefined;
   let after: Record<string, unknown> | undefined;
+  // Not safeParseJson: a request that is not JSON is no error here, it is compared as text.
   try {
     before = JSON.parse(recordedText) as Record<string, unknown>;
     after = JSON.parse(sentText) as Record<string, unknown>;

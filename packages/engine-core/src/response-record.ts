@@ -1,3 +1,4 @@
+import { parseJson } from '@delta/errors';
 import type { ModelTurn } from '@delta/model-wire';
 
 /** A text at least this long is kept once, in the journal, and response.json points there (docs/models.md). */
@@ -85,9 +86,14 @@ export function restoreStoredTexts(
       const index = isObject(call) && isObject(call.function) ? stored(call.function.arguments)?.[2] : undefined;
       const recorded = index === undefined ? undefined : thought.tool_calls[Number(index)];
       if (!recorded) continue;
-      // Arguments the server sent as an object go back as one, as it sent them.
+      // Arguments the server sent as an object go back as one, as it sent them. The journal is read back
+      // from .delta/: arguments marked as an object that are not JSON are an error that names them.
       (call as { function: JsonObject }).function.arguments =
-        recorded.arguments_type === 'object' ? JSON.parse(recorded.arguments) : recorded.arguments;
+        recorded.arguments_type === 'object'
+          ? parseJson(recorded.arguments, `the THOUGHT's tool_calls[${index}].arguments (recorded as a JSON object)`, {
+              hint: 'The journal of the recorded run was changed after the run; replay a run whose journal is intact.',
+            })
+          : recorded.arguments;
     }
   }
   return record;

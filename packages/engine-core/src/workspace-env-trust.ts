@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { diskWrite } from '@delta/errors';
+import { diskWrite, safeParseJson } from '@delta/errors';
 import { controlDirectory, readRunRecord, SMALL_RECORD_MAX_BYTES } from '@delta/journal';
 import { readUntrustedFile } from '@delta/untrusted-file';
 import { DOTENV_MAX_BYTES } from './dotenv.js';
@@ -43,7 +43,7 @@ export function workspaceEnvDigest(workDir: string): string | null {
 function readRecord(workDir: string): WorkspaceEnvRecord | undefined {
   try {
     const bytes = readRunRecord(recordFile(workDir), SMALL_RECORD_MAX_BYTES);
-    const parsed = bytes && WorkspaceEnvRecord.safeParse(JSON.parse(bytes.toString('utf8')));
+    const parsed = bytes && safeParseJson(bytes.toString('utf8'), recordFile(workDir), { schema: WorkspaceEnvRecord });
     return parsed?.success ? parsed.data : undefined;
   } catch {
     // A damaged record gives no verdict: the file is judged as on a first run.

@@ -60,6 +60,7 @@ export function parseTasks(text: string, file: string): Task[] {
     const line = index + 1;
     if (content.trim() === '') continue;
     let value: unknown;
+    // Not safeParseJson: the error names the dataset's line (lineError), which the helper cannot.
     try {
       value = JSON.parse(content);
     } catch (error) {

@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { lstatSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { lstatSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { diskWrite, makeDirectory } from '@delta/errors';
+import { diskWrite, makeDirectory, safeParseJson } from '@delta/errors';
+import { readRunRecord } from '@delta/journal';
 import { Grade } from './grade-schema.js';
 
 /** Where each grader's verdict on a run is kept: `<run dir>/grades/<grader hash>.json`, one file per grader. */
@@ -49,16 +50,21 @@ export function writeGrade(runDir: string, grade: Grade): void {
   writeWhole(gradeFileOf(runDir), text);
 }
 
-/** A grade file as the engine wrote it, or undefined: missing, not a regular file, too large, or not a grade. */
+/**
+ * A grade file as the engine wrote it, or undefined: missing, a link, not a regular file, too large, or not
+ * a grade. A tool can write the run directory, so the file is read as a run record: a FIFO swapped in after
+ * the lstat is refused, not waited on.
+ */
 function readGradeFile(file: string): Grade | undefined {
+  let bytes: Buffer | undefined;
   try {
-    const stats = lstatSync(file);
-    if (!stats.isFile() || stats.size > MAX_GRADE_BYTES) return undefined;
-    const parsed = Grade.safeParse(JSON.parse(readFileSync(file, 'utf8')));
-    return parsed.success ? parsed.data : undefined;
+    if (!lstatSync(file).isFile()) return undefined;
+    bytes = readRunRecord(file, MAX_GRADE_BYTES);
   } catch {
     return undefined;
   }
+  const parsed = bytes && safeParseJson(bytes.toString('utf8'), file, { schema: Grade });
+  return parsed?.success ? parsed.data : undefined;
 }
 
 /**

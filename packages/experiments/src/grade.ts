@@ -96,6 +96,7 @@ function verdict(stdout: string, exitCode: number | null): Pick<Grade, 'score' |
   const last = stdout.trim().split('\n').at(-1)?.trim() ?? '';
   if (last.startsWith('{')) {
     let printed: unknown;
+    // Not safeParseJson: a grader's bad last line becomes its grade's `error`, not a thrown error.
     try {
       printed = JSON.parse(last);
     } catch {

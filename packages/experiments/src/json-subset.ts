@@ -8,6 +8,7 @@ export function parseAnswerJson(answer: string): { ok: true; value: unknown } | 
   ];
   for (const candidate of candidates) {
     if (candidate === undefined || candidate.trim() === '') continue;
+    // Not safeParseJson: a candidate that is not JSON is no error, the next way of finding it is tried.
     try {
       return { ok: true, value: JSON.parse(candidate) };
     } catch {

@@ -107,6 +107,7 @@ function verdictOf(text: string): { score: number; passed?: boolean; reason?: st
       .replace(/^```(?:json)?|```$/g, '')
       .trim();
     if (!candidate.startsWith('{')) continue;
+    // Not safeParseJson: a line that is not JSON is no error, the line above is tried.
     try {
       const value = JSON.parse(candidate) as { score?: unknown; passed?: unknown; reason?: unknown };
       if (typeof value.score !== 'number' || !(value.score >= 0 && value.score <= 1)) continue;

@@ -5,6 +5,7 @@ import { JournalCorruptError } from './journal-error.js';
 /** Parses one journal line into a typed event (frozen), or throws an error that names the file and line. */
 export function parseJournalLine(text: string, file: string, line: number): JournalEvent {
   let value: unknown;
+  // Not safeParseJson: a bad line is JOURNAL_CORRUPT naming the file and the line, which the helper cannot.
   try {
     value = JSON.parse(text);
   } catch (error) {

@@ -34,6 +34,7 @@ export function currentHolder(leaseMs: number, now = Date.now()): RunLockHolder 
 /** The holder in a lock file's text, or the problem with it (which field, what is wrong). */
 export function safeParseRunLockHolder(text: string): { success: true; data: RunLockHolder } | { success: false; problem: string } {
   let value: unknown;
+  // Not safeParseJson: the caller puts this one-line problem into its own error about the lock.
   try {
     value = JSON.parse(text);
   } catch (error) {

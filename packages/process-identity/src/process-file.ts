@@ -23,6 +23,7 @@ function describe(error: z.ZodError): string {
  */
 export function safeParseProcessFile(text: string): { success: true; data: ProcessFile } | { success: false; problem: string } {
   let value: unknown;
+  // Not safeParseJson: this package stands alone (zod only), and a half-written file is a problem to skip, not an error.
   try {
     value = JSON.parse(text);
   } catch (error) {

@@ -3,7 +3,7 @@ import { runProcess, type ProcessResult } from '@delta/testkit';
 export type CommandResult = ProcessResult;
 
 /**
- * Runs a command to completion. The npm_config_* and npm_package_* variables pnpm sets for this test
+ * Runs a command to completion, through testkit's runProcess (why not execa: see its comment). The npm_config_* and npm_package_* variables pnpm sets for this test
  * are dropped, so npm in the temp project behaves as it does for a user.
  */
 export function runCommand(

@@ -162,6 +162,7 @@ const server = createServer((socket) => {
 
 /** @param {string} line */
 async function handle(line) {
+  // Not safeParseJson: a bad request gets an error reply; this script loads node built-ins and its own files alone.
   try {
     const request = JSON.parse(line);
     if (request.type === 'ping') return { ok: true, pid: process.pid, interpreter_pid: interpreter.pid };

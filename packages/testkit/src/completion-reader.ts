@@ -56,6 +56,7 @@ export function createCompletionReader(): CompletionReader {
 function readWhole(bytes: Buffer): Reading {
   const text = bytes.toString('utf8');
   let body: unknown;
+  // Not safeParseJson: a body that is not JSON is the fake server's HTTP 400 answer, not an error.
   try {
     body = JSON.parse(text);
   } catch {

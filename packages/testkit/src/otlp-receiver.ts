@@ -81,6 +81,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         scopeSpans?: Array<{ spans?: Array<Record<string, unknown>> }>;
       }>;
     };
+    // Not safeParseJson: a body that is not JSON is answered with HTTP 400, not an error.
     try {
       body = JSON.parse(await readBody(request));
     } catch {

@@ -43,6 +43,7 @@ export function recordRequest(request: { method: string; path: string; headers: 
 }
 
 function parseBody(text: string): unknown {
+  // Not safeParseJson: a body that is not JSON is recorded as raw bytes, not an error.
   try {
     return text === '' ? undefined : JSON.parse(text);
   } catch {

@@ -17,7 +17,11 @@ export interface RunProcessOptions {
   onSpawn?: (pid: number) => void;
 }
 
-/** Runs a real command to its end and captures its output; its failures are in the result, not thrown. */
+/**
+ * Runs a real command to its end and captures its output; its failures are in the result, not thrown.
+ * Not execa: no Delta package depends on it (it is in neither the lockfile nor the offline store, so
+ * `pnpm add execa --offline` fails with ERR_PNPM_NO_OFFLINE_META), and these lines are all testkit needs.
+ */
 export function runProcess(command: string, args: readonly string[], options: RunProcessOptions = {}): Promise<ProcessResult> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(options.env ?? process.env)) if (value !== undefined) env[name] = value;

@@ -26,6 +26,7 @@ function thoughts(journal: string): RecordedThought[] {
   for (const line of readFileSync(journal, 'utf8').split('\n')) {
     if (line.trim() === '') continue;
     let event: { type?: string };
+    // Not safeParseJson: a torn line is skipped, not an error.
     try {
       event = JSON.parse(line) as { type?: string };
     } catch {
@@ -44,6 +45,7 @@ function answerOf(runDir: string, thought: RecordedThought): RecordedAnswer {
   const file = join(runDir, 'io', 'invocations', thought.llm_invocation_ref, 'response.json');
   if (existsSync(file)) {
     let parsed: unknown;
+    // Not parseJson: every problem of a script's source is a ScriptFileError naming the file.
     try {
       parsed = JSON.parse(readFileSync(file, 'utf8'));
     } catch (error) {

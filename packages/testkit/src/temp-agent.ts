@@ -1,9 +1,22 @@
 import { stringify } from 'yaml';
-import { DEFAULT_CONTEXT_YAML } from '@delta/context-builder';
 import { type FileContent, createTempDir, writeFiles } from './temp-dirs.js';
 
-/** The context.yaml the spec gives new agents: the system prompt, an optional DELTA.md, the journal. */
-export const defaultContextYaml = DEFAULT_CONTEXT_YAML;
+/**
+ * The context.yaml the spec gives new agents: the system prompt, an optional DELTA.md, the journal.
+ * A copy of DEFAULT_CONTEXT_YAML in @delta/context-builder (src/manifest.ts), so testkit needs no engine
+ * package; context-builder's default-context.test.ts checks that the two stay equal.
+ */
+export const defaultContextYaml = `sources:
+  - type: file
+    id: system_prompt
+    path: '\${AGENT_HOME}/system_prompt.md'
+  - type: file
+    id: workspace_guide
+    path: '\${CWD}/DELTA.md'
+    on_missing: skip
+  - type: journal
+    id: conversation_history
+`;
 
 export const defaultAgentYaml = { name: 'test-agent', llm: { model: 'fake-model' } };
 

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readJournal } from '@delta/journal';
+import { safeParseJson } from '@delta/errors';
+import { readJournal, readRunRecord, SMALL_RECORD_MAX_BYTES } from '@delta/journal';
 import { OtlpSender, type OtlpTarget } from './otlp-sender.js';
 import { runSpans, type SpanOptions, type SpanRecord } from './run-spans.js';
 
@@ -10,15 +10,23 @@ export interface RecordedRunFiles {
   invocationsDir: string;
 }
 
-/** A model call's duration from io/invocations/<ref>/metadata.json, for journals whose THOUGHT events lack it. */
+/**
+ * A model call's duration from io/invocations/<ref>/metadata.json, for journals whose THOUGHT events lack it.
+ * The file is under .delta/, so read as hostile: a FIFO, a link out or a file that is not JSON gives none.
+ */
 function recordedDuration(invocationsDir: string): SpanOptions['callDuration'] {
   return (ref) => {
+    const file = join(invocationsDir, ref, 'metadata.json');
+    let bytes: Buffer | undefined;
     try {
-      const metadata = JSON.parse(readFileSync(join(invocationsDir, ref, 'metadata.json'), 'utf8')) as { duration_ms?: unknown };
-      return typeof metadata.duration_ms === 'number' ? metadata.duration_ms : undefined;
+      bytes = readRunRecord(file, SMALL_RECORD_MAX_BYTES);
     } catch {
       return undefined;
     }
+    const parsed = bytes && safeParseJson(bytes.toString('utf8'), file);
+    if (!parsed?.success || parsed.data === null || typeof parsed.data !== 'object') return undefined;
+    const duration = (parsed.data as { duration_ms?: unknown }).duration_ms;
+    return typeof duration === 'number' ? duration : undefined;
   };
 }
 

@@ -1,3 +1,4 @@
+import { safeParseJson } from '@delta/errors';
 import type { EmbeddedText } from './collect-run.js';
 import { escapeHtml as esc } from './escape-html.js';
 
@@ -52,13 +53,16 @@ export function renderRequestChat(request: EmbeddedText | undefined): string {
   if (request.truncatedFrom !== undefined) {
     return `<div class="muted">The request is too large to show as a conversation here; the raw bytes below are cut, ${esc(request.file)} has them whole.</div>`;
   }
-  let body: { messages?: unknown; tools?: unknown; model?: unknown };
-  try {
-    body = JSON.parse(request.text) as typeof body;
-  } catch {
-    return '<div class="muted">The request is not JSON; see the raw bytes below.</div>';
+  // The request file is under .delta/, which a tool can write: any text at all must give a page.
+  const parsed = safeParseJson(request.text, request.file);
+  if (!parsed.success) return '<div class="muted">The request is not JSON; see the raw bytes below.</div>';
+  if (parsed.data === null || typeof parsed.data !== 'object' || Array.isArray(parsed.data)) {
+    return '<div class="muted">The request is not a JSON object; see the raw bytes below.</div>';
   }
-  const messages = Array.isArray(body.messages) ? (body.messages as WireMessage[]) : [];
+  const body = parsed.data as { messages?: unknown; tools?: unknown; model?: unknown };
+  const messages = Array.isArray(body.messages)
+    ? (body.messages as unknown[]).map((message) => (message !== null && typeof message === 'object' ? (message as WireMessage) : {}))
+    : [];
   const tools = Array.isArray(body.tools)
     ? body.tools.map((tool: { function?: { name?: unknown } }) => String(tool?.function?.name ?? '?'))
     : [];
