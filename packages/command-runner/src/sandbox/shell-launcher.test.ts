@@ -244,6 +244,7 @@ describe('the shell launcher', () => {
     for (const line of ['', 'P 3', 'E 3 x', '{"id":1}', 'P 3 41 extra', 'X 3 enoent']) expect(decodeShellReply(line)).toBeUndefined();
     // What a tool writing on the launcher's output could forge: no status a shell reports, no Infinity.
     const huge = '9'.repeat(400);
-    for (const line of ['E 3 256', `E 3 ${huge}`, `P 3 ${huge}`, `S ${huge}`, 'P 3 0', 'E 0 0']) expect(decodeShellReply(line)).toBeUndefined();
+    for (const line of ['E 3 256', `E 3 ${huge}`, `P 3 ${huge}`, `S ${huge}`, 'P 3 0', 'E 0 0'])
+      expect(decodeShellReply(line)).toBeUndefined();
   });
 });
