@@ -1,7 +1,7 @@
 // Two runs' sandboxes in one process whose temporary directory is not /tmp (TMPDIR=/var/tmp, a cluster's
 // scratch): each run's private /tmp is a directory of it, holding the launcher's staged environments and
 // inputs, and one run's tool must see none of another's.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ const bubblewrap = bubblewrapForTests('the sandbox TMPDIR tests');
 // Outside /tmp on purpose: the run's own /tmp covers the machine's, not another directory.
 const machineTmp = mkdtempSync('/var/tmp/delta-sandbox-tmpdir-test-');
 const root = mkdtempSync(join(tmpdir(), 'delta-sandbox-tmpdir-runs-'));
+writeFileSync(join(machineTmp, 'data.txt'), 'kept\n');
 afterAll(() => {
   rmSync(machineTmp, { recursive: true, force: true });
   rmSync(root, { recursive: true, force: true });
@@ -62,7 +63,7 @@ describe.skipIf(bubblewrap.skip)("a run's tool and another run's private /tmp ou
     const other = startWithTmpdir(policy('other'));
     const attacker = startWithTmpdir(policy('attacker'));
     try {
-      expect(other.tmpDir.startsWith(`${machineTmp}/`)).toBe(true);
+      expect(other.tmpDir.startsWith(`${machineTmp}/delta-sandboxes-`)).toBe(true);
       const given = await sh(other, 'given', 'echo private > /tmp/private.txt', { DELTA_API_KEY: 'sk-other-run-key' });
       expect(given.exitCode).toBe(0);
       // A call of the other run in flight: its input is staged meanwhile.
@@ -70,13 +71,14 @@ describe.skipIf(bubblewrap.skip)("a run's tool and another run's private /tmp ou
       const look = await sh(
         attacker,
         'look',
-        `sleep 1; ls -a ${machineTmp} | tr '\\n' ' '; echo; grep -r -a -h -o -e sk-other-run-key -e 'the other run input' -e private ${machineTmp} 2>/dev/null; true`,
+        `sleep 1; ls -a ${machineTmp} | tr '\\n' ' '; echo; cat ${machineTmp}/data.txt; grep -r -a -h -o -e sk-other-run-key -e 'the other run input' -e private ${machineTmp} 2>/dev/null; true`,
       );
       await inFlight;
       const seen = readFileSync(join(attacker.policy.workspace, '.delta', 'look.out'), 'utf8');
       expect(look.exitCode).toBe(0);
-      // Its temporary directory is an empty one in there (its own /tmp is /tmp).
-      expect(seen).toBe('. .. \n');
+      // The runs' /tmp directories are in one directory of the machine's, empty in there; the rest of the
+      // machine's temporary directory is as it was (its own /tmp is /tmp).
+      expect(seen).toBe(`. .. data.txt delta-sandboxes-${process.geteuid!()} \nkept\n`);
     } finally {
       await Promise.all([other.stop(), attacker.stop()]);
     }

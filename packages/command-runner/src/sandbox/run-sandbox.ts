@@ -3,11 +3,11 @@ import { mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { CommandLauncher, launcherProgramPath, type LaunchRequest, type LaunchedCommand } from '../launcher.js';
 import { bubblewrapSandboxArgs, bubblewrapToolArgs, SANDBOX_OUTPUT_DIR } from './bubblewrap-args.js';
 import { outsideSockets } from './outside-sockets.js';
-import { createSandboxTmp, removeAbandonedSandboxTmpsOnce } from './sandbox-tmp.js';
+import { createSandboxTmp, removeAbandonedSandboxTmpsOnce, sandboxTmpParent } from './sandbox-tmp.js';
 import { stageFile, stageInput, stageOutput, type StagedOutput } from './stage-output.js';
 import { SHELL_LAUNCHER_PROGRAM, shellLauncherCommand, shellWord } from './shell-launcher.js';
 import { SECCOMP_FD, type SandboxPolicy } from './sandbox-policy.js';
@@ -25,14 +25,9 @@ export interface SandboxedCommand {
 
 const INFO_FD = 3;
 
-/**
- * The top directory under /tmp or `machineTmp` of `path`, if it is under either (the sandbox's /tmp is its
- * own, and the machine's temporary directory, which holds every run's, is covered: see mountArgs).
- */
-function topUnderTmp(path: string, machineTmp: string): string[] {
-  return [...new Set(['/tmp', machineTmp])]
-    .filter((dir) => dir !== '/' && path.startsWith(`${dir}/`))
-    .map((dir) => join(dir, path.slice(dir.length + 1).split('/')[0]!));
+/** The top directory under /tmp of `path`, if it is under /tmp (the sandbox's /tmp is its own). */
+function topUnderTmp(path: string): string[] {
+  return path.startsWith('/tmp/') ? [join('/tmp', path.slice('/tmp/'.length).split('/')[0]!)] : [];
 }
 
 /**
@@ -68,8 +63,9 @@ export class RunSandbox {
     readonly policy: SandboxPolicy,
     private readonly bubblewrap: string,
   ) {
-    removeAbandonedSandboxTmpsOnce(tmpdir());
-    this.tmpDir = createSandboxTmp(tmpdir());
+    const parent = sandboxTmpParent(tmpdir());
+    removeAbandonedSandboxTmpsOnce(parent);
+    this.tmpDir = createSandboxTmp(parent);
     mkdirSync(join(this.tmpDir, SANDBOX_OUTPUT_DIR));
     startSoon(this);
   }
@@ -95,12 +91,9 @@ export class RunSandbox {
 
   private startBubblewrap(): NonNullable<RunSandbox['running']> {
     const policy = this.policy;
-    // The engine's node and program stay readable in there, also from a clone under /tmp or the machine's
-    // temporary directory (which the sandbox hides): a tool may start a sub-agent with them.
-    const machineTmp = dirname(this.tmpDir);
-    const visiblePaths = [
-      ...new Set([...policy.visiblePaths, ...topUnderTmp(launcherProgramPath(), machineTmp), ...topUnderTmp(process.execPath, machineTmp)]),
-    ];
+    // The engine's node and program stay readable in there, also from a clone under /tmp (which the
+    // sandbox's own /tmp would hide): a tool may start a sub-agent with them.
+    const visiblePaths = [...new Set([...policy.visiblePaths, ...topUnderTmp(launcherProgramPath()), ...topUnderTmp(process.execPath)])];
     const seen = { ...policy, visiblePaths };
     const launcher = CommandLauncher.startCommand({
       file: this.bubblewrap,
