@@ -3,25 +3,29 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunSandbox, runCommand, type SandboxPolicy } from '../index.js';
 import { bubblewrapForTests } from './sandbox.test-support.js';
 
 const bubblewrap = bubblewrapForTests('the sandbox reply-channel tests');
 
-const root = mkdtempSync(join(tmpdir(), 'delta-sandbox-replies-'));
-const workspace = join(root, 'workspace');
-mkdirSync(join(workspace, '.delta'), { recursive: true });
+// Made only when the tests run (a filtered run skips the hooks, and would leave it behind).
+let root = '';
+let policy: SandboxPolicy;
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'delta-sandbox-replies-'));
+  const workspace = join(root, 'workspace');
+  mkdirSync(join(workspace, '.delta'), { recursive: true });
+  policy = {
+    mode: 'workspace-write',
+    network: false,
+    workspace,
+    protectedPaths: [join(workspace, '.delta')],
+    visiblePaths: [],
+    writablePaths: [],
+  };
+});
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-const policy: SandboxPolicy = {
-  mode: 'workspace-write',
-  network: false,
-  workspace,
-  protectedPaths: [join(workspace, '.delta')],
-  visiblePaths: [],
-  writablePaths: [],
-};
 
 /**
  * Runs `command` (a shell command line) with the launcher's stdout as its file descriptor 9: perl opens the
@@ -37,7 +41,7 @@ function sh(sandbox: RunSandbox, script: string, timeoutMs: number) {
   const result = runCommand({
     file: 'sh',
     args: ['-c', script],
-    cwd: workspace,
+    cwd: policy.workspace,
     env: { PATH: '/usr/bin:/bin' },
     stdoutFile: join(root, `call-${call}.out`),
     stderrFile,

@@ -4,16 +4,21 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunSandbox, runCommand, type SandboxPolicy } from '../index.js';
 import { bubblewrapForTests } from './sandbox.test-support.js';
 
 const bubblewrap = bubblewrapForTests('the sandbox TMPDIR tests');
 
-// Outside /tmp on purpose: the run's own /tmp covers the machine's, not another directory.
-const machineTmp = mkdtempSync('/var/tmp/delta-sandbox-tmpdir-test-');
-const root = mkdtempSync(join(tmpdir(), 'delta-sandbox-tmpdir-runs-'));
-writeFileSync(join(machineTmp, 'data.txt'), 'kept\n');
+// Outside /tmp on purpose: the run's own /tmp covers the machine's, not another directory. Made only when
+// the test runs (a filtered run skips the hooks, and would leave them behind).
+let machineTmp = '';
+let root = '';
+beforeAll(() => {
+  machineTmp = mkdtempSync('/var/tmp/delta-sandbox-tmpdir-test-');
+  root = mkdtempSync(join(tmpdir(), 'delta-sandbox-tmpdir-runs-'));
+  writeFileSync(join(machineTmp, 'data.txt'), 'kept\n');
+});
 afterAll(() => {
   rmSync(machineTmp, { recursive: true, force: true });
   rmSync(root, { recursive: true, force: true });
