@@ -83,6 +83,14 @@ export function launcherArgs(): string[] {
 /** How long `close` waits for the launcher to exit. */
 const CLOSE_WAIT_MS = 5_000;
 
+/**
+ * The longest line a launcher may send (without its newline): a shell reply is a few dozen characters, a
+ * JSON one at most an error message naming a file. The sandbox's launcher shares its namespaces with the
+ * tools, which can write on its output (pidfd_getfd): a longer line ends it, as a reply that is none does,
+ * so that no tool can make this process hold (and scan) what it sends without a newline.
+ */
+const MAX_REPLY_CHARS = { shell: 1024, json: 1 << 20 } as const;
+
 interface Pending {
   started: (pid: number | undefined) => void;
   ended: (outcome: LaunchOutcome) => void;
@@ -150,6 +158,8 @@ export class CommandLauncher {
   private readonly exited: Promise<void>;
   /** Set by `kill`: from then on nothing lets go of the launcher before its exit has been seen. */
   private killing = false;
+  /** It sent what is not a reply and was killed: nothing more it sends is read. */
+  private refused = false;
 
   private constructor(private readonly command: LauncherCommand) {
     this.child = spawn(command.file, [...command.args], {
@@ -334,6 +344,7 @@ export class CommandLauncher {
   }
 
   private receive(chunk: string): void {
+    if (this.refused) return;
     this.buffered += chunk;
     for (let end = this.buffered.indexOf('\n'); end >= 0; end = this.buffered.indexOf('\n')) {
       const line = this.buffered.slice(0, end);
@@ -351,12 +362,21 @@ export class CommandLauncher {
       // The sandbox's launcher shares its namespaces with the tools, which can write to its output
       // (/proc/<its pid>/fd/1): what is not a reply ends it (and the sandbox), never this process.
       if (reply === null || typeof reply !== 'object') {
-        this.fail(`the command launcher sent what is not a reply: ${line.slice(0, 200)}`);
-        this.child.kill('SIGKILL');
+        this.refuse(`the command launcher sent what is not a reply: ${line.slice(0, 200)}`);
         return;
       }
       this.handle(reply as Reply);
     }
+    const limit = MAX_REPLY_CHARS[this.command.protocol ?? 'json'];
+    if (this.buffered.length > limit) this.refuse(`the command launcher sent a line longer than ${limit} characters`);
+  }
+
+  /** Ends a launcher that sent what is not a reply (see receive): its commands end with `reason`. */
+  private refuse(reason: string): void {
+    this.refused = true;
+    this.buffered = '';
+    this.fail(reason);
+    this.child.kill('SIGKILL');
   }
 
   private handle(reply: Reply): void {

@@ -48,7 +48,20 @@ describe('bubblewrapSandboxArgs', () => {
       '3',
     ]);
     expect(args).not.toContain('--unshare-net');
-    expect(args).not.toContain('--tmpfs');
+    // The machine's temporary directory, which holds every run's /tmp, is covered (read-only, empty) first.
+    expect(args.slice(args.indexOf('--tmpfs') - 4, args.indexOf('--tmpfs') + 2)).toEqual([
+      '--perms',
+      '0555',
+      '--size',
+      '4096',
+      '--tmpfs',
+      '/var/tmp',
+    ]);
+    expect(args.filter((arg) => arg === '--tmpfs')).toHaveLength(1);
+    expect(args.indexOf('--tmpfs')).toBeLessThan(args.indexOf('/var/tmp/run-tmp'));
+    // Under /tmp it is hidden by the run's own /tmp already; `/` is never covered.
+    expect(bubblewrapSandboxArgs(policy, '/tmp/run-tmp', 3)).not.toContain('--tmpfs');
+    expect(bubblewrapSandboxArgs(policy, '/run-tmp', 3)).not.toContain('--tmpfs');
     expect(args.at(-1)).toBe('--');
   });
 
@@ -84,8 +97,9 @@ describe('bubblewrapSandboxArgs', () => {
     ]);
     expect(mounts(args)).toContainEqual(['--ro-bind', '/tmp/ws', '/tmp/ws']);
     expect(args).toContain('--unshare-net');
-    expect(args.slice(args.indexOf('--tmpfs'), args.indexOf('--tmpfs') + 2)).toEqual(['--tmpfs', '/run']);
-    expect(args.indexOf('--tmpfs')).toBeLessThan(args.indexOf('/var/tmp/run-tmp'));
+    const run = args.findIndex((arg, index) => arg === '--tmpfs' && args[index + 1] === '/run');
+    expect(run).toBeGreaterThan(-1);
+    expect(run).toBeLessThan(args.indexOf('/var/tmp/run-tmp'));
     expect(mounts(args).slice(-2)).toEqual([
       ['--ro-bind', '/dev/null', '/tmp/ws/s.sock'],
       ['--ro-bind', '/dev/null', '/home/u/s'],

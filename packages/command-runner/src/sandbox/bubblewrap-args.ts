@@ -1,4 +1,4 @@
-import { isAbsolute, join, relative as relativePath } from 'node:path';
+import { dirname, isAbsolute, join, relative as relativePath } from 'node:path';
 import { varRunIsDirectory } from './outside-sockets.js';
 import { SECCOMP_FD, USER_NAMESPACE_FD, type SandboxPolicy } from './sandbox-policy.js';
 
@@ -56,6 +56,12 @@ export const SANDBOX_OUTPUT_DIR = '.delta-io';
 function mountArgs(policy: SandboxPolicy, tmpDir: string, coveredSockets: readonly string[]): string[] {
   const output = join(tmpDir, SANDBOX_OUTPUT_DIR);
   const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+  // Every run's private /tmp is a directory of the same one (see sandboxTmpParent): /tmp is covered by the
+  // run's own below, but another (delta-sandboxes-<uid> under TMPDIR=/var/tmp) would show each tool every
+  // other run's /tmp, its staged environments (a key given to a tool) and inputs. It is covered by an empty
+  // tmpfs nobody can write (4 KB at most, should a tool make it writable).
+  const parent = dirname(tmpDir);
+  if (parent !== '/tmp' && parent !== '/') args.push('--perms', '0555', '--size', '4096', '--tmpfs', parent);
   if (!policy.network) {
     args.push('--tmpfs', '/run');
     if (varRunIsDirectory()) args.push('--tmpfs', '/var/run');

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { CommandLauncher, launcherProgramPath, type LaunchRequest, type LaunchedCommand } from '../launcher.js';
 import { bubblewrapSandboxArgs, bubblewrapToolArgs, SANDBOX_OUTPUT_DIR } from './bubblewrap-args.js';
 import { outsideSockets } from './outside-sockets.js';
-import { createSandboxTmp, removeAbandonedSandboxTmpsOnce } from './sandbox-tmp.js';
+import { createSandboxTmp, removeAbandonedSandboxTmpsOnce, sandboxTmpParent } from './sandbox-tmp.js';
 import { stageFile, stageInput, stageOutput, type StagedOutput } from './stage-output.js';
 import { SHELL_LAUNCHER_PROGRAM, shellLauncherCommand, shellWord } from './shell-launcher.js';
 import { SECCOMP_FD, type SandboxPolicy } from './sandbox-policy.js';
@@ -63,8 +63,9 @@ export class RunSandbox {
     readonly policy: SandboxPolicy,
     private readonly bubblewrap: string,
   ) {
-    removeAbandonedSandboxTmpsOnce(tmpdir());
-    this.tmpDir = createSandboxTmp(tmpdir());
+    const parent = sandboxTmpParent(tmpdir());
+    removeAbandonedSandboxTmpsOnce(parent);
+    this.tmpDir = createSandboxTmp(parent);
     mkdirSync(join(this.tmpDir, SANDBOX_OUTPUT_DIR));
     startSoon(this);
   }

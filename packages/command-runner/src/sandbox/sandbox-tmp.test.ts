@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { processStartTicks } from '@delta/process-identity';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createSandboxTmp, isAbandonedSandboxTmp, removeAbandonedSandboxTmps } from './sandbox-tmp.js';
+import { createSandboxTmp, isAbandonedSandboxTmp, removeAbandonedSandboxTmps, sandboxTmpParent } from './sandbox-tmp.js';
 
 const parent = mkdtempSync(join(tmpdir(), 'delta-sandbox-tmp-test-'));
 afterAll(() => rmSync(parent, { recursive: true, force: true }));
@@ -94,5 +94,25 @@ describe('sandbox /tmp directories', () => {
     // Nothing of ours is left under another name either.
     expect(readdirSync(parent).filter((entry) => entry.startsWith('.'))).toEqual([]);
     for (const path of [foreign, open, link, victim]) rmSync(path, { recursive: true, force: true });
+  });
+
+  it('keeps the sandboxes of a temporary directory other than /tmp in a directory of their own, refusing one not ours', () => {
+    const machineTmp = mkdtempSync(join(tmpdir(), 'delta-sandbox-parent-'));
+    try {
+      expect(sandboxTmpParent('/tmp')).toBe('/tmp');
+      const parent = sandboxTmpParent(machineTmp);
+      expect(parent).toBe(join(machineTmp, `delta-sandboxes-${process.geteuid!()}`));
+      expect(lstatSync(parent).mode & 0o777).toBe(0o700);
+      // Again: the same one.
+      expect(sandboxTmpParent(machineTmp)).toBe(parent);
+      // One that others may enter (or a link, or a file) is not used: a clear error naming it.
+      chmodSync(parent, 0o755);
+      expect(() => sandboxTmpParent(machineTmp)).toThrow(`${parent} is not a directory of this user closed to everyone else`);
+      rmSync(parent, { recursive: true });
+      symlinkSync(machineTmp, parent);
+      expect(() => sandboxTmpParent(machineTmp)).toThrow(/is not a directory of this user/);
+    } finally {
+      rmSync(machineTmp, { recursive: true, force: true });
+    }
   });
 });

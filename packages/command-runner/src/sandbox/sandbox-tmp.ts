@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { lstatSync, mkdtempSync, readdirSync, readlinkSync, renameSync, rmSync, type Stats } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, renameSync, rmSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { isProcessAlive, processStartTicks } from '@delta/process-identity';
 
@@ -23,6 +23,31 @@ function pidNamespace(): string {
   } catch {
     return '0';
   }
+}
+
+/**
+ * Where this user's sandboxes keep their private /tmp directories: the machine's temporary directory
+ * itself when it is /tmp (which every sandbox covers with its own), otherwise a directory of this user's
+ * in it, `delta-sandboxes-<uid>`, that every sandbox covers (see mountArgs): a tool must not see another
+ * run's /tmp (its staged environments and inputs), nor lose sight of anything else there.
+ */
+export function sandboxTmpParent(machineTmp: string): string {
+  if (machineTmp === '/tmp') return machineTmp;
+  const parent = join(machineTmp, `delta-sandboxes-${process.geteuid?.() ?? 0}`);
+  try {
+    mkdirSync(parent, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  if (!isOurs(lstatSync(parent))) {
+    throw Object.assign(
+      new Error(
+        `${parent} is not a directory of this user closed to everyone else, so the run's sandbox cannot keep its private /tmp there: remove it, or set TMPDIR to another directory`,
+      ),
+      { code: 'EACCES' },
+    );
+  }
+  return parent;
 }
 
 /** Creates a sandbox's private /tmp under `parent`, named for this process. */

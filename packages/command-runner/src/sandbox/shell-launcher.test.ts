@@ -127,6 +127,12 @@ describe('the shell launcher', () => {
       'PWD=/given',
       'SHLVL=3',
     ]);
+    // A name that begins with `-` is a variable, not an option of env (-S would run its value instead).
+    const dashed = run(launcher, dir, '/usr/bin/env', [], { env: { '-Secho taken over x': '1', '-i': '2', PATH: '/usr/bin:/bin' } });
+    expect(await dashed.ended).toEqual({ exitCode: 0, signal: null });
+    expect(readFileSync(join(dir, 'out.log'), 'utf8').split('\n').filter(Boolean).sort()).toEqual(
+      ['-Secho taken over x=1', '-i=2', 'PATH=/usr/bin:/bin'].sort(),
+    );
   });
 
   it('reads an environment from a staged file, exactly, when given a way to stage one', async () => {
@@ -234,6 +240,11 @@ describe('the shell launcher', () => {
     expect(decodeShellReply('E 3 0')).toEqual({ id: 3, status: 0 });
     expect(decodeShellReply('X 3 ENOENT')).toEqual({ id: 3, error: { code: 'ENOENT' } });
     expect(decodeShellReply('S 4')).toEqual({ id: 4, synced: true });
+    expect(decodeShellReply('E 3 255')).toEqual({ id: 3, status: 255 });
     for (const line of ['', 'P 3', 'E 3 x', '{"id":1}', 'P 3 41 extra', 'X 3 enoent']) expect(decodeShellReply(line)).toBeUndefined();
+    // What a tool writing on the launcher's output could forge: no status a shell reports, no Infinity.
+    const huge = '9'.repeat(400);
+    for (const line of ['E 3 256', `E 3 ${huge}`, `P 3 ${huge}`, `S ${huge}`, 'P 3 0', 'E 0 0'])
+      expect(decodeShellReply(line)).toBeUndefined();
   });
 });

@@ -74,7 +74,7 @@ start() {
     if [[ $how == export ]]; then
       (exec "$@" <&3 >&4 2>&5 3<&- 4>&- 5>&-) &
     else
-      (exec /usr/bin/env -i "\${pairs[@]}" "$@" <&3 >&4 2>&5 3<&- 4>&- 5>&-) &
+      (exec /usr/bin/env -i -- "\${pairs[@]}" "$@" <&3 >&4 2>&5 3<&- 4>&- 5>&-) &
     fi
     pid=$!
     exec 3<&- 4>&- 5>&-
@@ -213,14 +213,16 @@ export function decodeShellReply(
   | { id: number; error: { code: string } }
   | { id: number; synced: true }
   | undefined {
-  const match = /^([PEXS]) (\d+)(?: ([0-9A-Z]+))?$/.exec(line);
+  // Ids and pids within what the engine and the kernel use, a status what a shell reports (0-255): a tool
+  // can write on these replies (see CommandLauncher.receive), and Infinity is no exit code.
+  const match = /^([PEXS]) ([1-9]\d{0,14})(?: ([0-9A-Z]+))?$/.exec(line);
   if (!match) return undefined;
   const id = Number(match[2]);
   const [, kind, , value] = match;
   if (kind === 'S' && value === undefined) return { id, synced: true };
   if (value === undefined) return undefined;
-  if (kind === 'P' && /^\d+$/.test(value)) return { id, pid: Number(value) };
-  if (kind === 'E' && /^\d+$/.test(value)) return { id, status: Number(value) };
+  if (kind === 'P' && /^[1-9]\d{0,9}$/.test(value)) return { id, pid: Number(value) };
+  if (kind === 'E' && /^\d{1,3}$/.test(value) && Number(value) <= 255) return { id, status: Number(value) };
   if (kind === 'X' && /^[A-Z]+$/.test(value)) return { id, error: { code: value } };
   return undefined;
 }
