@@ -51,18 +51,20 @@ describe.skipIf(!probe.ok && unavailable !== undefined)("the sandbox's /tmp afte
     await until(() => existsSync(join(work, 'started')), 'the tool to start');
     process.kill(enginePid, 'SIGKILL');
     expect((await killed).signal).toBe('SIGKILL');
-    const left = readdirSync(tmp).filter((name) => name.startsWith('delta-sandbox-tmp-'));
+    // Under a TMPDIR other than /tmp the runs' private /tmp directories are kept in a directory of their own.
+    const sandboxes = join(tmp, `delta-sandboxes-${process.geteuid?.() ?? 0}`);
+    const left = readdirSync(sandboxes).filter((name) => name.startsWith('delta-sandbox-tmp-'));
     expect(left).toEqual([expect.stringMatching(new RegExp(`^delta-sandbox-tmp-${namespace}-${enginePid}-\\d+-\\w{6}$`))]);
-    expect(existsSync(join(tmp, left[0]!, 'left.txt'))).toBe(true);
+    expect(existsSync(join(sandboxes, left[0]!, 'left.txt'))).toBe(true);
     // One whose owner runs (this test process).
     const live = `delta-sandbox-tmp-${namespace}-${process.pid}-${processStartTicks(process.pid)}-Live01`;
-    mkdirSync(join(tmp, live));
+    mkdirSync(join(sandboxes, live));
 
     const second = await startFakeLlm({ script: [{ content: 'done' }] });
     servers.push(second);
     const next = await runDelta(['run', '--agent', agent, '-m', 'again', '-w', work], { env: env(second) });
     expect(next.exitCode, next.stderr).toBe(0);
     // The abandoned one is gone, the live one kept, and the second run's own removed at its end.
-    expect(readdirSync(tmp).filter((name) => name.startsWith('delta-sandbox-tmp-'))).toEqual([live]);
+    expect(readdirSync(sandboxes).filter((name) => name.startsWith('delta-sandbox-tmp-'))).toEqual([live]);
   });
 });
