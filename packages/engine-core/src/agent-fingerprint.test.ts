@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -121,6 +121,25 @@ describe('agentFingerprint', () => {
     rewrite(readFileSync(script, 'utf8').replace('ECHO', 'echo'));
     expect(describeFingerprintChanges(compareFingerprints(second, agentFingerprint(agent)))).toBe('tools/shell.sh changed');
     expect(agentFingerprint(agent)).toEqual(first);
+  });
+
+  it('sees a prompt added or removed after the agent was loaded', async () => {
+    // A prompt only agent.yaml names (no context source reads it by path).
+    const home = await createTempAgent({
+      agentYaml: { name: 'fp', llm: { model: 'm' }, system_prompt: 'prompt.md' },
+      contextYaml: { sources: [{ type: 'journal' }] },
+      files: { 'prompt.md': 'The prompt.\n' },
+    });
+    const agent = loadAgent(home);
+    const prompt = join(home, 'prompt.md');
+    rmSync(prompt);
+    // First fingerprinted with no prompt: the one added later is part of the next.
+    const without = agentFingerprint(agent);
+    writeFileSync(prompt, 'A new prompt.\n');
+    const withPrompt = agentFingerprint(agent);
+    expect(describeFingerprintChanges(compareFingerprints(without, withPrompt))).toBe('prompt.md added');
+    rmSync(prompt);
+    expect(describeFingerprintChanges(compareFingerprints(withPrompt, agentFingerprint(agent)))).toBe('prompt.md removed');
   });
 
   it('leaves out a link that leads out of the agent directory and workspace paths', async () => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { AgentFingerprint } from '@delta/journal';
 import { readUntrustedFile } from '@delta/untrusted-file';
@@ -63,9 +63,10 @@ function namedStrings(agent: LoadedAgent): string[] {
 
 /** The files that define the agent, as absolute paths: its configuration, then whatever its commands name. */
 function definingFiles(agent: LoadedAgent): Set<string> {
+  // The prompt whether it exists or not (a missing file has no digest): the set is kept per loaded agent,
+  // and a prompt added later changes the fingerprint.
   const files = new Set<string>([agent.configFile, ...agent.imports, agent.context.file]);
-  const prompt = resolve(agent.home, agent.config.system_prompt ?? 'system_prompt.md');
-  if (existsSync(prompt)) files.add(prompt);
+  files.add(resolve(agent.home, agent.config.system_prompt ?? 'system_prompt.md'));
   if (agent.hooksFile !== undefined) files.add(agent.hooksFile);
   for (const string of namedStrings(agent)) {
     for (const word of candidateWords(string)) {
