@@ -1,11 +1,11 @@
 // A tool that takes the sandbox launcher's reply channel over (pidfd_getfd on its stdout, which any process
 // of the run's sandbox may do: same uid, same user namespace) and writes on it as it likes.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunSandbox, runCommand, type SandboxPolicy } from '../index.js';
-import { bubblewrapForTests } from './sandbox.test-support.js';
+import { bubblewrapForTests, workspacePolicy } from './sandbox.test-support.js';
 
 const bubblewrap = bubblewrapForTests('the sandbox reply-channel tests');
 
@@ -14,16 +14,7 @@ let root = '';
 let policy: SandboxPolicy;
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'delta-sandbox-replies-'));
-  const workspace = join(root, 'workspace');
-  mkdirSync(join(workspace, '.delta'), { recursive: true });
-  policy = {
-    mode: 'workspace-write',
-    network: false,
-    workspace,
-    protectedPaths: [join(workspace, '.delta')],
-    visiblePaths: [],
-    writablePaths: [],
-  };
+  policy = workspacePolicy(join(root, 'workspace'));
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

@@ -1,12 +1,12 @@
 // Two runs' sandboxes in one process whose temporary directory is not /tmp (TMPDIR=/var/tmp, a cluster's
 // scratch): each run's private /tmp is a directory of it, holding the launcher's staged environments and
 // inputs, and one run's tool must see none of another's.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunSandbox, runCommand, type SandboxPolicy } from '../index.js';
-import { bubblewrapForTests } from './sandbox.test-support.js';
+import { bubblewrapForTests, workspacePolicy } from './sandbox.test-support.js';
 
 const bubblewrap = bubblewrapForTests('the sandbox TMPDIR tests');
 
@@ -24,18 +24,7 @@ afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-function policy(name: string): SandboxPolicy {
-  const workspace = join(root, name);
-  mkdirSync(join(workspace, '.delta'), { recursive: true });
-  return {
-    mode: 'workspace-write',
-    network: false,
-    workspace,
-    protectedPaths: [join(workspace, '.delta')],
-    visiblePaths: [],
-    writablePaths: [],
-  };
-}
+const policy = (name: string): SandboxPolicy => workspacePolicy(join(root, name));
 
 function startWithTmpdir(sandboxPolicy: SandboxPolicy): RunSandbox {
   const before = process.env.TMPDIR;

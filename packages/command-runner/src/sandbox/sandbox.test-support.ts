@@ -1,6 +1,7 @@
 // What the sandbox tests share: real bubblewrap (or a loud skip), and waiting on this machine's processes.
-import { readdirSync, readFileSync } from 'node:fs';
-import { probeBubblewrap } from '../index.js';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { probeBubblewrap, type SandboxPolicy } from '../index.js';
 
 /**
  * bubblewrap's path, or that these tests skip: .ci/run installs it, and only a machine where that install
@@ -37,4 +38,17 @@ export async function until(condition: () => boolean, what: string): Promise<voi
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/** A workspace-write policy, network off, for `workspace` (made here, with its `.delta/`, protected). */
+export function workspacePolicy(workspace: string): SandboxPolicy {
+  mkdirSync(join(workspace, '.delta'), { recursive: true });
+  return {
+    mode: 'workspace-write',
+    network: false,
+    workspace,
+    protectedPaths: [join(workspace, '.delta')],
+    visiblePaths: [],
+    writablePaths: [],
+  };
 }
