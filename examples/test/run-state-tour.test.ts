@@ -66,11 +66,13 @@ describe(`the guided tour of one iteration (${PAGE})`, () => {
     expect(cited).toEqual(
       expect.arrayContaining([
         'packages/engine-core/src/run-loop.ts runLoop',
-        'packages/engine-core/src/think.ts thinkAndRecord',
+        'packages/engine-core/src/next-step.ts nextStep',
+        'packages/engine-core/src/think.ts think',
+        'packages/engine-core/src/think.ts recordAnswer',
         'packages/engine-core/src/act.ts act',
         'packages/engine-core/src/observation.ts formatObservation',
         'packages/engine-core/src/run-context.ts record',
-        'packages/engine-core/src/stop-conditions.ts budgetExhausted',
+        'packages/engine-core/src/release-memory.ts releaseAfterLarge',
       ]),
     );
   });
@@ -80,9 +82,9 @@ describe(`the guided tour of one iteration (${PAGE})`, () => {
   });
 
   it('catches a misspelled function and a file that moved', () => {
-    const misspelled = section.replace('`thinkAndRecord`', '`thinkAndRecrod`');
+    const misspelled = section.replace('`recordAnswer`', '`recordAnswr`');
     expect(tourProblems(misspelled, REPOSITORY_ROOT)).toEqual([
-      `${PAGE}: "${HEADING}" cites thinkAndRecrod in packages/engine-core/src/think.ts, which does not define it`,
+      `${PAGE}: "${HEADING}" cites recordAnswr in packages/engine-core/src/think.ts, which does not define it`,
     ]);
     const moved = section.replace('`packages/engine-core/src/think.ts` `think`', '`packages/engine-core/src/thinking.ts` `think`');
     expect(tourProblems(moved, REPOSITORY_ROOT)).toEqual([

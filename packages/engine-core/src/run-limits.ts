@@ -70,9 +70,3 @@ export function checkCostLimit(maxCost: number | undefined, agent: LoadedAgent):
     });
   }
 }
-
-/** The reason a run stops for its cost limit, or undefined while it is under it. */
-export function costLimitReason(spent: number, maxCost: number | undefined, currency: string): string | undefined {
-  if (maxCost === undefined || spent < maxCost) return undefined;
-  return `reached the cost limit (--max-cost ${maxCost} ${currency}): ${spent.toFixed(4)} ${currency} spent by this invocation before the task was complete`;
-}

@@ -1,141 +1,86 @@
-import {
-  addTokenUsage,
-  createInvocationId,
-  writeInvocationResult,
-  type RecordedToolCall,
-  type ThoughtEvent,
-  type TokenUsage,
-} from '@delta/journal';
-import {
-  chatCompletionsUrl,
-  normaliseCompletion,
-  usageOf,
-  type ChatCompletion,
-  type ChatCompletionRequest,
-  type RetryNotice,
-} from '@delta/model-wire';
+import { join } from 'node:path';
+import { buildContext } from '@delta/context-builder';
+import { payloadOverride } from '@delta/hooks';
+import { addTokenUsage, type RecordedToolCall, type ThoughtEvent, type TokenUsage } from '@delta/journal';
+import type { ChatCompletionRequest } from '@delta/model-wire';
+import { ENGINE_LLM_KEYS } from './agent-config.js';
+import type { requestTools } from './built-in-tools.js';
+import { callModel } from './call-model.js';
 import { invokeHook } from './lifecycle-hooks.js';
+import { redactBody } from './redact-secret.js';
+import type { RequestBodyBuilder } from './request-body.js';
 import { record, type RunContext } from './run-context.js';
-import { redactSecret } from './redact-secret.js';
-import { withResendHint } from './resend-hint.js';
-import { redactedDeltas } from './redacted-deltas.js';
-import { RedactingStream } from './redact-stream.js';
-import { releaseAfterLargeAnswer } from './release-memory.js';
-import { responseRecord } from './response-record.js';
-import { ResponseStreamRecord } from './response-stream-record.js';
+import { sendReasoningBack } from './send-reasoning.js';
+import { summarise } from './summarise.js';
 import { estimateCost } from './token-usage.js';
 
-/** A retry and its wait, in the journal before the wait starts and on the progress output. */
-function recordRetry(context: RunContext, iteration: number, invocationId: string, notice: RetryNotice): void {
-  const retry = `retry ${notice.attempt}/${notice.attempts - 1}`;
-  const asked = notice.retryAfterMs !== undefined ? ' (as Retry-After asked)' : '';
-  const content = `model: ${notice.summary} from ${chatCompletionsUrl(context.model.baseUrl)}, ${retry} in ${(notice.delayMs / 1000).toFixed(1)} s${asked}`;
-  record(context, {
-    type: 'SYSTEM_MESSAGE',
-    iteration,
-    level: 'WARN',
-    content,
-    model_retry: {
-      llm_invocation_ref: invocationId,
-      attempt: notice.attempt,
-      attempts: notice.attempts,
-      delay_ms: notice.delayMs,
-      ...(notice.retryAfterMs !== undefined ? { retry_after_ms: notice.retryAfterMs } : {}),
-      ...(notice.status !== undefined ? { status: notice.status } : {}),
-      reason: notice.summary,
-    },
-  });
-  context.log(content);
-}
-
-/** The body a wire error kept because it was no chat completion (see ModelWireError.rawBody). */
-function rawBodyOf(error: unknown): string | undefined {
-  const rawBody = (error as { rawBody?: unknown } | undefined)?.rawBody;
-  return typeof rawBody === 'string' ? rawBody : undefined;
-}
-
-/** Calls the model once with `body` (the payload's bytes), recording the exact request and the response under io/invocations/. */
-async function think(context: RunContext, iteration: number, payload: ChatCompletionRequest, body: Uint8Array) {
-  const invocationId = createInvocationId(iteration);
-  const startedAt = new Date();
-  const started = performance.now();
-  const streamed = payload.stream === true;
-  const base = { invocation_id: invocationId, iteration, model: payload.model, started_at: startedAt.toISOString(), stream: streamed };
-  let response: ChatCompletion;
-  // A signal per call: a client may never remove the listener it adds, so the run's own signal would gain one per iteration.
-  const call = new AbortController();
-  const abort = () => call.abort(context.signal.reason);
-  if (context.signal.aborted) abort();
-  context.signal.addEventListener('abort', abort, { once: true });
-  // A streamed answer's body is kept as it came (response.sse), for audit; response.json holds it assembled.
-  // Both, like everything of the answer that is written or shown, hold no key (a server or model may echo it).
-  const raw = streamed ? new ResponseStreamRecord(context.paths, invocationId) : undefined;
-  const rawBytes = raw ? new RedactingStream<Buffer>(context.secrets, (chunk) => raw.write(chunk)) : undefined;
-  const onModelDelta = redactedDeltas(context.onModelDelta, context.secrets, iteration, invocationId);
-  try {
-    response = await context.model.complete(payload, {
-      body,
-      signal: call.signal,
-      onRequestBody: (sent) => context.requests.write(invocationId, sent),
-      onRetry: (notice) => {
-        // The next attempt's stream is the one kept.
-        rawBytes?.end();
-        raw?.restart();
-        recordRetry(context, iteration, invocationId, notice);
-      },
-      ...(rawBytes ? { onResponseBytes: (chunk: Buffer) => rawBytes.push(chunk) } : {}),
-      ...(onModelDelta ? { onDelta: onModelDelta.push } : {}),
-    });
-  } catch (error) {
-    try {
-      rawBytes?.end();
-      raw?.close();
-      writeInvocationResult(
-        context.paths,
-        invocationId,
-        undefined,
-        {
-          ...base,
-          duration_ms: Math.round(performance.now() - started),
-          status: 'FAILED',
-          error: redactSecret(error instanceof Error ? error.message : String(error), context.secrets),
-        },
-        rawBodyOf(error),
-      );
-    } catch {
-      // The call's own error is the one to report; a full disk may refuse this record as well.
-    }
-    throw withResendHint(error);
-  } finally {
-    context.signal.removeEventListener('abort', abort);
+/** The request parameters of `llm:` as written (with usage asked of a stream), then `llm.extra_body`'s, as written too. */
+function requestParameters(context: RunContext): Record<string, unknown> {
+  const parameters: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(context.agent.config.llm)) {
+    if (!ENGINE_LLM_KEYS.includes(key)) parameters[key] = value;
   }
-  onModelDelta?.end();
-  rawBytes?.end();
-  raw?.close();
-  // What the server sent, in one shape (docs/models.md): ids usable and unique in the run, arguments as
-  // text, a call that cannot be run kept with the problem its result will tell. io/invocations keeps the original.
-  const turn = normaliseCompletion(response, {
-    endpoint: chatCompletionsUrl(context.model.baseUrl),
-    assignId: (index) => `call_delta_${invocationId}_${index + 1}`,
+  // A stream reports usage only when asked to: asked unless llm.stream_options says otherwise.
+  if (parameters.stream === true && parameters.stream_options === undefined) parameters.stream_options = { include_usage: true };
+  return { ...parameters, ...context.agent.config.llm.extra_body };
+}
+
+/**
+ * pre_llm_request may replace the payload (output/final_payload.json). A failing hook or an invalid
+ * payload falls back to the proposed one, and the journal says why.
+ */
+async function applyPreLlmRequest(context: RunContext, iteration: number, proposed: ChatCompletionRequest): Promise<ChatCompletionRequest> {
+  const result = await invokeHook(context, 'pre_llm_request', { iteration, inputs: { proposed_payload: proposed } });
+  if (!result) return proposed;
+  const decision = payloadOverride(result);
+  if (decision.problem) {
+    record(context, { type: 'SYSTEM_MESSAGE', iteration, level: 'WARN', content: `pre_llm_request: ${decision.problem}` });
+  }
+  return (decision.payload as ChatCompletionRequest | undefined) ?? proposed;
+}
+
+/** What every request of a run is made with: the tools it offers, their token cost, and the body builder. */
+export interface RequestMaking {
+  tools: ReturnType<typeof requestTools>;
+  toolTokens: number;
+  bodies: RequestBodyBuilder;
+}
+
+/**
+ * The next request: its payload (after pre_llm_request) and the exact bytes to send. The context it is
+ * built from, with the JSON text of each message, is this function's alone: nothing keeps it once the
+ * body is built (a large message's text would otherwise stay in memory through the model's answer).
+ */
+async function nextRequest(context: RunContext, iteration: number, request: RequestMaking) {
+  const { tools, toolTokens, bodies } = request;
+  const built = await buildContext({
+    manifest: context.agent.context.manifest,
+    manifestFile: context.agent.context.file,
+    agentHome: context.agent.home,
+    cwd: context.paths.workDir,
+    runId: context.paths.runId,
+    journalPath: context.paths.journal,
+    state: context.journal.state,
+    env: context.env,
+    reservedTokens: toolTokens,
+    recordDirectory: (index, source) =>
+      join(context.paths.ioDir, 'context', `${String(iteration).padStart(4, '0')}_${source.id ?? `source_${index}`}`),
+    signal: context.signal,
+    ...(context.launcher ? { launcher: context.launcher } : {}),
+    onNotice: context.warnOnce,
   });
-  // As the server reported it, with cached and reasoning tokens when it gave them (docs/models.md).
-  const usage: TokenUsage | undefined = usageOf(response.usage);
-  const durationMs = Math.round(performance.now() - started);
-  // A large text is stored once: the THOUGHT holds it, response.json says where.
-  // The audit record keeps the server's answer as it came, but for the key (docs/security.md). A stream
-  // cuts an answer's text into pieces, so response.sse may hold the key cut in two: with a key in the
-  // answer, response.sse goes and response.json (assembled, redacted) alone records it.
-  const redacted = redactSecret(response, context.secrets);
-  if (raw && redacted !== response) raw.discard();
-  const { record: responseJson, moved } = responseRecord(redacted, turn, invocationId);
-  writeInvocationResult(context.paths, invocationId, responseJson, {
-    ...base,
-    duration_ms: durationMs,
-    status: 'SUCCESS',
-    ...(usage ? { token_usage: usage } : {}),
-    ...(moved.length > 0 ? { stored_in_journal: moved } : {}),
-  });
-  return { invocationId, response, turn, usage, durationMs };
+  // messages last: a request then starts with the bytes of the previous one, and io/invocations keeps only what is new.
+  // A strict server refuses an empty tools list: an agent with no tools and ask_human off sends none.
+  const parameters = { ...requestParameters(context), model: context.agent.config.llm.model, ...(tools.length > 0 ? { tools } : {}) };
+  // llm.send_reasoning: the model's earlier reasoning goes back with its messages (off by default: DeepSeek refuses it).
+  const sent = context.agent.config.llm.send_reasoning === true ? sendReasoningBack(built, context.journal.state) : built;
+  const proposed = { ...parameters, messages: sent.messages } as ChatCompletionRequest;
+  const payload = await applyPreLlmRequest(context, iteration, proposed);
+  // The proposed payload's body is built from the messages' JSON texts; a hook's own payload is serialized whole.
+  const serialized =
+    payload === proposed ? bodies.build(parameters, sent.json, sent.messages) : Buffer.from(JSON.stringify(payload), 'utf8');
+  // The journal holds no key already; a context file or the system prompt might (a tool wrote it there).
+  return { payload, body: redactBody(serialized, context.secrets) };
 }
 
 /** The run's token total with this call added, and its estimated cost when agent.yaml has prices. */
@@ -146,13 +91,36 @@ function usageTotals(context: RunContext, usage: TokenUsage | undefined) {
   return { usage: total, ...(pricing ? { estimated_cost: estimateCost(total, pricing) } : {}) };
 }
 
+/** The model's answer to one request, in hand: `recordAnswer` journals it. */
+export type ModelAnswer = Awaited<ReturnType<typeof callModel>> & { iteration: number };
+
+/** How many characters of text an answer holds: its content, reasoning and every call's arguments. */
+export function answerChars({ turn }: ModelAnswer): number {
+  return turn.tool_calls.reduce(
+    (chars, call) => chars + call.arguments.length,
+    (turn.content?.length ?? 0) + (turn.reasoning?.length ?? 0),
+  );
+}
+
 /**
- * Calls the model, then records its answer as a THOUGHT and returns that event. Nothing of the response
- * outlives this call: a large answer is held once, by the journal's state, while the tools run.
+ * The think step of iteration `iteration`: the `on_iteration_start` hook, the next request built from
+ * the run's state, the model call (its request, response and retries recorded). Returns the answer, and
+ * how many characters of text the step handled, for the loop to give back before the answer is recorded.
  */
-export async function thinkAndRecord(context: RunContext, iteration: number, payload: ChatCompletionRequest, body: Uint8Array) {
-  const { invocationId, response, turn, usage, durationMs } = await think(context, iteration, payload, body);
-  releaseAfterLargeAnswer(turn);
+export async function think(context: RunContext, iteration: number, requests: RequestMaking) {
+  await invokeHook(context, 'on_iteration_start', { iteration });
+  context.log(`[${iteration}] thinking...`);
+  const { payload, body } = await nextRequest(context, iteration, requests);
+  const answer: ModelAnswer = { ...(await callModel(context, iteration, payload, body)), iteration };
+  return { answer, chars: body.length + answerChars(answer) };
+}
+
+/**
+ * Journals the model's answer as a THOUGHT, after the `post_llm_response` hook. Nothing of the response
+ * outlives it: a large answer is held once, by the journal's state, while the tools run.
+ */
+export async function recordAnswer(context: RunContext, answer: ModelAnswer): Promise<void> {
+  const { iteration, invocationId, response, turn, usage, durationMs } = answer;
   await invokeHook(context, 'post_llm_response', { iteration, inputs: { response } });
   const toolCalls = turn.tool_calls.map(
     (call): RecordedToolCall => ({
@@ -179,8 +147,7 @@ export async function thinkAndRecord(context: RunContext, iteration: number, pay
     ...(turn.reasoning_details !== undefined ? { reasoning_details: turn.reasoning_details } : {}),
     ...(turn.normalised.length > 0 ? { normalised: turn.normalised } : {}),
     ...(usage ? { usage } : {}),
-  });
+  }) as ThoughtEvent;
   context.metadata.updateSoon({ iterations: iteration, ...usageTotals(context, usage) });
-  releaseAfterLargeAnswer(turn);
-  return thought as ThoughtEvent;
+  if (thought.content) context.log(`[${iteration}] ${summarise(thought.content)}`);
 }
