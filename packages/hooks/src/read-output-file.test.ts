@@ -61,4 +61,15 @@ describe('output/ files that are not regular files the hook wrote', () => {
     const result = await postToolHook('cd "$DELTA_HOOK_IO_PATH/output" && printf "rewritten" > mine.txt && ln -s mine.txt observation.txt');
     expect(result).toMatchObject({ status: 'SUCCESS', outputs: { observation: 'rewritten' }, warnings: [] });
   });
+
+  it('a JSON file nested 100000 levels deep is not parsed, and a gate it was meant to steer fails closed', async () => {
+    writeFileSync(
+      join(run.agentHome, 'hooks', 'deep.mjs'),
+      `process.stdout.write('{"text":' + '['.repeat(1e5) + ']'.repeat(1e5) + '}');\n`,
+    );
+    const command = run.script('deep.sh', `"${process.execPath}" "$(dirname "$0")/deep.mjs" > "$DELTA_HOOK_IO_PATH/output/tool_args.json"`);
+    const result = await runHook(run.options('pre_tool_execution', command, { toolName: 'say', inputs: { tool_call: toolCall } }));
+    const problem = 'output/tool_args.json nests more than 256 levels deep; it is not read';
+    expect(result).toMatchObject({ status: 'SUCCESS', outputs: {}, warnings: [problem], gateProblem: problem });
+  });
 });

@@ -1,5 +1,6 @@
 import { basename, dirname } from 'node:path';
 import { type SafeParseSchema, safeParseJson } from '@delta/errors';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '@delta/model-wire';
 import { readUntrustedFile } from '@delta/untrusted-file';
 
 /** Output files larger than this are not read (the hook's full output stays on disk for audit). */
@@ -20,12 +21,17 @@ export function readOutputText(file: string): OutputFile<string> {
 }
 
 /**
- * Every JSON file a hook wrote goes through here: parsed by the one JSON helper and checked against
+ * Every JSON file a hook wrote goes through here: refused when it nests deeper than the engine reads
+ * (MAX_JSON_DEPTH, as a model's answer is), else parsed by the one JSON helper and checked against
  * `schema`, so a bad one is always named with the field and the reason.
  */
 export function readOutputJson<T>(file: string, schema: SafeParseSchema<T>): OutputFile<T> {
   const text = readOutputText(file);
   if (!text.found || !('value' in text)) return text;
+  // Parsed, it would overflow the stack wherever the engine writes it out (the journal, the request).
+  if (nestsDeeperThan(text.value, MAX_JSON_DEPTH)) {
+    return { found: true, problem: `output/${basename(file)} nests more than ${MAX_JSON_DEPTH} levels deep; it is not read` };
+  }
   // Checked, not rebuilt: the value is the hook's own, as written (a schema's output may reorder keys,
   // and a final_payload.json must be sent byte for byte in the order the hook chose).
   const asWritten: SafeParseSchema<T> = {
