@@ -10,6 +10,7 @@ import { runDelta } from './test-support.js';
 const require = createRequire(import.meta.url);
 const FILESYSTEM_SERVER = join(dirname(require.resolve('@modelcontextprotocol/server-filesystem/package.json')), 'dist/index.js');
 const HANG_SERVER = join(import.meta.dirname, '../../../packages/mcp/test/hang-server.mjs');
+const DEEP_SERVER = join(import.meta.dirname, '../../../packages/mcp/test/deep-schema-server.mjs');
 
 // Real bubblewrap: .ci/run installs it. Only a machine where that install failed may skip, loudly.
 const probe = probeBubblewrap();
@@ -53,6 +54,21 @@ describe('delta tool expand with mcp_servers', () => {
 
     const yaml = await runDelta(['tool', 'expand', agent], { cwd });
     expect(yaml.stdout).toContain('mcp_tools:\n  - name: mcp__files__read_text_file\n    server: files\n    tool: read_text_file\n');
+  });
+
+  it('leaves out, with a warning, a tool whose schema nests 100000 levels deep, and lists the rest', async () => {
+    const agent = await createTempAgent({
+      agentYaml: { name: 'mcp-deep', llm: { model: 'm' }, mcp_servers: [{ name: 'deep', command: process.execPath, args: [DEEP_SERVER] }] },
+    });
+    const cwd = await createTempDir('expand-cwd-');
+    const listed = await runDelta(['tool', 'expand', agent, '--json'], { cwd });
+    expect(listed.stderr).toContain(
+      'MCP server deep: tool deep is not offered, its inputSchema nests more than 256 levels deep (the most the engine reads)\n' +
+        'MCP server deep: tool deep_out is not offered, its outputSchema nests more than 256 levels deep (the most the engine reads)\n',
+    );
+    expect(listed.exitCode).toBe(0);
+    const { mcp_tools } = JSON.parse(listed.stdout) as { mcp_tools: Array<{ name: string }> };
+    expect(mcp_tools.map((tool) => tool.name)).toEqual(['mcp__deep__deep_answer', 'mcp__deep__echo']);
   });
 
   it('says which server could not start, exit 1, and names its field', async () => {

@@ -245,7 +245,9 @@ echo '{"model": "m", "messages": [{"role": "user", "content": "FROM OVERRIDE"}]}
     const observed = journal.find((event) => event.type === 'ACTION_RESULT');
     expect(observed?.type === 'ACTION_RESULT' && observed.observation_content).toContain('real output');
     expect(JSON.stringify(server!.requests.map((request) => request.body))).not.toContain('NOT FOR THE MODEL');
-    expect(readFileSync(join(result.paths.runDir, 'engine.log'), 'utf8')).toContain('output/observation.txt is not a regular file');
+    expect(readFileSync(join(result.paths.runDir, 'engine.log'), 'utf8')).toContain(
+      'hook post_tool_execution: output/observation.txt is a FIFO (named pipe), not a regular file; it is not read',
+    );
   });
 
   it('blocks a tool with the pre_tool_execution gate: not run, marker absent, the model told why', async () => {

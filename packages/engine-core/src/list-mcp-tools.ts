@@ -7,7 +7,10 @@ import { chooseSandbox } from './sandbox-choice.js';
 import { toolEnvironment } from './tool-environment.js';
 
 export interface ListMcpToolsOptions {
-  /** Lines for a person: the sandbox cannot be had (bubblewrap missing), so the servers run without one. */
+  /**
+   * Lines for a person: the sandbox cannot be had (bubblewrap missing), so the servers run without one; a
+   * server's tool is not offered.
+   */
   onWarning?: (line: string) => void;
 }
 
@@ -29,6 +32,8 @@ export async function listMcpTools(agent: LoadedAgent, workDir: string, options:
       workDir,
       env: toolEnvironment(process.env, undefined, { DELTA_AGENT_HOME: agent.home, DELTA_CWD: workDir }),
       logDir,
+      // A tool not offered (its name too long, its schema too deep) is said here as a run says it.
+      ...(options.onWarning ? { log: options.onWarning } : {}),
       ...(sandbox ? { wrap: (file: string, args: readonly string[], cwd: string) => sandbox.wrap(file, args, cwd) } : {}),
     });
     await servers.close();

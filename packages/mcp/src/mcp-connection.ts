@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { BoundedSchemaValidator } from './output-schema-validator.js';
 import { ProcessTransport, type ServerCommand } from './process-transport.js';
 
 /** How one server is reached: a command to start (stdio), or a URL (Streamable HTTP). */
@@ -37,7 +38,7 @@ export class McpConnection {
       endpoint.kind === 'stdio'
         ? new ProcessTransport({ command: endpoint.command, cwd: endpoint.cwd, env: endpoint.env, stderrFile: endpoint.stderrFile })
         : new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers: endpoint.headers } });
-    const client = new Client(CLIENT_INFO, { capabilities: {} });
+    const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: new BoundedSchemaValidator() });
     // Errors the transport reports beside a request (a stray line on stdout) do not end the connection.
     client.onerror = () => undefined;
     const connection = new McpConnection(client, transport);

@@ -1,5 +1,6 @@
 import { join, resolve } from 'node:path';
 import { ConfigurationError, SystemError } from '@delta/errors';
+import { MAX_JSON_DEPTH, valueNestsDeeperThan } from '@delta/model-wire';
 import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { callResultText } from './call-result-text.js';
 import { McpConnection, type ServerEndpoint } from './mcp-connection.js';
@@ -99,6 +100,14 @@ function offeredTools(server: RunningServer, listed: Tool[], warn: (line: string
       );
       continue;
     }
+    // Every request to the model carries the schema, and writing JSON that deep overflows the stack.
+    const deep = (['inputSchema', 'outputSchema'] as const).find((key) => valueNestsDeeperThan(tool[key], MAX_JSON_DEPTH));
+    if (deep !== undefined) {
+      warn(
+        `MCP server ${config.name}: tool ${tool.name} is not offered, its ${deep} nests more than ${MAX_JSON_DEPTH} levels deep (the most the engine reads)`,
+      );
+      continue;
+    }
     offered.push({
       name,
       server: server,
@@ -183,6 +192,11 @@ class RunningServers implements McpServers {
       if (!failure.restart) return { status: 'ERROR', text: `Error: ${failure.text}`, request, response, interrupted: false };
       const after = await this.restart(server);
       return { status: 'ERROR', text: `Error: ${failure.text}. ${after}`, request, response, interrupted: false };
+    }
+    // Recorded as response.json and in the journal: JSON that deep would overflow the stack writing it.
+    if (valueNestsDeeperThan(result, MAX_JSON_DEPTH)) {
+      const text = `the MCP server ${server.name} answered ${tool.toolName} with JSON nested more than ${MAX_JSON_DEPTH} levels deep, more than the engine reads; the answer was discarded`;
+      return { status: 'ERROR', text: `Error: ${text}`, request, response: { error: text }, interrupted: false };
     }
     return {
       status: result.isError === true ? 'FAILED' : 'SUCCESS',

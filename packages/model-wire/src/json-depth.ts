@@ -23,3 +23,20 @@ export function nestsDeeperThan(text: string, max: number): boolean {
   }
   return false;
 }
+
+/**
+ * Whether a parsed value nests arrays and objects deeper than `max`, counted as `nestsDeeperThan` counts
+ * its text. For JSON someone else parsed (an MCP server's, through its SDK): walked without recursion,
+ * so any depth is safe, and a cycle counts as too deep.
+ */
+export function valueNestsDeeperThan(value: unknown, max: number): boolean {
+  const pending: Array<{ item: object; depth: number }> = [];
+  if (typeof value === 'object' && value !== null) pending.push({ item: value, depth: 1 });
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (next.depth > max) return true;
+    for (const child of Object.values(next.item)) {
+      if (typeof child === 'object' && child !== null) pending.push({ item: child, depth: next.depth + 1 });
+    }
+  }
+  return false;
+}
