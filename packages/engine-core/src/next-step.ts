@@ -38,7 +38,10 @@ export interface StopCondition {
 
 const limitReached = (reason: string): RunOutcome => ({ status: 'INTERRUPTED', exitCode: ExitCode.ITERATION_BUDGET, reason });
 
-/** Every reason a run stops, in the order they are checked. */
+/**
+ * The conditions that stop the loop between two steps, in the order they are checked. A run also stops
+ * from inside a step: paused for a human (`act`), or failed (an error thrown).
+ */
 export const STOP_CONDITIONS: readonly StopCondition[] = [
   {
     // The model's last word was an answer without tool calls, and nothing came after it (a run killed

@@ -116,8 +116,9 @@ export async function think(context: RunContext, iteration: number, requests: Re
 }
 
 /**
- * Journals the model's answer as a THOUGHT, after the `post_llm_response` hook. Nothing of the response
- * outlives it: a large answer is held once, by the journal's state, while the tools run.
+ * Journals the model's answer as a THOUGHT, after the `post_llm_response` hook. Once the loop drops the
+ * answer (right after this step), nothing of the response is left: a large answer is held once, by the
+ * journal's state, while the tools run.
  */
 export async function recordAnswer(context: RunContext, answer: ModelAnswer): Promise<void> {
   const { iteration, invocationId, response, turn, usage, durationMs } = answer;
