@@ -57,11 +57,13 @@ describe('the next step of the loop', () => {
     expect(nextStep(view(answered))).toEqual({ kind: 'think', iteration: 2 });
   });
 
-  it('answers the calls of the last THOUGHT that have no result, in order, before anything but an interrupt', () => {
+  it('answers the calls of the last THOUGHT that have no result, in order, before any stop: a run stops between iterations', () => {
     const state = stateOf(user('task'), thought(1, null, ['a', 'b', 'c']), result(1, 'a'));
-    const step = nextStep(view(state, { lastIteration: 1, spent: 5, maxCost: 1, agentChanged: () => 'changed' }));
-    expect(step.kind).toBe('act');
-    expect(step.kind === 'act' && step.calls.map((pending: PendingCall) => pending.call.id)).toEqual(['b', 'c']);
+    for (const overrides of [{ lastIteration: 1, spent: 5, maxCost: 1, agentChanged: () => 'changed' }, interrupted, timedOut]) {
+      const step = nextStep(view(state, overrides));
+      expect(step.kind).toBe('act');
+      expect(step.kind === 'act' && step.calls.map((pending: PendingCall) => pending.call.id)).toEqual(['b', 'c']);
+    }
   });
 
   it('journals an answer in hand first, even when the run is interrupted or out of budget', () => {
@@ -82,8 +84,8 @@ describe('the next step of the loop', () => {
     expect(nextStep(view(stateOf(user('task'), thought(1, 'done'), user('more'))))).toEqual({ kind: 'think', iteration: 2 });
   });
 
-  it('stops INTERRUPTED (130) on a signal, and INTERRUPTED (3) with the limit as reason on a --timeout, calls left pending', () => {
-    const pending = stateOf(user('task'), thought(1, null, ['a']));
+  it('stops INTERRUPTED (130) on a signal, and INTERRUPTED (3) with the limit as reason on a --timeout', () => {
+    const pending = stateOf(user('task'), thought(1, null, ['a']), result(1, 'a'));
     expect(nextStep(view(pending, interrupted))).toMatchObject({
       kind: 'stop',
       because: 'interrupted',

@@ -31,8 +31,6 @@ export type StopName = 'final answer' | 'time' | 'interrupted' | 'cost' | 'itera
 /** A named predicate: the outcome the run stops with, or undefined when it goes on. */
 export interface StopCondition {
   name: StopName;
-  /** Checked with calls still to answer too: the run stops before running them (they stay pending, for a resume). */
-  evenWithPendingCalls: boolean;
   test: (view: LoopView) => RunOutcome | undefined;
 }
 
@@ -47,25 +45,21 @@ export const STOP_CONDITIONS: readonly StopCondition[] = [
     // The model's last word was an answer without tool calls, and nothing came after it (a run killed
     // after its final answer but before ENGINE_END is complete too: the model is not asked again).
     name: 'final answer',
-    evenWithPendingCalls: false,
     test: ({ state }) =>
       state.finalAnswer === undefined ? undefined : { status: 'COMPLETED', exitCode: ExitCode.COMPLETED, finalAnswer: state.finalAnswer },
   },
   {
     name: 'time',
-    evenWithPendingCalls: true,
     test: ({ aborted, abortReason }) => (aborted && abortReason instanceof RunLimitReached ? limitReached(abortReason.reason) : undefined),
   },
   {
     name: 'interrupted',
-    evenWithPendingCalls: true,
     test: ({ aborted }) =>
       aborted ? { status: 'INTERRUPTED', exitCode: ExitCode.INTERRUPTED, reason: 'interrupted by a signal' } : undefined,
   },
   {
     // --max-cost counts what this invocation spends, as --max-iterations counts its model calls.
     name: 'cost',
-    evenWithPendingCalls: false,
     test: ({ spent, maxCost, currency }) =>
       maxCost === undefined || spent < maxCost
         ? undefined
@@ -75,7 +69,6 @@ export const STOP_CONDITIONS: readonly StopCondition[] = [
   },
   {
     name: 'iterations',
-    evenWithPendingCalls: false,
     test: ({ state, lastIteration, maxIterations }) =>
       state.iterations + 1 <= lastIteration
         ? undefined
@@ -83,7 +76,6 @@ export const STOP_CONDITIONS: readonly StopCondition[] = [
   },
   {
     name: 'agent changed',
-    evenWithPendingCalls: false,
     test: ({ agentChanged }) => {
       const reason = agentChanged();
       return reason === undefined ? undefined : { status: 'INTERRUPTED', exitCode: ExitCode.INTERRUPTED, reason };
@@ -102,20 +94,20 @@ export type Step =
   | { kind: 'think'; iteration: number };
 
 /**
- * The decision of one turn of the loop, from what it knows alone: an answer in hand is journaled first,
- * whatever else holds; then the first stop condition that holds (only an interrupt or a limit of time
- * while calls wait for a result); else the calls of the last THOUGHT that have no result yet (a resumed
- * pause or crash leaves some too); else the next model call.
+ * The decision of one turn of the loop, from what it knows alone: an answer in hand is journaled first;
+ * then the calls of the last THOUGHT that have no result yet (a resumed pause or crash leaves some too)
+ * are answered, even when the run is stopping (a call not started then gets "not run", so the model
+ * decides again, and a resumed run never runs a call its user stopped); then the first stop condition
+ * that holds; else the next model call. So a run stops only between iterations.
  */
 export function nextStep(view: LoopView, conditions: readonly StopCondition[] = STOP_CONDITIONS): Step {
   if (view.answerInHand) return { kind: 'record-answer' };
   const pending = view.state.pendingCalls;
+  if (pending.length > 0) return { kind: 'act', calls: pending };
   for (const condition of conditions) {
-    if (pending.length > 0 && !condition.evenWithPendingCalls) continue;
     const outcome = condition.test(view);
     if (outcome) return { kind: 'stop', because: condition.name, outcome };
   }
-  if (pending.length > 0) return { kind: 'act', calls: pending };
   return { kind: 'think', iteration: view.state.iterations + 1 };
 }
 
