@@ -28,7 +28,11 @@ if (!process.argv.includes('--skip-build')) {
 const work = join(root, 'bench', '.work', `large-response-${new Date().toISOString().replace(/[:.]/g, '-')}`);
 mkdirSync(work, { recursive: true });
 
-function agent(name, llm) {
+/** The tool every case has: it counts the bytes it is given, or with `output`, prints 30,000,000 of them. */
+const COUNT_TOOL = ['  - name: write_file', '    description: Count the bytes of data', '    exec: wc -c', '    stdin: data'];
+const OUTPUT_TOOL = ['  - name: write_file', '    description: Print 30 MB', `    shell: yes x | head -c ${MB}`];
+
+function agent(name, llm, output = false) {
   const home = join(work, name);
   mkdirSync(home, { recursive: true });
   const yaml = [
@@ -37,11 +41,10 @@ function agent(name, llm) {
     '  model: m',
     '  max_retries: 0',
     ...Object.entries(llm).map(([key, value]) => `  ${key}: ${value}`),
+    // The whole output goes back to the model (the default shows 16 KiB of it).
+    ...(output ? ['max_tool_output_bytes: 67108864'] : []),
     'tools:',
-    '  - name: write_file',
-    '    description: Count the bytes of data',
-    '    exec: wc -c',
-    '    stdin: data',
+    ...(output ? OUTPUT_TOOL : COUNT_TOOL),
   ].join('\n');
   writeFileSync(join(home, 'agent.yaml'), `${yaml}\n`);
   writeFileSync(join(home, 'system_prompt.md'), 'You are a test agent.\n');
@@ -66,10 +69,13 @@ async function delta(home, baseUrl, name) {
  */
 async function peak(name, where, stream, more = false) {
   const step = { tool_calls: [{ name: 'write_file', arguments: { data: 'small' } }] };
-  const script = [{ large: { bytes: MB, in: where, tool: 'write_file' } }, ...(more ? [step] : []), { content: 'done' }];
+  // 'output': a small call whose tool prints 30 MB, which the next request carries back whole.
+  const first =
+    where === 'output' ? { tool_calls: [{ name: 'write_file', arguments: {} }] } : { large: { bytes: MB, in: where, tool: 'write_file' } };
+  const script = [first, ...(more ? [step] : []), { content: 'done' }];
   const server = await startFakeLlm({ script });
   try {
-    const result = await delta(agent(name, stream ? { stream: true } : {}), server.baseUrl, name);
+    const result = await delta(agent(name, stream ? { stream: true } : {}, where === 'output'), server.baseUrl, name);
     if (result.code !== 0) throw new Error(`${name}: delta exited ${result.code}: ${result.stderr.slice(-2000)}`);
     return { name, peakMiB: result.maxRssKiB / 1024, wallS: result.wallMs / 1000 };
   } finally {
@@ -135,6 +141,7 @@ for (const [name, where, stream, more] of [
   ['30MB-arguments', 'arguments', false],
   ['30MB-arguments-streamed', 'arguments', true],
   ['30MB-arguments-then-more', 'arguments', false, true],
+  ['30MB-tool-output', 'output', false],
 ]) {
   if (only !== undefined && only !== name) continue;
   const result = await peak(name, where, stream, more);

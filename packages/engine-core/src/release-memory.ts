@@ -13,7 +13,7 @@ function collector(): (() => void) | undefined {
 
 /**
  * After a step of the loop that handled a large text (a think step: building a large request, reading
- * and recording a large answer; an act step: running a call with large arguments), the copies it left
+ * and recording a large answer; an act step: a call with large arguments or a large output), the copies it left
  * behind (the body's text, the journal line, the tool's stdin, the messages' JSON) are collected at once
  * rather than when V8 next sees fit, which may be after the next step has made its own: a 30 MB answer
  * then costs the engine a few copies of itself, not all of them at once

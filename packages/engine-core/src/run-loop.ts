@@ -60,8 +60,13 @@ export async function runLoop(context: RunContext): Promise<RunOutcome> {
       chars = answerChars(answer!);
       answer = undefined;
     } else {
+      const before = context.journal.state.events.length;
       paused = await act(context, step.calls);
+      // The calls' arguments (a tool's stdin) and their observations (its output, read and recorded).
       chars = step.calls.reduce((sum, { call }) => sum + call.arguments.length, 0);
+      for (const event of context.journal.state.events.slice(before)) {
+        if (event.type === 'ACTION_RESULT') chars += event.observation_content.length;
+      }
     }
     // The one place memory is given back, between two steps: the copies a large text left behind
     // (reading an answer, recording it, running a call with it) go before the next step makes its own
