@@ -3,7 +3,7 @@ import { withEngineSession } from './engine-session.js';
 import { baseUrlFlag, configOverrides, type OverrideFlags } from './override-flags.js';
 import { reportOutcome } from './report-outcome.js';
 import { parseOutputFormat } from './result/output-format.js';
-import { parseMaxIterations } from './run-command.js';
+import { runLimitOptions } from './run-limit-flags.js';
 import { parseRunIdFlag } from './run-id-flag.js';
 import { usageError } from './usage-error.js';
 
@@ -39,7 +39,7 @@ function parseAt(value: string | number | undefined): number {
 export async function forkCommand(flags: ForkFlags): Promise<number> {
   const at = parseAt(flags.at);
   const runId = flags.runId === undefined ? undefined : parseRunIdFlag(flags.runId);
-  const maxIterations = parseMaxIterations(flags.maxIterations);
+  const limits = runLimitOptions({ maxIterations: flags.maxIterations });
   const format = parseOutputFormat(flags);
   const overrides = configOverrides(flags);
   const baseUrl = baseUrlFlag(flags);
@@ -59,7 +59,7 @@ export async function forkCommand(flags: ForkFlags): Promise<number> {
         ...(flags.into === undefined ? {} : { into: String(flags.into) }),
         ...(startState ? { prepareWorkspace: startState } : {}),
         ...(flags.message === undefined ? {} : { message: String(flags.message) }),
-        ...(maxIterations === undefined ? {} : { maxIterations }),
+        ...limits,
       });
       process.stderr.write(`Forked run ${result.forkedFrom.run_id} after iteration ${at}: run ${result.runId} in ${result.workDir}\n`);
       return reportOutcome(result, flags.verbose === true, { json: flags.json === true, format });
