@@ -43,3 +43,8 @@ export function useColor(stream: NodeJS.WriteStream, environment: NodeJS.Process
 export function paletteFor(stream: NodeJS.WriteStream, environment: NodeJS.ProcessEnv = process.env): Palette {
   return useColor(stream, environment) ? COLORS : NO_COLORS;
 }
+
+/** A run status's colour: green when it completed, red when it failed (or cannot be read), yellow otherwise. */
+export function statusColor(palette: Palette, status: string): (text: string) => string {
+  return status === 'COMPLETED' ? palette.green : status === 'FAILED' || status === 'UNREADABLE' ? palette.red : palette.yellow;
+}

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readMetadata, runPaths, type JournalEvent, type RunMetadata } from '@delta/journal';
 import type { ModelDelta } from '@delta/engine';
-import type { Palette } from '../inspect/color.js';
+import { type Palette, statusColor } from '../inspect/color.js';
 import { countOf, formatCost, formatCount, formatDuration } from '../inspect/format-numbers.js';
 import { fitWidth, renderStatusLine, type ProgressState } from './status-line.js';
 
@@ -172,8 +172,7 @@ export class LiveDisplay {
       case 'ENGINE_END': {
         this.refreshTotals();
         this.paused = false;
-        const color =
-          event.status === 'COMPLETED' ? this.palette.green : event.status === 'FAILED' ? this.palette.red : this.palette.yellow;
+        const color = statusColor(this.palette, event.status);
         const totals = [
           countOf(event.final_iteration, 'iteration'),
           `${formatCount(this.state.tokens)} tokens`,
