@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import type { BatchReport, BatchRunRow, GroupStatistics } from '@delta/experiments';
 import { formatCount, formatDuration } from '../inspect/format-numbers.js';
 import { BATCH_SCRIPT, BATCH_STYLE } from './batch-page-assets.js';
 import { costScatter, failedRuns, heatmap, scoreBars, totals } from './render-batch-figures.js';
 import { escapeHtml as esc } from './escape-html.js';
+import { htmlPage } from './html-page.js';
 import { PAGE_STYLE } from './page-assets.js';
 
 /** A cell that sorts by `value` and shows `text`. */
@@ -58,21 +58,12 @@ const HEADERS: Array<[string, string, boolean]> = [
  * each linking (`links`, relative to the page) to its own run page.
  */
 export function renderBatchHtml(report: BatchReport, links: ReadonlyMap<BatchRunRow, string>): string {
-  const nonce = randomBytes(16).toString('base64');
-  const policy = `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; img-src data:`;
   const statuses = [...new Set(report.runs.map((row) => row.status))].sort();
   const { definition } = report;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${esc(policy)}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>delta view: batch ${esc(report.out)}</title>
-<style>${PAGE_STYLE}${BATCH_STYLE}</style>
-</head>
-<body>
-<header>
+  return htmlPage({
+    title: `delta view: batch ${report.out}`,
+    style: `${PAGE_STYLE}${BATCH_STYLE}`,
+    body: `<header>
 <h1>Batch <code>${esc(report.out)}</code></h1>
 <p class="muted">${definition.task_ids.length} tasks × ${definition.models.length} models × ${definition.repeat} repeats = ${report.runs.length} runs · agent ${esc(definition.agent)}${report.grader ? ` · grader <code>${esc(report.grader.hash)}</code> <code>${esc(report.grader.command)}</code>` : ''}</p>
 <p id="totals">${totals(report)}</p>
@@ -91,9 +82,7 @@ ${failedRuns(report.runs, links)}
 <tbody>
 ${report.runs.map((row, index) => runRow(row, index, links.get(row))).join('\n')}
 </tbody></table>
-</main>
-<script nonce="${esc(nonce)}">${BATCH_SCRIPT}</script>
-</body>
-</html>
-`;
+</main>`,
+    script: BATCH_SCRIPT,
+  });
 }
