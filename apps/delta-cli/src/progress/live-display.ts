@@ -68,16 +68,18 @@ export class LiveDisplay {
     this.draw();
   }
 
-  private refreshTotals(): void {
-    if (!this.metadataFile || !existsSync(this.metadataFile)) return;
+  /** Takes the run's tokens and cost from metadata.json, which it returns (undefined while it cannot be read). */
+  private refreshTotals(): RunMetadata | undefined {
+    if (!this.metadataFile || !existsSync(this.metadataFile)) return undefined;
     let metadata: RunMetadata;
     try {
       metadata = readMetadata(this.metadataFile);
     } catch {
-      return;
+      return undefined;
     }
     if (metadata.usage) this.state.tokens = Math.max(this.state.tokens, metadata.usage.total_tokens);
     if (metadata.estimated_cost) this.state.cost = metadata.estimated_cost;
+    return metadata;
   }
 
   private prefix(iteration: number): string {
@@ -90,13 +92,7 @@ export class LiveDisplay {
     switch (event.type) {
       case 'ENGINE_START': {
         this.metadataFile = runPaths(event.work_dir, event.run_id).metadata;
-        this.refreshTotals();
-        let done = 0;
-        try {
-          done = readMetadata(this.metadataFile).iterations;
-        } catch {
-          done = 0;
-        }
+        const done = this.refreshTotals()?.iterations ?? 0;
         this.state = { ...this.state, iteration: done, phase: 'thinking', phaseStartedAt: now };
         if (event.max_iterations !== undefined) this.state.lastIteration = done + event.max_iterations;
         this.above(
