@@ -6,11 +6,10 @@ import { parseOutputFormat } from './result/output-format.js';
 import { runLimitOptions } from './run-limit-flags.js';
 import { parseRunIdFlag } from './run-id-flag.js';
 import { usageError } from './usage-error.js';
+import type { RunLocation } from './inspect/locate-run.js';
 
-export interface ForkFlags extends OverrideFlags {
+export interface ForkFlags extends OverrideFlags, RunLocation {
   agent?: string;
-  workDir?: string;
-  runId?: string;
   at?: string | number;
   into?: string;
   message?: string;

@@ -4,11 +4,10 @@ import { withEngineSession } from './engine-session.js';
 import { replayAgentLine } from './inspect/agent-version.js';
 import { parseRunIdFlag } from './run-id-flag.js';
 import { usageError } from './usage-error.js';
+import type { RunLocation } from './inspect/locate-run.js';
 
-export interface ReplayFlags {
+export interface ReplayFlags extends RunLocation {
   agent?: string;
-  workDir?: string;
-  runId?: string;
   into?: string;
   tools?: string;
   json?: boolean;

@@ -4,7 +4,7 @@ import type { ActionResultEvent, RunPaths } from '@delta/journal';
 import { paletteFor } from './inspect/color.js';
 import { formatCount, formatDuration } from './inspect/format-numbers.js';
 import { showRun } from './show-run.js';
-import { locateRun } from './inspect/locate-run.js';
+import { locateRun, type RunLocation } from './inspect/locate-run.js';
 import {
   listInvocationIds,
   readInvocationMetadata,
@@ -15,9 +15,7 @@ import {
 } from './inspect/run-records.js';
 import { usageError } from './usage-error.js';
 
-export interface ShowFlags {
-  workDir?: string;
-  runId?: string;
+export interface ShowFlags extends RunLocation {
   request?: boolean;
   response?: boolean;
   stdout?: boolean;

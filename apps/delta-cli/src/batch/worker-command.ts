@@ -1,3 +1,4 @@
+import { describeKey } from '@delta/experiments';
 import { engineEnvironment } from '../handed-keys.js';
 import { baseUrlFlag } from '../override-flags.js';
 import { abortOnSignals } from '../signals.js';
@@ -41,8 +42,7 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
       signal: controller.signal,
       engine: { ...endpoint, environment: engineEnvironment(), toolEnv: subAgentEnvironment() },
       log: (line) => process.stderr.write(`worker ${process.pid}: ${line}\n`),
-      onRunStart: (key, workDir) =>
-        process.stderr.write(`worker ${process.pid}: start ${key.task} / ${key.model} / ${key.repeat} in ${workDir}\n`),
+      onRunStart: (key, workDir) => process.stderr.write(`worker ${process.pid}: start ${describeKey(key)} in ${workDir}\n`),
       onRunEnd: (outcome) => process.stdout.write(`${describeOutcome(outcome)}\n`),
     });
   } finally {
