@@ -48,14 +48,8 @@ export async function waitForJournal(work: string, test: (line: string) => boole
   while (Date.now() < until) {
     const dir = latestRunDir(work);
     const journal = dir && join(dir, 'journal.jsonl');
-    if (
-      journal &&
-      existsSync(journal) &&
-      readFileSync(journal, 'utf8')
-        .split('\n')
-        .some((line) => line.endsWith('}') && test(line))
-    )
-      return;
+    const lines = journal && existsSync(journal) ? readFileSync(journal, 'utf8').split('\n') : [];
+    if (lines.some((line) => line.endsWith('}') && test(line))) return;
     await sleep(5);
   }
   throw new Error(`the journal in ${work} never got the awaited line within ${timeoutMs} ms`);

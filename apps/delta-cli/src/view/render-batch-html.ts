@@ -1,7 +1,7 @@
 import type { BatchReport, BatchRunRow, GroupStatistics } from '@delta/experiments';
 import { formatCount, formatDuration } from '../inspect/format-numbers.js';
 import { BATCH_SCRIPT, BATCH_STYLE } from './batch-page-assets.js';
-import { costScatter, failedRuns, heatmap, scoreBars, totals } from './render-batch-figures.js';
+import { costScatter, failedRuns, heatmap, scoreBars, scoreWithInterval, totals } from './render-batch-figures.js';
 import { escapeHtml as esc } from './escape-html.js';
 import { htmlPage } from './html-page.js';
 import { PAGE_STYLE } from './page-assets.js';
@@ -34,12 +34,8 @@ function runRow(row: BatchRunRow, index: number, link: string | undefined): stri
 }
 
 function modelSummary(group: GroupStatistics): string {
-  const score =
-    group.score === null
-      ? 'no scores'
-      : group.metric === 'pass_rate'
-        ? `pass rate ${(group.score.mean * 100).toFixed(0)}% [${(group.score.low * 100).toFixed(0)}-${(group.score.high * 100).toFixed(0)}]`
-        : `mean score ${group.score.mean.toFixed(2)} [${group.score.low.toFixed(2)}, ${group.score.high.toFixed(2)}]`;
+  const rate = group.metric === 'pass_rate';
+  const score = group.score === null ? 'no scores' : `${rate ? 'pass rate' : 'mean score'} ${scoreWithInterval(group.score, rate)}`;
   return `<div><dt>${esc(group.name)}</dt><dd>${group.completed}/${group.runs} completed · ${esc(score)}</dd></div>`;
 }
 
