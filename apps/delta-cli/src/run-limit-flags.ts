@@ -56,21 +56,16 @@ export interface RunLimitFlags {
   timeout?: string | number;
 }
 
-/** The engine options of those given. */
-export interface RunLimits {
-  maxIterations?: number;
-  maxRetries?: number;
-  maxCost?: number;
-  timeoutMs?: number;
-}
-
-/** `--max-iterations`, `--retries`, `--max-cost` and `--timeout`, checked in that order, as engine options. */
-export function runLimitOptions(flags: RunLimitFlags): RunLimits {
-  const limits = {
-    maxIterations: parseWholeNumber('--max-iterations', flags.maxIterations, '--max-iterations 30'),
-    maxRetries: parseRetries(flags.retries),
-    maxCost: parseMaxCost(flags.maxCost),
-    timeoutMs: parseTimeout(flags.timeout),
+/** `--max-iterations`, `--retries`, `--max-cost` and `--timeout`, checked in that order, as the engine options of those given. */
+export function runLimitOptions(flags: RunLimitFlags) {
+  const maxIterations = parseWholeNumber('--max-iterations', flags.maxIterations, '--max-iterations 30');
+  const maxRetries = parseRetries(flags.retries);
+  const maxCost = parseMaxCost(flags.maxCost);
+  const timeoutMs = parseTimeout(flags.timeout);
+  return {
+    ...(maxIterations === undefined ? {} : { maxIterations }),
+    ...(maxRetries === undefined ? {} : { maxRetries }),
+    ...(maxCost === undefined ? {} : { maxCost }),
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
   };
-  return Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined)) as RunLimits;
 }
