@@ -7,7 +7,7 @@ import { takeHandedKeys } from './handed-keys.js';
 import { closeInheritedDescriptors } from './inherited-descriptors.js';
 import { failIfEndedUnfinished } from './unfinished-exit.js';
 import { registerBatchCommands } from './batch/batch-commands.js';
-import { registerDiffCommand, registerInspectCommands } from './inspect/inspect-commands.js';
+import { registerInspectCommands } from './inspect/inspect-commands.js';
 import { registerReplayCommands, registerRunCommands } from './run-commands.js';
 
 // First of all, before anything starts a process: the keys bin/delta handed over, and their descriptor
@@ -24,7 +24,6 @@ const cli = cac('delta');
 registerRunCommands(cli);
 registerBatchCommands(cli);
 registerReplayCommands(cli);
-registerDiffCommand(cli);
 
 cli
   .command('tool <action> [agent]', 'tool expand [agent]: print the tools of an agent in their expanded form (what really runs)')

@@ -68,7 +68,7 @@ export function registerRunCommands(cli: CAC): void {
     .action(async (flags) => (await import('./continue-command.js')).continueCommand(flags));
 }
 
-/** Registers the commands that run an agent again from a recorded run: replay and fork. */
+/** Registers the commands over recorded runs that load the engine: replay and fork (which run an agent again), and diff. */
 export function registerReplayCommands(cli: CAC): void {
   cli
     .command('replay', 'Re-execute a recorded run: recorded model answers, checked requests; says "identical" or where it first diverged')
@@ -108,4 +108,15 @@ export function registerReplayCommands(cli: CAC): void {
     .option('-v, --verbose', 'Show stack traces')
     .example('delta fork -w ws --at 2 -m "Try it another way" --model gpt-4o')
     .action(async (flags) => (await import('./fork-command.js')).forkCommand(flags));
+
+  cli
+    .command(
+      'diff <runA> <runB>',
+      'Compare two runs iteration by iteration (a run is <workspace>/.delta/<run_id>, or a workspace for its latest run)',
+    )
+    .option('--json', 'Print one JSON object with every difference')
+    .example('delta diff ws1 ws2/.delta/20261122_143522_a1b2c3')
+    .action(async (runA: string, runB: string, flags) =>
+      (await import('./diff-command.js')).diffCommand(String(runA), String(runB), flags),
+    );
 }
