@@ -1,4 +1,3 @@
-import { batchStartState } from './batch-start-state.js';
 import { withEngineSession } from './engine-session.js';
 import { baseUrlFlag, configOverrides, type OverrideFlags } from './override-flags.js';
 import { reportOutcome } from './report-outcome.js';
@@ -44,7 +43,7 @@ export async function forkCommand(flags: ForkFlags): Promise<number> {
   const baseUrl = baseUrlFlag(flags);
   const engine = await import('@delta/engine');
   // A batch run started from its task's files: the fork's own workspace starts from them too.
-  const startState = flags.into === undefined ? await batchStartState(flags.workDir ?? '.') : undefined;
+  const startState = flags.into === undefined ? (await import('@delta/experiments')).batchRunStartState(flags.workDir ?? '.') : undefined;
   return withEngineSession(
     flags.interactive === true,
     async (session) => {

@@ -1,5 +1,4 @@
 import type { ReplayResult } from '@delta/engine';
-import { batchStartState } from './batch-start-state.js';
 import { withEngineSession } from './engine-session.js';
 import { replayAgentLine } from './inspect/agent-version.js';
 import { parseRunIdFlag } from './run-id-flag.js';
@@ -52,7 +51,7 @@ export async function replayCommand(flags: ReplayFlags): Promise<number> {
   const engine = await import('@delta/engine');
   const source = engine.openRecordedRun(flags.workDir ?? '.', runId);
   // A batch run started from its task's files: the replay's own workspace starts from them too.
-  const startState = flags.into === undefined ? await batchStartState(source.paths.workDir) : undefined;
+  const startState = flags.into === undefined ? (await import('@delta/experiments')).batchRunStartState(source.paths.workDir) : undefined;
   const result = await withEngineSession(
     false,
     (session) =>

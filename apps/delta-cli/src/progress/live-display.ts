@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { readMetadata, runPaths, type JournalEvent, type RunMetadata } from '@delta/journal';
 import type { ModelDelta } from '@delta/engine';
 import { type Palette, statusColor } from '../inspect/color.js';
@@ -70,12 +69,12 @@ export class LiveDisplay {
 
   /** Takes the run's tokens and cost from metadata.json, which it returns (undefined while it cannot be read). */
   private refreshTotals(): RunMetadata | undefined {
-    if (!this.metadataFile || !existsSync(this.metadataFile)) return undefined;
+    if (!this.metadataFile) return undefined;
     let metadata: RunMetadata;
     try {
       metadata = readMetadata(this.metadataFile);
     } catch {
-      return undefined;
+      return undefined; // not written yet, or not readable now
     }
     if (metadata.usage) this.state.tokens = Math.max(this.state.tokens, metadata.usage.total_tokens);
     if (metadata.estimated_cost) this.state.cost = metadata.estimated_cost;
