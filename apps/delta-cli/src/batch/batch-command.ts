@@ -43,11 +43,6 @@ function modelsFile(flags: BatchFlags): { modelsFile?: string } {
   return { modelsFile: flags.models };
 }
 
-function list(value: string | string[] | undefined): string[] {
-  if (value === undefined) return [];
-  return (Array.isArray(value) ? value : [value]).map(String);
-}
-
 /** Exit code: 0 when every run completed; 130 when stopped; 1 with failed runs; 101 with runs waiting for a person; 3 with runs interrupted. */
 function exitCodeOf(summary: { stopped: boolean; failed: number; errors: number; waiting: number; interrupted: number }): number {
   if (summary.stopped) return 130;
@@ -82,7 +77,7 @@ export async function batchCommand(tasksFile: string | undefined, flags: BatchFl
     repeat,
     ...(models ? { models } : {}),
     ...modelsFile(flags),
-    set: list(flags.set),
+    set: flags.set === undefined ? [] : [flags.set].flat().map(String),
     ...(flags.grader === undefined ? {} : { grader: String(flags.grader) }),
     ...(flags.condition === undefined ? {} : { condition: String(flags.condition) }),
     strict: flags.strict === true,

@@ -41,17 +41,6 @@ export function describeSummary(summary: BatchSummary, elapsedMs: number): strin
   return `${lines.join('\n')}\n`;
 }
 
-interface LiveCounts {
-  total: number;
-  done: number;
-  running: number;
-  failed: number;
-  waiting: number;
-  executed: number;
-  tokens: number;
-  cost: number;
-}
-
 /** `130 processes, 1.2 GB`: what the batch holds on this machine. */
 function heldText(usage: ProcessTreeUsage | undefined): string[] {
   return usage === undefined ? [] : [`${usage.processes} process${usage.processes === 1 ? '' : 'es'}, ${formatBytes(usage.rssBytes)}`];
@@ -70,7 +59,7 @@ export function createBatchDisplay(
     if (held === undefined || Date.now() - held.at >= 1000) held = { at: Date.now(), usage: usage() };
     return held.usage;
   };
-  const counts: LiveCounts = { total: 0, done: 0, running: 0, failed: 0, waiting: 0, executed: 0, tokens: 0, cost: 0 };
+  const counts = { total: 0, done: 0, running: 0, failed: 0, waiting: 0, executed: 0, tokens: 0, cost: 0 };
   const models = new ModelLines();
   // How many lines the live block has on the screen now (the cursor is at the end of its last line).
   let shown = 0;

@@ -128,8 +128,7 @@ export class LiveDisplay {
         this.refreshTotals();
         const started = this.toolStartedAt.get(event.action_id);
         this.toolStartedAt.delete(event.action_id);
-        const ok = event.status === 'SUCCESS';
-        const mark = ok ? this.palette.green('✓') : this.palette.red('✗');
+        const mark = event.status === 'SUCCESS' ? this.palette.green('✓') : this.palette.red('✗');
         const facts = [
           event.exit_code === null ? event.status.toLowerCase() : `exit ${event.exit_code}`,
           ...(started === undefined ? [] : [formatDuration(now - started)]),

@@ -19,17 +19,11 @@ interface IterationTimes {
   outcomes: Record<CallOutcome, number>;
 }
 
-interface CallPairs {
-  results: Map<ActionRequestEvent, ActionResultEvent>;
-  /** The hook runs and system messages recorded while each call was under way, in order. */
-  during: Map<ActionRequestEvent, JournalEvent[]>;
-}
-
 /**
  * Pairs each ACTION_REQUEST with the next ACTION_RESULT of the same call id (ids can repeat across
- * responses), and gives each call the hook audits recorded between the two: calls run one at a time.
+ * responses), and gives each call the hook runs and system messages recorded between the two: calls run one at a time.
  */
-function pairCalls(events: JournalEvent[]): CallPairs {
+function pairCalls(events: JournalEvent[]) {
   const results = new Map<ActionRequestEvent, ActionResultEvent>();
   const during = new Map<ActionRequestEvent, JournalEvent[]>();
   const open = new Map<string, ActionRequestEvent>();
