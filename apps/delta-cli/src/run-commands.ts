@@ -1,9 +1,6 @@
 import type { CAC, Command } from 'cac';
 
-/**
- * The options `delta run` and `delta continue` share, from --max-iterations on, in the order both list them;
- * `own` holds the wording each command has of its own.
- */
+/** The options of run and continue from --max-iterations on, in the order both list them; `own`: the wording each has of its own. */
 function runOptions(command: Command, own: { maxIterations: string; models: string; yes?: string; verbose: string }): Command {
   command
     .option('--max-iterations <n>', own.maxIterations)
