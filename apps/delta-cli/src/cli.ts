@@ -3,11 +3,12 @@ import packageJson from '../package.json' with { type: 'json' };
 import { cacMessageAsTyped, optionAsTyped, optionValuesAsTyped } from './option-as-typed.js';
 import { handleClosedOutput, keepRunningWhenOutputCloses } from './closed-output.js';
 import { reportError } from './report-error.js';
+import { usageError } from './usage-error.js';
 import { takeHandedKeys } from './handed-keys.js';
 import { closeInheritedDescriptors } from './inherited-descriptors.js';
 import { failIfEndedUnfinished } from './unfinished-exit.js';
 import { registerBatchCommands } from './batch/batch-commands.js';
-import { registerDiffCommand, registerInspectCommands } from './inspect/inspect-commands.js';
+import { registerInspectCommands } from './inspect/inspect-commands.js';
 import { registerReplayCommands, registerRunCommands } from './run-commands.js';
 
 // First of all, before anything starts a process: the keys bin/delta handed over, and their descriptor
@@ -24,7 +25,6 @@ const cli = cac('delta');
 registerRunCommands(cli);
 registerBatchCommands(cli);
 registerReplayCommands(cli);
-registerDiffCommand(cli);
 
 cli
   .command('tool <action> [agent]', 'tool expand [agent]: print the tools of an agent in their expanded form (what really runs)')
@@ -33,10 +33,8 @@ cli
   .option('--strict', 'Every configuration warning is an error (exit 2)')
   .example('delta tool expand examples/hello-world/agent.yaml')
   .action(async (action: string, agent: string | undefined, flags) => {
-    if (action !== 'expand') {
-      process.stderr.write(`Error: unknown tool action "${action}".\nHint: the tool command has one action: delta tool expand [agent]\n`);
-      return 2;
-    }
+    if (action !== 'expand')
+      throw usageError(`unknown tool action "${action}".`, 'the tool command has one action: delta tool expand [agent]');
     return (await import('./tool-expand-command.js')).toolExpandCommand(agent, flags);
   });
 

@@ -1,14 +1,7 @@
-/** A configuration warning as the engine reports it (a ConfigProblem of @delta/yaml-config). */
-export interface ConfigWarning {
-  file: string;
-  line?: number;
-  column?: number;
-  field: string;
-  message: string;
-}
+import type { LoadedAgent } from '@delta/engine';
 
-/** One line on stderr per warning, `warning: <file>:<line>:<column> <field>: <message>`, whatever -q says. */
-export function printConfigWarning(warning: ConfigWarning): void {
+/** One line on stderr per configuration warning, `warning: <file>:<line>:<column> <field>: <message>`, whatever -q says. */
+export function printConfigWarning(warning: LoadedAgent['warnings'][number]): void {
   const where = warning.line === undefined ? warning.file : `${warning.file}:${warning.line}:${warning.column}`;
   process.stderr.write(`warning: ${where} ${warning.field}: ${warning.message}\n`);
 }

@@ -1,7 +1,7 @@
 import { runPaths, type JournalEvent } from '@delta/journal';
 import type { ModelDelta } from '@delta/engine';
 import type { LiveExport } from '@delta/tracing';
-import { createRunOutput, type OutputFlags, type RunOutput } from './progress/run-output.js';
+import { createRunOutput, type OutputFlags } from './progress/run-output.js';
 import { abortOnSignals } from './signals.js';
 import { engineEnvironment } from './handed-keys.js';
 import { subAgentEnvironment } from './sub-agent-environment.js';
@@ -36,7 +36,16 @@ export async function withEngineSession<T>(
   const release = abortOnSignals(controller, (text) => process.stderr.write(text));
   const asker = interactive ? new TerminalAsker() : undefined;
   const output = createRunOutput(outputFlags);
-  const onEvent = withTracing(withJournalPath(output.onEvent, outputFlags.verbose === true), tracing);
+  // Under -v, the journal's path as the run starts (spec 003 section 10.2), so that it can be followed at once.
+  const listeners = [tracing?.onEvent, outputFlags.verbose === true ? printJournalPath : undefined, output.onEvent].filter(
+    (listener) => listener !== undefined,
+  );
+  const onEvent =
+    listeners.length === 0
+      ? undefined
+      : (event: JournalEvent) => {
+          for (const listener of listeners) listener(event);
+        };
   try {
     return await body(
       {
@@ -95,14 +104,6 @@ function closeWaitMs(): number {
   return Number.isFinite(configured) && configured > 0 ? configured : 2000;
 }
 
-function withTracing(onEvent: RunOutput['onEvent'], tracing: LiveExport | undefined): RunOutput['onEvent'] {
-  if (!tracing) return onEvent;
-  return (event) => {
-    tracing.onEvent(event);
-    onEvent?.(event);
-  };
-}
-
 /** Spans not sent do not change the run's outcome or exit code: a warning says so. */
 async function closeTracing(tracing: LiveExport | undefined): Promise<void> {
   if (!tracing) return;
@@ -115,11 +116,6 @@ async function closeTracing(tracing: LiveExport | undefined): Promise<void> {
   }
 }
 
-/** Under -v, the journal's path as the run starts (spec 003 section 10.2), so it can be followed at once. */
-function withJournalPath(onEvent: RunOutput['onEvent'], verbose: boolean): RunOutput['onEvent'] {
-  if (!verbose) return onEvent;
-  return (event) => {
-    if (event.type === 'ENGINE_START') process.stderr.write(`Journal log: ${runPaths(event.work_dir, event.run_id).journal}\n`);
-    onEvent?.(event);
-  };
+function printJournalPath(event: JournalEvent): void {
+  if (event.type === 'ENGINE_START') process.stderr.write(`Journal log: ${runPaths(event.work_dir, event.run_id).journal}\n`);
 }

@@ -1,10 +1,8 @@
-import { locateRun } from './inspect/locate-run.js';
+import { locateRun, type RunLocation } from './inspect/locate-run.js';
 import { usageError } from './usage-error.js';
 import { loadOptional, OPENTELEMETRY } from './optional-packages.js';
 
-export interface ExportFlags {
-  workDir?: string;
-  runId?: string;
+export interface ExportFlags extends RunLocation {
   endpoint?: string;
   header?: string | string[];
   content?: boolean;

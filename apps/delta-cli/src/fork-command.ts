@@ -1,16 +1,14 @@
-import { batchStartState } from './batch-start-state.js';
 import { withEngineSession } from './engine-session.js';
 import { baseUrlFlag, configOverrides, type OverrideFlags } from './override-flags.js';
 import { reportOutcome } from './report-outcome.js';
 import { parseOutputFormat } from './result/output-format.js';
-import { parseMaxIterations } from './run-command.js';
+import { runLimitOptions } from './run-limit-flags.js';
 import { parseRunIdFlag } from './run-id-flag.js';
 import { usageError } from './usage-error.js';
+import type { RunLocation } from './inspect/locate-run.js';
 
-export interface ForkFlags extends OverrideFlags {
+export interface ForkFlags extends OverrideFlags, RunLocation {
   agent?: string;
-  workDir?: string;
-  runId?: string;
   at?: string | number;
   into?: string;
   message?: string;
@@ -39,13 +37,13 @@ function parseAt(value: string | number | undefined): number {
 export async function forkCommand(flags: ForkFlags): Promise<number> {
   const at = parseAt(flags.at);
   const runId = flags.runId === undefined ? undefined : parseRunIdFlag(flags.runId);
-  const maxIterations = parseMaxIterations(flags.maxIterations);
+  const limits = runLimitOptions({ maxIterations: flags.maxIterations });
   const format = parseOutputFormat(flags);
   const overrides = configOverrides(flags);
   const baseUrl = baseUrlFlag(flags);
   const engine = await import('@delta/engine');
   // A batch run started from its task's files: the fork's own workspace starts from them too.
-  const startState = flags.into === undefined ? await batchStartState(flags.workDir ?? '.') : undefined;
+  const startState = flags.into === undefined ? (await import('@delta/experiments')).batchRunStartState(flags.workDir ?? '.') : undefined;
   return withEngineSession(
     flags.interactive === true,
     async (session) => {
@@ -59,7 +57,7 @@ export async function forkCommand(flags: ForkFlags): Promise<number> {
         ...(flags.into === undefined ? {} : { into: String(flags.into) }),
         ...(startState ? { prepareWorkspace: startState } : {}),
         ...(flags.message === undefined ? {} : { message: String(flags.message) }),
-        ...(maxIterations === undefined ? {} : { maxIterations }),
+        ...limits,
       });
       process.stderr.write(`Forked run ${result.forkedFrom.run_id} after iteration ${at}: run ${result.runId} in ${result.workDir}\n`);
       return reportOutcome(result, flags.verbose === true, { json: flags.json === true, format });

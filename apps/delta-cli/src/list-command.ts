@@ -15,7 +15,7 @@ import {
   type RunKind,
   type RunMetadata,
 } from '@delta/journal';
-import { paletteFor } from './inspect/color.js';
+import { paletteFor, statusColor } from './inspect/color.js';
 import { formatCost, formatCount, formatDuration } from './inspect/format-numbers.js';
 import { usageError } from './usage-error.js';
 
@@ -29,15 +29,20 @@ export interface ListFlags {
   kind?: string;
 }
 
+/** `a, b,,c` -> ['a', 'b', 'c']. */
+function commaList(value: string): string[] {
+  return String(value)
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+}
+
 const KINDS: readonly RunKind[] = ['run', 'replay', 'fork'];
 
 /** `--kind run,replay,fork|all`; undefined: every kind in a workspace, the ordinary runs alone with --agent. */
 function kindFilter(value: string | undefined, byAgent: boolean): Set<RunKind> {
   if (value === undefined) return new Set(byAgent ? ['run'] : KINDS);
-  const wanted = String(value)
-    .split(',')
-    .map((kind) => kind.trim().toLowerCase())
-    .filter((kind) => kind !== '');
+  const wanted = commaList(value).map((kind) => kind.toLowerCase());
   if (wanted.length === 1 && wanted[0] === 'all') return new Set(KINDS);
   if (wanted.length === 0 || wanted.some((kind) => !KINDS.includes(kind as RunKind))) {
     throw usageError(
@@ -57,10 +62,7 @@ function kindLabel(metadata: RunMetadata): string {
 /** `--status COMPLETED,FAILED`: the statuses to keep, any case; undefined keeps every run. */
 function statusFilter(value: string | undefined): Set<string> | undefined {
   if (value === undefined) return undefined;
-  const wanted = String(value)
-    .split(',')
-    .map((status) => status.trim().toUpperCase())
-    .filter((status) => status !== '');
+  const wanted = commaList(value).map((status) => status.toUpperCase());
   const unknown = wanted.filter((status) => !RunStatus.options.includes(status as RunStatus) && status !== 'UNREADABLE');
   if (wanted.length === 0 || unknown.length > 0) {
     throw usageError(
@@ -181,6 +183,22 @@ function started(timestamp: string): string {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
 }
 
+// Cached tokens are part of the prompt tokens, reasoning tokens of the completion tokens: '-' when the server reported none.
+const detail = (count: number | undefined) => (count === undefined ? '-' : formatCount(count));
+
+/** The columns after RUN ID (and KIND, WORKSPACE) with each one's cell for a run whose metadata could be read. */
+const COLUMNS: ReadonlyArray<[string, (metadata: RunMetadata) => string]> = [
+  ['STATUS', (metadata) => metadata.status],
+  ['ITER', (metadata) => `${metadata.iterations}/${metadata.max_iterations}`],
+  ['TOKENS', (metadata) => (metadata.usage ? formatCount(metadata.usage.total_tokens) : '-')],
+  ['CACHED', (metadata) => detail(metadata.usage?.cached_tokens)],
+  ['REASONING', (metadata) => detail(metadata.usage?.reasoning_tokens)],
+  ['COST', (metadata) => (metadata.estimated_cost ? formatCost(metadata.estimated_cost) : '-')],
+  ['STARTED', (metadata) => started(metadata.created_at)],
+  ['DURATION', duration],
+  ['TASK', task],
+];
+
 /** `delta list`: the runs of a workspace, or of every workspace of an agent (with those it ran in by -w), latest first. */
 export function listCommand(flags: ListFlags): number {
   const format = listFormat(flags);
@@ -222,68 +240,21 @@ export function listCommand(flags: ListFlags): number {
   const palette = paletteFor(process.stdout);
   // The KIND column only when a replay or a fork is listed: a list of ordinary runs reads as it always did.
   const withKind = runs.some((run) => run.metadata !== undefined && runKind(run.metadata) !== 'run');
-  const header = [
-    'RUN ID',
-    ...(withKind ? ['KIND'] : []),
-    ...(byAgent ? ['WORKSPACE'] : []),
-    'STATUS',
-    'ITER',
-    'TOKENS',
-    'CACHED',
-    'REASONING',
-    'COST',
-    'STARTED',
-    'DURATION',
-    'TASK',
-  ];
-  // Cached tokens are part of the prompt tokens, reasoning tokens of the completion tokens: '-' when the server reported none.
-  const detail = (count: number | undefined) => (count === undefined ? '-' : formatCount(count));
-  const rows = runs.map((run) => {
-    const metadata = run.metadata;
-    if (!metadata)
-      return [
-        run.runId,
-        ...(withKind ? ['-'] : []),
-        ...(byAgent ? [run.workspace] : []),
-        'UNREADABLE',
-        '-',
-        '-',
-        '-',
-        '-',
-        '-',
-        '-',
-        '-',
-        '-',
-      ];
-    return [
-      run.runId,
-      ...(withKind ? [kindLabel(metadata)] : []),
-      ...(byAgent ? [run.workspace] : []),
-      metadata.status,
-      `${metadata.iterations}/${metadata.max_iterations}`,
-      metadata.usage ? formatCount(metadata.usage.total_tokens) : '-',
-      detail(metadata.usage?.cached_tokens),
-      detail(metadata.usage?.reasoning_tokens),
-      metadata.estimated_cost ? formatCost(metadata.estimated_cost) : '-',
-      started(metadata.created_at),
-      duration(metadata),
-      task(metadata),
-    ];
-  });
+  const header = ['RUN ID', ...(withKind ? ['KIND'] : []), ...(byAgent ? ['WORKSPACE'] : []), ...COLUMNS.map(([title]) => title)];
+  const rows = runs.map(({ runId, workspace, metadata }) => [
+    runId,
+    ...(withKind ? [metadata ? kindLabel(metadata) : '-'] : []),
+    ...(byAgent ? [workspace] : []),
+    ...(metadata ? COLUMNS.map(([, cell]) => cell(metadata)) : ['UNREADABLE', ...COLUMNS.slice(1).map(() => '-')]),
+  ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
   const statusColumn = header.indexOf('STATUS');
-  const colorStatus = (status: string) =>
-    status === 'COMPLETED'
-      ? palette.green(status)
-      : status === 'FAILED' || status === 'UNREADABLE'
-        ? palette.red(status)
-        : palette.yellow(status);
   const render = (row: string[], isHeader: boolean) =>
     row
       .map((cell, column) => {
         const padded = cell.padEnd(widths[column]!);
         if (isHeader) return palette.bold(padded);
-        return column === statusColumn ? colorStatus(cell) + ' '.repeat(widths[column]! - cell.length) : padded;
+        return column === statusColumn ? statusColor(palette, cell)(cell) + ' '.repeat(widths[column]! - cell.length) : padded;
       })
       .join('  ')
       .trimEnd();

@@ -2,12 +2,10 @@ import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JournalReader } from '@delta/journal';
 import { paletteFor } from './inspect/color.js';
-import { locateRun } from './inspect/locate-run.js';
+import { locateRun, type RunLocation } from './inspect/locate-run.js';
 import { createTranscriptFormatter } from './log/format-event.js';
 
-export interface LogFlags {
-  workDir?: string;
-  runId?: string;
+export interface LogFlags extends RunLocation {
   follow?: boolean;
   raw?: boolean;
 }

@@ -1,3 +1,5 @@
+import type { Command } from 'cac';
+
 /** cac's own key for an option: `run-id` -> `runId` (the part before a dot, as cac nests `--a.b`). */
 function optionKey(name: string): string {
   return name.split('.')[0]!.replaceAll(/([a-z])-([a-z])/g, (_, before: string, after: string) => before + after.toUpperCase());
@@ -27,11 +29,7 @@ export function cacMessageAsTyped(message: string, argv: readonly string[]): str
 }
 
 /** An option as cac describes it: `-m, --message <text>`, with its names camelCased (`message`). */
-interface DeclaredOption {
-  rawName: string;
-  name: string;
-  isBoolean?: boolean;
-}
+type DeclaredOption = Pick<Command['options'][number], 'rawName' | 'name' | 'isBoolean'>;
 
 /**
  * The values of options that take one, as typed, where mri read a number: it turns `--run-id 007` into 7

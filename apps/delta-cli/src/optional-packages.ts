@@ -16,20 +16,14 @@ export interface OptionalCapability {
 /** BullMQ and its Redis client: `delta batch --queue` and `delta worker`. */
 export const SCALE_OUT: OptionalCapability = { name: 'the scale-out packages', packages: ['bullmq', 'ioredis'], docs: 'docs/scale-out.md' };
 
-/** The OpenTelemetry SDK: `delta export otel`, and runs with OTEL_EXPORTER_OTLP_ENDPOINT set. */
+const peerVersions: Record<string, string | undefined> = packageJson.peerDependencies;
+
+/** The OpenTelemetry SDK (the CLI's @opentelemetry peers): `delta export otel`, and runs with OTEL_EXPORTER_OTLP_ENDPOINT set. */
 export const OPENTELEMETRY: OptionalCapability = {
   name: 'the OpenTelemetry packages',
-  packages: [
-    '@opentelemetry/api',
-    '@opentelemetry/core',
-    '@opentelemetry/exporter-trace-otlp-http',
-    '@opentelemetry/resources',
-    '@opentelemetry/sdk-trace-base',
-  ],
+  packages: Object.keys(peerVersions).filter((name) => name.startsWith('@opentelemetry/')),
   docs: 'docs/tracing.md',
 };
-
-const peerVersions: Record<string, string | undefined> = packageJson.peerDependencies;
 
 /** `bullmq@6.7.0`: the version the CLI declares as its peer, so the command installs what was tested. */
 export function installSpec(name: string): string {

@@ -23,7 +23,7 @@ function modelName(value: string | number | boolean): string {
 }
 
 /** `--base-url`: an http(s) URL, checked here so that a typo is not found only when the model is called. */
-export function baseUrlFlag(flags: OverrideFlags): { baseUrl?: string } {
+export function baseUrlFlag(flags: { baseUrl?: string }): { baseUrl?: string } {
   if (flags.baseUrl === undefined) return {};
   const value = String(flags.baseUrl);
   let url: URL | undefined;

@@ -1,14 +1,12 @@
 import type { ReplayResult } from '@delta/engine';
-import { batchStartState } from './batch-start-state.js';
 import { withEngineSession } from './engine-session.js';
 import { replayAgentLine } from './inspect/agent-version.js';
 import { parseRunIdFlag } from './run-id-flag.js';
 import { usageError } from './usage-error.js';
+import type { RunLocation } from './inspect/locate-run.js';
 
-export interface ReplayFlags {
+export interface ReplayFlags extends RunLocation {
   agent?: string;
-  workDir?: string;
-  runId?: string;
   into?: string;
   tools?: string;
   json?: boolean;
@@ -53,7 +51,7 @@ export async function replayCommand(flags: ReplayFlags): Promise<number> {
   const engine = await import('@delta/engine');
   const source = engine.openRecordedRun(flags.workDir ?? '.', runId);
   // A batch run started from its task's files: the replay's own workspace starts from them too.
-  const startState = flags.into === undefined ? await batchStartState(source.paths.workDir) : undefined;
+  const startState = flags.into === undefined ? (await import('@delta/experiments')).batchRunStartState(source.paths.workDir) : undefined;
   const result = await withEngineSession(
     false,
     (session) =>

@@ -1,57 +1,21 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { usageError } from './usage-error.js';
-import { runLimitOptions } from './run-limit-flags.js';
 import { chooseWorkspace } from './choose-workspace.js';
 import { printConfigWarning } from './config-warnings.js';
-import { baseUrlFlag } from './override-flags.js';
 import { engineEnvironment } from './handed-keys.js';
-import { type ModelsFlags, runModelOf, runOverrides } from './run-models.js';
+import { runModelOf, runOverrides } from './run-models.js';
 import { withEngineSession } from './engine-session.js';
 import { reportOutcome } from './report-outcome.js';
-import { parseOutputFormat } from './result/output-format.js';
-import { parseRunIdFlag, runIdTaken } from './run-id-flag.js';
-import { parseSandboxFlags } from './sandbox-flags.js';
+import { parseRunFlags, type RunFlags } from './run-flags.js';
+import { runIdTaken } from './run-id-flag.js';
 
-export interface RunFlags extends ModelsFlags {
+/** `delta run`'s flags: those it shares with `delta continue`, and its own. */
+interface RunCommandFlags extends RunFlags {
   agent?: string;
-  message?: string;
-  workDir?: string;
-  maxIterations?: string | number;
-  maxCost?: string | number;
-  timeout?: string | number;
-  retries?: string | number;
   yes?: boolean;
-  verbose?: boolean;
-  interactive?: boolean;
-  quiet?: boolean;
-  json?: boolean;
-  strict?: boolean;
-  runId?: string;
   /** Start a new run even when the latest one could be resumed. */
   new?: boolean;
-  format?: string;
-  sandbox?: string;
-  network?: boolean;
-}
-
-export function parseMaxIterations(value: string | number | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 1) {
-    throw usageError(`--max-iterations must be a whole number of at least 1, got "${value}".`, 'For example: --max-iterations 30');
-  }
-  return number;
-}
-
-/** `--retries N`: 0 to 10, as `llm.max_retries` allows. */
-export function parseRetries(value: string | number | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const number = Number(value);
-  if (String(value).trim() === '' || !Number.isInteger(number) || number < 0 || number > 10) {
-    throw usageError(`--retries must be a whole number from 0 to 10, got "${value}".`, 'For example: --retries 5 (0: no retry)');
-  }
-  return number;
 }
 
 /**
@@ -71,22 +35,16 @@ function noteOtherWorkspace(agentHome: string, workDir: string, record: (agentHo
 const RESUMABLE = new Set(['INTERRUPTED', 'WAITING_FOR_INPUT', 'RUNNING']);
 
 /** `delta run`: load the agent, pick the workspace, start (or auto-resume) the run, print the answer. */
-export async function runCommand(flags: RunFlags): Promise<number> {
+export async function runCommand(flags: RunCommandFlags): Promise<number> {
   if (flags.message === undefined || String(flags.message).trim() === '') {
     throw usageError(
       'delta run needs a task: -m/--message is missing.',
       'For example: delta run --agent ./my-agent -m "Summarise README.md"',
     );
   }
-  const maxIterations = parseMaxIterations(flags.maxIterations);
-  const maxRetries = parseRetries(flags.retries);
-  const limits = runLimitOptions(flags);
-  const format = parseOutputFormat(flags);
-  const runId = flags.runId === undefined ? undefined : parseRunIdFlag(flags.runId);
-  const sandbox = parseSandboxFlags(flags);
+  const { format, runId, engine: flagOptions } = parseRunFlags(flags);
   const engine = await import('@delta/engine');
   const { readLatestRunId, readMetadata, recordOtherWorkspace, runPaths } = await import('@delta/journal');
-  const baseUrl = baseUrlFlag(flags);
   // --models: the entry --model names, its key read now (before a workspace is made), laid over agent.yaml.
   const model = await runModelOf(flags, engineEnvironment());
   const loaded = engine.loadAgent(flags.agent ?? '.', { strict: flags.strict === true, overrides: runOverrides(flags) });
@@ -107,15 +65,7 @@ export async function runCommand(flags: RunFlags): Promise<number> {
   return withEngineSession(
     flags.interactive === true,
     async (session, endProgress) => {
-      const common = {
-        ...session,
-        ...baseUrl,
-        ...model?.engine,
-        sandbox,
-        ...(maxIterations === undefined ? {} : { maxIterations }),
-        ...(maxRetries === undefined ? {} : { maxRetries }),
-        ...limits,
-      };
+      const common = { ...session, ...flagOptions, ...model?.engine };
       let result;
       if (resume) {
         const waiting = latestMetadata.status === 'WAITING_FOR_INPUT';

@@ -3,8 +3,8 @@ import { once } from 'node:events';
 import type { ActionResultEvent, RunPaths } from '@delta/journal';
 import { paletteFor } from './inspect/color.js';
 import { formatCount, formatDuration } from './inspect/format-numbers.js';
-import { showRun } from './show-run.js';
-import { locateRun } from './inspect/locate-run.js';
+import { heading, showRun } from './show-run.js';
+import { locateRun, type RunLocation } from './inspect/locate-run.js';
 import {
   listInvocationIds,
   readInvocationMetadata,
@@ -15,9 +15,7 @@ import {
 } from './inspect/run-records.js';
 import { usageError } from './usage-error.js';
 
-export interface ShowFlags {
-  workDir?: string;
-  runId?: string;
+export interface ShowFlags extends RunLocation {
   request?: boolean;
   response?: boolean;
   stdout?: boolean;
@@ -57,7 +55,6 @@ async function showInvocation(paths: RunPaths, key: string, flags: ShowFlags): P
   }
   const palette = paletteFor(process.stdout);
   const metadata = readInvocationMetadata(paths, id);
-  const heading = (text: string) => process.stdout.write(`${palette.bold(`== ${text}`)}\n`);
   heading(`invocation ${id}`);
   if (metadata) {
     const tokens = metadata.token_usage;
@@ -128,7 +125,6 @@ async function showAction(paths: RunPaths, key: string, flags: ShowFlags): Promi
     return 0;
   }
   const palette = paletteFor(process.stdout);
-  const heading = (text: string) => process.stdout.write(`${palette.bold(`== ${text}`)}\n`);
   const size = (file: string) => (existsSync(file) ? statSync(file).size : 0);
   heading(`action ${result?.action_id ?? ref}${result ? ` (${result.tool_name}, iteration ${result.iteration})` : ''}`);
   const facts = [
@@ -149,15 +145,15 @@ async function showAction(paths: RunPaths, key: string, flags: ShowFlags): Promi
 
 /** A call with a result and no execution: what stopped it, and what the model was told instead. */
 function showCallThatDidNotRun(result: ActionResultEvent): number {
-  const palette = paletteFor(process.stdout);
   const { blocked_by: blockedBy } = result as ActionResultEvent & { blocked_by?: string };
-  process.stdout.write(`${palette.bold(`== action ${result.action_id} (${result.tool_name}, iteration ${result.iteration})`)}\n`);
+  heading(`action ${result.action_id} (${result.tool_name}, iteration ${result.iteration})`);
   process.stdout.write(
     blockedBy === undefined
       ? `${result.status}: it did not run (it was refused before it started)\n`
       : `BLOCKED: it did not run; the pre_tool_execution hook refused it (${blockedBy})\n`,
   );
-  process.stdout.write(`${palette.bold('== what the model was told')}\n${result.observation_content.replace(/\n?$/, '\n')}`);
+  heading('what the model was told');
+  process.stdout.write(result.observation_content.replace(/\n?$/, '\n'));
   return 0;
 }
 

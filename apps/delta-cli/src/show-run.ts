@@ -11,14 +11,17 @@ import { paletteFor } from './inspect/color.js';
 import { formatCost, formatCount, formatDuration, formatTokensInOut } from './inspect/format-numbers.js';
 import { readRunJournal } from './inspect/run-records.js';
 
+const write = (text: string) => process.stdout.write(`${text}\n`);
+
+/** `== text`, in bold on a terminal: a section of what `delta show` prints. */
+export const heading = (text: string) => write(paletteFor(process.stdout).bold(`== ${text}`));
+
 /**
  * `delta show run`: the run's totals from metadata.json (tokens with their cached and reasoning parts,
  * the estimated cost and the prices it used), then each model call's tokens and the retries, from the journal.
  */
 export function showRun(paths: RunPaths, options: { verbose?: boolean; fingerprints: FingerprintTools }): number {
   const palette = paletteFor(process.stdout);
-  const write = (text: string) => process.stdout.write(`${text}\n`);
-  const heading = (text: string) => write(palette.bold(`== ${text}`));
   const metadata = readMetadata(paths.metadata);
   const journal = readRunJournal(paths);
   heading(`run ${metadata.run_id} (agent ${metadata.agent_name})`);
@@ -46,8 +49,8 @@ export function showRun(paths: RunPaths, options: { verbose?: boolean; fingerpri
   for (const line of agentVersionLines(starts, options.verbose === true, options.fingerprints)) write(line);
 
   const thoughts = journal.filter((event): event is ThoughtEvent => event.type === 'THOUGHT');
-  if (thoughts.length > 0) showModelCalls(thoughts, retries, write, heading);
-  showConfiguration(journal, write, heading, palette.dim);
+  if (thoughts.length > 0) showModelCalls(thoughts, retries);
+  showConfiguration(journal);
   return 0;
 }
 
@@ -55,12 +58,7 @@ export function showRun(paths: RunPaths, options: { verbose?: boolean; fingerpri
  * Where the run came from (a fork or a replay of another run) and the effective configuration its latest
  * engine used: ENGINE_START's `config`, agent.yaml after imports, defaults and overrides, and the endpoint.
  */
-function showConfiguration(
-  journal: JournalEvent[],
-  write: (text: string) => void,
-  heading: (text: string) => void,
-  dim: (text: string) => string,
-): void {
+function showConfiguration(journal: JournalEvent[]): void {
   const starts = journal.filter((event): event is EngineStartEvent => event.type === 'ENGINE_START');
   const latest = starts.at(-1);
   for (const [key, label] of [
@@ -71,15 +69,12 @@ function showConfiguration(
     if (origin !== undefined) write(`${label} ${JSON.stringify(origin)}`);
   }
   heading(`effective configuration${starts.length > 1 ? ` (engine start ${starts.length} of ${starts.length})` : ''}`);
-  write(latest?.config ? JSON.stringify(latest.config, null, 2) : dim('(not recorded by the engine that ran it)'));
+  write(
+    latest?.config ? JSON.stringify(latest.config, null, 2) : paletteFor(process.stdout).dim('(not recorded by the engine that ran it)'),
+  );
 }
 
-function showModelCalls(
-  thoughts: ThoughtEvent[],
-  retries: SystemMessageEvent[],
-  write: (text: string) => void,
-  heading: (text: string) => void,
-): void {
+function showModelCalls(thoughts: ThoughtEvent[], retries: SystemMessageEvent[]): void {
   heading('model calls');
   for (const [index, thought] of thoughts.entries()) {
     const tokens = thought.usage ? formatTokensInOut(thought.usage) : 'no token count';

@@ -2,7 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DELTA_BIN, type DeltaResult } from './test-support.js';
+import { DELTA_BIN, type DeltaResult, deltaEnv } from './test-support.js';
+
+export { deltaEnv };
 
 /** The directory of the workspace's latest run, once `.delta/LATEST` exists. */
 export function latestRunDir(work: string): string | undefined {
@@ -16,18 +18,6 @@ export function lineCount(file: string): number {
   let count = 0;
   for (const byte of readFileSync(file)) if (byte === 0x0a) count += 1;
   return count;
-}
-
-/** The environment of a `delta` under test: this process's, less any model credentials or endpoint, plus `env`. */
-export function deltaEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
-  return {
-    ...process.env,
-    DELTA_API_KEY: undefined,
-    OPENAI_API_KEY: undefined,
-    DELTA_BASE_URL: undefined,
-    OPENAI_BASE_URL: undefined,
-    ...env,
-  };
 }
 
 export interface RunningDelta {
@@ -58,14 +48,8 @@ export async function waitForJournal(work: string, test: (line: string) => boole
   while (Date.now() < until) {
     const dir = latestRunDir(work);
     const journal = dir && join(dir, 'journal.jsonl');
-    if (
-      journal &&
-      existsSync(journal) &&
-      readFileSync(journal, 'utf8')
-        .split('\n')
-        .some((line) => line.endsWith('}') && test(line))
-    )
-      return;
+    const lines = journal && existsSync(journal) ? readFileSync(journal, 'utf8').split('\n') : [];
+    if (lines.some((line) => line.endsWith('}') && test(line))) return;
     await sleep(5);
   }
   throw new Error(`the journal in ${work} never got the awaited line within ${timeoutMs} ms`);

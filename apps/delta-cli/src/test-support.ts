@@ -15,12 +15,17 @@ const MODEL_SETTINGS = [
   'OTEL_EXPORTER_OTLP_ENDPOINT',
 ];
 
+/** The environment of a `delta` under test: this process's, less its model (and trace export) settings, plus `env`. */
+export function deltaEnv(env: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  const inherited: Record<string, string | undefined> = { ...process.env };
+  for (const name of MODEL_SETTINGS) delete inherited[name];
+  return { ...inherited, ...env };
+}
+
 /** Runs `delta` as a real process. The model (and trace export) settings of the calling environment are never passed on. */
 export function runDelta(
   args: string[],
   options: { cwd?: string; env?: Record<string, string | undefined>; input?: string; onSpawn?: (pid: number) => void } = {},
 ): Promise<DeltaResult> {
-  const env: Record<string, string | undefined> = { ...process.env };
-  for (const name of MODEL_SETTINGS) delete env[name];
-  return runProcess(process.execPath, [DELTA_BIN, ...args], { ...options, env: { ...env, ...options.env } });
+  return runProcess(process.execPath, [DELTA_BIN, ...args], { ...options, env: deltaEnv(options.env) });
 }

@@ -1,13 +1,11 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { locateRun } from './inspect/locate-run.js';
+import { locateRun, type RunLocation } from './inspect/locate-run.js';
 import { collectRun } from './view/collect-run.js';
 import { renderRunHtml } from './view/render-html.js';
 import { usageError } from './usage-error.js';
 
-export interface ViewFlags {
-  workDir?: string;
-  runId?: string;
+export interface ViewFlags extends RunLocation {
   output?: string;
   stdout?: boolean;
 }

@@ -1,14 +1,13 @@
 import { usageError } from '../usage-error.js';
-import { runLimitOptions } from '../run-limit-flags.js';
+import { parseWholeNumber, type RunLimitFlags, runLimitOptions } from '../run-limit-flags.js';
 import { baseUrlFlag } from '../override-flags.js';
 import { printConfigWarning } from '../config-warnings.js';
 import { engineEnvironment } from '../handed-keys.js';
-import { parseMaxIterations, parseRetries } from '../run-command.js';
 import { abortOnSignals } from '../signals.js';
 import { subAgentEnvironment } from '../sub-agent-environment.js';
 import { createBatchDisplay } from './batch-display.js';
 
-export interface BatchFlags {
+export interface BatchFlags extends RunLimitFlags {
   agent?: string;
   out?: string;
   concurrency?: string | number;
@@ -21,23 +20,10 @@ export interface BatchFlags {
   condition?: string;
   retryFailed?: boolean;
   maxAttempts?: string | number;
-  maxIterations?: string | number;
-  maxCost?: string | number;
-  timeout?: string | number;
-  retries?: string | number;
   json?: boolean;
   strict?: boolean;
   queue?: string;
   wait?: boolean;
-}
-
-function wholeNumber(flag: string, value: string | number | undefined, fallback: number, example: string): number {
-  if (value === undefined) return fallback;
-  const number = Number(value);
-  if (String(value).trim() === '' || !Number.isInteger(number) || number < 1) {
-    throw usageError(`${flag} must be a whole number of at least 1, got "${value}".`, `For example: ${example}`);
-  }
-  return number;
 }
 
 /** `--model a,b --model c`: each model once, in order. */
@@ -55,11 +41,6 @@ function modelsFile(flags: BatchFlags): { modelsFile?: string } {
     throw usageError('--models needs the path of one models file.', 'For example: --models models.yaml');
   }
   return { modelsFile: flags.models };
-}
-
-function list(value: string | string[] | undefined): string[] {
-  if (value === undefined) return [];
-  return (Array.isArray(value) ? value : [value]).map(String);
 }
 
 /** Exit code: 0 when every run completed; 130 when stopped; 1 with failed runs; 101 with runs waiting for a person; 3 with runs interrupted. */
@@ -85,47 +66,42 @@ export async function batchCommand(tasksFile: string | undefined, flags: BatchFl
       'For example: delta batch tasks.jsonl --agent ./my-agent --out results',
     );
   }
-  const repeat = wholeNumber('--repeat', flags.repeat, 1, '--repeat 3');
-  const maxAttempts = wholeNumber('--max-attempts', flags.maxAttempts, 1, '--max-attempts 3');
+  const repeat = parseWholeNumber('--repeat', flags.repeat, '--repeat 3') ?? 1;
+  const maxAttempts = parseWholeNumber('--max-attempts', flags.maxAttempts, '--max-attempts 3') ?? 1;
   if (maxAttempts > 100) throw usageError(`--max-attempts is at most 100, got ${maxAttempts}.`, 'For example: --max-attempts 3');
+  const models = modelList(flags.model);
+  const spec = {
+    tasksFile,
+    agent: flags.agent ?? '.',
+    out: String(flags.out),
+    repeat,
+    ...(models ? { models } : {}),
+    ...modelsFile(flags),
+    set: flags.set === undefined ? [] : [flags.set].flat().map(String),
+    ...(flags.grader === undefined ? {} : { grader: String(flags.grader) }),
+    ...(flags.condition === undefined ? {} : { condition: String(flags.condition) }),
+    strict: flags.strict === true,
+  };
   if (flags.queue !== undefined) {
     const { queueBatchCommand } = await import('./queue-batch.js');
     const { concurrency, baseUrl, maxIterations, retries, maxCost, timeout } = flags;
-    const models = modelList(flags.model);
-    return queueBatchCommand(
-      {
-        tasksFile,
-        agent: flags.agent ?? '.',
-        out: String(flags.out),
-        repeat,
-        ...(models ? { models } : {}),
-        ...modelsFile(flags),
-        set: list(flags.set),
-        ...(flags.grader === undefined ? {} : { grader: String(flags.grader) }),
-        ...(flags.condition === undefined ? {} : { condition: String(flags.condition) }),
-        strict: flags.strict === true,
-      },
-      {
-        queue: String(flags.queue),
-        wait: flags.wait === true,
-        retryFailed: flags.retryFailed === true,
-        maxAttempts,
-        json: flags.json === true,
-        local: { concurrency, baseUrl, maxIterations, retries, maxCost, timeout },
-      },
-    );
+    return queueBatchCommand(spec, {
+      queue: String(flags.queue),
+      wait: flags.wait === true,
+      retryFailed: flags.retryFailed === true,
+      maxAttempts,
+      json: flags.json === true,
+      local: { concurrency, baseUrl, maxIterations, retries, maxCost, timeout },
+    });
   }
   if (flags.wait === true)
     throw usageError(
       '--wait follows a queued batch: it needs --queue.',
       'For example: delta batch tasks.jsonl --out results --queue redis://127.0.0.1:6379/0 --wait',
     );
-  const concurrency = wholeNumber('--concurrency', flags.concurrency, 4, '--concurrency 8');
-  const maxIterations = parseMaxIterations(flags.maxIterations);
-  const maxRetries = parseRetries(flags.retries);
-  const models = modelList(flags.model);
+  const concurrency = parseWholeNumber('--concurrency', flags.concurrency, '--concurrency 8') ?? 4;
   const limits = runLimitOptions(flags);
-  const endpoint = baseUrlFlag({ ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }) });
+  const endpoint = baseUrlFlag(flags);
   const { runBatch } = await import('@delta/experiments');
   const controller = new AbortController();
   const release = abortOnSignals(controller, (text) => process.stderr.write(text), 'the batch');
@@ -136,22 +112,11 @@ export async function batchCommand(tasksFile: string | undefined, flags: BatchFl
   );
   try {
     const summary = await runBatch({
-      tasksFile,
-      agent: flags.agent ?? '.',
-      out: String(flags.out),
+      ...spec,
       concurrency,
-      repeat,
-      ...(models ? { models } : {}),
-      ...modelsFile(flags),
-      set: list(flags.set),
-      ...(flags.grader === undefined ? {} : { grader: String(flags.grader) }),
-      ...(flags.condition === undefined ? {} : { condition: String(flags.condition) }),
       retryFailed: flags.retryFailed === true,
       maxAttempts,
-      strict: flags.strict === true,
       onWarning: printConfigWarning,
-      ...(maxIterations === undefined ? {} : { maxIterations }),
-      ...(maxRetries === undefined ? {} : { maxRetries }),
       ...limits,
       ...endpoint,
       environment: engineEnvironment(),

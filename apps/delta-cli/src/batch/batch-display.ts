@@ -1,5 +1,5 @@
 import { formatBytes, type ProcessTreeUsage, processTreeUsage } from './process-tree.js';
-import type { BatchEvent, BatchRunKey, BatchRunOutcome, BatchSummary } from '@delta/experiments';
+import { type BatchEvent, type BatchRunKey, type BatchRunOutcome, type BatchSummary, describeKey } from '@delta/experiments';
 import type { JournalEvent } from '@delta/journal';
 import { formatCount, formatDuration } from '../inspect/format-numbers.js';
 import { fitWidth } from '../progress/status-line.js';
@@ -15,13 +15,9 @@ export interface BatchDisplay {
   stop: () => void;
 }
 
-function keyText(outcome: Pick<BatchRunOutcome, 'key'>): string {
-  return `${outcome.key.task} / ${outcome.key.model} / ${outcome.key.repeat}`;
-}
-
 /** One line per run that ended: "COMPLETED t1 / gpt-4o / 1 (started, 3 iterations, 1,234 tokens, score 1)". */
 export function describeOutcome(outcome: BatchRunOutcome): string {
-  if (outcome.error !== undefined) return `ERROR     ${keyText(outcome)}: ${outcome.error}`;
+  if (outcome.error !== undefined) return `ERROR     ${describeKey(outcome.key)}: ${outcome.error}`;
   const details = [
     outcome.action,
     ...(outcome.iterations === undefined ? [] : [`${formatCount(outcome.iterations)} iterations`]),
@@ -30,7 +26,7 @@ export function describeOutcome(outcome: BatchRunOutcome): string {
     ...(outcome.reason && outcome.status !== 'COMPLETED' ? [outcome.reason] : []),
   ];
   const paused = outcome.status === 'WAITING_FOR_INPUT' ? ` — answer with: delta continue -w ${outcome.workDir} -m "..."` : '';
-  return `${outcome.status.padEnd(9)} ${keyText(outcome)} (${details.join(', ')})${paused}`;
+  return `${outcome.status.padEnd(9)} ${describeKey(outcome.key)} (${details.join(', ')})${paused}`;
 }
 
 /** The closing lines: counts, tokens, cost, and what to do next. */
@@ -43,17 +39,6 @@ export function describeSummary(summary: BatchSummary, elapsedMs: number): strin
   if (summary.failed > 0) lines.push('Add --retry-failed to run the failed runs again.');
   lines.push(`Report: delta report ${summary.out}`);
   return `${lines.join('\n')}\n`;
-}
-
-interface LiveCounts {
-  total: number;
-  done: number;
-  running: number;
-  failed: number;
-  waiting: number;
-  executed: number;
-  tokens: number;
-  cost: number;
 }
 
 /** `130 processes, 1.2 GB`: what the batch holds on this machine. */
@@ -74,7 +59,7 @@ export function createBatchDisplay(
     if (held === undefined || Date.now() - held.at >= 1000) held = { at: Date.now(), usage: usage() };
     return held.usage;
   };
-  const counts: LiveCounts = { total: 0, done: 0, running: 0, failed: 0, waiting: 0, executed: 0, tokens: 0, cost: 0 };
+  const counts = { total: 0, done: 0, running: 0, failed: 0, waiting: 0, executed: 0, tokens: 0, cost: 0 };
   const models = new ModelLines();
   // How many lines the live block has on the screen now (the cursor is at the end of its last line).
   let shown = 0;

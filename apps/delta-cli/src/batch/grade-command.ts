@@ -1,4 +1,5 @@
 import { usageError } from '../usage-error.js';
+import { parseWholeNumber } from '../run-limit-flags.js';
 import { engineEnvironment } from '../handed-keys.js';
 import { abortOnSignals } from '../signals.js';
 
@@ -14,10 +15,7 @@ export async function gradeCommand(out: string | undefined, flags: GradeFlags): 
   if (flags.grader !== undefined && String(flags.grader).trim() === '') {
     throw usageError('--grader is empty.', 'For example: delta grade results --grader "sh /path/to/grade.sh"');
   }
-  const concurrency = Number(flags.concurrency ?? 4);
-  if (!Number.isInteger(concurrency) || concurrency < 1) {
-    throw usageError(`--concurrency must be a whole number of at least 1, got "${flags.concurrency}".`, 'For example: --concurrency 8');
-  }
+  const concurrency = parseWholeNumber('--concurrency', flags.concurrency, '--concurrency 8') ?? 4;
   const { gradeBatch, describeKey } = await import('@delta/experiments');
   const controller = new AbortController();
   const release = abortOnSignals(controller, (text) => process.stderr.write(text), 'grading');

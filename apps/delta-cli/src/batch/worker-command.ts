@@ -1,8 +1,10 @@
+import { describeKey } from '@delta/experiments';
 import { engineEnvironment } from '../handed-keys.js';
 import { baseUrlFlag } from '../override-flags.js';
 import { abortOnSignals } from '../signals.js';
 import { subAgentEnvironment } from '../sub-agent-environment.js';
 import { usageError } from '../usage-error.js';
+import { parseWholeNumber } from '../run-limit-flags.js';
 import { describeOutcome } from './batch-display.js';
 import { loadOptional, SCALE_OUT } from '../optional-packages.js';
 
@@ -11,15 +13,6 @@ export interface WorkerFlags {
   concurrency?: string | number;
   baseUrl?: string;
   lockDuration?: string | number;
-}
-
-function positive(flag: string, value: string | number | undefined, fallback: number, example: string): number {
-  if (value === undefined) return fallback;
-  const number = Number(value);
-  if (String(value).trim() === '' || !Number.isInteger(number) || number < 1) {
-    throw usageError(`${flag} must be a whole number of at least 1, got "${value}".`, `For example: ${example}`);
-  }
-  return number;
 }
 
 /**
@@ -34,9 +27,9 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
       'For example: delta worker --queue redis://:PASSWORD@10.0.0.5:6379/0',
     );
   }
-  const concurrency = positive('--concurrency', flags.concurrency, 1, '--concurrency 4');
-  const lockSeconds = positive('--lock-duration', flags.lockDuration, 30, '--lock-duration 30');
-  const endpoint = baseUrlFlag({ ...(flags.baseUrl === undefined ? {} : { baseUrl: flags.baseUrl }) });
+  const concurrency = parseWholeNumber('--concurrency', flags.concurrency, '--concurrency 4') ?? 1;
+  const lockSeconds = parseWholeNumber('--lock-duration', flags.lockDuration, '--lock-duration 30') ?? 30;
+  const endpoint = baseUrlFlag(flags);
   const { parseRedisAddress, runWorker } = await loadOptional('delta worker', SCALE_OUT, () => import('@delta/queue'));
   const address = parseRedisAddress(String(flags.queue));
   const controller = new AbortController();
@@ -49,8 +42,7 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
       signal: controller.signal,
       engine: { ...endpoint, environment: engineEnvironment(), toolEnv: subAgentEnvironment() },
       log: (line) => process.stderr.write(`worker ${process.pid}: ${line}\n`),
-      onRunStart: (key, workDir) =>
-        process.stderr.write(`worker ${process.pid}: start ${key.task} / ${key.model} / ${key.repeat} in ${workDir}\n`),
+      onRunStart: (key, workDir) => process.stderr.write(`worker ${process.pid}: start ${describeKey(key)} in ${workDir}\n`),
       onRunEnd: (outcome) => process.stdout.write(`${describeOutcome(outcome)}\n`),
     });
   } finally {

@@ -1,28 +1,19 @@
-import type { FingerprintChanges } from '@delta/engine';
-import type { AgentFingerprint, EngineStartEvent } from '@delta/journal';
+import type * as Engine from '@delta/engine';
+import type { EngineStartEvent } from '@delta/journal';
 
 /** The engine's fingerprint functions, passed in so that this module does not load the engine. */
-export interface FingerprintTools {
-  compareFingerprints(before: AgentFingerprint, after: AgentFingerprint): FingerprintChanges;
-  describeFingerprintChanges(changes: FingerprintChanges): string;
-  shortFingerprint(fingerprint: AgentFingerprint): string;
-}
+export type FingerprintTools = Pick<typeof Engine, 'compareFingerprints' | 'describeFingerprintChanges' | 'shortFingerprint'>;
+type Describe = Pick<FingerprintTools, 'describeFingerprintChanges'>;
 
 /** `delta diff`'s line about the two runs' agents. */
-export function diffAgentLine(
-  changes: FingerprintChanges | undefined,
-  tools: Pick<FingerprintTools, 'describeFingerprintChanges'>,
-): string {
+export function diffAgentLine(changes: Engine.FingerprintChanges | undefined, tools: Describe): string {
   if (changes === undefined) return "agents: not compared (a run's engine did not record its agent's version)";
   if (changes.same) return 'agents: the same version';
   return `agents differ: ${tools.describeFingerprintChanges(changes)} (A's agent -> B's)`;
 }
 
 /** `delta replay`'s line about the replay's agent against the recorded run's. */
-export function replayAgentLine(
-  changes: FingerprintChanges | undefined,
-  tools: Pick<FingerprintTools, 'describeFingerprintChanges'>,
-): string {
+export function replayAgentLine(changes: Engine.FingerprintChanges | undefined, tools: Describe): string {
   if (changes === undefined) return "agent: not compared (the recorded run's engine did not record its agent's version)";
   if (changes.same) return "agent: the same version as the recorded run's";
   return `agent: differs from the recorded run's: ${tools.describeFingerprintChanges(changes)}`;

@@ -1,18 +1,6 @@
-/** ANSI styles, or none: colour only on a terminal and never when NO_COLOR is set (no-color.org). */
-export interface Palette {
-  bold: (text: string) => string;
-  dim: (text: string) => string;
-  red: (text: string) => string;
-  green: (text: string) => string;
-  yellow: (text: string) => string;
-  blue: (text: string) => string;
-  magenta: (text: string) => string;
-  cyan: (text: string) => string;
-}
-
 const style = (open: number, close: number) => (text: string) => `\u001b[${open}m${text}\u001b[${close}m`;
 
-export const COLORS: Palette = {
+export const COLORS = {
   bold: style(1, 22),
   dim: style(2, 22),
   red: style(31, 39),
@@ -22,6 +10,9 @@ export const COLORS: Palette = {
   magenta: style(35, 39),
   cyan: style(36, 39),
 };
+
+/** ANSI styles, or none: colour only on a terminal and never when NO_COLOR is set (no-color.org). */
+export type Palette = typeof COLORS;
 
 const plain = (text: string) => text;
 export const NO_COLORS: Palette = {
@@ -42,4 +33,9 @@ export function useColor(stream: NodeJS.WriteStream, environment: NodeJS.Process
 
 export function paletteFor(stream: NodeJS.WriteStream, environment: NodeJS.ProcessEnv = process.env): Palette {
   return useColor(stream, environment) ? COLORS : NO_COLORS;
+}
+
+/** A run status's colour: green when it completed, red when it failed (or cannot be read), yellow otherwise. */
+export function statusColor(palette: Palette, status: string): (text: string) => string {
+  return status === 'COMPLETED' ? palette.green : status === 'FAILED' || status === 'UNREADABLE' ? palette.red : palette.yellow;
 }

@@ -1,19 +1,5 @@
 import type { CAC } from 'cac';
 
-/** Registers the command that compares two recorded runs: diff (it loads its module when used). */
-export function registerDiffCommand(cli: CAC): void {
-  cli
-    .command(
-      'diff <runA> <runB>',
-      'Compare two runs iteration by iteration (a run is <workspace>/.delta/<run_id>, or a workspace for its latest run)',
-    )
-    .option('--json', 'Print one JSON object with every difference')
-    .example('delta diff ws1 ws2/.delta/20261122_143522_a1b2c3')
-    .action(async (runA: string, runB: string, flags) =>
-      (await import('../diff-command.js')).diffCommand(String(runA), String(runB), flags),
-    );
-}
-
 /** Registers the commands that read recorded runs: list, log, show, view, export (each loads its module when used). */
 export function registerInspectCommands(cli: CAC): void {
   cli

@@ -1,5 +1,5 @@
 import type { JournalEvent } from '@delta/journal';
-import { NO_COLORS, type Palette } from '../inspect/color.js';
+import { NO_COLORS, type Palette, statusColor } from '../inspect/color.js';
 import { countOf, formatTokensInOut } from '../inspect/format-numbers.js';
 import { HIDDEN_ANSWER, HiddenAnswers } from '../inspect/hidden-answers.js';
 
@@ -116,7 +116,7 @@ export function createTranscriptFormatter(palette: Palette = NO_COLORS): (event:
       case 'ERROR':
         return line(event, 'ERROR', palette.red, `${event.error_message}${event.error_code ? palette.dim(` (${event.error_code})`) : ''}`);
       case 'ENGINE_END': {
-        const color = event.status === 'COMPLETED' ? palette.green : event.status === 'FAILED' ? palette.red : palette.yellow;
+        const color = statusColor(palette, event.status);
         return line(
           event,
           'END',

@@ -1,7 +1,6 @@
-import { existsSync } from 'node:fs';
 import { readMetadata, runPaths, type JournalEvent, type RunMetadata } from '@delta/journal';
 import type { ModelDelta } from '@delta/engine';
-import type { Palette } from '../inspect/color.js';
+import { type Palette, statusColor } from '../inspect/color.js';
 import { countOf, formatCost, formatCount, formatDuration } from '../inspect/format-numbers.js';
 import { fitWidth, renderStatusLine, type ProgressState } from './status-line.js';
 
@@ -68,16 +67,18 @@ export class LiveDisplay {
     this.draw();
   }
 
-  private refreshTotals(): void {
-    if (!this.metadataFile || !existsSync(this.metadataFile)) return;
+  /** Takes the run's tokens and cost from metadata.json, which it returns (undefined while it cannot be read). */
+  private refreshTotals(): RunMetadata | undefined {
+    if (!this.metadataFile) return undefined;
     let metadata: RunMetadata;
     try {
       metadata = readMetadata(this.metadataFile);
     } catch {
-      return;
+      return undefined; // not written yet, or not readable now
     }
     if (metadata.usage) this.state.tokens = Math.max(this.state.tokens, metadata.usage.total_tokens);
     if (metadata.estimated_cost) this.state.cost = metadata.estimated_cost;
+    return metadata;
   }
 
   private prefix(iteration: number): string {
@@ -90,13 +91,7 @@ export class LiveDisplay {
     switch (event.type) {
       case 'ENGINE_START': {
         this.metadataFile = runPaths(event.work_dir, event.run_id).metadata;
-        this.refreshTotals();
-        let done = 0;
-        try {
-          done = readMetadata(this.metadataFile).iterations;
-        } catch {
-          done = 0;
-        }
+        const done = this.refreshTotals()?.iterations ?? 0;
         this.state = { ...this.state, iteration: done, phase: 'thinking', phaseStartedAt: now };
         if (event.max_iterations !== undefined) this.state.lastIteration = done + event.max_iterations;
         this.above(
@@ -133,8 +128,7 @@ export class LiveDisplay {
         this.refreshTotals();
         const started = this.toolStartedAt.get(event.action_id);
         this.toolStartedAt.delete(event.action_id);
-        const ok = event.status === 'SUCCESS';
-        const mark = ok ? this.palette.green('✓') : this.palette.red('✗');
+        const mark = event.status === 'SUCCESS' ? this.palette.green('✓') : this.palette.red('✗');
         const facts = [
           event.exit_code === null ? event.status.toLowerCase() : `exit ${event.exit_code}`,
           ...(started === undefined ? [] : [formatDuration(now - started)]),
@@ -172,8 +166,7 @@ export class LiveDisplay {
       case 'ENGINE_END': {
         this.refreshTotals();
         this.paused = false;
-        const color =
-          event.status === 'COMPLETED' ? this.palette.green : event.status === 'FAILED' ? this.palette.red : this.palette.yellow;
+        const color = statusColor(this.palette, event.status);
         const totals = [
           countOf(event.final_iteration, 'iteration'),
           `${formatCount(this.state.tokens)} tokens`,

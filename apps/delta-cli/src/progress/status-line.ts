@@ -29,18 +29,13 @@ export function renderStatusLine(state: ProgressState, now: number, palette: Pal
   const shown = state.phase === 'thinking' || state.phase === 'starting' ? state.iteration + 1 : Math.max(1, state.iteration);
   const iteration = `iteration ${shown}${state.lastIteration === undefined ? '' : `/${state.lastIteration}`}`;
   const elapsed = formatDuration(now - state.phaseStartedAt);
-  const activity =
-    state.phase === 'tool'
-      ? state.toolName === undefined
-        ? 'calling tools'
-        : `running ${state.toolName} ${elapsed}`
-      : state.phase === 'waiting'
-        ? 'waiting for your answer'
-        : state.phase === 'starting'
-          ? 'starting'
-          : state.phase === 'finishing'
-            ? 'finishing'
-            : `thinking ${elapsed}`;
+  const activity = {
+    starting: 'starting',
+    thinking: `thinking ${elapsed}`,
+    tool: state.toolName === undefined ? 'calling tools' : `running ${state.toolName} ${elapsed}`,
+    waiting: 'waiting for your answer',
+    finishing: 'finishing',
+  }[state.phase];
   const parts = [iteration, activity, `${formatCount(state.tokens)} tokens`, ...(state.cost ? [`~${formatCost(state.cost)}`] : [])];
   const plain = fitWidth(`${SPINNER[frame % SPINNER.length]} ${parts.join(' · ')}`, Math.max(10, width - 1));
   // Colour after cutting, so escape codes never count towards the width or get cut in half.

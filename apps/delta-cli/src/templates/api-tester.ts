@@ -1,19 +1,9 @@
-import { yamlName, type AgentTemplate } from './agent-template.js';
+import { agentYamlStart, type AgentTemplate } from './agent-template.js';
 
 export const apiTester: AgentTemplate = {
   name: 'api-tester',
   description: 'REST API testing capabilities',
-  agentYaml: (agentName) => `name: ${yamlName(agentName)}
-version: 1.0.0
-description: Tests REST APIs with curl and reports what it finds.
-
-llm:
-  model: gpt-4o-mini
-  temperature: 0.2
-
-system_prompt: system_prompt.md
-
-tools:
+  agentYaml: (agentName) => `${agentYamlStart(agentName, 'Tests REST APIs with curl and reports what it finds.', 0.2)}
   - name: http_get
     description: GET a URL; shows the status line, the headers and the body.
     exec: "curl -sS -i --max-time 30 -- \${url}"

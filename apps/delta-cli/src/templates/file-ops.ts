@@ -1,19 +1,9 @@
-import { yamlName, type AgentTemplate } from './agent-template.js';
+import { agentYamlStart, type AgentTemplate } from './agent-template.js';
 
 export const fileOps: AgentTemplate = {
   name: 'file-ops',
   description: 'File management and organization tools',
-  agentYaml: (agentName) => `name: ${yamlName(agentName)}
-version: 1.0.0
-description: Manages and organizes the files of its workspace.
-
-llm:
-  model: gpt-4o-mini
-  temperature: 0.3
-
-system_prompt: system_prompt.md
-
-tools:
+  agentYaml: (agentName) => `${agentYamlStart(agentName, 'Manages and organizes the files of its workspace.', 0.3)}
   - name: list_files
     description: List a directory, with sizes and dates.
     exec: "ls -la -- \${directory}"

@@ -1,19 +1,9 @@
-import { yamlName, type AgentTemplate } from './agent-template.js';
+import { agentYamlStart, type AgentTemplate } from './agent-template.js';
 
 export const helloWorld: AgentTemplate = {
   name: 'hello-world',
   description: 'Friendly agent with common tools',
-  agentYaml: (agentName) => `name: ${yamlName(agentName)}
-version: 1.0.0
-description: A friendly agent with a few common tools.
-
-llm:
-  model: gpt-4o-mini
-  temperature: 0.7
-
-system_prompt: system_prompt.md
-
-tools:
+  agentYaml: (agentName) => `${agentYamlStart(agentName, 'A friendly agent with a few common tools.', 0.7)}
   - name: greet
     description: Greet someone by name.
     exec: "echo Hello, \${name}!"

@@ -1,19 +1,9 @@
-import { yamlName, type AgentTemplate } from './agent-template.js';
+import { agentYamlStart, type AgentTemplate } from './agent-template.js';
 
 export const minimal: AgentTemplate = {
   name: 'minimal',
   description: 'Basic echo and file write operations',
-  agentYaml: (agentName) => `name: ${yamlName(agentName)}
-version: 1.0.0
-description: A minimal agent that can print text and write files.
-
-llm:
-  model: gpt-4o-mini
-  temperature: 0.7
-
-system_prompt: system_prompt.md
-
-tools:
+  agentYaml: (agentName) => `${agentYamlStart(agentName, 'A minimal agent that can print text and write files.', 0.7)}
   - name: echo
     description: Print a message.
     exec: "printf -- '%s\\\\n' \${message}"

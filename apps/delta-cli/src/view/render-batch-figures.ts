@@ -33,6 +33,13 @@ export function heatmap(report: BatchReport): string {
   return `<table id="matrix" class="matrix"><caption>${esc(what)} per task and model (a FAILED run counts as 0)</caption><thead><tr><th>task</th>${matrix.models.map((model) => `<th>${esc(model)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
+/** A pass rate `67% [35-88]`, or a mean score `0.72 [0.51, 0.93]`, with its 95% interval. */
+export function scoreWithInterval({ mean, low, high }: { mean: number; low: number; high: number }, rate: boolean): string {
+  return rate
+    ? `${(mean * 100).toFixed(0)}% [${(low * 100).toFixed(0)}-${(high * 100).toFixed(0)}]`
+    : `${mean.toFixed(2)} [${low.toFixed(2)}, ${high.toFixed(2)}]`;
+}
+
 const WIDTH = 420;
 const ROW = 26;
 const LEFT = 150;
@@ -47,9 +54,7 @@ export function scoreBars(groups: readonly GroupStatistics[]): string {
   const bars = scored.map((group, index) => {
     const { mean, low, high } = group.score!;
     const y = 8 + index * ROW;
-    const label = rate
-      ? `${(mean * 100).toFixed(0)}% [${(low * 100).toFixed(0)}-${(high * 100).toFixed(0)}]`
-      : `${mean.toFixed(2)} [${low.toFixed(2)}, ${high.toFixed(2)}]`;
+    const label = scoreWithInterval(group.score!, rate);
     return `<g class="bar" data-model="${esc(group.name)}" data-mean="${mean}" data-low="${low}" data-high="${high}"><text x="${LEFT - 6}" y="${y + 13}" text-anchor="end">${esc(group.name)}</text><rect x="${LEFT}" y="${y + 2}" width="${(x(mean) - LEFT).toFixed(1)}" height="${ROW - 10}" fill="var(--tool)" opacity="0.7"></rect><line x1="${x(low).toFixed(1)}" x2="${x(high).toFixed(1)}" y1="${y + 10}" y2="${y + 10}" stroke="var(--fg)" stroke-width="1.5"></line><text x="${(x(high) + 4).toFixed(1)}" y="${y + 13}">${esc(label)}</text></g>`;
   });
   const height = 16 + scored.length * ROW;

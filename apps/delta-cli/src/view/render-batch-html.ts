@@ -1,56 +1,43 @@
-import { randomBytes } from 'node:crypto';
 import type { BatchReport, BatchRunRow, GroupStatistics } from '@delta/experiments';
 import { formatCount, formatDuration } from '../inspect/format-numbers.js';
 import { BATCH_SCRIPT, BATCH_STYLE } from './batch-page-assets.js';
-import { costScatter, failedRuns, heatmap, scoreBars, totals } from './render-batch-figures.js';
+import { costScatter, failedRuns, heatmap, scoreBars, scoreWithInterval, totals } from './render-batch-figures.js';
 import { escapeHtml as esc } from './escape-html.js';
+import { htmlPage } from './html-page.js';
 import { PAGE_STYLE } from './page-assets.js';
 
-/** A cell that sorts by `value` and shows `text`. */
-function cell(key: string, value: string | number | null, text: string, number = false): string {
-  return `<td data-key="${key}" data-value="${esc(value ?? '')}"${number ? ' class="number"' : ''}>${text}</td>`;
-}
+/** A column of the runs' table: its key, heading, whether it holds numbers, and a run's value (it sorts by) and HTML. */
+type Column = [string, string, boolean, (row: BatchRunRow, link: string | undefined) => [string | number | null, string]];
+
+const tokens = (row: BatchRunRow) => row.prompt_tokens + row.completion_tokens;
+
+const COLUMNS: readonly Column[] = [
+  ['task', 'task', false, (row) => [row.task, esc(row.task)]],
+  ['model', 'model', false, (row) => [row.model, esc(row.model)]],
+  ['repeat', 'k', true, (row) => [row.repeat, String(row.repeat)]],
+  ['status', 'status', false, (row) => [row.status, `<span class="status-${esc(row.status)}">${esc(row.status)}</span>`]],
+  ['score', 'score', true, (row) => [row.score, esc(row.score === null ? (row.grade_error ? 'grader error' : '') : String(row.score))]],
+  ['iterations', 'iterations', true, (row) => [row.iterations, formatCount(row.iterations)]],
+  ['tokens', 'tokens', true, (row) => [tokens(row), formatCount(tokens(row))]],
+  ['cost', 'cost', true, (row) => [row.cost, row.cost === null ? '' : esc(row.cost.toFixed(4))]],
+  ['duration', 'time', true, (row) => [row.duration_ms, row.duration_ms === null ? '' : esc(formatDuration(row.duration_ms))]],
+  ['run', 'run', false, (row, link) => [row.run_id, link ? `<a href="${esc(link)}">${esc(row.run_id)}</a>` : esc(row.run_id ?? '')]],
+];
 
 function runRow(row: BatchRunRow, index: number, link: string | undefined): string {
-  const tokens = row.prompt_tokens + row.completion_tokens;
-  const score = row.score === null ? (row.grade_error ? 'grader error' : '') : String(row.score);
   const search = `${row.task} ${row.model} ${row.status}`.toLowerCase();
-  return `<tr id="run-${index}" data-status="${esc(row.status)}" data-task="${esc(row.task)}" data-model="${esc(row.model)}" data-search="${esc(search)}">${[
-    cell('task', row.task, esc(row.task)),
-    cell('model', row.model, esc(row.model)),
-    cell('repeat', row.repeat, String(row.repeat), true),
-    cell('status', row.status, `<span class="status-${esc(row.status)}">${esc(row.status)}</span>`),
-    cell('score', row.score, esc(score), true),
-    cell('iterations', row.iterations, formatCount(row.iterations), true),
-    cell('tokens', tokens, formatCount(tokens), true),
-    cell('cost', row.cost, row.cost === null ? '' : esc(row.cost.toFixed(4)), true),
-    cell('duration', row.duration_ms, row.duration_ms === null ? '' : esc(formatDuration(row.duration_ms)), true),
-    cell('run', row.run_id, link ? `<a href="${esc(link)}">${esc(row.run_id)}</a>` : esc(row.run_id ?? '')),
-  ].join('')}</tr>`;
+  const cells = COLUMNS.map(([key, , number, cell]) => {
+    const [value, html] = cell(row, link);
+    return `<td data-key="${key}" data-value="${esc(value ?? '')}"${number ? ' class="number"' : ''}>${html}</td>`;
+  });
+  return `<tr id="run-${index}" data-status="${esc(row.status)}" data-task="${esc(row.task)}" data-model="${esc(row.model)}" data-search="${esc(search)}">${cells.join('')}</tr>`;
 }
 
 function modelSummary(group: GroupStatistics): string {
-  const score =
-    group.score === null
-      ? 'no scores'
-      : group.metric === 'pass_rate'
-        ? `pass rate ${(group.score.mean * 100).toFixed(0)}% [${(group.score.low * 100).toFixed(0)}-${(group.score.high * 100).toFixed(0)}]`
-        : `mean score ${group.score.mean.toFixed(2)} [${group.score.low.toFixed(2)}, ${group.score.high.toFixed(2)}]`;
+  const rate = group.metric === 'pass_rate';
+  const score = group.score === null ? 'no scores' : `${rate ? 'pass rate' : 'mean score'} ${scoreWithInterval(group.score, rate)}`;
   return `<div><dt>${esc(group.name)}</dt><dd>${group.completed}/${group.runs} completed · ${esc(score)}</dd></div>`;
 }
-
-const HEADERS: Array<[string, string, boolean]> = [
-  ['task', 'task', false],
-  ['model', 'model', false],
-  ['repeat', 'k', true],
-  ['status', 'status', false],
-  ['score', 'score', true],
-  ['iterations', 'iterations', true],
-  ['tokens', 'tokens', true],
-  ['cost', 'cost', true],
-  ['duration', 'time', true],
-  ['run', 'run', false],
-];
 
 /**
  * One self-contained page for a batch: per-model figures, the model x task heatmap, score bars with their
@@ -58,21 +45,12 @@ const HEADERS: Array<[string, string, boolean]> = [
  * each linking (`links`, relative to the page) to its own run page.
  */
 export function renderBatchHtml(report: BatchReport, links: ReadonlyMap<BatchRunRow, string>): string {
-  const nonce = randomBytes(16).toString('base64');
-  const policy = `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; img-src data:`;
   const statuses = [...new Set(report.runs.map((row) => row.status))].sort();
   const { definition } = report;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${esc(policy)}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>delta view: batch ${esc(report.out)}</title>
-<style>${PAGE_STYLE}${BATCH_STYLE}</style>
-</head>
-<body>
-<header>
+  return htmlPage({
+    title: `delta view: batch ${report.out}`,
+    style: `${PAGE_STYLE}${BATCH_STYLE}`,
+    body: `<header>
 <h1>Batch <code>${esc(report.out)}</code></h1>
 <p class="muted">${definition.task_ids.length} tasks × ${definition.models.length} models × ${definition.repeat} repeats = ${report.runs.length} runs · agent ${esc(definition.agent)}${report.grader ? ` · grader <code>${esc(report.grader.hash)}</code> <code>${esc(report.grader.command)}</code>` : ''}</p>
 <p id="totals">${totals(report)}</p>
@@ -87,13 +65,11 @@ ${failedRuns(report.runs, links)}
 <div class="filters"><input id="filter" type="search" placeholder="filter task, model, status" aria-label="filter"><select id="status" aria-label="status"><option value="">every status</option>${statuses.map((status) => `<option>${esc(status)}</option>`).join('')}</select><span class="muted" id="shown"></span></div>
 </header>
 <main>
-<table id="runs"><thead><tr>${HEADERS.map(([key, label, number]) => `<th data-key="${key}"${number ? ' class="number"' : ''}>${esc(label)}</th>`).join('')}</tr></thead>
+<table id="runs"><thead><tr>${COLUMNS.map(([key, label, number]) => `<th data-key="${key}"${number ? ' class="number"' : ''}>${esc(label)}</th>`).join('')}</tr></thead>
 <tbody>
 ${report.runs.map((row, index) => runRow(row, index, links.get(row))).join('\n')}
 </tbody></table>
-</main>
-<script nonce="${esc(nonce)}">${BATCH_SCRIPT}</script>
-</body>
-</html>
-`;
+</main>`,
+    script: BATCH_SCRIPT,
+  });
 }

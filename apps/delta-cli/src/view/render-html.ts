@@ -1,12 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import type { ActionRequestEvent, ActionResultEvent, JournalEvent, ThoughtEvent } from '@delta/journal';
 import { countOf, formatCost, formatCount, formatDuration, formatTokensInOut } from '../inspect/format-numbers.js';
 import type { RunView } from './collect-run.js';
 import { escapeHtml as esc } from './escape-html.js';
 import { hideAnswers } from './hide-answers.js';
+import { htmlPage } from './html-page.js';
 import { PAGE_SCRIPT, PAGE_STYLE } from './page-assets.js';
 import { renderRequestChat } from './render-request.js';
-import { callOutcome, embedded, happensDuringCall, renderLine, renderToolCall, type CallOutcome } from './render-tool-call.js';
+import { callOutcome, embedded, happensDuringCall, renderDuringCall, renderLine, renderToolCall } from './render-tool-call.js';
+import type { CallOutcome } from './render-tool-call.js';
 
 interface IterationTimes {
   iteration: number;
@@ -18,17 +19,11 @@ interface IterationTimes {
   outcomes: Record<CallOutcome, number>;
 }
 
-interface CallPairs {
-  results: Map<ActionRequestEvent, ActionResultEvent>;
-  /** The hook runs and system messages recorded while each call was under way, in order. */
-  during: Map<ActionRequestEvent, JournalEvent[]>;
-}
-
 /**
  * Pairs each ACTION_REQUEST with the next ACTION_RESULT of the same call id (ids can repeat across
- * responses), and gives each call the hook audits recorded between the two: calls run one at a time.
+ * responses), and gives each call the hook runs and system messages recorded between the two: calls run one at a time.
  */
-function pairCalls(events: JournalEvent[]): CallPairs {
+function pairCalls(events: JournalEvent[]) {
   const results = new Map<ActionRequestEvent, ActionResultEvent>();
   const during = new Map<ActionRequestEvent, JournalEvent[]>();
   const open = new Map<string, ActionRequestEvent>();
@@ -146,9 +141,8 @@ function renderOther(event: JournalEvent): string {
     case 'HUMAN_INPUT_RECEIVED':
       return renderLine('Human answered', event.response);
     case 'SYSTEM_MESSAGE':
-      return renderLine(`System ${event.level}`, event.content, event.level);
     case 'HOOK_EXECUTION_AUDIT':
-      return renderLine('Hook', `${event.hook_name} ${event.status} (${event.io_path_ref})`, event.status);
+      return renderDuringCall(event);
     case 'ERROR':
       return renderLine('Error', event.error_message, 'ERROR');
     case 'ENGINE_END':
@@ -216,20 +210,10 @@ export function renderRunHtml(run: RunView): string {
   }
   close();
 
-  const nonce = randomBytes(16).toString('base64');
-  // No network at all, and only this page's own script runs, even if something slipped past escaping.
-  const policy = `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; img-src data:`;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="${esc(policy)}">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>delta view: ${esc(view.metadata?.agent_name ?? 'run')} ${esc(view.paths.runId)}</title>
-<style>${PAGE_STYLE}</style>
-</head>
-<body>
-<header>
+  return htmlPage({
+    title: `delta view: ${view.metadata?.agent_name ?? 'run'} ${view.paths.runId}`,
+    style: PAGE_STYLE,
+    body: `<header>
 <h1>Run <code>${esc(view.paths.runId)}</code></h1>
 ${renderSummary(view)}
 ${renderTimeline([...times.values()])}
@@ -237,9 +221,7 @@ ${renderTimeline([...times.values()])}
 </header>
 <main>
 ${blocks.join('\n')}
-</main>
-<script nonce="${esc(nonce)}">${PAGE_SCRIPT}</script>
-</body>
-</html>
-`;
+</main>`,
+    script: PAGE_SCRIPT,
+  });
 }
