@@ -73,7 +73,7 @@ describe.skipIf(skipAll !== undefined)('the sandbox holds for every caller (real
         const outside = outsideTmp('/var/tmp', 'delta-escape-outside-');
         // Unix sockets outside the sandbox, each where it would see it: a redis-server's under /var/tmp and a
         // server's under /run (where the docker and bus sockets live); and one the agent lets its tools reach
-        // on purpose (its directory is in sandbox.writable_paths). (One in the workspace: run-sandbox.test.ts.)
+        // on purpose (its directory is in sandbox.writable_paths). (One in the workspace: run-sandbox-privileges.test.ts.)
         const redis = await serve(startSocketRedis(join(outsideTmp('/var/tmp', 'delta-escape-redis-'), 'redis.sock')));
         // (/run is root's: another user tests /var/run's tmpfs only where root runs this test, loudly.)
         const runParent = canWrite('/run') ? '/run' : undefined;

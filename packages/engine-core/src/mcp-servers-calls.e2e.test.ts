@@ -1,27 +1,12 @@
 // MCP servers in a real run: @modelcontextprotocol/server-filesystem from npm, and a server of our own that
 // can be killed in the middle of a call. The model is the testkit's; the servers are real processes.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
-import { probeBubblewrap } from '@delta/command-runner';
-import { readJournal, type JournalEvent } from '@delta/journal';
-import { continueRun, loadAgent, startRun } from './index.js';
-
-const require = createRequire(import.meta.url);
-const FILESYSTEM_SERVER = join(dirname(require.resolve('@modelcontextprotocol/server-filesystem/package.json')), 'dist/index.js');
-const HANG_SERVER = join(import.meta.dirname, '../../mcp/test/hang-server.mjs');
-
-// Real bubblewrap for the sandboxed runs: .ci/run installs it. Only a machine where that install failed may
-// skip them, loudly.
-const unavailable = process.env.DELTA_TEST_BUBBLEWRAP_UNAVAILABLE;
-const skipSandboxed = !probeBubblewrap().ok && unavailable !== undefined;
-if (skipSandboxed) {
-  console.warn(
-    `\n!!!!!!!!\n!!! SKIPPING the sandboxed MCP server crash test: bubblewrap could not be installed (${unavailable}).\n!!!!!!!!\n`,
-  );
-}
+import { readJournal } from '@delta/journal';
+import { loadAgent, startRun } from './index.js';
+import { FILESYSTEM_SERVER, HANG_SERVER, results } from './mcp-servers.test-support.js';
 
 let server: FakeLlm | undefined;
 afterEach(async () => {
@@ -29,35 +14,6 @@ afterEach(async () => {
   server = undefined;
   await cleanupTempDirs();
 });
-
-function results(events: JournalEvent[]) {
-  return events.filter((event) => event.type === 'ACTION_RESULT');
-}
-
-/**
- * The node processes of this machine running the hang server with `tag` among their arguments, by the pids
- * this machine knows them by (a sandboxed server has another inside its PID namespace).
- */
-function serverProcesses(tag: string): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((pid) => {
-      try {
-        const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-        return argv[0] === process.execPath && argv[1] === HANG_SERVER && argv.includes(tag);
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
-
-function waitFor(check: () => boolean): Promise<void> {
-  return new Promise((resolve) => {
-    const poll = () => (check() ? resolve() : setTimeout(poll, 20));
-    poll();
-  });
-}
 
 describe('mcp_servers', () => {
   it("offers a real server's tools with its schemas, and the model's two calls observe its real answers", async () => {
@@ -140,64 +96,6 @@ describe('mcp_servers', () => {
     expect(readFileSync(join(result.paths.runDir, 'mcp', 'files.stderr.log'), 'utf8')).toContain('Secure MCP Filesystem Server');
   });
 
-  // Sandboxed (the default when bubblewrap works) and not: the server is killed from outside, by the pid this
-  // machine knows it by (inside the sandbox's PID namespace it has another), found by its command line.
-  for (const mode of ['off', 'workspace-write'] as const) {
-    it.skipIf(mode !== 'off' && skipSandboxed)(
-      `a server killed in the middle of a call gives an observation, is restarted, and the run completes (sandbox ${mode})`,
-      async () => {
-        const workDir = await createTempDir('mcp-run-');
-        const pidFile = join(workDir, 'hang.pid');
-        server = await startFakeLlm({
-          script: [
-            { tool_calls: [{ name: 'mcp__slow__hang', arguments: {} }] },
-            { tool_calls: [{ name: 'mcp__slow__echo', arguments: { text: 'after the crash' } }] },
-            { content: 'done' },
-          ],
-        });
-        const home = await createTempAgent({
-          agentYaml: {
-            name: 'mcp-crash',
-            llm: { model: 'm', max_retries: 0 },
-            sandbox: { mode },
-            // ${CWD} in its arguments tells this server's processes from every other test's.
-            mcp_servers: [
-              { name: 'slow', command: process.execPath, args: [HANG_SERVER, '${CWD}'], env: { HANG_PID_FILE: '${CWD}/hang.pid' } },
-            ],
-          },
-        });
-        const run = startRun({ agent: loadAgent(home), message: 'go', workDir, apiKey: 'sk-test', baseUrl: server.baseUrl });
-        await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '');
-        const killed = serverProcesses(workDir);
-        expect(killed).toHaveLength(1);
-        process.kill(killed[0]!, 'SIGKILL');
-        const result = await run;
-        expect(result.status).toBe('COMPLETED');
-        expect(result.finalAnswer).toBe('done');
-
-        const events = readJournal(result.paths.journal);
-        expect(events.find((event) => event.type === 'ENGINE_START')).toMatchObject({ sandbox: { mode } });
-        const [crashed, echoed] = results(events);
-        const log = join(result.paths.runDir, 'mcp', 'slow.stderr.log');
-        // bubblewrap, which runs a sandboxed server, reports a server killed by signal N as exit 128 + N.
-        const ending = mode === 'off' ? 'SIGKILL' : 'exit 137';
-        expect(crashed).toMatchObject({
-          tool_name: 'mcp__slow__hang',
-          status: 'ERROR',
-          observation_content: `Error: the MCP server slow stopped during the call (${ending}); its stderr is in ${log}. It was restarted: call the tool again if you still need it.`,
-        });
-        expect(echoed).toMatchObject({ tool_name: 'mcp__slow__echo', status: 'SUCCESS' });
-        // Another process answered: unsandboxed, another pid; sandboxed, each server has a PID namespace of
-        // its own (where both may well be pid 2), and the log below shows the second start.
-        const restartedPid = Number(/pid (\d+)/.exec(echoed?.type === 'ACTION_RESULT' ? echoed.observation_content : '')![1]);
-        if (mode === 'off') expect(restartedPid).not.toBe(Number(readFileSync(pidFile, 'utf8')));
-        // Both servers wrote to the one log; the restarted one is stopped with the run.
-        expect(readFileSync(log, 'utf8').match(/hang-server ready/g)).toHaveLength(2);
-        expect(serverProcesses(workDir)).toEqual([]);
-      },
-    );
-  }
-
   it("names the MCP tools to a model that calls an unknown tool, and checks arguments against the server's input schema", async () => {
     const workDir = await createTempDir('mcp-args-');
     writeFileSync(join(workDir, 'notes.txt'), 'one\ntwo\nthree\n');
@@ -237,38 +135,6 @@ describe('mcp_servers', () => {
       existsSync(join(result.paths.toolExecutionsDir, ref, 'request.json')),
     );
     expect(sent).toHaveLength(1);
-  });
-
-  it('servers stop when the run pauses for a human, and start again when it continues', async () => {
-    const workDir = await createTempDir('mcp-run-');
-    server = await startFakeLlm({
-      script: [
-        { tool_calls: [{ name: 'mcp__slow__echo', arguments: { text: 'one' } }] },
-        { tool_calls: [{ name: 'ask_human', arguments: { prompt: 'go on?' } }] },
-        { tool_calls: [{ name: 'mcp__slow__echo', arguments: { text: 'two' } }] },
-        { content: 'done' },
-      ],
-    });
-    const home = await createTempAgent({
-      agentYaml: {
-        name: 'mcp-pause',
-        llm: { model: 'm', max_retries: 0 },
-        mcp_servers: [{ name: 'slow', command: process.execPath, args: [HANG_SERVER, '${CWD}'] }],
-      },
-    });
-    const result = await startRun({ agent: loadAgent(home), message: 'go', workDir, apiKey: 'sk-test', baseUrl: server.baseUrl });
-    expect(result.status).toBe('WAITING_FOR_INPUT');
-    expect(results(readJournal(result.paths.journal))[0]).toMatchObject({ tool_name: 'mcp__slow__echo', status: 'SUCCESS' });
-    expect(serverProcesses(workDir)).toEqual([]);
-
-    const continued = await continueRun({ workDir, message: 'yes', apiKey: 'sk-test', baseUrl: server.baseUrl });
-    expect(continued.status).toBe('COMPLETED');
-    const [, answered, again] = results(readJournal(result.paths.journal));
-    expect(answered).toMatchObject({ tool_name: 'ask_human', observation_content: 'yes' });
-    expect(again).toMatchObject({ tool_name: 'mcp__slow__echo', status: 'SUCCESS' });
-    // Started again by the continued run (its log says so twice), and stopped with it.
-    expect(readFileSync(join(result.paths.runDir, 'mcp', 'slow.stderr.log'), 'utf8').match(/hang-server ready/g)).toHaveLength(2);
-    expect(serverProcesses(workDir)).toEqual([]);
   });
 
   it('gives the model key only to a server that opts in, and records the servers without their env values', async () => {

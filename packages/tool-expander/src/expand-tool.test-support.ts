@@ -1,0 +1,9 @@
+// What the expand-tool test files share.
+import { safeExpandTool, type ToolDefinitionError } from './index.js';
+
+/** The error safeExpandTool gives for `definition`; fails the test when it expands. */
+export function failure(definition: unknown, options: { file?: string; path?: string } = {}): ToolDefinitionError {
+  const result = safeExpandTool(definition, options);
+  if (result.success) throw new Error(`expected an error, got ${JSON.stringify(result.tool)}`);
+  return result.error;
+}
