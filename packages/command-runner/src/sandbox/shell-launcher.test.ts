@@ -1,6 +1,6 @@
 // The sandbox's launcher program (bash) on its own, outside bubblewrap, spoken to by CommandLauncher as
 // RunSandbox does: what a command gets (argv, environment, descriptors, process group) and how its end and
-// its failures to start are reported. run-sandbox.test.ts covers it inside the sandbox.
+// its failures to start are reported. run-sandbox-calls.test.ts and run-sandbox-isolation.test.ts cover it inside the sandbox.
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
