@@ -1,7 +1,7 @@
 import { cpSync, existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempDir, loadScript, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempDir, loadScript, startFakeLlm } from '@delta/testkit';
 import { readInvocationRequest, readJournal, readMetadata, runPaths } from '@delta/journal';
 import { DELTA_BIN, REPOSITORY_ROOT, expectSandbox, runProcess } from './run-delta.js';
 
@@ -12,12 +12,7 @@ interface Message {
   tool_call_id?: string;
 }
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 const TASK = 'Review all the records';
 const RECORD_BYTES = 1166; // what `records.py read record-NN` prints (about 1 KB each)
@@ -26,7 +21,7 @@ describe('examples/2-core-features/memory-folding', () => {
   it('keeps the request bounded over 43 iterations while the task and the folded summary stay in the context', async () => {
     const agent = join(await createTempDir('memory-folding-'), 'memory-folding');
     cpSync(join(REPOSITORY_ROOT, 'examples/2-core-features/memory-folding'), agent, { recursive: true });
-    server = await startFakeLlm({ script: loadScript(join(agent, 'fake-llm.yaml')) });
+    const server = await startFakeLlm({ script: loadScript(join(agent, 'fake-llm.yaml')) });
 
     const result = await runProcess(process.execPath, [DELTA_BIN, 'run', '--agent', agent, '-m', TASK, '-y'], {
       env: { DELTA_BASE_URL: server.baseUrl, DELTA_API_KEY: 'fake', OPENAI_API_KEY: undefined },
@@ -94,7 +89,9 @@ describe('examples/2-core-features/memory-folding', () => {
       join(agent, 'context.yaml'),
       contextYaml.replace('total_max_tokens: 8000', 'total_max_tokens: 3000').replace('    max_iterations: 5\n', ''),
     );
-    server = await startFakeLlm({ script: [...loadScript(join(agent, 'fake-llm.yaml')).slice(0, 20), { content: 'Stopping here.' }] });
+    const server = await startFakeLlm({
+      script: [...loadScript(join(agent, 'fake-llm.yaml')).slice(0, 20), { content: 'Stopping here.' }],
+    });
 
     const result = await runProcess(process.execPath, [DELTA_BIN, 'run', '--agent', agent, '-m', TASK, '-y'], {
       env: { DELTA_BASE_URL: server.baseUrl, DELTA_API_KEY: 'fake', OPENAI_API_KEY: undefined },

@@ -1,7 +1,7 @@
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempDir, loadScript, SERVER_PROFILES, startFakeLlm, type FakeLlm, type ScriptStep } from '@delta/testkit';
+import { cleanupTestResources, createTempDir, loadScript, SERVER_PROFILES, startFakeLlm, type ScriptStep } from '@delta/testkit';
 import { readMetadata } from '@delta/journal';
 import {
   DELTA_BIN,
@@ -19,12 +19,7 @@ import {
 // its extra fields, its usage details, what it refuses, streamed (llm.stream: true) and not. The
 // examples' own tests check what they do; this one checks that no server's way of answering stops them.
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 type Example = (typeof EXAMPLES)[number];
 
@@ -107,7 +102,7 @@ describe('every example under every server profile', () => {
     const agent = await copyExample(example);
     if (mode === 'streamed') streamed(agent);
     const script: ScriptStep[] = plan.scripts.flatMap((file) => loadScript(join(agent, file)));
-    server = await startFakeLlm({ script, profile });
+    const server = await startFakeLlm({ script, profile });
     const workspace = join(await createTempDir('ws-'), 'ws');
     if (plan.sampleWorkspace) cpSync(join(agent, plan.sampleWorkspace), workspace, { recursive: true });
 

@@ -2,15 +2,10 @@
 // --strict; a tool whose program acts on options is warned about once per agent load, and can say it is safe.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm, modelEnv } from '@delta/testkit';
 import { runDelta } from './test-support.js';
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 /** Spec 000/001's own example tools, as its compliance agents write them. */
 const SPEC_TOOLS = `name: spec-tools
@@ -52,13 +47,13 @@ const MORE_TOOLS = `tools:
 
 describe('the argument-injection warning', () => {
   it('stays quiet for the spec canonical tools: a run prints no warning, and --strict runs them', async () => {
-    server = await startFakeLlm({
+    const server = await startFakeLlm({
       script: [{ content: 'Echoing.', tool_calls: [{ name: 'local_tool', arguments: { message: '-n' } }] }, { content: 'Done.' }],
     });
     const agent = await createTempAgent({ agentYaml: SPEC_TOOLS });
     const work = join(await createTempDir('spec-tools-'), 'ws');
     const run = await runDelta(['run', '--agent', agent, '-w', work, '-m', 'Echo -n', '--strict', '-q'], {
-      env: { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl },
+      env: modelEnv(server),
     });
     expect(run.stderr).not.toContain('warning');
     expect(run.stdout).toBe('Done.\n');
@@ -89,11 +84,11 @@ describe('the argument-injection warning', () => {
 
   it('says it once in a whole run, whatever the tools are called', async () => {
     const echo = (message: string) => ({ content: 'Echoing.', tool_calls: [{ name: 'echo_it', arguments: { message } }] });
-    server = await startFakeLlm({ script: [echo('-n'), echo('one'), echo('two'), { content: 'Done.' }] });
+    const server = await startFakeLlm({ script: [echo('-n'), echo('one'), echo('two'), { content: 'Done.' }] });
     const agent = await createTempAgent({ agentYaml: RISKY_TOOLS, files: { 'more-tools.yaml': MORE_TOOLS } });
     const work = join(await createTempDir('risky-'), 'ws');
     const run = await runDelta(['run', '--agent', agent, '-w', work, '-m', 'Find', '-y', '-q'], {
-      env: { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl },
+      env: modelEnv(server),
     });
     expect(run.stdout).toBe('Done.\n');
     expect(run.exitCode).toBe(0);

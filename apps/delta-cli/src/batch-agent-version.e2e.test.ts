@@ -1,7 +1,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readMetadata, runPaths } from '@delta/journal';
-import { cleanupTempDirs, createTempAgent, createTempDir, type FakeLlm, type RecordedRequest, startFakeLlm } from '@delta/testkit';
+import {
+  cleanupTempDirs,
+  createTempAgent,
+  createTempDir,
+  type FakeLlm,
+  type RecordedRequest,
+  startFakeLlm,
+  modelEnv,
+} from '@delta/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runDelta } from './test-support.js';
 
@@ -64,7 +72,7 @@ async function setup() {
     `${JSON.stringify({ id: 'task-1', message: 'note this' })}\n${JSON.stringify({ id: 'task-2', message: 'ask first' })}\n`,
   );
   const out = join(directory, 'out');
-  const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: llm.baseUrl };
+  const env = modelEnv(llm);
   const batch = (...extra: string[]) =>
     runDelta(['batch', tasksFile, '--agent', agent, '--out', out, '--concurrency', '1', '--json', ...extra], { env });
   return { agent, out, batch };

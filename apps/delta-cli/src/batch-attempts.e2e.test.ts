@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanupTempDirs, createTempAgent, createTempDir, redisUnavailable, startFakeLlm, startTestRedis } from '@delta/testkit';
+import { cleanupTempDirs, createTempAgent, createTempDir, redisUnavailable, startFakeLlm, startTestRedis, modelEnv } from '@delta/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runDelta } from './test-support.js';
 import { type RunningDelta, startDelta } from './test-processes.js';
@@ -30,7 +30,7 @@ describe('delta batch --max-attempts', () => {
     const llm = await startFakeLlm({ script: () => ({ error: { status: 503, message: 'overloaded' } }) });
     try {
       const { agent, tasksFile, directory } = await failingBatch();
-      const env = { env: { DELTA_API_KEY: 'k', DELTA_BASE_URL: llm.baseUrl } };
+      const env = { env: modelEnv(llm) };
       const once = await runDelta(['batch', tasksFile, '--agent', agent, '--out', join(directory, 'a')], env);
       expect(once.exitCode).toBe(1);
       expect(once.stdout).toMatch(/^FAILED +only \/ m \/ 1 /m);
@@ -63,7 +63,7 @@ describe('delta batch --max-attempts', () => {
     const redis = await startTestRedis();
     try {
       const { agent, tasksFile, directory } = await failingBatch();
-      const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: llm.baseUrl };
+      const env = modelEnv(llm);
       const batch = startDelta(['batch', tasksFile, '--agent', agent, '--out', join(directory, 'q'), '--queue', redis.url, '--wait'], env);
       workers.push(startDelta(['worker', '--queue', redis.url], env));
       const finished = await batch.done;

@@ -1,7 +1,7 @@
 import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readMetadata, runPaths } from '@delta/journal';
-import { cleanupTempDirs, createTempAgent, createTempDir, type FakeLlm, startFakeLlm } from '@delta/testkit';
+import { cleanupTempDirs, createTempAgent, createTempDir, type FakeLlm, startFakeLlm, modelEnv } from '@delta/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runDelta } from './test-support.js';
 import { startDelta } from './test-processes.js';
@@ -47,7 +47,7 @@ async function setup(toolScript = 'true') {
     agent,
     tasksFile: join(directory, 'tasks.jsonl'),
     out: join(directory, 'out'),
-    env: { DELTA_API_KEY: 'k', DELTA_BASE_URL: llm.baseUrl },
+    env: modelEnv(llm),
   };
 }
 

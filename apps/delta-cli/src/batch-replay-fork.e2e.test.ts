@@ -1,7 +1,15 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readLatestRunId, readMetadata, runPaths } from '@delta/journal';
-import { cleanupTempDirs, createTempAgent, createTempDir, type FakeLlm, type RecordedRequest, startFakeLlm } from '@delta/testkit';
+import {
+  cleanupTempDirs,
+  createTempAgent,
+  createTempDir,
+  type FakeLlm,
+  type RecordedRequest,
+  startFakeLlm,
+  modelEnv,
+} from '@delta/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runDelta } from './test-support.js';
 
@@ -51,7 +59,7 @@ async function batchWithStartStates(): Promise<{ agent: string; out: string; sou
   ];
   writeFileSync(tasksFile, `${tasks.map((task) => JSON.stringify(task)).join('\n')}\n`);
   const out = join(directory, 'out');
-  const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: llm.baseUrl };
+  const env = modelEnv(llm);
   const batch = await runDelta(['batch', tasksFile, '--agent', agent, '--out', out], { env });
   expect(batch.stderr).toBe('');
   expect(batch.exitCode).toBe(0);
@@ -124,7 +132,7 @@ describe('delta replay and delta fork on a batch run', () => {
     const tasksFile = join(directory, 'tasks.jsonl');
     writeFileSync(tasksFile, `${JSON.stringify({ id: 't', message: 'Read notes.txt', files: { 'notes.txt': 'hello\n' } })}\n`);
     const out = join(directory, 'out');
-    const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: llm.baseUrl };
+    const env = modelEnv(llm);
     const batch = await runDelta(['batch', tasksFile, '--agent', agent, '--out', out, '--model', 'other-model'], { env });
     expect(batch.exitCode).toBe(0);
     const before = llm.requests.length;
@@ -143,7 +151,7 @@ describe('delta replay and delta fork on a batch run', () => {
     const work = join(await createTempDir(), 'ws');
     mkdirSync(work);
     writeFileSync(join(work, 'notes.txt'), 'prepared by hand\n');
-    const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: llm.baseUrl };
+    const env = modelEnv(llm);
     const run = await runDelta(['run', '--agent', agent, '-w', work, '-m', 'Read notes.txt', '-q'], { env });
     expect(run.exitCode).toBe(0);
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { probeBubblewrap } from '@delta/command-runner';
 import { readJournal, runPaths } from '@delta/journal';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm, modelEnv } from '@delta/testkit';
 import { runDelta } from './test-support.js';
 
 // Hundreds of sandboxed runs on one machine (issue 34): 128 runs of a tiny agent at once, each in its own
@@ -20,12 +20,7 @@ const RUNS = 128;
 // A number no other process of the machine sleeps for: the leftover of each run's tool.
 const LEFTOVER = 'sleep 313.25';
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 function commandLines(): Array<{ pid: number; argv: string }> {
   const found = [];
@@ -50,7 +45,7 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 
 describe.skipIf(!probe.ok && unavailable !== undefined)('128 sandboxed runs at once (real bubblewrap)', () => {
   it('all COMPLETE with clean journals, and no process of theirs outlives the batch', { timeout: 300_000 }, async () => {
-    server = await startFakeLlm({
+    const server = await startFakeLlm({
       script: (request) => {
         const messages = (request.body as { messages: Array<{ role: string }> }).messages;
         if (messages.some((message) => message.role === 'tool')) return { content: 'done', delay_ms: 2000 };
@@ -79,7 +74,7 @@ describe.skipIf(!probe.ok && unavailable !== undefined)('128 sandboxed runs at o
     );
     const out = join(directory, 'out');
     const result = await runDelta(['batch', tasksFile, '--agent', agent, '--out', out, '--concurrency', String(RUNS)], {
-      env: { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl },
+      env: modelEnv(server),
     });
     expect(result.stderr).not.toContain('MaxListenersExceededWarning');
     expect(result.exitCode, result.stderr).toBe(0);

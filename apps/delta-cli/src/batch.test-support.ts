@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createTempAgent, createTempDir, type FakeLlm, type RecordedRequest, startFakeLlm } from '@delta/testkit';
+import { createTempAgent, createTempDir, type FakeLlm, type RecordedRequest, startFakeLlm, modelEnv } from '@delta/testkit';
 import { DELTA_BIN } from './test-support.js';
 
 export function userText(request: RecordedRequest): string {
@@ -49,7 +49,7 @@ export async function setup(tasks: number): Promise<{ agent: string; tasksFile: 
   const tasksFile = join(directory, 'tasks.jsonl');
   const lines = Array.from({ length: tasks }, (_, index) => JSON.stringify({ id: `task-${index + 1}`, message: `do ${index + 1}` }));
   writeFileSync(tasksFile, `${lines.join('\n')}\n`);
-  return { agent, tasksFile, out: join(directory, 'out'), env: { DELTA_API_KEY: 'k', DELTA_BASE_URL: llm.baseUrl } };
+  return { agent, tasksFile, out: join(directory, 'out'), env: modelEnv(llm) };
 }
 
 export function runDirectory(out: string, task: string, repeat = 1): string {

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm, type ScriptStep } from '@delta/testkit';
+import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm, type ScriptStep, modelEnv } from '@delta/testkit';
 import { readJournal, readMetadata, type JournalEvent } from '@delta/journal';
 import { DELTA_BIN, runDelta } from './test-support.js';
 import { lineCount } from './test-processes.js';
@@ -118,7 +118,7 @@ async function crashAndResume(point: number, fullLength: number): Promise<Outcom
   const line = 1 + (point % fullLength);
   const delayMs = (point * 7) % 13;
   const work = join(await createTempDir('crash-'), 'w');
-  const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl };
+  const env = modelEnv(server);
   const { killed, code, stderr } = await runAndKill(work, env, line, delayMs);
   const journal = latestJournal(work);
   if (journal === undefined) throw new Error(`point ${point}: delta run exited ${code} without a run: ${stderr}`);
@@ -165,7 +165,7 @@ describe('crash recovery, end to end', () => {
     // The journal of an uninterrupted run: its length spreads the kill points over the whole run.
     const reference = join(await createTempDir('crash-ref-'), 'w');
     const full = await runDelta(['run', '--agent', agent, '-m', 'Do ten steps.', '-w', reference], {
-      env: { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl },
+      env: modelEnv(server),
     });
     expect(full.exitCode).toBe(0);
     const fullLength = lineCount(latestJournal(reference)!);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  cleanupTempDirs,
+  cleanupTestResources,
   createTempAgent,
   createTempDir,
   immutableUnsupported,
@@ -24,12 +24,9 @@ import { runDelta } from './test-support.js';
 // elsewhere these tests skip, loudly, naming why.
 
 const cleanups: Array<() => void> = [];
-let server: FakeLlm | undefined;
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) cleanup();
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
+  await cleanupTestResources();
 });
 
 function skipLoudly(reason: string): void {
@@ -76,9 +73,9 @@ async function agentWithTools(): Promise<string> {
   });
 }
 
-async function model(script: ScriptStep[]): Promise<Record<string, string>> {
-  server = await startFakeLlm({ script });
-  return { DELTA_API_KEY: 'test-key', DELTA_BASE_URL: server.baseUrl };
+async function model(script: ScriptStep[]): Promise<{ env: Record<string, string>; server: FakeLlm }> {
+  const server = await startFakeLlm({ script });
+  return { env: { DELTA_API_KEY: 'test-key', DELTA_BASE_URL: server.baseUrl }, server };
 }
 
 const say = (text: string): ScriptStep => ({ content: `Saying ${text}.`, tool_calls: [{ name: 'say', arguments: { text } }] });
@@ -104,7 +101,7 @@ describe('a full disk (ENOSPC)', () => {
   it('ends the run FAILED with "no space" and the file, never as a model error; delta continue completes it once there is room', async () => {
     const disk = smallDisk('3m');
     if (!disk) return;
-    const env = await model([
+    const { env, server } = await model([
       say('one'),
       { content: 'Writing a large file.', tool_calls: [{ name: 'fill', arguments: { file: 'big.bin' } }] },
       say('three'),
@@ -125,7 +122,7 @@ describe('a full disk (ENOSPC)', () => {
     expect(metadata.error).toMatch(named);
     expect(lastEnd(events) ?? 'FAILED').toBe('FAILED');
     // The third request was never sent: the disk refused its record first.
-    expect(server!.requests).toHaveLength(2);
+    expect(server.requests).toHaveLength(2);
 
     rmSync(join(work, 'big.bin'));
     const resumed = await runDelta(['continue', '-w', work, '-m', 'There is room again; go on.'], { env });
@@ -135,7 +132,7 @@ describe('a full disk (ENOSPC)', () => {
     const after = runState(work);
     expect(after.metadata).toMatchObject({ status: 'COMPLETED', error: null });
     expect(after.events.at(-1)).toMatchObject({ type: 'ENGINE_END', status: 'COMPLETED' });
-    expect(server!.requests).toHaveLength(4);
+    expect(server.requests).toHaveLength(4);
   });
 });
 
@@ -143,7 +140,7 @@ describe('a read-only disk (EROFS)', () => {
   it('refuses to continue a run while its disk is read-only, naming the file, and leaves the run as it was; after a remount it goes on', async () => {
     const disk = smallDisk('8m');
     if (!disk) return;
-    const env = await model([say('one'), { content: ANSWER }, { content: 'Done again.' }]);
+    const { env, server } = await model([say('one'), { content: ANSWER }, { content: 'Done again.' }]);
     const agent = await agentWithTools();
     const work = join(disk.dir, 'ws');
     expect((await runDelta(['run', '--agent', agent, '-m', 'Say one', '-w', work], { env })).exitCode).toBe(0);
@@ -160,7 +157,7 @@ describe('a read-only disk (EROFS)', () => {
     const newRun = await runDelta(['run', '--agent', agent, '-m', 'Another', '-w', work], { env });
     expect(newRun.exitCode).toBe(1);
     expect(newRun.stderr).toMatch(/^Error: Cannot write \S+: read-only file system \(EROFS\)\.\n/);
-    expect(server!.requests).toHaveLength(2);
+    expect(server.requests).toHaveLength(2);
 
     disk.remount('rw');
     const resumed = await runDelta(['continue', '-w', work, '-m', 'More'], { env });
@@ -174,7 +171,7 @@ describe('a read-only disk (EROFS)', () => {
     if ('skip' in check) return skipLoudly(check.skip);
     check.unmount();
     const signals = await createTempDir('signals-');
-    const env = await model([
+    const { env, server } = await model([
       { content: 'Waiting.', tool_calls: [{ name: 'wait_for', arguments: { file: join(signals, 'go') } }] },
       say('two'),
       { content: ANSWER },
@@ -202,7 +199,7 @@ describe('a read-only disk (EROFS)', () => {
     );
     expect(metadata).toMatchObject({ status: 'FAILED', error: expect.stringContaining('read-only file system') });
     expect(lastEnd(events)).toBe('FAILED');
-    expect(server!.requests).toHaveLength(1);
+    expect(server.requests).toHaveLength(1);
 
     spawnSync('umount', [invocations]);
     const resumed = await runDelta(['continue', '-w', work, '-m', 'Go on'], { env });
@@ -218,7 +215,7 @@ describe('an immutable journal (EPERM)', () => {
     const unsupported = immutableUnsupported(work);
     if (unsupported) return skipLoudly(unsupported);
     const signals = await createTempDir('signals-');
-    const env = await model([
+    const { env } = await model([
       { content: 'Waiting.', tool_calls: [{ name: 'wait_for', arguments: { file: join(signals, 'go') } }] },
       say('two'),
       { content: ANSWER },

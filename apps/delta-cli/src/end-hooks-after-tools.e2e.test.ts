@@ -4,18 +4,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { probeBubblewrap } from '@delta/command-runner';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm } from '@delta/testkit';
 import { runDelta } from './test-support.js';
 
 const probe = probeBubblewrap();
 if (!probe.ok) console.warn(`\n!!! SKIPPING the end-hooks-after-the-sandbox test: ${probe.problem}\n`);
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 describe('the end hooks', () => {
   it.skipIf(!probe.ok)('run once every process a tool left in the sandbox has ended', async () => {
@@ -42,7 +37,7 @@ describe('the end hooks', () => {
     });
     const root = await createTempDir('end-hooks-');
     const workDir = join(root, 'w');
-    server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'leave', arguments: {} }] }, { content: 'done' }] });
+    const server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'leave', arguments: {} }] }, { content: 'done' }] });
     const run = await runDelta(['run', '--agent', agent, '-w', workDir, '-m', 'go', '-y'], {
       env: { DELTA_BASE_URL: server.baseUrl, DELTA_API_KEY: 'k' },
     });

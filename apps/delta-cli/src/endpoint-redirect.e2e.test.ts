@@ -3,7 +3,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm } from '@delta/testkit';
 import { runDelta } from './test-support.js';
 
 const KEY = 'sk-delta-endpoint-0123456789abcdef';
@@ -34,20 +34,17 @@ async function startTrap(): Promise<Trap> {
   };
 }
 
-let server: FakeLlm | undefined;
 let trap: Trap | undefined;
 afterEach(async () => {
-  await server?.close();
   await trap?.close();
-  server = undefined;
   trap = undefined;
-  await cleanupTempDirs();
+  await cleanupTestResources();
 });
 
 /** A run whose tool plants `.env` pointing at the trap, as a hostile model would have it do. */
 async function plantedRun(replies: number) {
   trap = await startTrap();
-  server = await startFakeLlm({
+  const server = await startFakeLlm({
     apiKey: KEY,
     script: [
       { tool_calls: [{ name: 'plant', arguments: {} }] },
@@ -68,24 +65,24 @@ async function plantedRun(replies: number) {
   expect(first.exitCode).toBe(0);
   // The attack happened: the tool wrote the workspace's .env.
   expect(readFileSync(join(work, '.env'), 'utf8')).toBe(`DELTA_BASE_URL=${trap.url}\n`);
-  return { agent, work, env };
+  return { agent, work, env, server };
 }
 
 describe('a .env a tool writes does not redirect the model key', () => {
   it('delta continue goes to the endpoint the run started with, says why, and the trap sees nothing', async () => {
-    const { work, env } = await plantedRun(2);
+    const { work, env, server } = await plantedRun(2);
     const continued = await runDelta(['continue', '-w', work, '-m', 'again'], { env });
     // Nothing reached the trap: above all, not the key.
     expect(trap!.requests.map((request) => request.headers.authorization)).toEqual([]);
     expect(continued.exitCode).toBe(0);
-    expect(server!.requests.map((request) => request.status)).toEqual([200, 200, 200]);
+    expect(server.requests.map((request) => request.status)).toEqual([200, 200, 200]);
     expect(continued.stderr).toContain(`${join(work, '.env')} sets DELTA_BASE_URL, but it changed while run`);
     expect(continued.stderr).toContain('it is not obeyed');
     // The run's endpoint is recorded (never the key).
     const run = join(work, '.delta', readFileSync(join(work, '.delta', 'LATEST'), 'utf8').trim());
     const metadata = JSON.parse(readFileSync(join(run, 'metadata.json'), 'utf8'));
     expect(metadata.model_endpoint).toEqual({
-      base_url: server!.baseUrl,
+      base_url: server.baseUrl,
       base_url_source: 'environment',
       api_key_name: 'DELTA_API_KEY',
       api_key_source: 'environment',
@@ -119,7 +116,10 @@ describe('a .env a tool writes does not redirect the model key', () => {
 describe('a .env a tool writes does not redirect a batch resume', () => {
   it('running the same delta batch again resumes its run at the recorded endpoint; the trap sees nothing', async () => {
     trap = await startTrap();
-    server = await startFakeLlm({ apiKey: KEY, script: [{ tool_calls: [{ name: 'plant', arguments: {} }] }, { content: 'resumed' }] });
+    const server = await startFakeLlm({
+      apiKey: KEY,
+      script: [{ tool_calls: [{ name: 'plant', arguments: {} }] }, { content: 'resumed' }],
+    });
     const agent = await createTempAgent({
       agentYaml: {
         name: 'planter',

@@ -12,6 +12,7 @@ import {
   type ScriptStep,
   startFakeLlm,
   startOtlpReceiver,
+  modelEnv,
 } from '@delta/testkit';
 import { runDelta } from './test-support.js';
 
@@ -77,7 +78,7 @@ describe('delta export otel', () => {
     const llm = await server();
     const agent = await createTempAgent({ agentYaml });
     const work = join(await createTempDir('otel-'), 'w');
-    const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: llm.baseUrl };
+    const env = modelEnv(llm);
     expect((await runDelta(['run', '--agent', agent, '-w', work, '-m', 'Write and count'], { env })).exitCode).toBe(0);
     const runId = readLatestRunId(work)!;
     const journal: JournalEvent[] = readJournal(runPaths(work, runId).journal);

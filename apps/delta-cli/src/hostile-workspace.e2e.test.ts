@@ -1,18 +1,13 @@
 import { readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm, modelEnv } from '@delta/testkit';
 import { runDelta, type DeltaResult } from './test-support.js';
 
 // A value only the engine's environment holds: what /proc/self/environ would put in front of the model.
 const ENGINE_SECRET = 'engine-only-secret-4f1c9a';
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 /** Runs `delta`, killed if it has not ended in `ms`: a read that blocks shows as a signal, not a hung test. */
 async function deltaWithin(ms: number, args: string[], env: Record<string, string>): Promise<DeltaResult & { elapsed: number }> {
@@ -25,7 +20,7 @@ async function deltaWithin(ms: number, args: string[], env: Record<string, strin
 
 /** A run whose one tool does `attack` in the workspace (the default context.yaml reads ${CWD}/DELTA.md), then a second request. */
 async function attackedRun(attack: string, replies = 1) {
-  server = await startFakeLlm({
+  const server = await startFakeLlm({
     apiKey: 'k',
     script: [
       { tool_calls: [{ name: 'attack', arguments: {} }] },
@@ -38,7 +33,7 @@ async function attackedRun(attack: string, replies = 1) {
   const work = await createTempDir('work-');
   const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl, ENGINE_SECRET };
   const result = await deltaWithin(30_000, ['run', '--agent', agent, '-m', 'go', '-w', work, '-y'], env);
-  return { work, env, result, requests: server.requests };
+  return { work, env, result, requests: server.requests, server };
 }
 
 describe('the engine reads the workspace as untrusted', () => {
@@ -85,7 +80,7 @@ describe('the engine reads the workspace as untrusted', () => {
   });
 
   it('a .env that is a FIFO does not hang delta continue', async () => {
-    const { work, env, result } = await attackedRun('mkfifo .env', 2);
+    const { work, env, result, server } = await attackedRun('mkfifo .env', 2);
     expect(result.exitCode).toBe(0);
     const continued = await deltaWithin(30_000, ['continue', '-w', work, '-m', 'again'], env);
     expect(continued.signal).toBeNull();
@@ -94,17 +89,17 @@ describe('the engine reads the workspace as untrusted', () => {
     expect(continued.stderr).toContain(`${join(work, '.env')} is a FIFO (named pipe), not a regular file; it is not read.`);
     // The run went on to the model as usual.
     expect(readFileSync(join(work, '.delta', 'LATEST'), 'utf8')).not.toBe('');
-    expect(server!.requests.map((request) => request.status)).toEqual([200, 200, 200]);
+    expect(server.requests.map((request) => request.status)).toEqual([200, 200, 200]);
   });
 });
 
 // After a sandbox weaker than promised (a tool that could write .delta/): the records read back are refused at once.
 describe('records read back from .delta/', () => {
   async function completedRun() {
-    server = await startFakeLlm({ apiKey: 'k', script: [{ content: 'done' }] });
+    const server = await startFakeLlm({ apiKey: 'k', script: [{ content: 'done' }] });
     const agent = await createTempAgent({ agentYaml: { name: 'plain', llm: { model: 'm' } } });
     const work = await createTempDir('work-');
-    const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl };
+    const env = modelEnv(server);
     const result = await deltaWithin(30_000, ['run', '--agent', agent, '-m', 'go', '-w', work, '-y'], env);
     expect(result.exitCode).toBe(0);
     const run = join(work, '.delta', readFileSync(join(work, '.delta', 'LATEST'), 'utf8').trim());

@@ -1,15 +1,10 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, runProcess, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, runProcess, startFakeLlm } from '@delta/testkit';
 import { DELTA_BIN } from './test-support.js';
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 const KEY = 'sk-delta-test-0123456789abcdef';
 /** The `delta` command as users run it: the shell script that starts the engine (not delta.js). */
@@ -33,7 +28,7 @@ echo "never reached the engine; key found in: $found"
 
 describe('the model key is out of reach of an unsandboxed tool', () => {
   it('is in no environment up to the engine, reaches the model, and is redacted from the journal and the next request', async () => {
-    server = await startFakeLlm({
+    const server = await startFakeLlm({
       apiKey: KEY,
       script: [
         {

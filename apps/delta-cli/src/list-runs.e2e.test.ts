@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, runProcess, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTempDirs, createTempAgent, createTempDir, runProcess, startFakeLlm, type FakeLlm, modelEnv } from '@delta/testkit';
 import { listRunIds, readLatestRunId } from '@delta/journal';
 import { DELTA_BIN, runDelta } from './test-support.js';
 
@@ -23,7 +23,7 @@ beforeAll(async () => {
   });
   agent = await createTempAgent({ agentYaml: { name: 'lister', llm: { model: 'm', max_retries: 0 } } });
   work = join(agent, 'workspaces', 'W001');
-  const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl };
+  const env = modelEnv(server);
   const run = async (workspace: string, extra: string[] = [], message = 'go', exitCode = 0, by = agent) => {
     const result = await runDelta(['run', '--agent', by, '-w', workspace, '-m', message, ...extra], { env });
     expect(result.exitCode).toBe(exitCode);
@@ -143,7 +143,7 @@ describe('delta list-runs', () => {
     // OTHER_WORKSPACES is a directory here, so it cannot be appended to (running as root, a mode would not stop the write).
     mkdirSync(join(blocked, 'workspaces', 'OTHER_WORKSPACES'), { recursive: true });
     const where = join(await createTempDir('list-blocked-'), 'w');
-    const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl };
+    const env = modelEnv(server);
     const result = await runDelta(['run', '--agent', blocked, '-w', where, '-m', 'go'], { env });
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toContain(`note: ${where} could not be listed in ${join(blocked, 'workspaces', 'OTHER_WORKSPACES')} (`);

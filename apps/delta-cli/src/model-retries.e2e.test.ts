@@ -1,27 +1,22 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm, type ScriptStep } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm, type ScriptStep } from '@delta/testkit';
 import { readJournal, readLatestRunId, runPaths, type SystemMessageEvent } from '@delta/journal';
 import { runDelta } from './test-support.js';
 
 // Every retry of a model request, and its wait (a 429's Retry-After too), is in the journal and on the
 // progress output; `--retries` sets the attempts over agent.yaml's llm.max_retries.
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 const agentYaml = (maxRetries: number) => ({ name: 'retries', llm: { model: 'test-model', max_retries: maxRetries } });
 
 async function setUp(script: ScriptStep[], maxRetries: number) {
-  server = await startFakeLlm({ script });
+  const server = await startFakeLlm({ script });
   const agent = await createTempAgent({ agentYaml: agentYaml(maxRetries) });
   const work = join(await createTempDir('work-'), 'ws');
   const env = { DELTA_API_KEY: 'test-key', DELTA_BASE_URL: server.baseUrl };
-  return { agent, work, env, endpoint: `${server.baseUrl}/chat/completions` };
+  return { agent, work, env, endpoint: `${server.baseUrl}/chat/completions`, server };
 }
 
 function retries(work: string): SystemMessageEvent[] {
@@ -31,7 +26,7 @@ function retries(work: string): SystemMessageEvent[] {
 
 describe('retries of model requests', () => {
   it('records a 500 and a 429 with their Retry-After in the journal and on stderr, --retries over llm.max_retries', async () => {
-    const { agent, work, env, endpoint } = await setUp(
+    const { agent, work, env, endpoint, server } = await setUp(
       [
         { error: { status: 500, message: 'upstream broke', retry_after: 0 } },
         { error: { status: 429, message: 'slow down', retry_after: 1 } },
@@ -76,8 +71,8 @@ describe('retries of model requests', () => {
       ],
     ]);
     // Three attempts of one request, the same bytes each time.
-    expect(server!.requests).toHaveLength(3);
-    expect(new Set(server!.requests.map((request) => request.rawBody)).size).toBe(1);
+    expect(server.requests).toHaveLength(3);
+    expect(new Set(server.requests.map((request) => request.rawBody)).size).toBe(1);
   });
 
   it('waits with backoff when no Retry-After is given, and records that wait', async () => {
@@ -93,7 +88,7 @@ describe('retries of model requests', () => {
   });
 
   it('--retries 0 fails at the first 500; a plain continue with --retries 1 retries and completes', async () => {
-    const { agent, work, env, endpoint } = await setUp(
+    const { agent, work, env, endpoint, server } = await setUp(
       [
         { error: { status: 500, message: 'down' } },
         { error: { status: 502, message: 'still down', retry_after: 0 } },
@@ -104,7 +99,7 @@ describe('retries of model requests', () => {
     const failed = await runDelta(['run', '--agent', agent, '-m', 'hi', '-w', work, '--retries', '0'], { env });
     expect(failed.exitCode).toBe(1);
     expect(failed.stderr).not.toContain('retry 1/');
-    expect(server!.requests).toHaveLength(1);
+    expect(server.requests).toHaveLength(1);
     expect(retries(work)).toEqual([]);
 
     const resumed = await runDelta(['continue', '-w', work, '--retries', '1'], { env });
@@ -138,12 +133,12 @@ describe('retries of model requests', () => {
   });
 
   it('refuses a --retries that is not a whole number from 0 to 10', async () => {
-    const { agent, work, env } = await setUp([{ content: 'never asked' }], 2);
+    const { agent, work, env, server } = await setUp([{ content: 'never asked' }], 2);
     for (const value of ['-1', '11', 'two']) {
       const result = await runDelta(['run', '--agent', agent, '-m', 'hi', '-w', work, `--retries=${value}`], { env });
       expect(result.exitCode).toBe(2);
       expect(result.stderr).toContain(`--retries must be a whole number from 0 to 10, got "${value}".`);
     }
-    expect(server!.requests).toHaveLength(0);
+    expect(server.requests).toHaveLength(0);
   });
 });

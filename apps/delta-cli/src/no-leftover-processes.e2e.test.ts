@@ -1,19 +1,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm, modelEnv } from '@delta/testkit';
 import { isProcessGroupAlive, readProcessFile } from '@delta/process-identity';
 import { runDelta } from './test-support.js';
 
-let server: FakeLlm | undefined;
 let toolGroup = 0;
 afterEach(async () => {
   // Only if the test failed: the sleeps are not left to outlive it.
   if (toolGroup > 0 && isProcessGroupAlive(toolGroup)) process.kill(-toolGroup, 'SIGKILL');
   toolGroup = 0;
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
+  await cleanupTestResources();
 });
 
 /** Killed processes are gone once the kernel has delivered the signal; the deadline only bounds a failure. */
@@ -27,7 +24,7 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 
 describe('no process outlives its run (unsandboxed)', () => {
   it('stops the 50 background sleeps a tool started, once the tool has exited', async () => {
-    server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'spawn_sleeps', arguments: {} }] }, { content: 'done' }] });
+    const server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'spawn_sleeps', arguments: {} }] }, { content: 'done' }] });
     const agent = await createTempAgent({
       agentYaml: {
         name: 'leftovers',
@@ -39,7 +36,7 @@ describe('no process outlives its run (unsandboxed)', () => {
     });
     const work = await createTempDir('work-');
     const result = await runDelta(['run', '--agent', agent, '-m', 'go', '-w', work], {
-      env: { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl },
+      env: modelEnv(server),
     });
     expect(result.exitCode).toBe(0);
     const run = join(work, '.delta', readFileSync(join(work, '.delta', 'LATEST'), 'utf8').trim());

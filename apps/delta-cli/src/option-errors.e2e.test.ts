@@ -1,16 +1,11 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm, modelEnv } from '@delta/testkit';
 import { readJournal, readLatestRunId, runPaths } from '@delta/journal';
 import { optionAsTyped, optionValuesAsTyped } from './option-as-typed.js';
 import { runDelta } from './test-support.js';
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 /** Every command, with what it needs to get as far as checking its options. */
 const COMMANDS = [
@@ -82,11 +77,11 @@ describe('option errors name options as the user typed them', () => {
   });
 
   it('a run started with --run-id 007 -m 1e3 is named 007 and told "1e3"', async () => {
-    server = await startFakeLlm({ script: [{ content: 'ok' }] });
+    const server = await startFakeLlm({ script: [{ content: 'ok' }] });
     const agent = await createTempAgent({ agentYaml: { name: 'numbers', llm: { model: 'm', max_retries: 0 } } });
     const work = join(await createTempDir('numbers-'), 'w');
     const result = await runDelta(['run', '--agent', agent, '-w', work, '--run-id', '007', '-m', '1e3'], {
-      env: { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl },
+      env: modelEnv(server),
     });
     expect(result.exitCode).toBe(0);
     expect(readLatestRunId(work)).toBe('007');

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm } from '@delta/testkit';
+import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, modelEnv } from '@delta/testkit';
 import { runDelta } from './test-support.js';
 
 const require = createRequire(import.meta.url);
@@ -102,7 +102,7 @@ describe('what each command loads', () => {
     try {
       const agent = await createTempAgent();
       const run = await runDelta(['run', '--agent', agent, '-w', work, '-m', 'Say done', '-q'], {
-        env: { DELTA_API_KEY: 'k', DELTA_BASE_URL: llm.baseUrl },
+        env: modelEnv(llm),
       });
       expect(run.exitCode, run.stderr).toBe(0);
     } finally {

@@ -1,20 +1,17 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm, modelEnv } from '@delta/testkit';
 import { readJournal } from '@delta/journal';
 import { isProcessAlive, isProcessGroupAlive, readProcessFile } from '@delta/process-identity';
 import { runDelta } from './test-support.js';
 
-let server: FakeLlm | undefined;
 /** The tool's process group, stopped here if the test failed before the engine stopped it. */
 let toolGroup = 0;
 afterEach(async () => {
   if (toolGroup > 0 && isProcessGroupAlive(toolGroup)) process.kill(-toolGroup, 'SIGKILL');
   toolGroup = 0;
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
+  await cleanupTestResources();
 });
 
 /** Waits for what a process does (a file appearing, a group ending); the deadline only bounds a failure. */
@@ -28,7 +25,7 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 
 describe('a tool left running by a killed engine', () => {
   it('is stopped when the run is resumed, and the model is told', async () => {
-    server = await startFakeLlm({
+    const server = await startFakeLlm({
       script: [{ tool_calls: [{ name: 'slow', arguments: {} }] }, { content: 'resumed and done' }],
     });
     const agent = await createTempAgent({
@@ -43,7 +40,7 @@ describe('a tool left running by a killed engine', () => {
       },
     });
     const work = join(await createTempDir('work-'), 'w');
-    const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl };
+    const env = modelEnv(server);
     let enginePid = 0;
     const first = runDelta(['run', '--agent', agent, '-m', 'go', '-w', work], { env, onSpawn: (pid) => (enginePid = pid) });
 

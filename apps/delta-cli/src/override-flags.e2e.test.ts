@@ -1,16 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm } from '@delta/testkit';
 import { readJournal, readLatestRunId, runPaths, type EngineStartEvent } from '@delta/journal';
 import { runDelta } from './test-support.js';
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 const agentYaml = { name: 'overridden', llm: { model: 'file-model', temperature: 0.7 }, tools: [] };
 
@@ -21,7 +16,7 @@ function engineStarts(work: string): EngineStartEvent[] {
 
 describe('--model, --base-url and --set', () => {
   it('reach the request the model receives, ENGINE_START and delta show run (never the key)', async () => {
-    server = await startFakeLlm({ script: [{ content: 'first' }, { content: 'second' }] });
+    const server = await startFakeLlm({ script: [{ content: 'first' }, { content: 'second' }] });
     const agent = await createTempAgent({ agentYaml });
     const work = join(await createTempDir('work-'), 'ws');
     const env = { DELTA_API_KEY: 'secret-key-123', DELTA_BASE_URL: 'http://127.0.0.1:9/v1' };

@@ -2,7 +2,7 @@
 // agent with a slow tool the test releases, and reading the latest run of a workspace.
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm, type ScriptStep } from '@delta/testkit';
+import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm, type ScriptStep, modelEnv } from '@delta/testkit';
 import { readJournal, readMetadata, type JournalEvent } from '@delta/journal';
 import { latestRunDir } from './test-processes.js';
 
@@ -43,7 +43,7 @@ export async function setup(script: (request: Request, index: number) => ScriptS
   server = await startFakeLlm({ script });
   const agent = await createTempAgent({ agentYaml });
   const work = join(await createTempDir('pause-'), 'w');
-  const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl };
+  const env = modelEnv(server);
   return { agent, work, env };
 }
 

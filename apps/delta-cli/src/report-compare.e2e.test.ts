@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanupTempDirs, createTempAgent, createTempDir, type FakeLlm, startFakeLlm } from '@delta/testkit';
+import { cleanupTempDirs, createTempAgent, createTempDir, type FakeLlm, startFakeLlm, modelEnv } from '@delta/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDelta } from './test-support.js';
 
@@ -30,7 +30,7 @@ describe('delta report compares', () => {
       JSON.stringify({ id: `q${n}`, message: `do ${n}`, metadata: { level: n <= 2 ? 'easy' : 'hard' } }),
     );
     writeFileSync(tasksFile, `${tasks.join('\n')}\n`);
-    const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: llm.baseUrl };
+    const env = modelEnv(llm);
     // Before: passes q1 and q2. After: passes every task.
     const before = 'case "$DELTA_FINAL_ANSWER" in *"do 1"|*"do 2") exit 0;; *) exit 1;; esac';
     const after = 'exit 0';
@@ -89,7 +89,7 @@ describe('delta report on a TASKS file written by someone else', () => {
     const hostile = '\u001b[31mRED\u001b]0;TITLE\u0007';
     writeFileSync(tasksFile, `${JSON.stringify({ id: 'q1', message: 'do 1', metadata: { group: hostile } })}\n`);
     const out = join(directory, 'out');
-    const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: llm.baseUrl };
+    const env = modelEnv(llm);
     expect((await runDelta(['batch', tasksFile, '--agent', agent, '--out', out, '--grader', 'exit 0'], { env })).exitCode).toBe(0);
     for (const extra of [[], ['--csv']]) {
       const report = await runDelta(['report', out, '--by', 'metadata.group', ...extra]);

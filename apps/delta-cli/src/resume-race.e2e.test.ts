@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm, type ScriptStep } from '@delta/testkit';
+import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm, type ScriptStep, modelEnv } from '@delta/testkit';
 import { readJournal, readMetadata } from '@delta/journal';
 import { runDelta } from './test-support.js';
 import { latestRunDir, startDelta, waitForJournal } from './test-processes.js';
@@ -57,7 +57,7 @@ async function interruptedRun(trial: number, env: Record<string, string>): Promi
 describe('two resumers on one run', () => {
   // The timeout only bounds a hang: 20 trials of three engine processes each take minutes on a loaded machine.
   it(`lets exactly one proceed, ${TRIALS} times`, { timeout: 15 * 60_000 }, async () => {
-    const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl };
+    const env = modelEnv(server);
     let refusedByLock = 0;
     for (let trial = 0; trial < TRIALS; trial += 1) {
       const work = await interruptedRun(trial, env);

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, runProcess, startFakeLlm, type FakeLlm, type ScriptStep } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, runProcess, startFakeLlm, type ScriptStep, modelEnv } from '@delta/testkit';
 import { readLatestRunId, readMetadata, runPaths } from '@delta/journal';
 import { schemaProblems, type Schema } from './result/json-schema.test-support.js';
 import { DELTA_BIN, runDelta } from './test-support.js';
@@ -16,12 +16,7 @@ if (!jq && jqUnavailable) {
   console.warn(`\n!!!!!!!!\n!!! SKIPPING the jq step of the --format json test: jq could not be installed (${jqUnavailable}).\n!!!!!!!!\n`);
 }
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 const agentYaml = {
   name: 'formats',
@@ -30,10 +25,10 @@ const agentYaml = {
 };
 
 async function setup(script: ScriptStep[] | ((request: { body: { messages?: unknown[] } }, index: number) => ScriptStep)) {
-  server = await startFakeLlm({ script });
+  const server = await startFakeLlm({ script });
   const agent = await createTempAgent({ agentYaml });
   const work = join(await createTempDir('format-'), 'ws');
-  return { agent, work, env: { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl } };
+  return { agent, work, env: modelEnv(server), server };
 }
 
 /** stdout must be exactly one JSON object on one line, conforming to the documented schema. */
@@ -137,7 +132,7 @@ describe('delta run --format json', () => {
     const object = resultObject(failed.stdout);
     expect(object).toMatchObject({ status: 'FAILED', exit_code: 1, final_answer: null });
     expect(object.error).toContain('The model refuses.');
-    await server!.close();
+    await failing.server.close();
 
     const looping = await setup(() => ({ tool_calls: [{ name: 'note', arguments: { text: 'again' } }] }));
     const budget = await runDelta(
@@ -174,7 +169,7 @@ describe('--format raw and text, and what --format refuses', () => {
   });
 
   it('refuses an unknown format and --json with --format json, naming the options', async () => {
-    const { agent, work, env } = await setup([{ content: 'never asked' }]);
+    const { agent, work, env, server } = await setup([{ content: 'never asked' }]);
     const unknown = await runDelta(['run', '--agent', agent, '-w', work, '-m', 'x', '--format', 'yaml'], { env });
     expect(unknown.exitCode).toBe(2);
     expect(unknown.stderr).toContain('--format must be text, json or raw, got "yaml".');
@@ -182,6 +177,6 @@ describe('--format raw and text, and what --format refuses', () => {
     expect(both.exitCode).toBe(2);
     expect(both.stderr).toContain('--json and --format json both choose what goes to stdout');
     expect(unknown.stdout + both.stdout).toBe('');
-    expect(server!.requests).toHaveLength(0);
+    expect(server.requests).toHaveLength(0);
   });
 });

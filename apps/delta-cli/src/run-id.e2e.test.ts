@@ -1,16 +1,11 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm, type ScriptStep } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm, type ScriptStep, modelEnv } from '@delta/testkit';
 import { readJournal, readMetadata, runPaths } from '@delta/journal';
 import { runDelta } from './test-support.js';
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 type Request = { body: { messages?: Array<{ role: string }> } };
 const answered = (request: Request) => (request.body.messages ?? []).some((message) => message.role === 'tool');
@@ -33,11 +28,11 @@ const agentYaml = {
 };
 
 async function setup(script: ScriptStep[] | ((request: Request, index: number) => ScriptStep)) {
-  server = await startFakeLlm({ script });
+  const server = await startFakeLlm({ script });
   const agent = await createTempAgent({ agentYaml });
   const work = join(await createTempDir('run-id-'), 'ws');
-  const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl };
-  return { agent, work, env };
+  const env = modelEnv(server);
+  return { agent, work, env, server };
 }
 
 describe('delta run --run-id', () => {
@@ -69,7 +64,7 @@ describe('delta run --run-id', () => {
   });
 
   it('a chosen id works with continue, log, show, view and list', async () => {
-    const { agent, work, env } = await setup([{ content: 'first answer' }, { content: 'later run' }, { content: 'second answer' }]);
+    const { agent, work, env, server } = await setup([{ content: 'first answer' }, { content: 'later run' }, { content: 'second answer' }]);
     expect((await runDelta(['run', '--agent', agent, '-w', work, '--run-id', 'nightly-1', '-m', 'one'], { env })).exitCode).toBe(0);
     // A later run becomes the latest: nightly-1 is reached by its id only.
     expect((await runDelta(['run', '--agent', agent, '-w', work, '--run-id', 'other', '-m', 'three'], { env })).exitCode).toBe(0);
@@ -87,7 +82,7 @@ describe('delta run --run-id', () => {
 
     const show = await runDelta(['show', 'invocation', '2', '-w', work, '--run-id', 'nightly-1', '--request']);
     expect(show.exitCode).toBe(0);
-    expect(show.stdout).toBe(server!.requests[2]!.rawBody);
+    expect(show.stdout).toBe(server.requests[2]!.rawBody);
 
     const output = join(work, 'page.html');
     const view = await runDelta(['view', '-w', work, '--run-id', 'nightly-1', '-o', output]);
@@ -106,7 +101,7 @@ describe('delta run --run-id', () => {
   });
 
   it('refuses an unsafe id and an id already used, naming --run-id, before anything is written', async () => {
-    const { agent, work, env } = await setup([{ content: 'done' }]);
+    const { agent, work, env, server } = await setup([{ content: 'done' }]);
     const unsafe = await runDelta(['run', '--agent', agent, '-w', work, '--run-id', '../x', '-m', 'go'], { env });
     expect(unsafe.exitCode).toBe(2);
     expect(unsafe.stderr).toContain('Error: --run-id "../x" cannot be used: it may hold only letters, digits');
@@ -122,7 +117,7 @@ describe('delta run --run-id', () => {
         `Hint: Choose another --run-id, or continue that run: delta continue -w ${work} --run-id mine\n`,
     );
     expect(readFileSync(runPaths(work, 'mine').journal, 'utf8')).toBe(journal);
-    expect(server!.requests).toHaveLength(1);
+    expect(server.requests).toHaveLength(1);
 
     for (const reserved of ['LATEST', 'tmp']) {
       const refused = await runDelta(['run', '--agent', agent, '-w', work, '--run-id', reserved, '-m', 'go'], { env });

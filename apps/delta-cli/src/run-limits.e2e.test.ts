@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { readMetadata, readLatestRunId, runPaths } from '@delta/journal';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm } from '@delta/testkit';
+import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, modelEnv } from '@delta/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runDelta } from './test-support.js';
 
@@ -18,7 +18,7 @@ describe('delta run --timeout and --max-cost', () => {
         },
       });
       const workDir = join(await createTempDir(), 'w');
-      const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: llm.baseUrl };
+      const env = modelEnv(llm);
       const run = await runDelta(['run', '--agent', agent, '-w', workDir, '-m', 'go', '--timeout', '1s'], { env });
       expect(run.exitCode).toBe(3);
       expect(run.stderr).toContain('reached the time limit (--timeout 1s) before the task was complete');

@@ -3,17 +3,12 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, startFakeLlm, type FakeLlm, type ScriptStep } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, startFakeLlm, type ScriptStep } from '@delta/testkit';
 import { readLatestRunId, runPaths } from '@delta/journal';
 import { inspectAgentYaml, recordRun, threeIterations } from './inspect/recorded-run.test-support.js';
 import { DELTA_BIN, runDelta } from './test-support.js';
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 const quote = (value: string) => `'${value.replace(/'/g, `'"'"'`)}'`;
 
@@ -51,7 +46,7 @@ const slowScript: ScriptStep[] = [
 ];
 
 async function terminalRun(env: Record<string, string> = {}) {
-  server = await startFakeLlm({ script: slowScript });
+  const server = await startFakeLlm({ script: slowScript });
   const agent = await createTempAgent({ agentYaml: inspectAgentYaml });
   return runInTerminal(['run', '--agent', agent, '-m', 'nap', '-w', join(agent, 'workspaces', 'W001')], {
     DELTA_API_KEY: 'test-key',
@@ -81,7 +76,7 @@ describe('progress on a terminal', () => {
 
   it('shows a streamed answer (llm.stream: true) as it arrives, before the server has sent all of it', async () => {
     // 64 pieces of 64 bytes, 20 ms apart: the answer is on the screen long before its last piece is sent.
-    server = await startFakeLlm({ script: [{ large: { bytes: 4096, chunk_bytes: 64, chunk_delay_ms: 20 } }] });
+    const server = await startFakeLlm({ script: [{ large: { bytes: 4096, chunk_bytes: 64, chunk_delay_ms: 20 } }] });
     const agent = await createTempAgent({
       agentYaml: { name: 'streamer', llm: { model: 'm', stream: true }, tools: [{ name: 'echo', description: 'Echo', exec: 'echo hi' }] },
     });
@@ -158,7 +153,7 @@ describe('progress when stdout is not a terminal', () => {
 
   it('prints only the events of this engine invocation with delta continue --json', async () => {
     const { workDir } = await recordRun([{ content: 'First answer.' }]);
-    server = await startFakeLlm({ script: [{ content: 'Second answer.' }] });
+    const server = await startFakeLlm({ script: [{ content: 'Second answer.' }] });
     // A new server: the run's recorded endpoint is the first one's, so --base-url names it (an environment variable would not).
     const result = await runDelta(['continue', '-w', workDir, '-m', 'And again', '--json', '--base-url', server.baseUrl], {
       env: { DELTA_API_KEY: 'test-key', DELTA_BASE_URL: server.baseUrl },

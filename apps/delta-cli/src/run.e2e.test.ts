@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm } from '@delta/testkit';
 import { readInvocationRequest, readJournal, readMetadata, runPaths } from '@delta/journal';
 import { createServer } from 'node:net';
 import { runDelta } from './test-support.js';
@@ -17,12 +17,7 @@ function closedPort(): Promise<number> {
   });
 }
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 const twoTools = {
   name: 'two-tools',
@@ -35,7 +30,7 @@ const twoTools = {
 
 describe('delta run, end to end', () => {
   it('runs two tools through a three-step conversation and leaves a correct control plane', async () => {
-    server = await startFakeLlm({
+    const server = await startFakeLlm({
       script: [
         {
           content: 'Writing both files.',
@@ -105,7 +100,7 @@ describe('delta run, end to end', () => {
     const invocations = readdirSync(join(runDir, 'io', 'invocations')).sort();
     expect(invocations).toHaveLength(3);
     invocations.forEach((id, index) => {
-      expect(readInvocationRequest(runPaths(work, runId), id)).toBe(server!.requests[index]!.rawBody);
+      expect(readInvocationRequest(runPaths(work, runId), id)).toBe(server.requests[index]!.rawBody);
       expect(JSON.parse(readFileSync(join(runDir, 'io', 'invocations', id, 'metadata.json'), 'utf8'))).toMatchObject({ status: 'SUCCESS' });
     });
 

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { cleanupTempDirs, createTempDir, defaultContextYaml, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempDir, defaultContextYaml, startFakeLlm, modelEnv } from '@delta/testkit';
 import { probeBubblewrap } from '@delta/command-runner';
 import { runDelta } from './test-support.js';
 
@@ -15,12 +15,7 @@ if (!probe.ok && unavailable) {
   );
 }
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 const HOOKS = 'on_run_end:\n  command: ["true"]\n';
 
@@ -48,12 +43,12 @@ function writeAgent(dir: string, sandbox?: Record<string, unknown>): void {
 
 describe.skipIf(!probe.ok && unavailable !== undefined)('an agent directory inside its workspace (real bubblewrap)', () => {
   it('stays read-only to the tools: hooks.yaml and .env cannot be written, the rest of the workspace can', async () => {
-    server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'attack', arguments: {} }] }, { content: 'done' }] });
+    const server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'attack', arguments: {} }] }, { content: 'done' }] });
     const work = await createTempDir('work-');
     const agent = join(work, 'agent');
     writeAgent(agent);
     const result = await runDelta(['run', '--agent', agent, '-w', work, '-m', 'go', '-y'], {
-      env: { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl },
+      env: modelEnv(server),
     });
     expect(result.stderr).toContain('(sandbox: bubblewrap, workspace-write, network on)');
     expect(result.exitCode).toBe(0);

@@ -5,7 +5,7 @@
 import { accessSync, chmodSync, constants, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, redisUnavailable, runProcess, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, redisUnavailable, runProcess, startFakeLlm } from '@delta/testkit';
 import { probeBubblewrap } from '@delta/command-runner';
 import { readJournal } from '@delta/journal';
 import {
@@ -27,13 +27,10 @@ const noRedis = redisUnavailable();
 const skipAll = noBubblewrap ?? noRedis;
 if (skipAll) console.warn(`\n!!!!!!!!\n!!! SKIPPING the sandbox escape tests: ${skipAll}.\n!!!!!!!!\n`);
 
-let server: FakeLlm | undefined;
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
-  await server?.close();
-  server = undefined;
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-  await cleanupTempDirs();
+  await cleanupTestResources();
 });
 
 /** A directory outside /tmp (the sandbox has its own /tmp), anyone may write: removed after the test. */
@@ -99,7 +96,7 @@ describe.skipIf(skipAll !== undefined)('the sandbox holds for every caller (real
           },
         });
         chmodSync(agent, 0o755);
-        server = await startFakeLlm({
+        const server = await startFakeLlm({
           script: [
             { tool_calls: [{ name: 'attack', arguments: {} }] },
             { tool_calls: [{ name: 'mcp__box__sh', arguments: { script, args: attackArgs('mcp') } }] },

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, runProcess, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, runProcess, startFakeLlm } from '@delta/testkit';
 import { probeBubblewrap } from '@delta/command-runner';
 import { DELTA_BIN } from './test-support.js';
 
@@ -14,12 +14,7 @@ if (!probe.ok && unavailable) {
   );
 }
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 /** A tool that writes a file outside through descriptor 50 and reads a hidden one through 60, if it has them. */
 const ATTACK = [
@@ -31,7 +26,7 @@ const ATTACK = [
 
 describe.skipIf(!probe.ok && unavailable !== undefined)('descriptors delta inherits (real bubblewrap, network off)', () => {
   it('reach no sandboxed tool: it can neither write a file outside nor read a hidden one through them', async () => {
-    server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'attack', arguments: {} }] }, { content: 'done' }] });
+    const server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'attack', arguments: {} }] }, { content: 'done' }] });
     const outside = await createTempDir('outside-');
     const hidden = join(outside, 'hidden.txt');
     writeFileSync(hidden, 'a hidden secret\n');

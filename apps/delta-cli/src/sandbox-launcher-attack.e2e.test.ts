@@ -6,7 +6,7 @@
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, runProcess, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, runProcess, startFakeLlm } from '@delta/testkit';
 import { probeBubblewrap } from '@delta/command-runner';
 import { readJournal } from '@delta/journal';
 import { identities } from './sandbox-attack.test-support.js';
@@ -16,13 +16,10 @@ const probe = probeBubblewrap();
 const skipAll = !probe.ok ? process.env.DELTA_TEST_BUBBLEWRAP_UNAVAILABLE : undefined;
 if (skipAll) console.warn(`\n!!!!!!!!\n!!! SKIPPING the sandbox launcher attack tests: ${skipAll}.\n!!!!!!!!\n`);
 
-let server: FakeLlm | undefined;
 const dirs: string[] = [];
 afterEach(async () => {
-  await server?.close();
-  server = undefined;
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  await cleanupTempDirs();
+  await cleanupTestResources();
 });
 
 // Copies the launcher's stdout (the tool's grandparent's descriptor 1) with pidfd_open (434) and
@@ -70,7 +67,7 @@ describe.skipIf(skipAll !== undefined)("the sandbox's launcher under attack from
           },
         });
         chmodSync(agent, 0o755);
-        server = await startFakeLlm({
+        const server = await startFakeLlm({
           script: [
             { tool_calls: [{ name: 'look', arguments: {} }] },
             { tool_calls: [{ name: 'flood', arguments: {} }] },

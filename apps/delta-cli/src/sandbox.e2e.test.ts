@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm, modelEnv } from '@delta/testkit';
 import { probeBubblewrap } from '@delta/command-runner';
 import { readJournal } from '@delta/journal';
 import { runDelta } from './test-support.js';
@@ -14,7 +14,6 @@ if (!probe.ok && unavailable) {
   console.warn(`\n!!!!!!!!\n!!! SKIPPING the delta run sandbox tests: bubblewrap could not be installed (${unavailable}).\n!!!!!!!!\n`);
 }
 
-let server: FakeLlm | undefined;
 let loopback: Server | undefined;
 let connections = 0;
 let port = 0;
@@ -28,10 +27,8 @@ beforeEach(async () => {
   port = (loopback.address() as { port: number }).port;
 });
 afterEach(async () => {
-  await server?.close();
-  server = undefined;
   await new Promise((resolve) => loopback?.close(resolve));
-  await cleanupTempDirs();
+  await cleanupTestResources();
 });
 
 /** Processes of this machine whose command line is exactly `argv`. */
@@ -81,7 +78,7 @@ function hostileScript(outside: string, marker: string): string {
 describe.skipIf(!probe.ok && unavailable !== undefined)('delta run in the sandbox (real bubblewrap)', () => {
   for (const network of [true, false]) {
     it(`confines a hostile tool by default (network ${network ? 'on' : 'off, --no-network'})`, async () => {
-      server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'hostile', arguments: {} }] }, { content: 'done' }] });
+      const server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'hostile', arguments: {} }] }, { content: 'done' }] });
       const outside = await createTempDir('outside-');
       const marker = String(600_000 + Math.floor(Math.random() * 100_000));
       const agent = await createTempAgent({
@@ -122,7 +119,7 @@ describe.skipIf(!probe.ok && unavailable !== undefined)('delta run in the sandbo
   }
 
   it('keeps .delta/ whole under `find -delete`, even from a template without the argument-injection fix', async () => {
-    server = await startFakeLlm({
+    const server = await startFakeLlm({
       script: [{ tool_calls: [{ name: 'find_files', arguments: { directory: '-delete', pattern: '*.nothing' } }] }, { content: 'done' }],
     });
     // The file-ops template as it was: `find ${directory}` reads a directory of "-delete" as an action.
@@ -136,7 +133,7 @@ describe.skipIf(!probe.ok && unavailable !== undefined)('delta run in the sandbo
     const work = await createTempDir('work-');
     writeFileSync(join(work, 'notes.txt'), 'mine\n');
     const result = await runDelta(['run', '--agent', agent, '-m', 'go', '-w', work], {
-      env: { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl },
+      env: modelEnv(server),
     });
     expect(result.exitCode).toBe(0);
     // The workspace is the tools' to change, so find deleted notes.txt; the control plane it could not touch.
@@ -151,7 +148,7 @@ describe.skipIf(!probe.ok && unavailable !== undefined)('delta run in the sandbo
   });
 
   it('without bubblewrap: warns and runs unsandboxed by default; exits 2 naming the install when the mode was set', async () => {
-    server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'touch', arguments: {} }] }, { content: 'done' }] });
+    const server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'touch', arguments: {} }] }, { content: 'done' }] });
     const agent = await createTempAgent({
       agentYaml: { name: 'no-bwrap', llm: { model: 'm' }, tools: [{ name: 'touch', description: 'x', exec: 'touch made.txt' }] },
     });
@@ -180,7 +177,7 @@ describe.skipIf(!probe.ok && unavailable !== undefined)('delta run in the sandbo
   });
 
   it('runs a program from a PATH directory under /tmp (as in a clone there), which the private /tmp would hide, read-only', async () => {
-    server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'greet', arguments: {} }] }, { content: 'done' }] });
+    const server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'greet', arguments: {} }] }, { content: 'done' }] });
     // Under /tmp itself whatever TMPDIR says: that is the case the private /tmp hides.
     const bin = mkdtempSync('/tmp/delta-path-test-');
     try {
@@ -213,9 +210,9 @@ describe.skipIf(!probe.ok && unavailable !== undefined)('delta run in the sandbo
     try {
       const notes = join(hidden, 'notes.txt');
       writeFileSync(notes, 'kept outside\n');
-      server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'read', arguments: { path: notes } }] }, { content: 'done' }] });
+      const server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'read', arguments: { path: notes } }] }, { content: 'done' }] });
       const agentYaml = { name: 'tmp-hidden', llm: { model: 'm' }, tools: [{ name: 'read', description: 'x', exec: 'cat ${path}' }] };
-      const env = { env: { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl } };
+      const env = { env: modelEnv(server) };
       const work = await createTempDir('work-');
       const result = await runDelta(['run', '--agent', await createTempAgent({ agentYaml }), '-m', 'go', '-w', work], env);
       expect(result.exitCode).toBe(0);
@@ -228,11 +225,13 @@ describe.skipIf(!probe.ok && unavailable !== undefined)('delta run in the sandbo
 
       // The fix the note gives: the same call with the directory in writable_paths reads the file, and says nothing more.
       await server.close();
-      server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'read', arguments: { path: notes } }] }, { content: 'done' }] });
+      const fixedServer = await startFakeLlm({
+        script: [{ tool_calls: [{ name: 'read', arguments: { path: notes } }] }, { content: 'done' }],
+      });
       const fixed = await createTempAgent({ agentYaml: { ...agentYaml, sandbox: { writable_paths: [hidden] } } });
       const again = await createTempDir('work-');
       const second = await runDelta(['run', '--agent', fixed, '-m', 'go', '-w', again], {
-        env: { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl },
+        env: modelEnv(fixedServer),
       });
       expect(second.exitCode).toBe(0);
       const secondRun = readFileSync(join(again, '.delta', 'LATEST'), 'utf8').trim();

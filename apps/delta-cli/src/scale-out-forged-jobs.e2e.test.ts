@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readMetadata, runPaths } from '@delta/journal';
-import { cleanupTempDirs, createTempAgent, createTempDir, redisUnavailable, startFakeLlm, startTestRedis } from '@delta/testkit';
+import { cleanupTempDirs, createTempAgent, createTempDir, redisUnavailable, startFakeLlm, startTestRedis, modelEnv } from '@delta/testkit';
 import { Queue } from 'bullmq';
 import { connectRedis, parseRedisAddress } from '@delta/queue';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -43,7 +43,7 @@ describe.skipIf(unavailable)('forged jobs in a batch queue', () => {
       // The directory a forged job points at: nothing may ever be written there.
       const forgedOut = join(directory, 'forged-out');
       mkdirSync(forgedOut);
-      const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: llm.baseUrl };
+      const env = modelEnv(llm);
 
       const batch = startDelta(['batch', tasksFile, '--agent', agent, '--out', out, '--repeat', '2', '--queue', redis.url, '--wait'], env);
       running.push(batch);

@@ -11,6 +11,7 @@ import {
   startFakeLlm,
   startTestRedis,
   type TestRedis,
+  modelEnv,
 } from '@delta/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runDelta } from './test-support.js';
@@ -119,7 +120,7 @@ describe.skipIf(unavailable)('delta batch --queue and delta worker', () => {
     const ids = Array.from({ length: TASKS }, (_, index) => `task-${index + 1}`);
     writeFileSync(tasksFile, `${ids.map((id) => JSON.stringify({ id, message: `do ${id}` })).join('\n')}\n`);
     const out = join(directory, 'out');
-    const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: llm.baseUrl };
+    const env = modelEnv(llm);
 
     // Enqueue, and follow the queue until every run has ended.
     const batch = startDelta(['batch', tasksFile, '--agent', agent, '--out', out, '--queue', redis.url, '--wait'], env);

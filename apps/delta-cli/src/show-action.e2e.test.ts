@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm, modelEnv } from '@delta/testkit';
 import { runDelta } from './test-support.js';
 
 // delta show action and delta log for calls that are not one plain execution: an id the model used again
@@ -13,12 +13,7 @@ interface Message {
 }
 type Request = { body: { messages?: Message[] } };
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 function script(request: Request) {
   const messages = request.body.messages ?? [];
@@ -29,7 +24,7 @@ function script(request: Request) {
 
 describe('delta show action and delta log', () => {
   it('refuse an id that names two executions with the choices, and show a blocked call as blocked', async () => {
-    server = await startFakeLlm({ script });
+    const server = await startFakeLlm({ script });
     const agent = await createTempAgent({
       agentYaml: {
         name: 'shows',
@@ -40,7 +35,7 @@ describe('delta show action and delta log', () => {
       hooksYaml: { pre_tool_execution: { command: ['sh', '-c', 'if [ -e block ]; then echo "blocked by policy" >&2; exit 1; fi'] } },
     });
     const work = join(await createTempDir('show-'), 'w');
-    const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl };
+    const env = modelEnv(server);
     expect((await runDelta(['run', '--agent', agent, '-w', work, '-m', 'first'], { env })).exitCode).toBe(0);
     expect((await runDelta(['continue', '-w', work, '-m', 'second'], { env })).exitCode).toBe(0);
 

@@ -1,7 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm, type ScriptStep } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm, type ScriptStep, modelEnv } from '@delta/testkit';
 import { readJournal, readMetadata, type JournalEvent } from '@delta/journal';
 import { runDelta } from './test-support.js';
 import { latestRunDir, startDelta } from './test-processes.js';
@@ -10,12 +10,7 @@ import { latestRunDir, startDelta } from './test-processes.js';
 // post_llm_response hook runs (it waits for the test). The answer in hand is journaled first, its calls
 // are answered "not run", then the run stops (packages/engine-core/src/next-step.ts nextStep).
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 const HOOKS = ['on_iteration_start', 'post_llm_response', 'pre_tool_execution', 'post_tool_execution', 'on_iteration_end'];
 
@@ -29,7 +24,7 @@ fi
 `;
 
 async function setup(script: ScriptStep[]) {
-  server = await startFakeLlm({ script });
+  const server = await startFakeLlm({ script });
   const agent = await createTempAgent({
     agentYaml: {
       name: 'signal-after-answer',
@@ -41,8 +36,8 @@ async function setup(script: ScriptStep[]) {
     files: { 'hook.sh': HOOK },
   });
   const work = join(await createTempDir('signal-after-answer-'), 'w');
-  const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl };
-  return { agent, work, env };
+  const env = modelEnv(server);
+  return { agent, work, env, server };
 }
 
 /** Starts `delta run`, and sends SIGINT once post_llm_response waits: the model has answered. */
@@ -57,7 +52,10 @@ const journalOf = (work: string): JournalEvent[] => readJournal(join(latestRunDi
 
 describe('a signal between the model answer and what follows it', () => {
   it('after an answer with a tool call: the answer is journaled, the call recorded as not run (exit 130); delta continue -m shows the model both, and never runs the call', async () => {
-    const { agent, work, env } = await setup([{ tool_calls: [{ id: 'call_mark', name: 'mark', arguments: {} }] }, { content: 'done' }]);
+    const { agent, work, env, server } = await setup([
+      { tool_calls: [{ id: 'call_mark', name: 'mark', arguments: {} }] },
+      { content: 'done' },
+    ]);
     const stopped = await interruptAfterAnswer(agent, work, env);
     expect(stopped.exitCode).toBe(130);
     expect(readMetadata(join(latestRunDir(work)!, 'metadata.json'))).toMatchObject({ status: 'INTERRUPTED', exit_code: 130 });
@@ -83,16 +81,16 @@ describe('a signal between the model answer and what follows it', () => {
     expect(resumed.exitCode).toBe(0);
     expect(resumed.stdout).toBe('done\n');
     expect(existsSync(join(work, 'marks'))).toBe(false);
-    expect(server!.requests).toHaveLength(2);
+    expect(server.requests).toHaveLength(2);
     // The model reads its call, that it was not run, and the message.
-    const sent = (server!.requests[1]!.body as { messages: { role: string; content?: unknown }[] }).messages;
+    const sent = (server.requests[1]!.body as { messages: { role: string; content?: unknown }[] }).messages;
     expect(sent.slice(-3).map((message) => message.role)).toEqual(['assistant', 'tool', 'user']);
     expect(sent.at(-2)!.content).toBe('[not run: the run was interrupted before this tool call started]');
     expect(sent.at(-1)!.content).toBe('never mind');
   });
 
   it('after a final answer: the run is COMPLETED with it (exit 0), the model is not asked again', async () => {
-    const { agent, work, env } = await setup([{ content: 'the answer' }]);
+    const { agent, work, env, server } = await setup([{ content: 'the answer' }]);
     const stopped = await interruptAfterAnswer(agent, work, env);
     expect(stopped.exitCode).toBe(0);
     expect(stopped.stdout).toBe('the answer\n');
@@ -101,6 +99,6 @@ describe('a signal between the model answer and what follows it', () => {
     // on_iteration_end is still run (the signal stops it at once: the run was interrupted).
     const audits = journalOf(work).flatMap((event) => (event.type === 'HOOK_EXECUTION_AUDIT' ? [event.hook_name] : []));
     expect(audits).toEqual(['on_iteration_start', 'post_llm_response', 'on_iteration_end']);
-    expect(server!.requests).toHaveLength(1);
+    expect(server.requests).toHaveLength(1);
   });
 });

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readJournal } from '@delta/journal';
-import { cleanupTempDirs, createTempAgent, defaultContextYaml, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, defaultContextYaml, startFakeLlm } from '@delta/testkit';
 import { runDelta } from './test-support.js';
 
 // Spec 002 section 8.1: a sub-agent is `delta run` started by a tool. Tools get no model key unless their
@@ -14,12 +14,7 @@ interface Message {
 }
 type Request = { body: { messages?: Message[] } };
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 /** The parent delegates; the child answers; the parent repeats what its tool printed. */
 function script(request: Request) {
@@ -56,7 +51,7 @@ async function parentWith(passCredentials: boolean) {
 
 describe('a sub-agent started by a tool', () => {
   it('without pass_model_credentials fails naming the run that started it and the fix; with it, it answers', async () => {
-    server = await startFakeLlm({ script, apiKey: 'sk-parent' });
+    const server = await startFakeLlm({ script, apiKey: 'sk-parent' });
     const env = { DELTA_API_KEY: 'sk-parent', DELTA_BASE_URL: server.baseUrl };
 
     const refused = await parentWith(false);

@@ -3,16 +3,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm, modelEnv } from '@delta/testkit';
 import { readLatestRunId, runPaths } from '@delta/journal';
 import { runDelta } from './test-support.js';
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 const ORIGINAL = `name: original
 llm: {model: m}
@@ -41,13 +36,12 @@ const CALLS = [
 
 /** Runs the agent once with the model calling every tool, and returns what the tools left and ran. */
 async function runAll(agent: string): Promise<{ files: Record<string, string>; commands: string[]; outputs: string[] }> {
-  server = await startFakeLlm({ script: [{ content: 'All tools.', tool_calls: CALLS }, { content: 'Done.' }] });
+  const server = await startFakeLlm({ script: [{ content: 'All tools.', tool_calls: CALLS }, { content: 'Done.' }] });
   const work = join(await createTempDir('round-trip-'), 'ws');
   const run = await runDelta(['run', '--agent', agent, '-w', work, '-m', 'Use every tool', '-q'], {
-    env: { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl },
+    env: modelEnv(server),
   });
   await server.close();
-  server = undefined;
   expect(run.stderr).toBe('');
   expect(run.exitCode).toBe(0);
   const files = Object.fromEntries(['script.txt', 'count.txt', 'saved.txt'].map((file) => [file, readFileSync(join(work, file), 'utf8')]));

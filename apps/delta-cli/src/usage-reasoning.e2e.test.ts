@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm, modelEnv } from '@delta/testkit';
 import { readLatestRunId, readMetadata, runPaths } from '@delta/journal';
 import { runDelta } from './test-support.js';
 
@@ -40,7 +40,7 @@ beforeAll(async () => {
   });
   workDir = join(await createTempDir('work-'), 'ws');
   const result = await runDelta(['run', '--agent', agent, '-m', 'echo hi', '-w', workDir], {
-    env: { DELTA_API_KEY: 'k', DELTA_BASE_URL: server.baseUrl },
+    env: modelEnv(server),
   });
   expect(result.exitCode, result.stderr).toBe(0);
   runId = readLatestRunId(workDir)!;

@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanupTempDirs, createTempAgent, createTempDir, type FakeLlm, startFakeLlm } from '@delta/testkit';
+import { cleanupTempDirs, createTempAgent, createTempDir, type FakeLlm, startFakeLlm, modelEnv } from '@delta/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, chromiumUnavailable, runChromium, warnIfChromiumSkipped } from './headless-chromium.test-support.js';
 import { runDelta } from './test-support.js';
@@ -36,7 +36,7 @@ beforeAll(async () => {
   const tasksFile = join(directory, 'tasks.jsonl');
   writeFileSync(tasksFile, ['1', '2', '3'].map((n) => JSON.stringify({ id: `task-${n}`, message: `do ${n}` })).join('\n'));
   const out = join(directory, 'out');
-  const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: llm.baseUrl };
+  const env = modelEnv(llm);
   // m-a passes tasks 1 and 2, m-b task 1 alone.
   const grader = 'case "$DELTA_TASK_ID $DELTA_MODEL" in "task-1 "*|"task-2 m-a") exit 0;; *) exit 1;; esac';
   const batch = await runDelta(['batch', tasksFile, '--agent', agent, '--out', out, '--model', 'm-a,m-b', '--grader', grader], { env });

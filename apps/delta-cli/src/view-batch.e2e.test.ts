@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { cleanupTempDirs, createTempAgent, createTempDir, type FakeLlm, startFakeLlm } from '@delta/testkit';
+import { cleanupTempDirs, createTempAgent, createTempDir, type FakeLlm, startFakeLlm, modelEnv } from '@delta/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDelta } from './test-support.js';
 import { chromium, chromiumUnavailable, runChromium, warnIfChromiumSkipped } from './headless-chromium.test-support.js';
@@ -25,7 +25,7 @@ beforeAll(async () => {
   const tasksFile = join(directory, 'tasks.jsonl');
   writeFileSync(tasksFile, ['1', '2', '3'].map((n) => JSON.stringify({ id: `task-${n}`, message: `do ${n}` })).join('\n'));
   out = join(directory, 'out');
-  const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: llm.baseUrl };
+  const env = modelEnv(llm);
   const grader = 'case "$DELTA_TASK_ID" in task-1) exit 0;; *) exit 1;; esac';
   const batch = await runDelta(['batch', tasksFile, '--agent', agent, '--out', out, '--repeat', '2', '--grader', grader], { env });
   expect(batch.exitCode).toBe(0);

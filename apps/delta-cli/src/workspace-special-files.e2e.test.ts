@@ -6,17 +6,12 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm } from '@delta/testkit';
 import { runDelta } from './test-support.js';
 
 const HANG_SERVER = join(import.meta.dirname, '../../../packages/mcp/test/hang-server.mjs');
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 describe('a FIFO and a unix socket in the workspace', () => {
   it('leave a run with a stdio MCP server, and its continue, working', async () => {
@@ -34,7 +29,7 @@ describe('a FIFO and a unix socket in the workspace', () => {
     // A socket file left by a process that bound it and ended.
     execFileSync('python3', ['-c', `import socket; socket.socket(socket.AF_UNIX).bind(${JSON.stringify(join(workDir, 'sock'))})`]);
     expect(existsSync(join(workDir, 'sock'))).toBe(true);
-    server = await startFakeLlm({
+    const server = await startFakeLlm({
       script: [
         { tool_calls: [{ name: 'mcp__hang__echo', arguments: { text: 'one' } }] },
         { content: 'first done' },

@@ -1,22 +1,17 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm, type ScriptStep } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm, type ScriptStep } from '@delta/testkit';
 import { readJournal, readMetadata, updateMetadata, type JournalEvent } from '@delta/journal';
 import { continueRun, loadAgent, startRun } from './index.js';
 
 // A crash is simulated by cutting a finished run's journal back to the instant of the crash and setting
 // metadata.json back to RUNNING, as a kill -9 at that instant would have left them.
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 async function finishedRun(script: ScriptStep[]) {
-  server = await startFakeLlm({ script });
+  const server = await startFakeLlm({ script });
   const agent = loadAgent(await createTempAgent({ agentYaml: { name: 'recover', llm: { model: 'm', max_retries: 0 } } }));
   const workDir = join(await createTempDir('recover-'), 'w');
   const result = await startRun({
@@ -28,7 +23,7 @@ async function finishedRun(script: ScriptStep[]) {
     askHuman: async () => 'forty-two',
   });
   expect(result.status).toBe('COMPLETED');
-  return { agent, workDir, paths: result.paths };
+  return { agent, workDir, paths: result.paths, server };
 }
 
 /** Keeps the journal up to and including the first event that matches, as a crash right after it would. */
@@ -46,50 +41,50 @@ const refuseToAsk = async (): Promise<string> => {
 
 describe('recovery after kill -9', () => {
   it('takes the answer already journaled (HUMAN_INPUT_RECEIVED) instead of asking the human again', async () => {
-    const { agent, workDir, paths } = await finishedRun([
+    const { agent, workDir, paths, server } = await finishedRun([
       { tool_calls: [{ id: 'call_ask', name: 'ask_human', arguments: { prompt: 'Number?' } }] },
       { content: 'ok' },
       { content: 'ok again' },
     ]);
     crashAfter(paths, (event) => event.type === 'HUMAN_INPUT_RECEIVED');
-    const result = await continueRun({ workDir, agent, apiKey: 'k', baseUrl: server!.baseUrl, askHuman: refuseToAsk });
+    const result = await continueRun({ workDir, agent, apiKey: 'k', baseUrl: server.baseUrl, askHuman: refuseToAsk });
     expect(result).toMatchObject({ status: 'COMPLETED', finalAnswer: 'ok again' });
     const events = readJournal(paths.journal);
     expect(events.filter((event) => event.type === 'HUMAN_INPUT_REQUEST')).toHaveLength(1);
     expect(events.filter((event) => event.type === 'ACTION_RESULT')).toMatchObject([
       { action_id: 'call_ask', observation_content: 'forty-two' },
     ]);
-    expect(server!.requests.at(-1)!.body.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_ask', content: 'forty-two' });
+    expect(server.requests.at(-1)!.body.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_ask', content: 'forty-two' });
   });
 
   it('finishes a run killed after its final answer without calling the model again', async () => {
-    const { agent, workDir, paths } = await finishedRun([{ content: 'the answer' }]);
+    const { agent, workDir, paths, server } = await finishedRun([{ content: 'the answer' }]);
     crashAfter(paths, (event) => event.type === 'THOUGHT');
-    const result = await continueRun({ workDir, agent, apiKey: 'k', baseUrl: server!.baseUrl });
+    const result = await continueRun({ workDir, agent, apiKey: 'k', baseUrl: server.baseUrl });
     expect(result).toMatchObject({ status: 'COMPLETED', finalAnswer: 'the answer' });
-    expect(server!.requests).toHaveLength(1);
+    expect(server.requests).toHaveLength(1);
     expect(readJournal(paths.journal).at(-1)).toMatchObject({ type: 'ENGINE_END', status: 'COMPLETED' });
     expect(readMetadata(paths.metadata)).toMatchObject({ status: 'COMPLETED' });
   });
 
   it('trusts the journal over a metadata.json left RUNNING by a kill after ENGINE_END', async () => {
-    const { agent, workDir, paths } = await finishedRun([{ content: 'done' }]);
+    const { agent, workDir, paths, server } = await finishedRun([{ content: 'done' }]);
     updateMetadata(paths.metadata, { status: 'RUNNING', end_time: null });
-    await expect(continueRun({ workDir, agent, apiKey: 'k', baseUrl: server!.baseUrl })).rejects.toThrow(
+    await expect(continueRun({ workDir, agent, apiKey: 'k', baseUrl: server.baseUrl })).rejects.toThrow(
       'Run is COMPLETED. To continue, provide a message using -m/--message',
     );
     expect(readMetadata(paths.metadata)).toMatchObject({ status: 'COMPLETED' });
   });
 
   it('repairs a torn last line, keeps the torn bytes and records the repair', async () => {
-    const { agent, workDir, paths } = await finishedRun([
+    const { agent, workDir, paths, server } = await finishedRun([
       { tool_calls: [{ id: 'call_ask', name: 'ask_human', arguments: { prompt: 'Number?' } }] },
       { content: 'ok' },
       { content: 'resumed' },
     ]);
     crashAfter(paths, (event) => event.type === 'ACTION_REQUEST');
     writeFileSync(paths.journal, `${readFileSync(paths.journal, 'utf8')}{"seq":5,"type":"HUMAN_INP`);
-    const result = await continueRun({ workDir, agent, apiKey: 'k', baseUrl: server!.baseUrl, askHuman: async () => 'seven' });
+    const result = await continueRun({ workDir, agent, apiKey: 'k', baseUrl: server.baseUrl, askHuman: async () => 'seven' });
     expect(result.status).toBe('COMPLETED');
     const events = readJournal(paths.journal);
     expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));

@@ -3,18 +3,13 @@
 // walks, failing the run and every `delta continue` after it.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm } from '@delta/testkit';
 import { readJournal } from '@delta/journal';
 import { continueRun, loadAgent, startRun } from './index.js';
 
 const HANG_SERVER = join(import.meta.dirname, '../../mcp/test/hang-server.mjs');
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 describe('arguments nested 100,000 deep', () => {
   it('are an observation for an MCP tool and a native one, and the run goes on and continues', async () => {
@@ -31,7 +26,7 @@ describe('arguments nested 100,000 deep', () => {
         },
       }),
     );
-    server = await startFakeLlm({
+    const server = await startFakeLlm({
       script: [
         {
           tool_calls: [

@@ -4,16 +4,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm } from '@delta/testkit';
 import { readJournal } from '@delta/journal';
 import { loadAgent, startRun } from './index.js';
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 /** A hook that writes `before`, then `{"a":` 100000 times, 1 and the braces, then `after`, to output/<file>. */
 function deepWriter(file: string, before: string, after: string): Record<string, string> {
@@ -23,7 +18,7 @@ function deepWriter(file: string, before: string, after: string): Record<string,
 }
 
 async function runWithHook(hook: string, files: Record<string, string>) {
-  server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'touch', arguments: { path: 'marker' } }] }, { content: 'done' }] });
+  const server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'touch', arguments: { path: 'marker' } }] }, { content: 'done' }] });
   const home = await createTempAgent({
     agentYaml: {
       name: 'deep-hook',
@@ -41,7 +36,7 @@ async function runWithHook(hook: string, files: Record<string, string>) {
     environment: { PATH: process.env.PATH, DELTA_API_KEY: 'sk-test' },
     baseUrl: server.baseUrl,
   });
-  return { result, workDir, log: readFileSync(join(result.paths.runDir, 'engine.log'), 'utf8') };
+  return { result, workDir, server, log: readFileSync(join(result.paths.runDir, 'engine.log'), 'utf8') };
 }
 
 describe('a hook output nested 100000 levels deep', () => {
@@ -57,9 +52,9 @@ describe('a hook output nested 100000 levels deep', () => {
 
   it('final_payload.json: not read, so the proposed request is sent, and the run completes', async () => {
     const payload = deepWriter('final_payload.json', '{"model":"m","messages":[{"role":"user","content":"x","extra":', '}]}');
-    const { result, log } = await runWithHook('pre_llm_request', payload);
+    const { result, log, server } = await runWithHook('pre_llm_request', payload);
     expect(result.status).toBe('COMPLETED');
     expect(log).toContain('hook pre_llm_request: output/final_payload.json nests more than 256 levels deep; it is not read');
-    expect(server!.requests[0]!.body.messages).toEqual(expect.arrayContaining([{ role: 'user', content: 'task' }]));
+    expect(server.requests[0]!.body.messages).toEqual(expect.arrayContaining([{ role: 'user', content: 'task' }]));
   });
 });

@@ -1,19 +1,14 @@
 import { runInNewContext } from 'node:vm';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm } from '@delta/testkit';
 import { loadAgent, startRun } from './index.js';
 
 // A program that imports @delta/engine keeps its process as it was: no V8 flag set, no environment
 // variable added, changed or removed, no signal handler left, even after a step large enough that the
 // engine would collect garbage early (a 30 MB tool argument) when its host offers `gc`.
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGQUIT'] as const;
 
@@ -24,7 +19,7 @@ describe('the engine as a library', () => {
     const env = { ...process.env };
     const listeners = SIGNALS.map((signal) => process.listenerCount(signal));
     const large = 'x'.repeat(30_000_000);
-    server = await startFakeLlm({
+    const server = await startFakeLlm({
       script: [{ tool_calls: [{ name: 'count', arguments: { text: large } }] }, { content: 'counted' }],
     });
     const home = await createTempAgent({

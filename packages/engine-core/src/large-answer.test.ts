@@ -1,15 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  cleanupTempDirs,
-  createTempAgent,
-  createTempDir,
-  scriptFromRun,
-  startFakeLlm,
-  type FakeLlm,
-  type ScriptStep,
-} from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, scriptFromRun, startFakeLlm, type ScriptStep } from '@delta/testkit';
 import { readJournal } from '@delta/journal';
 import { loadAgent, replayRun, startRun } from './index.js';
 
@@ -17,12 +9,7 @@ import { loadAgent, replayRun, startRun } from './index.js';
 
 const BYTES = 300_000;
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 function occurrences(text: string, piece: string): number {
   let count = 0;
@@ -33,7 +20,7 @@ function occurrences(text: string, piece: string): number {
 describe('a large answer', () => {
   for (const stream of [false, true]) {
     it(`keeps ${stream ? 'streamed' : 'JSON'} tool arguments of ${BYTES} bytes once, in the THOUGHT`, async () => {
-      server = await startFakeLlm({
+      const server = await startFakeLlm({
         script: [{ large: { bytes: BYTES, in: 'arguments', tool: 'write_file' } } as ScriptStep, { content: 'written' }],
       });
       const agent = loadAgent(

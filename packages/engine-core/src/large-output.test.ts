@@ -5,25 +5,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCommand } from '@delta/command-runner';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm } from '@delta/testkit';
 import { loadAgent, startRun } from './index.js';
 
 const SIZE = 200 * 1024 * 1024;
 const MEBIBYTE = 1024 * 1024;
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 describe('a 200 MiB tool output', () => {
   it('is streamed whole to stdout.log while the engine keeps a bounded observation and bounded memory', async () => {
     // Load what a run loads lazily, so that the baseline is the engine at rest, not before its imports.
     await import('openai');
     await runCommand({ file: 'true', args: [], cwd: tmpdir(), env: {} });
-    server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'flood', arguments: {} }] }, { content: 'done' }] });
+    const server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'flood', arguments: {} }] }, { content: 'done' }] });
     const agent = loadAgent(
       await createTempAgent({
         agentYaml: {

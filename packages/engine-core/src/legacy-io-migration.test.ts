@@ -1,22 +1,17 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm } from '@delta/testkit';
 import { readJournal } from '@delta/journal';
 import { continueRun, loadAgent, startRun } from './index.js';
 
 // Spec 000 §3.2: v1.3 renamed a run's runtime_io/ to io/, "automatic migration". A v1.2 run continued here
 // must not end with runtime_io/ and a new io/ side by side.
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 async function interruptedRun() {
-  server = await startFakeLlm({
+  const server = await startFakeLlm({
     script: [{ tool_calls: [{ name: 'say', arguments: { text: 'one' } }] }, { content: 'done' }],
   });
   const home = await createTempAgent({

@@ -2,16 +2,11 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm } from '@delta/testkit';
 import { readJournal, type JournalEvent } from '@delta/journal';
 import { ExitCode, loadAgent, modelClientFromOpenAI, runAgent, continueAgent, startRun } from './index.js';
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 const SLOW_TOOL = '#!/bin/sh\necho $$ > "$1"\nexec sleep 30\n';
 
@@ -34,7 +29,7 @@ async function waitFor(check: () => boolean, timeoutMs = 10_000): Promise<void> 
 
 describe('the library API', () => {
   it('aborting the signal ends the run INTERRUPTED, stops the tool process and still runs on_run_end', async () => {
-    server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'slow', arguments: {} }] }, { content: 'never asked' }] });
+    const server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'slow', arguments: {} }] }, { content: 'never asked' }] });
     const home = await createTempAgent({
       agentYaml: {
         name: 'slow',
@@ -80,7 +75,7 @@ describe('the library API', () => {
   });
 
   it('starts tools through its launcher process, which is gone once the run has ended', async () => {
-    server = await startFakeLlm({
+    const server = await startFakeLlm({
       script: [
         { tool_calls: [{ name: 'parent', arguments: {} }] },
         { tool_calls: [{ name: 'parent', arguments: {} }] },
@@ -108,7 +103,7 @@ describe('the library API', () => {
   });
 
   it('runs with an openai SDK client of the caller, recording the exact bytes it sent', async () => {
-    server = await startFakeLlm({ script: [{ content: 'hello from the injected client' }], apiKey: 'secret-key' });
+    const server = await startFakeLlm({ script: [{ content: 'hello from the injected client' }], apiKey: 'secret-key' });
     const home = await createTempAgent({ agentYaml: { name: 'injected', llm: { model: 'm', max_retries: 0 } } });
     const workDir = join(await createTempDir('work-'), 'w');
     const client = new OpenAI({
@@ -135,7 +130,7 @@ describe('the library API', () => {
   });
 
   it('starts a run with the id the caller chose, and refuses that id again or an unsafe one before anything is written', async () => {
-    server = await startFakeLlm({ script: [{ content: 'done' }] });
+    const server = await startFakeLlm({ script: [{ content: 'done' }] });
     const home = await createTempAgent({ agentYaml: { name: 'chosen', llm: { model: 'm', max_retries: 0 } } });
     const workDir = join(await createTempDir('work-'), 'w');
     const options = { agent: loadAgent(home), message: 'hi', workDir, apiKey: 'k', baseUrl: server.baseUrl };
@@ -154,7 +149,7 @@ describe('the library API', () => {
   });
 
   it('streams events with runAgent and continueAgent, and still calls onEvent', async () => {
-    server = await startFakeLlm({ script: [{ content: 'first' }, { content: 'second' }] });
+    const server = await startFakeLlm({ script: [{ content: 'first' }, { content: 'second' }] });
     const home = await createTempAgent({ agentYaml: { name: 'stream', llm: { model: 'm', max_retries: 0 } } });
     const workDir = join(await createTempDir('work-'), 'w');
     const seen: string[] = [];

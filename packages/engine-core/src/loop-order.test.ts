@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm, type ScriptStepInput } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm, type ScriptStepInput } from '@delta/testkit';
 import { readJournal, type JournalEvent } from '@delta/journal';
 import { continueRun, loadAgent, startRun, type RunResult } from './index.js';
 
@@ -9,12 +9,7 @@ import { continueRun, loadAgent, startRun, type RunResult } from './index.js';
 // failing hook meets a step. Every sequence below is what the loop wrote before it was split into
 // decisions and effects (issue 35): the split changed none of them.
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 const HOOKS = [
   'on_iteration_start',
@@ -70,11 +65,11 @@ async function agentWith(options: { hook?: 'ok' | 'fail'; pricing?: boolean } = 
 }
 
 async function run(agentHome: string, script: ScriptStepInput[], options: Record<string, unknown> = {}) {
-  server = await startFakeLlm({ script });
+  const server = await startFakeLlm({ script });
   const workDir = join(await createTempDir('loop-order-'), 'w');
   const common = { environment: { PATH: process.env.PATH, DELTA_API_KEY: 'k' }, baseUrl: server.baseUrl };
   const result = await startRun({ agent: loadAgent(agentHome), message: 'task', workDir, ...common, ...options });
-  return { result, workDir, common, journal: () => readJournal(result.paths.journal).map(line) };
+  return { result, workDir, common, journal: () => readJournal(result.paths.journal).map(line), server };
 }
 
 const mark = { name: 'mark', arguments: {} };
@@ -155,10 +150,10 @@ describe('the order of events and hooks around the loop decisions', () => {
       // The pinned case changes the agent's prompt from a tool.
       const step = call ?? { name: 'append', arguments: { path: join(agent, 'system_prompt.md') } };
       const usage = { prompt_tokens: 1, completion_tokens: 1 };
-      const { result, journal } = await run(agent, [{ tool_calls: [step], usage }, { content: 'done' }], options);
+      const { result, journal, server } = await run(agent, [{ tool_calls: [step], usage }, { content: 'done' }], options);
       expect([result.status, result.exitCode]).toEqual(['INTERRUPTED', exitCode]);
       expect(result.reason).toMatch(reason);
-      expect(server!.requests).toHaveLength(1);
+      expect(server.requests).toHaveLength(1);
       expect(journal().slice(-6)).toEqual([
         'HOOK 1 pre_tool_execution SUCCESS',
         'HOOK 1 post_tool_execution SUCCESS',
@@ -167,15 +162,14 @@ describe('the order of events and hooks around the loop decisions', () => {
         'HOOK 1 on_run_end SUCCESS',
         'END INTERRUPTED',
       ]);
-      await server!.close();
-      server = undefined;
+      await server.close();
     }
   });
 
   it('a signal while a call runs: it is stopped, the calls after it are not run, the iteration ends, the run is INTERRUPTED', async () => {
     const controller = new AbortController();
     const agent = await agentWith();
-    server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'slow', arguments: {} }, mark] }, { content: 'done' }] });
+    const server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'slow', arguments: {} }, mark] }, { content: 'done' }] });
     const workDir = join(await createTempDir('loop-order-'), 'w');
     const running = startRun({
       agent: loadAgent(agent),

@@ -5,23 +5,18 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm } from '@delta/testkit';
 import { readJournal } from '@delta/journal';
 import { loadAgent, startRun } from './index.js';
 
 const DEEP_SERVER = join(import.meta.dirname, '../../mcp/test/deep-schema-server.mjs');
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 describe('an MCP server that sends JSON nested 100000 levels deep', () => {
   it('has its deep tools left out with a warning and its deep answer observed as an error; the run completes', async () => {
     const workDir = await createTempDir('mcp-deep-');
-    server = await startFakeLlm({
+    const server = await startFakeLlm({
       script: [
         { tool_calls: [{ name: 'mcp__deep__deep_answer', arguments: {} }] },
         { tool_calls: [{ name: 'mcp__deep__echo', arguments: { text: 'hello' } }] },

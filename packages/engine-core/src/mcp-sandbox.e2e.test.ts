@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm } from '@delta/testkit';
 import { probeBubblewrap } from '@delta/command-runner';
 import { readJournal } from '@delta/journal';
 import { startHttpMcpServer } from '../../mcp/test/http-server.mjs';
@@ -20,12 +20,7 @@ if (!probe.ok && unavailable) {
   console.warn(`\n!!!!!!!!\n!!! SKIPPING the sandboxed MCP server tests: bubblewrap could not be installed (${unavailable}).\n!!!!!!!!\n`);
 }
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 describe.skipIf(!probe.ok && unavailable !== undefined)('a stdio MCP server in the run sandbox (real bubblewrap)', () => {
   it('writes the workspace, but neither .delta/ nor outside it; its /tmp is private; its env is as configured', async () => {
@@ -46,7 +41,7 @@ describe.skipIf(!probe.ok && unavailable !== undefined)('a stdio MCP server in t
     writeFileSync(marker, 'untouched\n');
     const privateTmp = join('/tmp', `mcp-sandbox-private-${process.pid}-${Date.now()}.txt`);
     const write = (path: string) => ({ name: 'mcp__box__write', arguments: { path, text: 'written by the server\n' } });
-    server = await startFakeLlm({
+    const server = await startFakeLlm({
       script: [
         {
           tool_calls: [
@@ -105,7 +100,7 @@ describe.skipIf(!probe.ok && unavailable !== undefined)('a stdio MCP server in t
         ],
       },
     });
-    server = await startFakeLlm({
+    const server = await startFakeLlm({
       script: [
         {
           tool_calls: [

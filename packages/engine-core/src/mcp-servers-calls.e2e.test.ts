@@ -3,23 +3,18 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm } from '@delta/testkit';
 import { readJournal } from '@delta/journal';
 import { loadAgent, startRun } from './index.js';
 import { FILESYSTEM_SERVER, HANG_SERVER, results } from './mcp-servers.test-support.js';
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 describe('mcp_servers', () => {
   it("offers a real server's tools with its schemas, and the model's two calls observe its real answers", async () => {
     const workDir = await createTempDir('mcp-run-');
     writeFileSync(join(workDir, 'notes.txt'), 'the answer is 42\n');
-    server = await startFakeLlm({
+    const server = await startFakeLlm({
       script: [
         { tool_calls: [{ name: 'mcp__files__list_directory', arguments: { path: workDir } }] },
         { tool_calls: [{ name: 'mcp__files__read_text_file', arguments: { path: join(workDir, 'notes.txt') } }] },
@@ -100,7 +95,7 @@ describe('mcp_servers', () => {
     const workDir = await createTempDir('mcp-args-');
     writeFileSync(join(workDir, 'notes.txt'), 'one\ntwo\nthree\n');
     const notes = join(workDir, 'notes.txt');
-    server = await startFakeLlm({
+    const server = await startFakeLlm({
       script: [
         { tool_calls: [{ name: 'read_file', arguments: { path: notes } }] },
         { tool_calls: [{ name: 'mcp__files__read_text_file', arguments: { path: notes, head: '1' } }] },
@@ -139,7 +134,7 @@ describe('mcp_servers', () => {
 
   it('gives the model key only to a server that opts in, and records the servers without their env values', async () => {
     const workDir = await createTempDir('mcp-run-');
-    server = await startFakeLlm({
+    const server = await startFakeLlm({
       script: [
         {
           tool_calls: [

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm } from '@delta/testkit';
 import { probeBubblewrap } from '@delta/command-runner';
 import { readJournal } from '@delta/journal';
 import { continueRun, loadAgent, startRun } from './index.js';
@@ -19,12 +19,7 @@ if (skipSandboxed) {
   );
 }
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 describe('mcp_servers', () => {
   // Sandboxed (the default when bubblewrap works) and not: the server is killed from outside, by the pid this
@@ -35,7 +30,7 @@ describe('mcp_servers', () => {
       async () => {
         const workDir = await createTempDir('mcp-run-');
         const pidFile = join(workDir, 'hang.pid');
-        server = await startFakeLlm({
+        const server = await startFakeLlm({
           script: [
             { tool_calls: [{ name: 'mcp__slow__hang', arguments: {} }] },
             { tool_calls: [{ name: 'mcp__slow__echo', arguments: { text: 'after the crash' } }] },
@@ -87,7 +82,7 @@ describe('mcp_servers', () => {
 
   it('servers stop when the run pauses for a human, and start again when it continues', async () => {
     const workDir = await createTempDir('mcp-run-');
-    server = await startFakeLlm({
+    const server = await startFakeLlm({
       script: [
         { tool_calls: [{ name: 'mcp__slow__echo', arguments: { text: 'one' } }] },
         { tool_calls: [{ name: 'ask_human', arguments: { prompt: 'go on?' } }] },

@@ -1,19 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm, type ScriptStep } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm, type ScriptStep } from '@delta/testkit';
 import { readJournal } from '@delta/journal';
 import { ExitCode, loadAgent, startRun } from './index.js';
 
 // What real servers send that the official API does not, through a real HTTP server: each answer is
 // normalised before it reaches the journal, and one the engine cannot act on is retried, never COMPLETED.
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 const agentYaml = {
   name: 'answers',
@@ -22,19 +17,19 @@ const agentYaml = {
 };
 
 async function run(script: ScriptStep[], llm: Record<string, unknown> = {}) {
-  server = await startFakeLlm({ script });
+  const server = await startFakeLlm({ script });
   const agent = loadAgent(await createTempAgent({ agentYaml: { ...agentYaml, llm: { ...agentYaml.llm, ...llm } } }));
   const workDir = join(await createTempDir('answers-'), 'w');
   const result = await startRun({ agent, message: 'go', workDir, apiKey: 'k', baseUrl: server.baseUrl });
   const journal = readJournal(result.paths.journal);
-  return { result, journal };
+  return { result, journal, server };
 }
 
 const thoughts = (journal: any[]) => journal.filter((event) => event.type === 'THOUGHT');
 
 describe('answers as real servers send them', () => {
   it('gives calls without an id, with an empty id or a repeated id unique ids, used in everything sent back', async () => {
-    const { result, journal } = await run([
+    const { result, journal, server } = await run([
       {
         tool_calls: [
           { omit_id: true, name: 'echo', arguments: { text: 'one' } },
@@ -52,7 +47,7 @@ describe('answers as real servers send them', () => {
     expect(ids[2]).toBe('same');
     expect(calls.map((call: { server_id?: string | null }) => call.server_id)).toEqual([null, '', undefined, 'same']);
     // The second request carries the assistant's calls with those ids, each answered by its own result.
-    const messages = server!.requests[1]!.body.messages;
+    const messages = server.requests[1]!.body.messages;
     const assistant = messages.find((message: { role: string }) => message.role === 'assistant');
     expect(assistant.tool_calls.map((call: { id: string }) => call.id)).toEqual(ids);
     const results = messages.filter((message: { role: string }) => message.role === 'tool');
@@ -61,7 +56,7 @@ describe('answers as real servers send them', () => {
   });
 
   it('takes arguments sent as a JSON object, sends them back as JSON text and keeps the original in io/invocations', async () => {
-    const { result, journal } = await run([
+    const { result, journal, server } = await run([
       { tool_calls: [{ id: 'c1', name: 'echo', arguments: { text: 'object' }, arguments_as_object: true }] },
       { content: 'done' },
     ]);
@@ -71,14 +66,14 @@ describe('answers as real servers send them', () => {
       readFileSync(join(result.paths.invocationsDir, thoughts(journal)[0].llm_invocation_ref, 'response.json'), 'utf8'),
     );
     expect(recorded.choices[0].message.tool_calls[0].function.arguments).toEqual({ text: 'object' });
-    const assistant = server!.requests[1]!.body.messages.find((message: { role: string }) => message.role === 'assistant');
+    const assistant = server.requests[1]!.body.messages.find((message: { role: string }) => message.role === 'assistant');
     expect(assistant.tool_calls[0].function.arguments).toBe('{"text":"object"}');
-    const tool = server!.requests[1]!.body.messages.find((message: { role: string }) => message.role === 'tool');
+    const tool = server.requests[1]!.body.messages.find((message: { role: string }) => message.role === 'tool');
     expect(tool.content.trim()).toBe('object');
   });
 
   it('turns a call without a function or a name into an observation the model can act on', async () => {
-    const { result, journal } = await run([
+    const { result, journal, server } = await run([
       {
         tool_calls: [
           { id: 'nofn', name: 'echo', no_function: true },
@@ -90,7 +85,7 @@ describe('answers as real servers send them', () => {
     expect(result).toMatchObject({ status: 'COMPLETED', finalAnswer: 'corrected' });
     const results = journal.filter((event) => event.type === 'ACTION_RESULT');
     expect(results.map((event) => event.action_id)).toEqual(['nofn', 'noname']);
-    const tools = server!.requests[1]!.body.messages.filter((message: { role: string }) => message.role === 'tool');
+    const tools = server.requests[1]!.body.messages.filter((message: { role: string }) => message.role === 'tool');
     expect(tools[0].content).toContain('has no function');
     expect(tools[1].content).toContain('has no function name');
     expect(tools[0].content).toContain('Call one of your tools by its name');
@@ -145,16 +140,16 @@ describe('answers as real servers send them', () => {
   });
 
   it('retries an answer with no choices, then goes on', async () => {
-    const { result } = await run([
+    const { result, server } = await run([
       { raw: { status: 200, content_type: 'application/json', json: { id: 'x', object: 'chat.completion', choices: [] } } },
       { content: 'second try' },
     ]);
     expect(result).toMatchObject({ status: 'COMPLETED', finalAnswer: 'second try' });
-    expect(server!.requests).toHaveLength(2);
+    expect(server.requests).toHaveLength(2);
   });
 
   it('fails, never completes, when every attempt answers no choice, no message or no chat completion', async () => {
-    const { result, journal } = await run([
+    const { result, journal, server } = await run([
       { raw: { status: 200, content_type: 'application/json', json: { id: 'x', object: 'chat.completion', choices: [] } } },
       {
         raw: {
@@ -167,7 +162,7 @@ describe('answers as real servers send them', () => {
     ]);
     expect(result.status).toBe('FAILED');
     expect(result.exitCode).toBe(ExitCode.FAILED);
-    expect(server!.requests).toHaveLength(3);
+    expect(server.requests).toHaveLength(3);
     expect(thoughts(journal)).toHaveLength(0);
     expect(result.reason).toContain('not a chat completion');
     expect(result.reason).toContain('/chat/completions');
@@ -180,12 +175,12 @@ describe('answers as real servers send them', () => {
       object: 'chat.completion',
       choices: [{ index: 0, message: { role: 'assistant', content: 'as text' }, finish_reason: 'stop' }],
     };
-    const { result } = await run([
+    const { result, server } = await run([
       { raw: { status: 200, content_type: 'text/html', body: '<html><body>Gateway says hello</body></html>' } },
       { raw: { status: 200, content_type: 'text/plain', body: JSON.stringify(completion) } },
     ]);
     expect(result).toMatchObject({ status: 'COMPLETED', finalAnswer: 'as text' });
-    expect(server!.requests).toHaveLength(2);
+    expect(server.requests).toHaveLength(2);
   });
 
   it('names the body that is no chat completion when the retries are spent on it', async () => {

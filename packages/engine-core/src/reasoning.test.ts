@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm, type ScriptStep } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm, type ScriptStep } from '@delta/testkit';
 import { readJournal, type ThoughtEvent } from '@delta/journal';
 import { loadAgent, startRun } from './index.js';
 
@@ -8,12 +8,7 @@ import { loadAgent, startRun } from './index.js';
 // model in later requests only with llm.send_reasoning: true (DeepSeek refuses it, interleaved-thinking
 // models want it).
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 const script: ScriptStep[] = [
   {
@@ -25,7 +20,7 @@ const script: ScriptStep[] = [
 ];
 
 async function run(profile: string, llm: Record<string, unknown> = {}) {
-  server = await startFakeLlm({ script, profile });
+  const server = await startFakeLlm({ script, profile });
   const agent = loadAgent(
     await createTempAgent({
       agentYaml: { name: 'thinker', llm: { model: 'm', ...llm }, tools: [{ name: 'echo', description: 'Echo', exec: 'echo -- ${text}' }] },
@@ -40,10 +35,8 @@ async function run(profile: string, llm: Record<string, unknown> = {}) {
   });
   const thoughts = readJournal(result.paths.journal).filter((event): event is ThoughtEvent => event.type === 'THOUGHT');
   const assistant = (index: number) =>
-    (server!.requests[index]?.body?.messages as Array<Record<string, unknown>> | undefined)?.find(
-      (message) => message.role === 'assistant',
-    );
-  return { result, thoughts, assistant };
+    (server.requests[index]?.body?.messages as Array<Record<string, unknown>> | undefined)?.find((message) => message.role === 'assistant');
+  return { result, thoughts, assistant, server };
 }
 
 describe('reasoning', () => {
@@ -62,10 +55,10 @@ describe('reasoning', () => {
   });
 
   it('with llm.send_reasoning: true goes back under the field it came in, and DeepSeek refuses it', async () => {
-    const { result } = await run('deepseek', { send_reasoning: true, max_retries: 0 });
+    const { result, server } = await run('deepseek', { send_reasoning: true, max_retries: 0 });
     expect(result.status).toBe('FAILED');
     expect(result.reason).toContain('The reasoning_content of message 2 is not allowed in the input');
-    const refused = server!.requests[1]!.body.messages[2];
+    const refused = server.requests[1]!.body.messages[2];
     expect(refused).toMatchObject({ role: 'assistant', reasoning_content: 'The user wants an echo; call the tool.' });
   });
 

@@ -1,16 +1,11 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DeltaError } from '@delta/errors';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm } from '@delta/testkit';
 import { readJournal } from '@delta/journal';
 import { loadAgent, startRun } from './index.js';
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 function loadError(home: string): DeltaError {
   try {
@@ -23,7 +18,7 @@ function loadError(home: string): DeltaError {
 
 describe('llm: request parameters', () => {
   it('sends the known parameters and extra_body as written, and nothing unknown', async () => {
-    server = await startFakeLlm({ script: [{ content: 'done' }] });
+    const server = await startFakeLlm({ script: [{ content: 'done' }] });
     const home = await createTempAgent({
       agentYaml:
         'name: a\nllm:\n  model: local-model\n  temperature: 0\n  max_tokens: 300\n  max_completion_tokens: 200\n  min_p: 0.05\n' +
@@ -96,7 +91,7 @@ describe('llm: request parameters', () => {
 
 describe('a base URL without a key', () => {
   it('sends no key at all', async () => {
-    server = await startFakeLlm({ script: [{ content: 'done' }] });
+    const server = await startFakeLlm({ script: [{ content: 'done' }] });
     const home = await createTempAgent({ agentYaml: { name: 'a', llm: { model: 'm', max_retries: 0 } } });
     const result = await startRun({
       agent: loadAgent(home),
@@ -109,7 +104,7 @@ describe('a base URL without a key', () => {
   });
 
   it('says that the endpoint wants a key when it answers 401', async () => {
-    server = await startFakeLlm({ script: [{ content: 'never' }], apiKey: 'sk-needed' });
+    const server = await startFakeLlm({ script: [{ content: 'never' }], apiKey: 'sk-needed' });
     const home = await createTempAgent({ agentYaml: { name: 'a', llm: { model: 'm', max_retries: 0 } } });
     const result = await startRun({
       agent: loadAgent(home),
@@ -131,7 +126,7 @@ describe('a base URL without a key', () => {
 
 describe('the tools of a request', () => {
   it('carry typed parameters as JSON schema; a value of the wrong type comes back as an observation, a right one runs as text', async () => {
-    server = await startFakeLlm({
+    const server = await startFakeLlm({
       script: [
         { tool_calls: [{ id: 'call_wrong', name: 'repeat', arguments: { times: '3', word: 'hi' } }] },
         { tool_calls: [{ id: 'call_right', name: 'repeat', arguments: { times: 3, word: 'hi' } }] },
@@ -172,7 +167,7 @@ describe('the tools of a request', () => {
   });
 
   it('carry ask_human unless agent.yaml says ask_human: false; then a call to it is an unknown tool and the run never waits', async () => {
-    server = await startFakeLlm({
+    const server = await startFakeLlm({
       script: [{ tool_calls: [{ id: 'call_ask', name: 'ask_human', arguments: { prompt: 'Which file?' } }] }, { content: 'went on alone' }],
     });
     const home = await createTempAgent({ agentYaml: { name: 'unattended', llm: { model: 'm', max_retries: 0 }, ask_human: false } });
@@ -193,16 +188,16 @@ describe('the tools of a request', () => {
     );
 
     await server.close();
-    server = await startFakeLlm({ script: [{ content: 'done' }] });
+    const askingServer = await startFakeLlm({ script: [{ content: 'done' }] });
     const asking = await createTempAgent({ agentYaml: { name: 'asking', llm: { model: 'm' } } });
     await startRun({
       agent: loadAgent(asking),
       message: 'go',
       workDir: await createTempDir('work-'),
       apiKey: 'k',
-      baseUrl: server.baseUrl,
+      baseUrl: askingServer.baseUrl,
     });
-    const tools = (server.requests[0]!.body as { tools: Array<{ function: { name: string } }> }).tools;
+    const tools = (askingServer.requests[0]!.body as { tools: Array<{ function: { name: string } }> }).tools;
     expect(tools.map((tool) => tool.function.name)).toEqual(['ask_human']);
   });
 });

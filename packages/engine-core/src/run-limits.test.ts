@@ -1,19 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm } from '@delta/testkit';
 import { readJournal, readMetadata } from '@delta/journal';
 import { ExitCode, continueRun, loadAgent, startRun } from './index.js';
 
 // --timeout and --max-cost (EngineOptions timeoutMs and maxCost): the run stops INTERRUPTED with the
 // limit as its reason, exit code 3, and a plain continue resumes it.
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 function isAlive(pid: number): boolean {
   try {
@@ -26,7 +21,7 @@ function isAlive(pid: number): boolean {
 
 describe('run limits', () => {
   it('timeoutMs stops a run in its tool as a signal would, says so, and the run continues afterwards', async () => {
-    server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'slow', arguments: {} }] }, { content: 'finished' }] });
+    const server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'slow', arguments: {} }] }, { content: 'finished' }] });
     const home = await createTempAgent({
       agentYaml: {
         name: 'slow',
@@ -57,7 +52,7 @@ describe('run limits', () => {
   });
 
   it('maxCost stops the run before a model call once this invocation has spent it; a continue gets a new allowance', async () => {
-    server = await startFakeLlm({
+    const server = await startFakeLlm({
       script: [
         { tool_calls: [{ name: 'echo', arguments: { text: 'a' } }], usage: { prompt_tokens: 1000, completion_tokens: 100 } },
         { tool_calls: [{ name: 'echo', arguments: { text: 'b' } }], usage: { prompt_tokens: 1000, completion_tokens: 100 } },

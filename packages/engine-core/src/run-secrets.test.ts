@@ -1,19 +1,14 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempAgent, createTempDir, type FakeLlm, startFakeLlm } from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm } from '@delta/testkit';
 import { startHttpMcpServer } from '../../mcp/test/http-server.mjs';
 import { loadAgent, startRun } from './index.js';
 import { runSecrets } from './run-secrets.js';
 
 const TOKEN = 'mcp-token-0123456789abcdef';
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 function filesUnder(dir: string): Array<{ path: string; text: string }> {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -44,7 +39,9 @@ describe('the secrets of a run', () => {
           mcp_servers: [{ name: 'remote', url: http.url, headers: { Authorization: `Bearer ${TOKEN}` } }],
         },
       });
-      server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'mcp__remote__whoami', arguments: {} }] }, { content: 'done' }] });
+      const server = await startFakeLlm({
+        script: [{ tool_calls: [{ name: 'mcp__remote__whoami', arguments: {} }] }, { content: 'done' }],
+      });
       const result = await startRun({
         agent: loadAgent(home),
         message: 'go',

@@ -1,26 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  cleanupTempDirs,
-  createTempAgent,
-  createTempDir,
-  SERVER_PROFILES,
-  startFakeLlm,
-  type FakeLlm,
-  type ScriptStep,
-} from '@delta/testkit';
+import { cleanupTestResources, createTempAgent, createTempDir, SERVER_PROFILES, startFakeLlm, type ScriptStep } from '@delta/testkit';
 import { loadAgent, startRun, type ModelDelta } from './index.js';
 
 // The same script, streamed and not, under every server profile: journals equal but for timings and
 // the ids the engine makes (run, invocations); response.json in the same shape, the stream kept beside it.
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-});
+afterEach(cleanupTestResources);
 
 const script: ScriptStep[] = [
   {
@@ -53,7 +40,7 @@ const VARYING = new Set([
 ]);
 
 async function run(profile: string, stream: boolean) {
-  server = await startFakeLlm({ script, profile });
+  const server = await startFakeLlm({ script, profile });
   const agent = loadAgent(
     await createTempAgent({
       agentYaml: {
@@ -74,7 +61,6 @@ async function run(profile: string, stream: boolean) {
     onModelDelta: (delta) => deltas.push(delta),
   });
   await server.close();
-  server = undefined;
   expect({ status: result.status, reason: result.reason, finalAnswer: result.finalAnswer }).toMatchObject({
     status: 'COMPLETED',
     finalAnswer: 'Both files say hello.\nDone.',

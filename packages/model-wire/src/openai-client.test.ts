@@ -1,4 +1,4 @@
-import { type FakeLlm, startFakeLlm } from '@delta/testkit';
+import { cleanupTestResources, startFakeLlm } from '@delta/testkit';
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChatCompletion } from './chat-completion.js';
@@ -6,11 +6,7 @@ import { createModelClient } from './model-client.js';
 import type { RetryNotice } from './model-wire.js';
 import { modelClientFromOpenAI, type OpenAIClient } from './openai-client.js';
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+afterEach(cleanupTestResources);
 
 const payload = {
   model: 'gpt-test',
@@ -29,7 +25,7 @@ const payload = {
 
 describe('our types against the openai SDK', () => {
   it('take an OpenAI client as an OpenAIClient and its ChatCompletion as ours (checked by tsc)', async () => {
-    server = await startFakeLlm({ script: [{ content: 'typed' }], apiKey: 'k' });
+    const server = await startFakeLlm({ script: [{ content: 'typed' }], apiKey: 'k' });
     const sdk = new OpenAI({ apiKey: 'k', baseURL: server.baseUrl, maxRetries: 0 });
     const client: OpenAIClient = sdk;
     const answer: OpenAI.ChatCompletion = await sdk.chat.completions.create(payload);
@@ -41,7 +37,7 @@ describe('our types against the openai SDK', () => {
 
 describe('createModelClient', () => {
   it('sends the bytes and headers the official client sends for the same payload', async () => {
-    server = await startFakeLlm({ script: [{ content: 'one' }, { content: 'two' }], apiKey: 'sk-same' });
+    const server = await startFakeLlm({ script: [{ content: 'one' }, { content: 'two' }], apiKey: 'sk-same' });
     const sdk = new OpenAI({ apiKey: 'sk-same', baseURL: server.baseUrl, maxRetries: 0 });
     await sdk.chat.completions.create(payload);
     const ours = await createModelClient({ apiKey: 'sk-same', baseUrl: server.baseUrl, maxRetries: 0 });
@@ -54,7 +50,7 @@ describe('createModelClient', () => {
   });
 
   it('tells each retry with one notice: the reason in full and in a few words', async () => {
-    server = await startFakeLlm({ script: [{ error: { status: 503, message: 'overloaded' } }, { content: 'ok' }] });
+    const server = await startFakeLlm({ script: [{ error: { status: 503, message: 'overloaded' } }, { content: 'ok' }] });
     const client = await createModelClient({ apiKey: 'k', baseUrl: server.baseUrl, maxRetries: 1 });
     const notices: RetryNotice[] = [];
     await client.complete(payload, { onRetry: (notice) => notices.push(notice) });
@@ -66,7 +62,7 @@ describe('createModelClient', () => {
 
 describe('modelClientFromOpenAI', () => {
   it('sends through the caller’s client, records the exact bytes sent, and leaves that client as it was', async () => {
-    server = await startFakeLlm({ script: [{ content: 'through the SDK' }], apiKey: 'sk-own' });
+    const server = await startFakeLlm({ script: [{ content: 'through the SDK' }], apiKey: 'sk-own' });
     const sdk = new OpenAI({ apiKey: 'sk-own', baseURL: server.baseUrl, maxRetries: 0, defaultHeaders: { 'x-caller': 'test' } });
     const recorded: string[] = [];
     const client = modelClientFromOpenAI(sdk);
@@ -81,7 +77,7 @@ describe('modelClientFromOpenAI', () => {
   });
 
   it('fails the call with the record’s own error when the record cannot be written, not as a connection error', async () => {
-    server = await startFakeLlm({ script: [{ content: 'never read' }] });
+    const server = await startFakeLlm({ script: [{ content: 'never read' }] });
     const client = modelClientFromOpenAI(new OpenAI({ apiKey: 'k', baseURL: server.baseUrl, maxRetries: 2 }));
     const full = Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
     const call = client.complete(payload, {

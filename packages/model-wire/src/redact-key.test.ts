@@ -1,17 +1,13 @@
 import { DeltaError } from '@delta/errors';
-import { type FakeLlm, type ScriptStepInput, startFakeLlm } from '@delta/testkit';
+import { cleanupTestResources, type ScriptStepInput, startFakeLlm } from '@delta/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createModelWire, type RetryNotice } from './model-wire.js';
 
 const KEY = 'sk-test-echoed-0123456789abcdef';
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+afterEach(cleanupTestResources);
 
 async function failureOf(script: ScriptStepInput[], retries: RetryNotice[] = []): Promise<DeltaError> {
-  server = await startFakeLlm({ script });
+  const server = await startFakeLlm({ script });
   const wire = createModelWire({ baseUrl: server.baseUrl, apiKey: KEY, maxRetries: script.length - 1 });
   try {
     await wire.send({

@@ -1,12 +1,8 @@
-import { type FakeLlm, SERVER_PROFILES, type ScriptStepInput, startFakeLlm } from '@delta/testkit';
+import { cleanupTestResources, SERVER_PROFILES, type ScriptStepInput, startFakeLlm } from '@delta/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createModelWire } from './model-wire.js';
 
-let server: FakeLlm | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
+afterEach(cleanupTestResources);
 
 const step: ScriptStepInput = {
   content: 'I will read both files.',
@@ -28,7 +24,7 @@ function body(stream: boolean): string {
 
 describe.each(SERVER_PROFILES.map((profile) => [profile.name, profile] as const))('the %s profile', (_name, profile) => {
   it.each([false, true])('gives one usable answer (streamed: %s)', async (stream) => {
-    server = await startFakeLlm({ script: [step], profile });
+    const server = await startFakeLlm({ script: [step], profile });
     const reply = await createModelWire({ baseUrl: server.baseUrl, apiKey: 'k' }).send({ body: body(stream), stream });
     const { turn } = reply;
     expect(reply.streamed).toBe(stream);

@@ -14,6 +14,7 @@ import { createStepPicker } from './match-step.js';
 import { formatPath, parseScript } from './parse-script.js';
 import { type RecordedRequest, type Recording, recordRequest } from './recorded-request.js';
 import { ScriptStep, type ScriptStepInput } from './script-step.js';
+import { trackServer, untrackServer } from './test-resources.js';
 
 export type { RecordedRequest } from './recorded-request.js';
 
@@ -211,7 +212,8 @@ export async function startFakeLlm(options: FakeLlmOptions): Promise<FakeLlm> {
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${host}:${address.port}`;
 
-  return {
+  let closed: Promise<void> | undefined;
+  const fake: FakeLlm = {
     baseUrl: `${url}/v1`,
     url,
     requests,
@@ -219,11 +221,15 @@ export async function startFakeLlm(options: FakeLlmOptions): Promise<FakeLlm> {
       return stepsUsed;
     },
     close() {
-      closing.abort();
-      return new Promise<void>((resolve) => {
+      untrackServer(fake);
+      closed ??= new Promise<void>((resolve) => {
+        closing.abort();
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      return closed;
     },
   };
+  trackServer(fake);
+  return fake;
 }

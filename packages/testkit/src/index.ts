@@ -16,6 +16,7 @@ export { parseEventStream, reassembleStream } from './event-stream.js';
 export type { StreamedMessage } from './event-stream.js';
 export { createTempDir, createTempWorkspace, cleanupTempDirs, writeFiles } from './temp-dirs.js';
 export type { FileContent } from './temp-dirs.js';
+export { cleanupTestResources, modelEnv } from './test-resources.js';
 export { createTempAgent, defaultAgentYaml, defaultContextYaml, defaultSystemPrompt } from './temp-agent.js';
 export type { TempAgentOptions } from './temp-agent.js';
 export { runCli } from './run-cli.js';
