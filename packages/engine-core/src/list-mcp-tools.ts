@@ -7,6 +7,8 @@ import { chooseSandbox } from './sandbox-choice.js';
 import { toolEnvironment } from './tool-environment.js';
 
 export interface ListMcpToolsOptions {
+  /** The environment the servers start from, as a run's tools do (default `process.env`); never the model credentials. */
+  environment?: NodeJS.ProcessEnv;
   /**
    * Lines for a person: the sandbox cannot be had (bubblewrap missing), so the servers run without one; a
    * server's tool is not offered.
@@ -30,7 +32,7 @@ export async function listMcpTools(agent: LoadedAgent, workDir: string, options:
       servers: agent.mcpServers,
       agentHome: agent.home,
       workDir,
-      env: toolEnvironment(process.env, undefined, { DELTA_AGENT_HOME: agent.home, DELTA_CWD: workDir }),
+      env: toolEnvironment(options.environment ?? process.env, undefined, { DELTA_AGENT_HOME: agent.home, DELTA_CWD: workDir }),
       logDir,
       // A tool not offered (its name too long, its schema too deep) is said here as a run says it.
       ...(options.onWarning ? { log: options.onWarning } : {}),
@@ -46,7 +48,7 @@ export async function listMcpTools(agent: LoadedAgent, workDir: string, options:
 
 /** The sandbox of a run in `workDir`, its workspace read-only; none when a run would have none. */
 function startSandbox(agent: LoadedAgent, workDir: string, options: ListMcpToolsOptions): RunSandbox | undefined {
-  const choice = chooseSandbox(agent, workDir);
+  const choice = chooseSandbox(agent, workDir, {}, options.environment);
   if (choice.warning) options.onWarning?.(choice.warning);
   if (!choice.policy || !choice.bubblewrap) return undefined;
   // No run directory here: `.delta/` may not exist, and bubblewrap cannot bind what does not. The whole

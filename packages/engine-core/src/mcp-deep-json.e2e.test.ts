@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm } from '@delta/testkit';
 import { readJournal } from '@delta/journal';
-import { loadAgent, startRun } from './index.js';
+import { listMcpTools, loadAgent, startRun } from './index.js';
 
 const DEEP_SERVER = join(import.meta.dirname, '../../mcp/test/deep-schema-server.mjs');
 
@@ -58,5 +58,27 @@ describe('an MCP server that sends JSON nested 100000 levels deep', () => {
     expect(told.at(-1)).toMatchObject({ role: 'tool', content: discarded });
     const record = join(result.paths.toolExecutionsDir, results[0]?.type === 'ACTION_RESULT' ? results[0].execution_ref! : '');
     expect(JSON.parse(readFileSync(join(record, 'response.json'), 'utf8'))).toEqual({ error: discarded.slice('Error: '.length) });
+  });
+
+  it('listMcpTools starts the servers from the environment it is given: shallow there, every tool is offered', async () => {
+    const workDir = await createTempDir('mcp-list-');
+    const home = await createTempAgent({
+      agentYaml: { name: 'mcp-list', llm: { model: 'm' }, mcp_servers: [{ name: 'deep', command: process.execPath, args: [DEEP_SERVER] }] },
+    });
+    const agent = loadAgent(home);
+    const names = (tools: Array<{ name: string }>) => tools.map((tool) => tool.name).sort();
+    const warnings: string[] = [];
+    expect(names(await listMcpTools(agent, workDir, { onWarning: (line) => warnings.push(line) }))).toEqual([
+      'mcp__deep__deep_answer',
+      'mcp__deep__echo',
+    ]);
+    expect(warnings).toHaveLength(2);
+    const shallow = { ...process.env, DEEP_LEVELS: '3' };
+    expect(names(await listMcpTools(agent, workDir, { environment: shallow }))).toEqual([
+      'mcp__deep__deep',
+      'mcp__deep__deep_answer',
+      'mcp__deep__deep_out',
+      'mcp__deep__echo',
+    ]);
   });
 });
