@@ -4,9 +4,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm } from '@delta/testkit';
+import { cleanupTestResources } from '@delta/testkit';
 import { readJournal } from '@delta/journal';
-import { loadAgent, startRun } from './index.js';
+import { agentWith, run } from './hooks.test-support.js';
 
 afterEach(cleanupTestResources);
 
@@ -18,25 +18,9 @@ function deepWriter(file: string, before: string, after: string): Record<string,
 }
 
 async function runWithHook(hook: string, files: Record<string, string>) {
-  const server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'touch', arguments: { path: 'marker' } }] }, { content: 'done' }] });
-  const home = await createTempAgent({
-    agentYaml: {
-      name: 'deep-hook',
-      llm: { model: 'm', max_retries: 0 },
-      tools: [{ name: 'touch', description: 'Create a file', exec: 'touch ${path}' }],
-    },
-    hooksYaml: `${hook}:\n  command: ['sh', '\${AGENT_HOME}/deep.sh']\n`,
-    files,
-  });
-  const workDir = join(await createTempDir('work-'), 'w');
-  const result = await startRun({
-    agent: loadAgent(home),
-    message: 'task',
-    workDir,
-    environment: { PATH: process.env.PATH, DELTA_API_KEY: 'sk-test' },
-    baseUrl: server.baseUrl,
-  });
-  return { result, workDir, server, log: readFileSync(join(result.paths.runDir, 'engine.log'), 'utf8') };
+  const agent = await agentWith(`${hook}:\n  command: ['sh', '\${AGENT_HOME}/deep.sh']\n`, files);
+  const ran = await run(agent, [{ tool_calls: [{ name: 'touch', arguments: { path: 'marker' } }] }, { content: 'done' }]);
+  return { ...ran, log: readFileSync(join(ran.result.paths.runDir, 'engine.log'), 'utf8') };
 }
 
 describe('a hook output nested 100000 levels deep', () => {

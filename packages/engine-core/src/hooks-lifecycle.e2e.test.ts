@@ -2,20 +2,11 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadAgent } from './index.js';
-import { agentWith, closeServer, run, server } from './hooks.test-support.js';
+import { HOOK_NAMES } from '@delta/hooks';
+import { cleanupTestResources } from '@delta/testkit';
+import { agentWith, run } from './hooks.test-support.js';
 
-afterEach(closeServer);
-
-const HOOKS = [
-  'on_iteration_start',
-  'pre_llm_request',
-  'post_llm_response',
-  'pre_tool_execution',
-  'post_tool_execution',
-  'on_iteration_end',
-  'on_error',
-  'on_run_end',
-];
+afterEach(cleanupTestResources);
 
 /** A hook that appends one line per run to hooks.log in the workspace: what fired, with its environment and inputs. */
 const LOGGER = `#!/bin/sh
@@ -26,9 +17,9 @@ test -f "$JOURNAL_PATH" && test -d "$RUN_DIR" || echo "missing run paths" >> hoo
 
 describe('lifecycle hooks in a run', () => {
   it('fires all eight hooks the right number of times, in order, with their environment and inputs', async () => {
-    const hooksYaml = HOOKS.map((name) => `${name}:\n  command: ['\${AGENT_HOME}/log.sh']\n`).join('');
+    const hooksYaml = HOOK_NAMES.map((name) => `${name}:\n  command: ['\${AGENT_HOME}/log.sh']\n`).join('');
     const agent = await agentWith(hooksYaml, { 'log.sh': LOGGER });
-    const { result, workDir, journal } = await run(agent, [
+    const { result, workDir, journal, server } = await run(agent, [
       { tool_calls: [{ name: 'say', arguments: { text: 'hi' } }] },
       { error: { status: 500, message: 'model down', should_retry: false } },
     ]);
@@ -79,7 +70,7 @@ describe('lifecycle hooks in a run', () => {
       'stdout.log',
     ]);
     const proposed = JSON.parse(readFileSync(join(result.paths.hooksDir, '002_pre_llm_request', 'input', 'proposed_payload.json'), 'utf8'));
-    expect(proposed).toEqual(server!.requests[0]!.body);
+    expect(proposed).toEqual(server.requests[0]!.body);
   });
 
   it('accepts the legacy short hook names with a deprecation warning', async () => {

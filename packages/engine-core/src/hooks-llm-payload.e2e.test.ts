@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ScriptStep } from '@delta/testkit';
 import { readInvocationRequest } from '@delta/journal';
-import { agentWith, closeServer, run, server } from './hooks.test-support.js';
+import { cleanupTestResources } from '@delta/testkit';
+import { agentWith, run } from './hooks.test-support.js';
 
-afterEach(closeServer);
+afterEach(cleanupTestResources);
 
 describe('lifecycle hooks in a run', () => {
   it('sends the payload a pre_llm_request hook writes, and records it as sent', async () => {
@@ -20,13 +21,13 @@ json.dump(payload, open(io + 'output/final_payload.json', 'w'))
 PY
 `;
     const agent = await agentWith(`pre_llm_request:\n  command: ['\${AGENT_HOME}/rewrite.sh']\n`, { 'rewrite.sh': rewrite });
-    const { result } = await run(agent, [{ content: 'done' }]);
+    const { result, server } = await run(agent, [{ content: 'done' }]);
     expect(result.status).toBe('COMPLETED');
-    const sent = server!.requests[0]!.body as { messages: Array<{ content: string }>; temperature: number };
+    const sent = server.requests[0]!.body as { messages: Array<{ content: string }>; temperature: number };
     expect(sent.messages[0]!.content).toBe('INJECTED BY HOOK');
     expect(sent.temperature).toBe(0);
     const [invocation] = readdirSync(result.paths.invocationsDir);
-    expect(readInvocationRequest(result.paths, invocation!)).toBe(server!.requests[0]!.rawBody);
+    expect(readInvocationRequest(result.paths, invocation!)).toBe(server.requests[0]!.rawBody);
   });
 
   it('records every request exactly when a pre_llm_request hook rewrites earlier messages in one iteration', async () => {
@@ -42,13 +43,13 @@ PY
 `;
     const agent = await agentWith(`pre_llm_request:\n  command: ['\${AGENT_HOME}/rewrite.sh']\n`, { 'rewrite.sh': rewrite });
     const say = (text: string): ScriptStep => ({ tool_calls: [{ name: 'say', arguments: { text } }] });
-    const { result } = await run(agent, [say('one'), say('two'), say('three'), { content: 'done' }]);
+    const { result, server } = await run(agent, [say('one'), say('two'), say('three'), { content: 'done' }]);
     expect(result.status).toBe('COMPLETED');
     const invocations = readdirSync(result.paths.invocationsDir).sort();
     expect(invocations).toHaveLength(4);
-    for (const [index, id] of invocations.entries()) expect(readInvocationRequest(result.paths, id)).toBe(server!.requests[index]!.rawBody);
-    expect(server!.requests[1]!.rawBody).toContain('REWRITTEN BY HOOK');
-    expect(server!.requests[2]!.rawBody).not.toContain('REWRITTEN BY HOOK');
+    for (const [index, id] of invocations.entries()) expect(readInvocationRequest(result.paths, id)).toBe(server.requests[index]!.rawBody);
+    expect(server.requests[1]!.rawBody).toContain('REWRITTEN BY HOOK');
+    expect(server.requests[2]!.rawBody).not.toContain('REWRITTEN BY HOOK');
     // The rewritten request shares less than half with the one before, so it is copied whole; later ones are deltas again.
     const kinds = invocations.map((id) => readdirSync(join(result.paths.invocationsDir, id)).find((name) => name.startsWith('request')));
     expect(kinds).toEqual(['request.json', 'request.json', 'request.delta.json', 'request.delta.json']);
@@ -57,9 +58,9 @@ PY
   it('falls back to the proposed payload with a SYSTEM_MESSAGE when the hook fails or writes junk', async () => {
     const junk = `#!/bin/sh\necho '{not json' > "$DELTA_HOOK_IO_PATH/output/final_payload.json"\n`;
     const agent = await agentWith(`pre_llm_request:\n  command: ['\${AGENT_HOME}/junk.sh']\n`, { 'junk.sh': junk });
-    const { result, journal } = await run(agent, [{ content: 'done' }]);
+    const { result, journal, server } = await run(agent, [{ content: 'done' }]);
     expect(result.status).toBe('COMPLETED');
-    expect((server!.requests[0]!.body as { messages: Array<{ role: string }> }).messages[1]).toMatchObject({ role: 'user' });
+    expect((server.requests[0]!.body as { messages: Array<{ role: string }> }).messages[1]).toMatchObject({ role: 'user' });
     const warning = journal.find((event) => event.type === 'SYSTEM_MESSAGE');
     expect(warning).toMatchObject({ level: 'WARN' });
     expect(warning?.type === 'SYSTEM_MESSAGE' && warning.content).toMatch(
@@ -78,17 +79,17 @@ json.dump(payload, open(io + 'output/payload_override.dat', 'w'))
 PY
 `;
     const agent = await agentWith(`pre_llm_request:\n  command: ['\${AGENT_HOME}/rewrite.sh']\n`, { 'rewrite.sh': rewrite });
-    const { result, journal } = await run(agent, [{ content: 'done' }]);
+    const { result, journal, server } = await run(agent, [{ content: 'done' }]);
     expect(result.status).toBe('COMPLETED');
-    expect((server!.requests[0]!.body as { messages: Array<{ content: string }> }).messages[0]!.content).toBe('FROM PAYLOAD OVERRIDE');
+    expect((server.requests[0]!.body as { messages: Array<{ content: string }> }).messages[0]!.content).toBe('FROM PAYLOAD OVERRIDE');
     expect(journal.filter((event) => event.type === 'SYSTEM_MESSAGE')).toEqual([]);
   });
 
   it('sends the proposed payload, saying why, when payload_override.dat is junk; final_payload.json wins over it', async () => {
     const junk = `#!/bin/sh\necho '{not json' > "$DELTA_HOOK_IO_PATH/output/payload_override.dat"\n`;
     const agent = await agentWith(`pre_llm_request:\n  command: ['\${AGENT_HOME}/junk.sh']\n`, { 'junk.sh': junk });
-    const { journal } = await run(agent, [{ content: 'done' }]);
-    expect((server!.requests[0]!.body as { messages: Array<{ role: string }> }).messages[1]).toMatchObject({ role: 'user' });
+    const { journal, server: first } = await run(agent, [{ content: 'done' }]);
+    expect((first.requests[0]!.body as { messages: Array<{ role: string }> }).messages[1]).toMatchObject({ role: 'user' });
     const warning = journal.find((event) => event.type === 'SYSTEM_MESSAGE');
     expect(warning?.type === 'SYSTEM_MESSAGE' && warning.content).toMatch(
       /^pre_llm_request: .*output\/payload_override\.dat.*the unmodified payload is sent/,
@@ -98,11 +99,11 @@ PY
 echo '{"model": "m", "messages": [{"role": "user", "content": "FROM FINAL PAYLOAD"}]}' > "$DELTA_HOOK_IO_PATH/output/final_payload.json"
 echo '{"model": "m", "messages": [{"role": "user", "content": "FROM OVERRIDE"}]}' > "$DELTA_HOOK_IO_PATH/output/payload_override.dat"
 `;
-    await server!.close();
+    await first.close();
     const second = await agentWith(`pre_llm_request:\n  command: ['\${AGENT_HOME}/both.sh']\n`, { 'both.sh': both });
-    const { result } = await run(second, [{ content: 'done' }]);
+    const { result, server } = await run(second, [{ content: 'done' }]);
     expect(result.status).toBe('COMPLETED');
-    expect(server!.requests[0]!.rawBody).toContain('FROM FINAL PAYLOAD');
-    expect(server!.requests[0]!.rawBody).not.toContain('FROM OVERRIDE');
+    expect(server.requests[0]!.rawBody).toContain('FROM FINAL PAYLOAD');
+    expect(server.requests[0]!.rawBody).not.toContain('FROM OVERRIDE');
   });
 });

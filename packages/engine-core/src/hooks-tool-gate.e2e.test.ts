@@ -2,9 +2,10 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTempDir } from '@delta/testkit';
-import { agentWith, closeServer, run, server } from './hooks.test-support.js';
+import { cleanupTestResources } from '@delta/testkit';
+import { agentWith, run } from './hooks.test-support.js';
 
-afterEach(closeServer);
+afterEach(cleanupTestResources);
 
 describe('lifecycle hooks in a run', () => {
   it('runs a tool with the arguments a gate wrote to payload_override.dat; a hook that cannot override is not obeyed', async () => {
@@ -28,14 +29,14 @@ describe('lifecycle hooks in a run', () => {
     writeFileSync(outside, 'NOT FOR THE MODEL');
     const planted = `#!/bin/sh\nmkfifo "$DELTA_HOOK_IO_PATH/output/observation.txt"\nln -s ${outside} "$DELTA_HOOK_IO_PATH/output/payload_override.dat"\n`;
     const agent = await agentWith(`post_tool_execution:\n  command: ['\${AGENT_HOME}/planted.sh']\n`, { 'planted.sh': planted });
-    const { result, journal } = await run(agent, [
+    const { result, journal, server } = await run(agent, [
       { tool_calls: [{ name: 'say', arguments: { text: 'real output' } }] },
       { content: 'done' },
     ]);
     expect(result.status).toBe('COMPLETED');
     const observed = journal.find((event) => event.type === 'ACTION_RESULT');
     expect(observed?.type === 'ACTION_RESULT' && observed.observation_content).toContain('real output');
-    expect(JSON.stringify(server!.requests.map((request) => request.body))).not.toContain('NOT FOR THE MODEL');
+    expect(JSON.stringify(server.requests.map((request) => request.body))).not.toContain('NOT FOR THE MODEL');
     expect(readFileSync(join(result.paths.runDir, 'engine.log'), 'utf8')).toContain(
       'hook post_tool_execution: output/observation.txt is a FIFO (named pipe), not a regular file; it is not read',
     );
@@ -44,13 +45,13 @@ describe('lifecycle hooks in a run', () => {
   it('blocks a tool with the pre_tool_execution gate: not run, marker absent, the model told why', async () => {
     const gate = `#!/bin/sh\necho '{"skip": true, "reason": "touching files is not allowed today"}' > "$DELTA_HOOK_IO_PATH/output/control.json"\n`;
     const agent = await agentWith(`pre_tool_execution:\n  command: ['\${AGENT_HOME}/gate.sh']\n`, { 'gate.sh': gate });
-    const { result, workDir, journal } = await run(agent, [
+    const { result, workDir, journal, server } = await run(agent, [
       { tool_calls: [{ name: 'touch', arguments: { path: 'marker' } }] },
       { content: 'ok' },
     ]);
     expect(result.status).toBe('COMPLETED');
     expect(existsSync(join(workDir, 'marker'))).toBe(false);
-    const toolMessage = (server!.requests[1]!.body as { messages: Array<{ role: string; content: string }> }).messages.find(
+    const toolMessage = (server.requests[1]!.body as { messages: Array<{ role: string; content: string }> }).messages.find(
       (message) => message.role === 'tool',
     );
     expect(toolMessage?.content).toBe('Blocked by the pre_tool_execution hook: touching files is not allowed today');
@@ -104,11 +105,11 @@ describe('lifecycle hooks in a run', () => {
   it('lets post_tool_execution replace what the model sees, never the logs', async () => {
     const redact = `#!/bin/sh\nprintf 'REDACTED (%s bytes)' "$(printf %s "$TOOL_RESULT" | wc -c | tr -d ' ')" > "$DELTA_HOOK_IO_PATH/output/observation.txt"\n`;
     const agent = await agentWith(`post_tool_execution:\n  command: ['\${AGENT_HOME}/redact.sh']\n`, { 'redact.sh': redact });
-    const { result, journal } = await run(agent, [
+    const { result, journal, server } = await run(agent, [
       { tool_calls: [{ name: 'say', arguments: { text: 'password123' } }] },
       { content: 'ok' },
     ]);
-    const toolMessage = (server!.requests[1]!.body as { messages: Array<{ role: string; content: string }> }).messages.find(
+    const toolMessage = (server.requests[1]!.body as { messages: Array<{ role: string; content: string }> }).messages.find(
       (message) => message.role === 'tool',
     );
     expect(toolMessage?.content).toBe('REDACTED (11 bytes)');

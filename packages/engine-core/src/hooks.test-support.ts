@@ -1,18 +1,10 @@
-// What the hooks e2e test files share: the testkit's model for each run (closed after each test), and an agent with hooks.
+// What the hooks e2e test files share: an agent with hooks, and a run of it against the testkit's model
+// (closed after each test by the testkit's cleanupTestResources).
 import { chmodSync } from 'node:fs';
 import { join } from 'node:path';
-import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm, type ScriptStep } from '@delta/testkit';
+import { createTempAgent, createTempDir, startFakeLlm, type ScriptStep } from '@delta/testkit';
 import { readJournal } from '@delta/journal';
 import { loadAgent, startRun } from './index.js';
-
-/** The model server of the test's latest run (started by `run`), closed by `closeServer` (an afterEach). */
-export let server: FakeLlm | undefined;
-
-export async function closeServer(): Promise<void> {
-  await server?.close();
-  server = undefined;
-  await cleanupTempDirs();
-}
 
 export async function agentWith(hooksYaml: string, files: Record<string, string> = {}) {
   const agent = await createTempAgent({
@@ -32,7 +24,7 @@ export async function agentWith(hooksYaml: string, files: Record<string, string>
 }
 
 export async function run(agentDir: string, script: ScriptStep[]) {
-  server = await startFakeLlm({ script });
+  const server = await startFakeLlm({ script });
   const workDir = join(await createTempDir('work-'), 'w');
   const result = await startRun({
     agent: loadAgent(agentDir),
@@ -41,5 +33,5 @@ export async function run(agentDir: string, script: ScriptStep[]) {
     environment: { PATH: process.env.PATH, DELTA_API_KEY: 'sk-hooks-secret' },
     baseUrl: server.baseUrl,
   });
-  return { result, workDir, journal: readJournal(result.paths.journal) };
+  return { result, workDir, server, journal: readJournal(result.paths.journal) };
 }

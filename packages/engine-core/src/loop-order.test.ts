@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { HOOK_NAMES } from '@delta/hooks';
 import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm, type ScriptStepInput } from '@delta/testkit';
 import { readJournal, type JournalEvent } from '@delta/journal';
 import { continueRun, loadAgent, startRun, type RunResult } from './index.js';
@@ -10,17 +11,6 @@ import { continueRun, loadAgent, startRun, type RunResult } from './index.js';
 // decisions and effects (issue 35): the split changed none of them.
 
 afterEach(cleanupTestResources);
-
-const HOOKS = [
-  'on_iteration_start',
-  'pre_llm_request',
-  'post_llm_response',
-  'pre_tool_execution',
-  'post_tool_execution',
-  'on_iteration_end',
-  'on_error',
-  'on_run_end',
-];
 
 /** One line per event, with what decides the order: iterations, hooks and their status, tools, how it ended. */
 function line(event: JournalEvent): string {
@@ -59,7 +49,7 @@ async function agentWith(options: { hook?: 'ok' | 'fail'; pricing?: boolean } = 
         { name: 'append', description: 'Append to a file', shell: 'echo changed >> ${path}' },
       ],
     },
-    hooksYaml: HOOKS.map((name) => `${name}:\n  command: ['sh', '\${AGENT_HOME}/${options.hook ?? 'ok'}.sh']\n`).join(''),
+    hooksYaml: HOOK_NAMES.map((name) => `${name}:\n  command: ['sh', '\${AGENT_HOME}/${options.hook ?? 'ok'}.sh']\n`).join(''),
     files: { 'ok.sh': 'exit 0\n', 'fail.sh': 'exit 1\n' },
   });
 }
