@@ -31,10 +31,13 @@ function agentDirectory(target: string): string {
  * its expanded form, or with --schema the function definitions the model receives (ask_human included).
  */
 export async function toolExpandCommand(target: string | undefined, flags: ToolExpandFlags): Promise<number> {
-  const { listMcpTools, loadAgent, requestTools } = await import('@delta/engine');
+  const { listMcpTools, loadAgent, requestTools, toolEnvironment } = await import('@delta/engine');
   const { toExpandedDefinition } = await import('@delta/tool-expander');
   const agent = loadAgent(agentDirectory(target ?? '.'), { strict: flags.strict === true });
   for (const warning of agent.warnings) printConfigWarning(warning);
+  // What a run would warn of the tools' environment (sandbox.env: inherit: all, names not given).
+  for (const line of toolEnvironment(process.env, { policy: agent.config.sandbox?.env }).warnings)
+    process.stderr.write(`warning: ${line}\n`);
   // The MCP servers are started, asked for their tools and stopped, with the current directory as ${CWD},
   // stdio servers in the sandbox a run there would have (its workspace read-only).
   const mcpTools = await listMcpTools(agent, process.cwd(), { onWarning: (line) => process.stderr.write(`${line}\n`) });

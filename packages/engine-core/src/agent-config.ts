@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { McpServerConfig } from '@delta/mcp';
 import { MAX_OUTPUT_BYTES, MIN_OUTPUT_BYTES } from '@delta/tool-expander';
 import { CHAT_COMPLETION_PARAMETERS, ENGINE_REQUEST_FIELDS } from './llm-parameters.js';
+import { SandboxEnvConfig } from './sandbox-env-config.js';
 
 /**
  * `llm.pricing:` in agent.yaml: what the provider charges per million tokens, used only to estimate a
@@ -63,6 +64,8 @@ export const SandboxConfig = z.strictObject({
   network: z.boolean().optional(),
   /** More paths tools may write (relative ones are taken from the workspace); they must exist. */
   writable_paths: z.array(z.string().min(1)).optional(),
+  /** The environment of tools, stdio MCP servers and command graders (core by default; docs/configuration.md). */
+  env: SandboxEnvConfig.optional(),
 });
 export type SandboxConfig = z.infer<typeof SandboxConfig>;
 

@@ -206,6 +206,7 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
           workspace: workspaceManifest(workDir),
           resumed: true,
           sandbox: sandbox.record,
+          environment: context.environmentRecord,
           agent_fingerprint: pinAgent(context, agentFingerprint(agent), options.pinAgentVersion),
         });
         if (journalRepair) {

@@ -37,7 +37,7 @@ export async function invokeHook(context: RunContext, name: HookName, call: Hook
     hooksDir: context.paths.hooksDir,
     agentHome: context.agent.home,
     cwd: context.paths.workDir,
-    env: context.env,
+    env: context.userEnv,
     run: {
       runId: context.paths.runId,
       runDir: context.paths.runDir,

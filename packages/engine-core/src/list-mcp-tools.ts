@@ -4,11 +4,17 @@ import { RunSandbox } from '@delta/command-runner';
 import { startMcpServers, type McpToolDefinition } from '@delta/mcp';
 import type { LoadedAgent } from './load-agent.js';
 import { chooseSandbox } from './sandbox-choice.js';
+import { runSecrets } from './run-secrets.js';
 import { toolEnvironment } from './tool-environment.js';
 
 export interface ListMcpToolsOptions {
-  /** The environment the servers start from, as a run's tools do (default `process.env`); never the model credentials. */
+  /**
+   * The environment the servers start from (default `process.env`): they get of it what agent.yaml's
+   * `sandbox.env` allows, as in a run; never the model credentials.
+   */
   environment?: NodeJS.ProcessEnv;
+  /** Values no server's environment may hold (the model key, say), as EngineOptions.secrets. */
+  secrets?: readonly string[];
   /**
    * Lines for a person: the sandbox cannot be had (bubblewrap missing), so the servers run without one; a
    * server's tool is not offered.
@@ -32,7 +38,12 @@ export async function listMcpTools(agent: LoadedAgent, workDir: string, options:
       servers: agent.mcpServers,
       agentHome: agent.home,
       workDir,
-      env: toolEnvironment(options.environment ?? process.env, undefined, { DELTA_AGENT_HOME: agent.home, DELTA_CWD: workDir }),
+      env: toolEnvironment(options.environment ?? process.env, {
+        policy: agent.config.sandbox?.env,
+        secrets: [...runSecrets(undefined, agent), ...(options.secrets ?? [])],
+        engine: { DELTA_AGENT_HOME: agent.home, DELTA_CWD: workDir },
+        paths: { agentHome: agent.home, workDir },
+      }).environment,
       logDir,
       // A tool not offered (its name too long, its schema too deep) is said here as a run says it.
       ...(options.onWarning ? { log: options.onWarning } : {}),

@@ -47,6 +47,20 @@ export const ENGINE_REQUEST_FIELDS: readonly string[] = ['model', 'messages', 't
 const EXTRA_BODY_HINT = 'A parameter only your server knows goes under llm.extra_body, which is merged into the request as written.';
 
 /**
+ * The key of three letters or fewer one edit away (`pas` for `pass`, `st` for `set`): sandbox.env's keys
+ * are that short, where suggestName asks more of a name.
+ */
+function closeShortKey(name: string, known: readonly string[]): string | undefined {
+  const oneApart = (shorter: string, longer: string) =>
+    [...longer].some((_, index) => longer.slice(0, index) + longer.slice(index + 1) === shorter);
+  return known.find((candidate) =>
+    candidate.length === name.length + 1
+      ? oneApart(name, candidate)
+      : candidate.length === name.length && [...name].filter((char, index) => char !== candidate[index]).length === 1,
+  );
+}
+
+/**
  * agent.yaml's unknown keys: under `llm:`, a key is sent only when the engine knows it, so an unknown one
  * says where server-specific parameters go; the v1.1 names (`llm_config:`, `model_name:`) say to rename.
  */
@@ -59,6 +73,7 @@ export function describeAgentUnknownKey(key: UnknownKey): UnknownKeyVerdict {
       hint: 'Rename llm_config: to llm: (and its model_name: to model:), e.g.\nllm:\n  model: gpt-4o',
     };
   }
+  if (where === 'sandbox.env') return unknownKeyVerdict({ ...key, suggestion: key.suggestion ?? closeShortKey(key.key, key.known) });
   if (where !== 'llm') return unknownKeyVerdict(key);
   if (key.key === 'model_name') {
     return { error: true, message: 'model_name is the v1.1 name of model', hint: 'Rename llm.model_name to llm.model.' };

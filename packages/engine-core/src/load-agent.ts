@@ -7,6 +7,7 @@ import { formatProblem, type ConfigProblem } from '@delta/yaml-config';
 import type { McpServerEntry } from '@delta/mcp';
 import type { ExpandedTool } from '@delta/tool-expander';
 import { AgentConfig } from './agent-config.js';
+import { SANDBOX_ENV_HINT } from './sandbox-env-config.js';
 import { importBoundary } from './import-boundary.js';
 import { describeAgentUnknownKey } from './llm-parameters.js';
 import { mergeMcpServers } from './merge-mcp-servers.js';
@@ -141,6 +142,7 @@ function hintForAgentField(field: string): string | undefined {
   if (field.startsWith('imports'))
     return 'imports is a list of paths to YAML files holding tools, e.g.\nimports:\n  - ./tools/file-ops.yaml';
   if (field.startsWith('mcp_servers')) return MCP_SERVERS_HINT;
+  if (field.startsWith('sandbox.env')) return SANDBOX_ENV_HINT;
   if (field.startsWith('tools')) return 'tools is a list of tool definitions, e.g.\ntools:\n  - name: greet\n    exec: "echo ${text}"';
   if (field === 'system_prompt')
     return 'system_prompt is the path of the prompt file, relative to the agent directory: `system_prompt: system_prompt.md`.';

@@ -63,7 +63,13 @@ describe('an MCP server that sends JSON nested 100000 levels deep', () => {
   it('listMcpTools starts the servers from the environment it is given: shallow there, every tool is offered', async () => {
     const workDir = await createTempDir('mcp-list-');
     const home = await createTempAgent({
-      agentYaml: { name: 'mcp-list', llm: { model: 'm' }, mcp_servers: [{ name: 'deep', command: process.execPath, args: [DEEP_SERVER] }] },
+      agentYaml: {
+        name: 'mcp-list',
+        llm: { model: 'm' },
+        // A server gets of the environment what the agent passes on, as tools do.
+        sandbox: { env: { pass: ['DEEP_LEVELS'] } },
+        mcp_servers: [{ name: 'deep', command: process.execPath, args: [DEEP_SERVER] }],
+      },
     });
     const agent = loadAgent(home);
     const names = (tools: Array<{ name: string }>) => tools.map((tool) => tool.name).sort();

@@ -22,7 +22,8 @@ import { type RunContext, stopToolProcesses } from './run-context.js';
 import type { SandboxChoice } from './sandbox-choice.js';
 import type { EngineOptions } from './run-options.js';
 import { checkCostLimit, limitedSignal } from './run-limits.js';
-import { modelCredentials, toolEnvironment } from './tool-environment.js';
+import { modelCredentials } from './model-credentials.js';
+import { toolEnvironment, userEnvironment } from './tool-environment.js';
 
 /** The model client a run uses, where its requests go and its key came from, and what was not obeyed. */
 export interface ResolvedModel {
@@ -149,7 +150,9 @@ export function openRunContext(
   const otherKeys = (resolved.endpoint.secret_variables ?? [])
     .map((name) => environment[name]?.trim())
     .filter((value): value is string => value !== undefined && value !== '');
-  const secrets = redactable([...runSecrets(apiKey, agent), ...otherKeys]);
+  // Kept from every environment of the run, by value: the keys, the MCP servers' credentials, the caller's own.
+  const kept = [...(apiKey === undefined ? [] : [apiKey]), ...otherKeys, ...runSecrets(undefined, agent), ...(options.secrets ?? [])];
+  const secrets = redactable([...runSecrets(apiKey, agent), ...otherKeys, ...(options.secrets ?? [])]);
   // Every progress line, for the person and engine.log, holds no secret (an error may quote what a server said).
   const log = (said: string) => {
     const line = redactSecretText(said, secrets);
@@ -159,7 +162,14 @@ export function openRunContext(
       writeSync(engineLog, `${new Date().toISOString()} ${line}\n`);
     });
   };
-  for (const warning of resolved.warnings) log(`warning: ${warning}`);
+  const engine = { ...options.toolEnv, DELTA_RUN_ID: paths.runId, DELTA_AGENT_HOME: agent.home, DELTA_CWD: paths.workDir };
+  const tools = toolEnvironment(environment, {
+    policy: agent.config.sandbox?.env,
+    secrets: kept,
+    engine,
+    paths: { agentHome: agent.home, workDir: paths.workDir },
+  });
+  for (const warning of [...resolved.warnings, ...tools.warnings]) log(`warning: ${warning}`);
   const warned = new Set<string>();
   // Where no tool can write: what the workspace .env held when this engine started and when it ended.
   recordWorkspaceEnvStart(paths.workDir, paths.runId, resolved.envTrust);
@@ -173,12 +183,9 @@ export function openRunContext(
     requests: new InvocationRequestRecorder(paths),
     metadata: new MetadataFile(paths.metadata),
     model,
-    env: toolEnvironment(environment, [...(apiKey === undefined ? [] : [apiKey]), ...otherKeys], {
-      ...options.toolEnv,
-      DELTA_RUN_ID: paths.runId,
-      DELTA_AGENT_HOME: agent.home,
-      DELTA_CWD: paths.workDir,
-    }),
+    env: tools.environment,
+    userEnv: userEnvironment(environment, { secrets: kept, engine }),
+    environmentRecord: tools.record,
     credentials: modelCredentials(apiKey, model.baseUrl),
     secrets,
     maxIterations: options.maxIterations ?? agent.config.max_iterations ?? DEFAULT_MAX_ITERATIONS,

@@ -16,6 +16,7 @@ import { redactSecret } from './redact-secret.js';
 import type { AskHumanInteractively } from './ask-human.js';
 import type { ModelClient } from '@delta/model-wire';
 import type { ModelDelta } from './model-client.js';
+import type { EnvironmentRecord } from './tool-environment.js';
 
 /** Everything one engine process needs to drive a run. */
 export interface RunContext {
@@ -28,8 +29,12 @@ export interface RunContext {
   /** metadata.json, written from memory by the one engine holding the run's lock. */
   metadata: MetadataFile;
   model: ModelClient;
-  /** The environment for tools and generators (no model credentials). */
+  /** The environment of tools and stdio MCP servers: agent.yaml's `sandbox.env` allow-list (see toolEnvironment). */
   env: Record<string, string>;
+  /** The environment of hooks and `computed_file` generators: the user's, less every secret (see userEnvironment). */
+  userEnv: Record<string, string>;
+  /** What ENGINE_START records of `env`: the policy and the names, never a value. */
+  environmentRecord: EnvironmentRecord;
   /**
    * The model key and the agent's other secrets (runSecrets), redacted from everything the run writes or
    * shows: the journal's events, each request, the io/ records, the logs (see docs/models.md).

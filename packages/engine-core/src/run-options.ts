@@ -26,9 +26,17 @@ export interface EngineOptions {
    * Recorded (names only) in metadata.json, so that `delta continue`, replay and fork do the same.
    */
   secretVariables?: readonly string[];
-  /** The environment the engine reads settings from and passes on to tools (default `process.env`). */
+  /**
+   * More secret values (a queue's address and password, say): no variable holding one reaches a tool, an
+   * MCP server, a hook or a generator, and each is redacted from the run's records and logs as a key is.
+   */
+  secrets?: readonly string[];
+  /**
+   * The environment the engine reads settings from; tools get from it what agent.yaml's `sandbox.env`
+   * allows, hooks and generators all of it but the secrets (default `process.env`).
+   */
   environment?: NodeJS.ProcessEnv;
-  /** Variables added to the environment of tools and generators. */
+  /** Variables the engine adds, as they are, to the environment of tools, hooks and generators. */
   toolEnv?: Record<string, string>;
   /**
    * The most this engine invocation may spend (estimated from agent.yaml's `llm.pricing`, which it needs),

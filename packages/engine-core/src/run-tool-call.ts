@@ -11,7 +11,7 @@ import {
 } from '@delta/journal';
 import { DEFAULT_TOOL_OUTPUT_BYTES } from './agent-config.js';
 import { formatObservation } from './observation.js';
-import { environmentForTool } from './tool-environment.js';
+import { environmentForTool } from './model-credentials.js';
 
 export interface ToolCallOutcome {
   status: ActionResultStatus;

@@ -117,6 +117,7 @@ export async function startRun(options: StartRunOptions): Promise<RunResult> {
           ...options.origin,
           workspace: workspaceManifest(workspace.path),
           sandbox: sandbox.record,
+          environment: context.environmentRecord,
           agent_fingerprint: pinAgent(context, agentFingerprint(options.agent), options.pinAgentVersion),
         });
         record(context, { type: 'USER_MESSAGE', content: options.message });

@@ -61,7 +61,7 @@ async function nextRequest(context: RunContext, iteration: number, request: Requ
     runId: context.paths.runId,
     journalPath: context.paths.journal,
     state: context.journal.state,
-    env: context.env,
+    env: context.userEnv,
     reservedTokens: toolTokens,
     recordDirectory: (index, source) =>
       join(context.paths.ioDir, 'context', `${String(iteration).padStart(4, '0')}_${source.id ?? `source_${index}`}`),

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTempDirs } from '@delta/testkit';
 import { callTool, toolCallContext } from './tool-call.test-support.js';
-import { environmentForTool, modelCredentials, toolEnvironment } from './tool-environment.js';
+import { environmentForTool, modelCredentials } from './model-credentials.js';
+import { toolEnvironment } from './tool-environment.js';
 
 afterEach(() => cleanupTempDirs());
 
@@ -67,16 +68,18 @@ describe('pass_model_credentials', () => {
 
 describe('the environments it is built from', () => {
   it('toolEnvironment drops the key by name and by value; modelCredentials names only what is known', () => {
-    const shared = toolEnvironment({ PATH: '/bin', DELTA_API_KEY: KEY, OPENAI_API_KEY: 'other', COPY: `x${KEY}x` }, KEY, {
-      DELTA_RUN_ID: 'r',
-    });
+    const all = { policy: { inherit: 'all' as const } };
+    const shared = toolEnvironment(
+      { PATH: '/bin', DELTA_API_KEY: KEY, OPENAI_API_KEY: 'other', COPY: `x${KEY}x` },
+      { ...all, secrets: [KEY], engine: { DELTA_RUN_ID: 'r' } },
+    ).environment;
     expect(shared).toEqual({ PATH: '/bin', DELTA_RUN_ID: 'r' });
     // The endpoint stays with the engine too: a sub-agent started without the opt-in then says what to add.
     const endpoints = { DELTA_BASE_URL: 'http://a/v1', OPENAI_BASE_URL: 'http://b/v1', OPENAI_API_URL: 'http://c/v1' };
-    expect(toolEnvironment({ PATH: '/bin', ...endpoints }, undefined, {})).toEqual({ PATH: '/bin' });
+    expect(toolEnvironment({ PATH: '/bin', ...endpoints }, all).environment).toEqual({ PATH: '/bin' });
     // A models file's keys, each in a variable of its own name: none reaches a tool.
     const models = { ALPHA_KEY: 'alpha-key-0123', BRAVO_KEY: 'bravo-key-4567', HOME: '/root' };
-    expect(toolEnvironment(models, ['alpha-key-0123', 'bravo-key-4567'], {})).toEqual({ HOME: '/root' });
+    expect(toolEnvironment(models, { ...all, secrets: ['alpha-key-0123', 'bravo-key-4567'] }).environment).toEqual({ HOME: '/root' });
     expect(modelCredentials(KEY, undefined)).toEqual({ DELTA_API_KEY: KEY });
     expect(modelCredentials(undefined, undefined)).toEqual({});
     expect(environmentForTool(shared, undefined)).toBe(shared);

@@ -51,7 +51,7 @@ export interface BatchRunOutcome {
 /** The engine options a batch passes to every run (the model endpoint, environments, the signal). */
 export type BatchEngineOptions = Pick<
   EngineOptions,
-  'apiKey' | 'baseUrl' | 'model' | 'environment' | 'toolEnv' | 'maxIterations' | 'maxRetries' | 'signal' | 'onEvent'
+  'apiKey' | 'baseUrl' | 'model' | 'environment' | 'toolEnv' | 'secrets' | 'maxIterations' | 'maxRetries' | 'signal' | 'onEvent'
 >;
 
 export interface ExecuteRunOptions extends BatchEngineOptions {
@@ -218,6 +218,9 @@ async function describe(
     environment: options.environment,
     finalAnswer: result?.finalAnswer,
     modelsFile: batch.definition.models_file,
+    // A command grader gets what the agent's tools get of the environment, and no secret of the run.
+    sandboxEnv: batch.agents.get(key.model)?.config.sandbox?.env,
+    secrets: [...(options.apiKey === undefined ? [] : [options.apiKey]), ...(options.secrets ?? [])],
   });
   return { ...outcome, grade };
 }

@@ -2,6 +2,7 @@ import { ConfigurationError } from '@delta/errors';
 import { parseBuiltinGrader } from './builtin-graders.js';
 import type { Grade } from './grade.js';
 import { gradeRun } from './grade-run.js';
+import { loadBatchAgent } from './load-batch-agent.js';
 import { resolveJudge } from './model-judge.js';
 import { readRunOnDisk } from './run-record.js';
 import type { BatchRunKey } from './batch-layout.js';
@@ -34,7 +35,10 @@ export async function gradeBatch(out: string, options: GradeBatchOptions): Promi
   }
   // An unknown built-in name, or a judge the models file lacks, is refused before any run is graded.
   parseBuiltinGrader(grader);
-  resolveJudge(grader, batch.definition.models_file, options.environment ?? process.env);
+  const judge = resolveJudge(grader, batch.definition.models_file, options.environment ?? process.env);
+  // A command grader gets what the agent's tools get of the environment (agent.yaml's sandbox.env, as it is now).
+  const command = judge === undefined && parseBuiltinGrader(grader) === undefined;
+  const sandboxEnv = command ? loadBatchAgent(batch.definition.agent, { set: batch.definition.set }).config.sandbox?.env : undefined;
   const graded: { key: BatchRunKey; grade: Grade }[] = [];
   await runPool(
     batchKeys(batch.definition),
@@ -46,6 +50,7 @@ export async function gradeBatch(out: string, options: GradeBatchOptions): Promi
       const grade = await gradeRun(grader, batch.tasks.get(key.task)!, key, found, batch.definition.agent, {
         ...options,
         modelsFile: batch.definition.models_file,
+        sandboxEnv,
       });
       graded.push({ key, grade });
       options.onGraded?.(key, grade);

@@ -1,3 +1,4 @@
+import type { SandboxEnvConfig } from '@delta/engine';
 import type { BatchRunKey } from './batch-layout.js';
 import type { Task } from './dataset.js';
 import { type Grade, runGrader } from './grade.js';
@@ -10,6 +11,10 @@ export interface GradeRunOptions {
   finalAnswer?: string | undefined;
   /** The batch's models file, where a `model:NAME` grader finds its judge. */
   modelsFile?: string | undefined;
+  /** agent.yaml's `sandbox.env`: what a command grader gets of `environment`, as the agent's tools do. */
+  sandboxEnv?: SandboxEnvConfig | undefined;
+  /** More secret values no grader gets (see RunGraderOptions.secrets). */
+  secrets?: readonly string[] | undefined;
 }
 
 /** Runs the grader on one finished run of a batch, telling it the task, the answer and where the run is. */
@@ -26,6 +31,8 @@ export function gradeRun(
     ...(options.environment ? { environment: options.environment } : {}),
     ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.modelsFile ? { modelsFile: options.modelsFile } : {}),
+    ...(options.sandboxEnv ? { sandboxEnv: options.sandboxEnv } : {}),
+    ...(options.secrets ? { secrets: options.secrets } : {}),
     input: {
       task: {
         id: task.id,

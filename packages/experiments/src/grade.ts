@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type SandboxEnvConfig, toolEnvironment } from '@delta/engine';
 import { diskWrite, parseJson } from '@delta/errors';
 import { type BuiltinVerdict, builtinVerdict, parseBuiltinGrader } from './builtin-graders.js';
 import { Grade } from './grade-schema.js';
@@ -27,8 +28,15 @@ export interface GradeInput {
 export interface RunGraderOptions {
   command: string;
   input: GradeInput;
-  /** The environment the grader starts from (default `process.env`); model keys are never passed on. */
+  /**
+   * The environment the grader starts from (default `process.env`): a command grader gets of it what
+   * `sandboxEnv` allows, as the agent's tools do; never a model key, nor a variable holding one's value.
+   */
   environment?: NodeJS.ProcessEnv;
+  /** agent.yaml's `sandbox.env` of the batch's agent; without it, the core. */
+  sandboxEnv?: SandboxEnvConfig | undefined;
+  /** More secret values (the run's key when given as an option, a queue's address): none reaches the grader. */
+  secrets?: readonly string[] | undefined;
   timeoutMs?: number;
   /** The batch's models file: where a `model:NAME` grader finds its judge. */
   modelsFile?: string;
@@ -58,25 +66,27 @@ function keyVariables(options: RunGraderOptions): string[] {
   return ['DELTA_API_KEY', 'OPENAI_API_KEY', ...batchKeyVariables({ models: [], models_file: options.modelsFile })];
 }
 
+/** The values of every model key the grader could find, and the caller's other secrets: none reaches it. */
+function secretValues(options: RunGraderOptions): string[] {
+  const environment = options.environment ?? process.env;
+  const keys = keyVariables(options).map((name) => environment[name]?.trim());
+  return [...keys, ...(options.secrets ?? [])].filter((value): value is string => value !== undefined && value !== '');
+}
+
 /** The input with every model key's value replaced: a final answer may quote one (a grader never gets a key). */
 function withoutKeys(options: RunGraderOptions): GradeInput {
-  const environment = options.environment ?? process.env;
-  const values = keyVariables(options)
-    .map((name) => environment[name]?.trim())
-    .filter((value): value is string => value !== undefined && value.length >= 8);
+  const values = secretValues(options).filter((value) => value.length >= 8);
   const answer = options.input.final_answer;
   if (answer === null || values.length === 0) return options.input;
   return { ...options.input, final_answer: values.reduce((text, value) => text.replaceAll(value, '[REDACTED]'), answer) };
 }
 
-function graderEnvironment(options: RunGraderOptions, inputFile: string): NodeJS.ProcessEnv {
+/** A command grader's environment: the agent's `sandbox.env` allow-list, as for its tools, then the run's facts. */
+function graderEnvironment(options: RunGraderOptions, inputFile: string): Record<string, string> {
   const { input } = options;
-  const environment: NodeJS.ProcessEnv = { ...(options.environment ?? process.env) };
-  for (const name of keyVariables(options)) delete environment[name];
   const expected = JSON.stringify(input.task.expected ?? null);
   const answer = input.final_answer ?? '';
-  return {
-    ...environment,
+  const facts = {
     DELTA_GRADE_INPUT: inputFile,
     DELTA_TASK_ID: input.task.id,
     DELTA_MODEL: input.model,
@@ -89,6 +99,12 @@ function graderEnvironment(options: RunGraderOptions, inputFile: string): NodeJS
     ...(expected.length <= MAX_VARIABLE ? { DELTA_EXPECTED: expected } : {}),
     ...(answer.length <= MAX_VARIABLE ? { DELTA_FINAL_ANSWER: answer } : {}),
   };
+  return toolEnvironment(options.environment ?? process.env, {
+    policy: options.sandboxEnv,
+    secrets: secretValues(options),
+    engine: facts,
+    paths: { agentHome: input.agent_home, workDir: input.work_dir },
+  }).environment;
 }
 
 /** The grader's verdict from its last line of output (a JSON object with a numeric score) or its exit code. */

@@ -78,8 +78,8 @@ function count(summary: BatchSummary, outcome: BatchRunOutcome): void {
 
 /** The options every run gets, from the batch's. */
 function engineOptionsOf(options: Omit<RunBatchOptions, keyof BatchSpec>): ExecuteRunOptions {
-  const { apiKey, baseUrl, model, environment, toolEnv, maxIterations, maxRetries, signal, retryFailed } = options;
-  const picked = { apiKey, baseUrl, model, environment, toolEnv, maxIterations, maxRetries, signal, retryFailed };
+  const { apiKey, baseUrl, model, environment, toolEnv, secrets, maxIterations, maxRetries, signal, retryFailed } = options;
+  const picked = { apiKey, baseUrl, model, environment, toolEnv, secrets, maxIterations, maxRetries, signal, retryFailed };
   return Object.fromEntries(Object.entries(picked).filter(([, value]) => value !== undefined)) as ExecuteRunOptions;
 }
 

@@ -95,6 +95,11 @@ export const EngineStartEvent = z.looseObject({
   replay_of: RunOrigin.optional(),
   /** The sandbox this engine's tool calls ran in (`mode: off` with a note when the default could not be had). */
   sandbox: z.object({ mode: z.string(), network: z.boolean(), note: z.string().optional() }).optional(),
+  /**
+   * The environment this engine's tools and MCP servers got (agent.yaml's `sandbox.env`): its `inherit`, the
+   * names given and the names kept back as secrets; never a value (absent from older journals).
+   */
+  environment: z.looseObject({ inherit: z.string(), names: z.array(z.string()), withheld: z.array(z.string()) }).optional(),
   /** The agent's files as this engine found them (absent before 0.2: older journals still read). */
   agent_fingerprint: AgentFingerprint.optional(),
 });

@@ -65,7 +65,7 @@ async function endpointOf(entry: McpServerEntry, options: StartMcpServersOptions
     kind: 'stdio',
     command,
     cwd,
-    // As for tools: the engine's environment without the model credentials, unless the server opts in.
+    // The tools' environment (agent.yaml's sandbox.env allow-list), the credentials only if it opts in, then its own env:.
     env: { ...options.env, ...(config.pass_model_credentials === true ? options.credentials : {}), ...ownEnv },
     stderrFile: join(options.logDir, `${config.name}.stderr.log`),
   };

@@ -49,7 +49,7 @@ export interface StartMcpServersOptions {
   agentHome: string;
   /** The workspace: `${CWD}`, and a stdio server's working directory unless it says `cwd:`. */
   workDir: string;
-  /** The environment of stdio servers: the engine's, without the model credentials. */
+  /** The environment of stdio servers, as the engine gives its tools (no model credentials, no secret); each server's `env:` goes on top. */
   env: Record<string, string>;
   /** Added for servers that say `pass_model_credentials: true`. */
   credentials?: Record<string, string>;

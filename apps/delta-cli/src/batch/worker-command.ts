@@ -40,7 +40,13 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
       concurrency,
       lockDurationMs: lockSeconds * 1_000,
       signal: controller.signal,
-      engine: { ...endpoint, environment: engineEnvironment(), toolEnv: subAgentEnvironment() },
+      engine: {
+        ...endpoint,
+        environment: engineEnvironment(),
+        toolEnv: subAgentEnvironment(),
+        // The queue's address and password: in no tool's, hook's or grader's environment, redacted as keys are.
+        secrets: [String(flags.queue), ...(address.password === undefined ? [] : [address.password])],
+      },
       log: (line) => process.stderr.write(`worker ${process.pid}: ${line}\n`),
       onRunStart: (key, workDir) => process.stderr.write(`worker ${process.pid}: start ${describeKey(key)} in ${workDir}\n`),
       onRunEnd: (outcome) => process.stdout.write(`${describeOutcome(outcome)}\n`),

@@ -1,0 +1,58 @@
+import { CREDENTIAL_NAMES } from './model-settings.js';
+
+/**
+ * Variables no tool, MCP server, grader, hook or generator ever gets, whatever agent.yaml says: the model
+ * credentials (a tool opts in with `pass_model_credentials`) and the queue's address with its password.
+ */
+export const NEVER_PASSED_NAMES: readonly string[] = [...CREDENTIAL_NAMES, 'DELTA_QUEUE'];
+
+/** The core a tool gets by default (`sandbox.env.inherit: core`): what programs need to run, nothing that is a secret. */
+export const CORE_NAMES: readonly string[] = ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LC_*', 'TERM', 'TZ', 'TMPDIR'];
+
+/** The run's variables, set by the engine (and DELTA_SANDBOX by the sandbox): agent.yaml cannot set them. */
+export const RUN_VARIABLES: readonly string[] = ['DELTA_RUN_ID', 'DELTA_AGENT_HOME', 'DELTA_CWD', 'DELTA_SANDBOX'];
+
+/**
+ * Variables bash keeps for itself (readonly, dynamic or reset when it starts), so the sandbox's launcher,
+ * a bash, cannot hand them to a tool with the value given: the list of BASH_OWN in
+ * @delta/command-runner's shell-launcher.ts, plus every `BASH_*`.
+ */
+const BASH_OWN = new Set([
+  'BASHOPTS',
+  'BASHPID',
+  'DIRSTACK',
+  'EPOCHREALTIME',
+  'EPOCHSECONDS',
+  'EUID',
+  'FUNCNAME',
+  'GROUPS',
+  'HISTCMD',
+  'LINENO',
+  'OPTIND',
+  'PIPESTATUS',
+  'PPID',
+  'RANDOM',
+  'SECONDS',
+  'SHELLOPTS',
+  'SRANDOM',
+  'UID',
+]);
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Why bash cannot export `name` as given, or undefined when it can. */
+export function unexportableReason(name: string): string | undefined {
+  if (!IDENTIFIER.test(name)) return 'it is not a name a shell can export (letters, digits and _, not starting with a digit)';
+  if (BASH_OWN.has(name) || name.startsWith('BASH_')) return 'bash keeps it for itself, so a tool cannot be given its value';
+  return undefined;
+}
+
+/** A `pass:` entry: a name, or a glob of one with `*` (any run of characters) and `?` (one character). */
+export const NAME_PATTERN = /^[A-Za-z_*?][A-Za-z0-9_*?]*$/;
+
+/** Whether `name` matches a `pass:` entry (see NAME_PATTERN). */
+export function matchesNamePattern(name: string, pattern: string): boolean {
+  if (!/[*?]/.test(pattern)) return name === pattern;
+  const source = pattern.replace(/[*?]/g, (wildcard) => (wildcard === '*' ? '.*' : '.'));
+  return new RegExp(`^${source}$`).test(name);
+}
