@@ -11,6 +11,6 @@ export { hiddenPathsNote } from './sandbox/hidden-paths.js';
 export type { SandboxedCommand } from './sandbox/run-sandbox.js';
 export { probeBubblewrap } from './sandbox/probe-bubblewrap.js';
 export type { BubblewrapProbe } from './sandbox/probe-bubblewrap.js';
-export { bubblewrapSandboxArgs, bubblewrapToolArgs, SANDBOX_OUTPUT_DIR } from './sandbox/bubblewrap-args.js';
+export { bubblewrapSandboxArgs, bubblewrapToolArgs } from './sandbox/bubblewrap-args.js';
 export { BUBBLEWRAP_INSTALL, SANDBOX_MODES } from './sandbox/sandbox-policy.js';
 export type { SandboxMode, SandboxPolicy } from './sandbox/sandbox-policy.js';

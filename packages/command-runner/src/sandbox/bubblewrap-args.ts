@@ -8,7 +8,8 @@ import { SECCOMP_FD, USER_NAMESPACE_FD, type SandboxPolicy } from './sandbox-pol
  * remount / or .delta/ writable), no_new_privs (bubblewrap sets it: no setuid program gains rights), and a
  * session of its own (a tool cannot push keystrokes into the terminal the engine was started from).
  */
-// The seccomp filter (setIdFilter, read from SECCOMP_FD): no set-user-ID file left behind.
+// The seccomp filter (sandboxSeccompFilter, read from SECCOMP_FD): no set-user-ID file left behind, no
+// process reaching into another.
 const NO_PRIVILEGES = ['--cap-drop', 'ALL', '--new-session', '--seccomp', String(SECCOMP_FD)];
 
 /**
@@ -19,11 +20,15 @@ const NO_PRIVILEGES = ['--cap-drop', 'ALL', '--new-session', '--seccomp', String
  * which the whole file system is read-only, /tmp is `tmpDir` (the run's own), the visible paths (the
  * agent's directory, the launcher's program) are read-only as they are, also where they lie under the
  * workspace or a writable path, the workspace is writable (`workspace-write`) except the protected
- * paths, and so are the writable paths. `/tmp/.delta-io` is
- * `tmpDir/.delta-io` bound on itself: where the launcher opens each call's output (see RunSandbox), a
- * mount point no tool can remove or replace by a symbolic link. The order matters: a later mount covers
- * an earlier one, so the workspace (which may be under /tmp) is bound after /tmp, and the protected paths
- * after the workspace. `infoFd` receives `{"child-pid": N}` (the namespace's first process) once it runs.
+ * paths, and so are the writable paths. The order matters: a later mount covers an earlier one, so the
+ * workspace (which may be under /tmp) is bound after /tmp, and the protected paths after the workspace.
+ * `infoFd` receives `{"child-pid": N}` (the launcher's pid) once it runs.
+ *
+ * The launcher is the namespace's first process (`--as-pid-1`: no bubblewrap process in there whose
+ * descriptors, the engine's pipes among them, or argv, with this machine's paths, a tool could read; and a
+ * process no tool can signal), and starts in /tmp/.delta-io (LAUNCHER_DIR), the directory the engine then
+ * moves out of the tools' sight (see RunSandbox). /proc is read-only: no tool writes another process's
+ * memory through /proc/<pid>/mem.
  *
  * No tool can create a user namespace in there (`--disable-userns`: bubblewrap runs the tools in a nested
  * one whose limit is 0), so none can gain capabilities again in a namespace of its own. With the network
@@ -42,31 +47,33 @@ export function bubblewrapSandboxArgs(
     ...NO_PRIVILEGES,
     '--disable-userns',
     '--die-with-parent',
+    '--as-pid-1',
     '--info-fd',
     String(infoFd),
     ...mountArgs(policy, tmpDir, coveredSockets),
     ...(policy.network ? [] : ['--unshare-net']),
+    '--chdir',
+    join('/tmp', LAUNCHER_DIR),
     '--',
   ];
 }
 
-/** Where, under the sandbox's /tmp, the launcher inside opens each call's output files. */
-export const SANDBOX_OUTPUT_DIR = '.delta-io';
+/** Where, under the sandbox's /tmp, the launcher inside starts: its program, and later each call's files (see RunSandbox). */
+export const LAUNCHER_DIR = '.delta-io';
 
 function mountArgs(policy: SandboxPolicy, tmpDir: string, coveredSockets: readonly string[]): string[] {
-  const output = join(tmpDir, SANDBOX_OUTPUT_DIR);
-  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
-  // Every run's private /tmp is a directory of the same one (see sandboxTmpParent): /tmp is covered by the
-  // run's own below, but another (delta-sandboxes-<uid> under TMPDIR=/var/tmp) would show each tool every
-  // other run's /tmp, its staged environments (a key given to a tool) and inputs. It is covered by an empty
-  // tmpfs nobody can write (4 KB at most, should a tool make it writable).
-  const parent = dirname(tmpDir);
+  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--remount-ro', '/proc'];
+  // Every run's private /tmp is `<parent>/<the sandbox's directory>/tmp`, with one parent for all (see
+  // sandboxTmpParent): /tmp is covered by the run's own below, but another parent (delta-sandboxes-<uid>
+  // under TMPDIR=/var/tmp) would show each tool every other run's /tmp. It is covered by an empty tmpfs
+  // nobody can write (4 KB at most, should a tool make it writable).
+  const parent = dirname(dirname(tmpDir));
   if (parent !== '/tmp' && parent !== '/') args.push('--perms', '0555', '--size', '4096', '--tmpfs', parent);
   if (!policy.network) {
     args.push('--tmpfs', '/run');
     if (varRunIsDirectory()) args.push('--tmpfs', '/var/run');
   }
-  args.push('--bind', tmpDir, '/tmp', '--bind', output, join('/tmp', SANDBOX_OUTPUT_DIR));
+  args.push('--bind', tmpDir, '/tmp');
   // A visible path under a writable one (an agent directory kept in its workspace) is bound after it:
   // bound before, the writable bind would cover it, and a tool could rewrite the agent's hooks.yaml. One
   // that IS the workspace (a PATH directory's top under /tmp, when the workspace is that directory) stays

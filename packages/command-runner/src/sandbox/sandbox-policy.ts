@@ -25,7 +25,7 @@ export interface SandboxPolicy {
 /** The file descriptor a command's own bubblewrap receives: the user namespace the run's tools are in. */
 export const USER_NAMESPACE_FD = 3;
 
-/** The file descriptor from which every bubblewrap of a run reads its seccomp filter (see setIdFilter). */
+/** The file descriptor from which every bubblewrap of a run reads its seccomp filter (see sandboxSeccompFilter). */
 export const SECCOMP_FD = 4;
 
 /** The install command a person is told when bubblewrap is missing. */
