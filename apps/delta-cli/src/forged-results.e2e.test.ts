@@ -71,7 +71,7 @@ describe.skipIf(noBubblewrap !== undefined)("no process of a run's sandbox forge
         const seen = Object.fromEntries(parseObserved(readFileSync(join(work, 'forger.txt'), 'utf8')));
         expect(seen).toEqual({
           // No bubblewrap in there (its argv named this machine's paths), and no way to the launcher's directory.
-          pid1: ['delta-sandbox-launcher '],
+          pid1: ['delta-sandbox-launcher --library-path /tmp/.delta-io/lib /tmp/.delta-io/bash --norc --noprofile '],
           'launcher-dir': ['hidden'],
           'launcher-getfd': ['refused'],
           'watcher-getfd': ['refused'],

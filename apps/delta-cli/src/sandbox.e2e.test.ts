@@ -106,7 +106,7 @@ describe.skipIf(!probe.ok && unavailable !== undefined)('delta run in the sandbo
       const processes = readFileSync(join(work, 'processes.txt'), 'utf8');
       // (the launcher, pid 1, which no tool can reach, and the tool's own processes: no bubblewrap, whose
       // argv named this machine's paths, neither the engine, its own launcher, nor the test)
-      expect(processes.split('\n')[0]).toMatch(/^delta-sandbox-launcher\s*$/);
+      expect(processes.split('\n')[0]).toMatch(/^delta-sandbox-launcher --library-path /);
       expect(processes).not.toMatch(/bwrap|delta\.js|delta-launcher|vitest/);
       expect(readFileSync(join(work, 'key.txt'), 'utf8')).toBe('no-key\n');
       // The loopback server outside: reached only with the network on.

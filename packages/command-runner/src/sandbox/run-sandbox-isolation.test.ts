@@ -65,9 +65,9 @@ describe.skipIf(skip)('a sandboxed tool (real bubblewrap)', () => {
       expect(result.stdout.head).not.toContain('ENGINE-VISIBLE');
       // The launcher (pid 1: no bubblewrap in there, so no argv naming this machine's paths), the call's
       // watcher (a fork of it), the tool's shell and what it runs: nothing else.
-      expect(lines[0]).toBe('1 delta-sandbox-launcher ');
+      expect(lines[0]).toBe('1 delta-sandbox-launcher --library-path /tmp/.delta-io/lib /tmp/.delta-io/bash --norc --noprofile ');
       for (const line of lines) expect(line).toMatch(/^\d+ (delta-sandbox-launcher|cat |sh -c |tr )/);
-      expect(lines.join('\n')).not.toMatch(/bwrap|node|vitest|delta-launcher|delta-sandbox-tmp|\/tmp\//);
+      expect(lines.join('\n')).not.toMatch(/bwrap|node|vitest|delta-launcher|delta-sandbox-tmp|delta-sandboxes/);
     } finally {
       await sandbox.stop();
     }

@@ -6,11 +6,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CommandLauncher, launcherProgramPath, type LaunchRequest, type LaunchedCommand } from '../launcher.js';
 import { bubblewrapSandboxArgs, bubblewrapToolArgs, LAUNCHER_DIR } from './bubblewrap-args.js';
-import { placeLauncherBash, releaseLauncherBash } from './launcher-bash.js';
+import { launcherCommand, placeLauncherFiles, releaseLauncherFiles } from './launcher-files.js';
 import { outsideSockets } from './outside-sockets.js';
 import { createSandboxTmp, removeAbandonedSandboxTmpsOnce, sandboxTmpParent } from './sandbox-tmp.js';
 import { stageFile, stageInput, stageOutput, type StagedOutput } from './stage-output.js';
-import { SHELL_LAUNCHER_PROGRAM, shellLauncherCommand, shellWord } from './shell-launcher.js';
+import { SHELL_LAUNCHER_PROGRAM, shellWord } from './shell-launcher.js';
 import { SECCOMP_FD, type SandboxPolicy } from './sandbox-policy.js';
 import { sandboxSeccompFilter } from './seccomp-filter.js';
 
@@ -26,9 +26,6 @@ export interface SandboxedCommand {
 
 const INFO_FD = 3;
 
-/** The launcher's program, in its directory (see placeLauncherBash). */
-const LAUNCHER_PROGRAM = 'launcher';
-
 /** The top directory under /tmp of `path`, if it is under /tmp (the sandbox's /tmp is its own). */
 function topUnderTmp(path: string): string[] {
   return path.startsWith('/tmp/') ? [join('/tmp', path.slice('/tmp/'.length).split('/')[0]!)] : [];
@@ -41,8 +38,8 @@ function topUnderTmp(path: string): string[] {
  * mount set up per call (what cost 5-8 ms a call when each call had its own bubblewrap). See
  * bubblewrapSandboxArgs for what the tools see.
  *
- * The launcher shares the tools' user and PID namespaces, yet no tool can reach it: it runs a bash it may
- * not read, which makes it and its watchers non-dumpable (launcher-bash.ts), it is the namespace's first
+ * The launcher shares the tools' user and PID namespaces, yet no tool can reach it: it runs from a loader it
+ * may not read, which makes it and its watchers non-dumpable (launcher-files.ts), it is the namespace's first
  * process (no tool can signal it), and the seccomp filter refuses ptrace, process_vm_* and pidfd_getfd.
  * Its replies, the end and exit code of every call, are therefore its own.
  *
@@ -86,7 +83,7 @@ export class RunSandbox {
     this.tmpDir = join(this.home, 'tmp');
     this.ioDir = join(this.tmpDir, LAUNCHER_DIR);
     mkdirSync(this.ioDir, { recursive: true, mode: 0o700 });
-    placeLauncherBash(parent, join(this.ioDir, LAUNCHER_PROGRAM));
+    placeLauncherFiles(parent, this.ioDir);
     startSoon(this);
   }
 
@@ -117,10 +114,7 @@ export class RunSandbox {
     const seen = { ...policy, visiblePaths };
     const launcher = CommandLauncher.startCommand({
       file: this.bubblewrap,
-      args: [
-        ...bubblewrapSandboxArgs(seen, this.tmpDir, INFO_FD, outsideSockets(seen)),
-        ...shellLauncherCommand(join('/tmp', LAUNCHER_DIR, LAUNCHER_PROGRAM)),
-      ],
+      args: [...bubblewrapSandboxArgs(seen, this.tmpDir, INFO_FD, outsideSockets(seen)), ...launcherCommand(join('/tmp', LAUNCHER_DIR))],
       // Nothing of the engine's environment: a tool can read the launcher's through /proc.
       env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
       // INFO_FD, then SECCOMP_FD.
@@ -253,7 +247,7 @@ export class RunSandbox {
 
   /** Ends the sandbox: every process left inside is killed with it. Waits for that, then removes its /tmp. */
   async stop(): Promise<void> {
-    if (!this.stopped) releaseLauncherBash();
+    if (!this.stopped) releaseLauncherFiles();
     this.stopped = true;
     const running = this.running;
     if (running) {

@@ -81,12 +81,13 @@ sync() { echo "S $1"; }
 `;
 
 /**
- * The command that starts the launcher (inside bubblewrap): `program`, a bash the launcher cannot read (see
- * launcher-bash.ts), named `delta-sandbox-launcher` (what ps shows, and what its watchers show), reading its
- * program and then its messages from its stdin. Outside a sandbox (tests), the machine's bash.
+ * The command that starts the launcher's program outside a sandbox (tests): this machine's bash, named
+ * `delta-sandbox-launcher`, reading its program and then its messages from its stdin. In a sandbox it is
+ * started from files of its own: launcher-files.ts.
  */
-export function shellLauncherCommand(program = findBash()): string[] {
-  return [program, '--norc', '--noprofile', '-c', 'exec -a delta-sandbox-launcher "$0"', program];
+export function shellLauncherCommand(): string[] {
+  const bash = findBash();
+  return [bash, '--norc', '--noprofile', '-c', 'exec -a delta-sandbox-launcher "$0"', bash];
 }
 
 /**
