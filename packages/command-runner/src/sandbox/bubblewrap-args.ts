@@ -1,6 +1,6 @@
 import { dirname, isAbsolute, join, relative as relativePath } from 'node:path';
 import { varRunIsDirectory } from './outside-sockets.js';
-import { SECCOMP_FD, USER_NAMESPACE_FD, type SandboxPolicy } from './sandbox-policy.js';
+import { pathInside, SECCOMP_FD, USER_NAMESPACE_FD, type SandboxPolicy } from './sandbox-policy.js';
 
 /**
  * What holds every sandboxed process, whoever started the engine (root included, as in containers and
@@ -48,6 +48,7 @@ export function bubblewrapSandboxArgs(
     '--disable-userns',
     '--die-with-parent',
     '--as-pid-1',
+    ...(policy.image ? ['--uid', String(policy.image.uid ?? 0), '--gid', String(policy.image.gid ?? 0)] : []),
     '--info-fd',
     String(infoFd),
     ...mountArgs(policy, tmpDir, coveredSockets),
@@ -61,17 +62,28 @@ export function bubblewrapSandboxArgs(
 /** Where, under the sandbox's /tmp, the launcher inside starts: its program, and later each call's files (see RunSandbox). */
 export const LAUNCHER_DIR = '.delta-io';
 
+/** Where the run's root is mounted (its image under its own layer): beside its /tmp (see RunSandbox). */
+export function imageRootMount(tmpDir: string): string {
+  return join(dirname(tmpDir), 'root');
+}
+
 function mountArgs(policy: SandboxPolicy, tmpDir: string, coveredSockets: readonly string[]): string[] {
-  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--remount-ro', '/proc'];
-  // Every run's private /tmp is `<parent>/<the sandbox's directory>/tmp`, with one parent for all (see
-  // sandboxTmpParent): /tmp is covered by the run's own below, but another parent (delta-sandboxes-<uid>
-  // under TMPDIR=/var/tmp) would show each tool every other run's /tmp. It is covered by an empty tmpfs
-  // nobody can write (4 KB at most, should a tool make it writable).
-  const parent = dirname(dirname(tmpDir));
-  if (parent !== '/tmp' && parent !== '/') args.push('--perms', '0555', '--size', '4096', '--tmpfs', parent);
-  if (!policy.network) {
-    args.push('--tmpfs', '/run');
-    if (varRunIsDirectory()) args.push('--tmpfs', '/var/run');
+  const args = policy.image
+    ? [policy.mode === 'workspace-write' ? '--bind' : '--ro-bind', imageRootMount(tmpDir), '/']
+    : ['--ro-bind', '/', '/'];
+  args.push('--dev', '/dev', '--proc', '/proc', '--remount-ro', '/proc');
+  if (!policy.image) {
+    // Every run's private /tmp is `<parent>/<the sandbox's directory>/tmp`, with one parent for all (see
+    // sandboxTmpParent): /tmp is covered by the run's own below, but another parent (delta-sandboxes-<uid>
+    // under TMPDIR=/var/tmp) would show each tool every other run's /tmp. It is covered by an empty tmpfs
+    // nobody can write (4 KB at most, should a tool make it writable). (Under an image nothing of this
+    // machine's is there to cover.)
+    const parent = dirname(dirname(tmpDir));
+    if (parent !== '/tmp' && parent !== '/') args.push('--perms', '0555', '--size', '4096', '--tmpfs', parent);
+    if (!policy.network) {
+      args.push('--tmpfs', '/run');
+      if (varRunIsDirectory()) args.push('--tmpfs', '/var/run');
+    }
   }
   args.push('--bind', tmpDir, '/tmp');
   // A visible path under a writable one (an agent directory kept in its workspace) is bound after it:
@@ -80,17 +92,22 @@ function mountArgs(policy: SandboxPolicy, tmpDir: string, coveredSockets: readon
   // before it: the workspace is writable as asked (chooseSandbox refuses an agent that is its workspace).
   const writable = [...(policy.mode === 'workspace-write' ? [policy.workspace] : []), ...policy.writablePaths];
   const covered = policy.visiblePaths.filter((path) => writable.some((outer) => path !== outer && isWithin(path, outer)));
-  for (const path of policy.visiblePaths) if (!covered.includes(path)) args.push('--ro-bind', path, path);
-  args.push(policy.mode === 'workspace-write' ? '--bind' : '--ro-bind', policy.workspace, policy.workspace);
-  for (const path of policy.writablePaths) args.push('--bind', path, path);
-  for (const path of covered) args.push('--ro-bind', path, path);
+  const inside = (path: string) => pathInside(policy, path);
+  for (const path of policy.visiblePaths) if (!covered.includes(path)) args.push('--ro-bind', path, inside(path));
+  args.push(policy.mode === 'workspace-write' ? '--bind' : '--ro-bind', policy.workspace, inside(policy.workspace));
+  for (const path of policy.writablePaths) args.push('--bind', path, inside(path));
+  for (const path of covered) args.push('--ro-bind', path, inside(path));
   // A writable path inside such a visible path (its cache directory) stays writable.
   for (const path of policy.writablePaths) {
-    if (covered.some((visible) => path !== visible && isWithin(path, visible))) args.push('--bind', path, path);
+    if (covered.some((visible) => path !== visible && isWithin(path, visible))) args.push('--bind', path, inside(path));
   }
-  for (const path of policy.protectedPaths) args.push('--ro-bind', path, path);
+  // Under an image, the run's control plane is not even visible: an empty directory nobody can write.
+  for (const path of policy.protectedPaths) {
+    if (policy.image) args.push('--perms', '0555', '--size', '4096', '--tmpfs', inside(path));
+    else args.push('--ro-bind', path, path);
+  }
   // Last: a socket may be under any of the paths bound above.
-  for (const socket of coveredSockets) args.push('--ro-bind', '/dev/null', socket);
+  for (const socket of coveredSockets) args.push('--ro-bind', '/dev/null', inside(socket));
   return args;
 }
 

@@ -11,7 +11,8 @@ import { outsideSockets } from './outside-sockets.js';
 import { createSandboxTmp, removeAbandonedSandboxTmpsOnce, sandboxTmpParent } from './sandbox-tmp.js';
 import { stageFile, stageInput, stageOutput, type StagedOutput } from './stage-output.js';
 import { SHELL_LAUNCHER_PROGRAM, shellWord } from './shell-launcher.js';
-import { SECCOMP_FD, type SandboxPolicy } from './sandbox-policy.js';
+import { pathInside, SECCOMP_FD, type SandboxPolicy } from './sandbox-policy.js';
+import { inImageRoot, prepareImageRoot } from './image-root.js';
 import { sandboxSeccompFilter } from './seccomp-filter.js';
 
 /** A command as it runs inside the sandbox on its own: bubblewrap, and the namespace file it inherits as fd 3. */
@@ -84,6 +85,7 @@ export class RunSandbox {
     this.ioDir = join(this.tmpDir, LAUNCHER_DIR);
     mkdirSync(this.ioDir, { recursive: true, mode: 0o700 });
     placeLauncherFiles(parent, this.ioDir);
+    if (policy.image) prepareImageRoot(this.home, policy.image);
     startSoon(this);
   }
 
@@ -110,11 +112,15 @@ export class RunSandbox {
     const policy = this.policy;
     // The engine's node and program stay readable in there, also from a clone under /tmp (which the
     // sandbox's own /tmp would hide): a tool may start a sub-agent with them.
-    const visiblePaths = [...new Set([...policy.visiblePaths, ...topUnderTmp(launcherProgramPath()), ...topUnderTmp(process.execPath)])];
-    const seen = { ...policy, visiblePaths };
+    // (Under an image they could not run: they need this machine's libraries.)
+    const engine = policy.image ? [] : [...topUnderTmp(launcherProgramPath()), ...topUnderTmp(process.execPath)];
+    const seen = { ...policy, visiblePaths: [...new Set([...policy.visiblePaths, ...engine])] };
+    const args = [
+      ...bubblewrapSandboxArgs(seen, this.tmpDir, INFO_FD, outsideSockets(seen)),
+      ...launcherCommand(join('/tmp', LAUNCHER_DIR)),
+    ];
     const launcher = CommandLauncher.startCommand({
-      file: this.bubblewrap,
-      args: [...bubblewrapSandboxArgs(seen, this.tmpDir, INFO_FD, outsideSockets(seen)), ...launcherCommand(join('/tmp', LAUNCHER_DIR))],
+      ...(policy.image ? inImageRoot(this.home, this.tmpDir, this.bubblewrap, args) : { file: this.bubblewrap, args }),
       // Nothing of the engine's environment: a tool can read the launcher's through /proc.
       env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
       // INFO_FD, then SECCOMP_FD.
@@ -207,6 +213,7 @@ export class RunSandbox {
     const { stdin: _stdin, ...rest } = request;
     const launched = this.launcher.launch({
       ...rest,
+      cwd: pathInside(this.policy, request.cwd),
       // A delta a tool starts (a sub-agent) cannot nest a sandbox in this one; it reads this and runs
       // its tools in the sandbox it is already in.
       env: { ...request.env, DELTA_SANDBOX: this.policy.mode },
