@@ -47,6 +47,15 @@ export function inImageRoot(home: string, tmpDir: string, file: string, args: re
   };
 }
 
+/**
+ * `command` run in the user and mount namespaces of process `pid` (the sandbox's bubblewrap, outside the
+ * run's PID namespace): where the run's root is mounted. Those namespaces are this user's own, so entering
+ * them takes no privilege.
+ */
+export function inSandboxMounts(pid: number, command: readonly string[]): string[] {
+  return [findProgram('nsenter'), `--user=/proc/${pid}/ns/user`, `--mount=/proc/${pid}/ns/mnt`, '--', ...command];
+}
+
 /** A program of util-linux, where Debian and others keep it. */
 function findProgram(name: string): string {
   for (const dir of ['/usr/bin', '/bin', '/usr/sbin', '/sbin']) if (existsSync(join(dir, name))) return join(dir, name);

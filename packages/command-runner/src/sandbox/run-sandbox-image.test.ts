@@ -2,7 +2,9 @@
 // layer (a real overlay mount in a user namespace of the sandbox's, real bubblewrap). The same through the
 // real `delta` binary, as root and as nobody: apps/delta-cli/src/image-run.e2e.test.ts.
 import {
+  closeSync,
   existsSync,
+  openSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -13,10 +15,12 @@ import {
   copyFileSync,
   chmodSync,
 } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
+import type { Writable } from 'node:stream';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RunSandbox, runCommand, type SandboxPolicy } from '../index.js';
+import { listLayerChanges, removeLayer, RunSandbox, runCommand, type SandboxPolicy } from '../index.js';
 import { bubblewrapForTests } from './sandbox.test-support.js';
 
 const bubblewrap = bubblewrapForTests('the sandbox image tests');
@@ -121,8 +125,19 @@ describe.skipIf(bubblewrap.skip || missing !== undefined)('a sandbox with an ima
     } finally {
       await sandbox.stop();
     }
-    // Nothing of it is mounted here.
+    // Nothing of it is mounted here; its changes are listed, and its layer goes whole when asked.
     expect(readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(root);
+    expect(listLayerChanges(policy.image.layer)).toEqual({
+      changes: [
+        { path: '/bin/wc', change: 'deleted' },
+        { path: '/etc/new.conf', change: 'written' },
+        { path: '/testbed/README', change: 'written' },
+      ],
+      more: false,
+    });
+    expect(listLayerChanges(policy.image.layer, 1)).toEqual({ changes: [{ path: '/bin/wc', change: 'deleted' }], more: true });
+    removeLayer(policy.image.layer);
+    expect(existsSync(policy.image.layer)).toBe(false);
   });
 
   it("keeps two runs over one image apart: neither sees the other's changes", async () => {
@@ -135,6 +150,34 @@ describe.skipIf(bubblewrap.skip || missing !== undefined)('a sandbox with an ima
       await Promise.all([first.stop(), second.stop()]);
     }
     expect(readFileSync(join(imageRoot, 'testbed', 'README'), 'utf8')).toBe('the repository\n');
+  });
+
+  it("runs a command of its own (as an MCP server runs) in the same root, seeing the run's changes", async () => {
+    const policy = imagePolicy();
+    const sandbox = RunSandbox.start(policy, bubblewrap.path!);
+    try {
+      await sh(sandbox, 'echo from-a-tool > /etc/tool.conf');
+      const command = await sandbox.wrap(
+        'sh',
+        ['-c', 'pwd; cat /etc/image-release /etc/tool.conf; echo server > /etc/server.conf'],
+        policy.workspace,
+      );
+      const inherited = command.inheritFiles.map((file) => openSync(file, 'r'));
+      const child = spawn(command.file, command.args, {
+        stdio: ['ignore', 'pipe', 'pipe', ...inherited, ...command.inheritData.map(() => 'pipe' as const)],
+      });
+      for (const fd of inherited) closeSync(fd);
+      command.inheritData.forEach((data, index) => (child.stdio[3 + inherited.length + index] as Writable).end(data));
+      let stdout = '';
+      let stderr = '';
+      child.stdout!.on('data', (chunk) => (stdout += chunk));
+      child.stderr!.on('data', (chunk) => (stderr += chunk));
+      expect(await new Promise((resolve) => child.once('close', resolve)), stderr).toBe(0);
+      expect(stdout).toBe('/workspace\nbusybox test image\nfrom-a-tool\n');
+      expect((await sh(sandbox, 'cat /etc/server.conf')).stdout.head).toBe('server\n');
+    } finally {
+      await sandbox.stop();
+    }
   });
 
   it('holds what the sandbox promises there too: the launcher out of reach, no capability, no network when off', async () => {

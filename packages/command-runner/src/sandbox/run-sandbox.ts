@@ -12,7 +12,7 @@ import { createSandboxTmp, removeAbandonedSandboxTmpsOnce, sandboxTmpParent } fr
 import { stageFile, stageInput, stageOutput, type StagedOutput } from './stage-output.js';
 import { SHELL_LAUNCHER_PROGRAM, shellWord } from './shell-launcher.js';
 import { pathInside, SECCOMP_FD, type SandboxPolicy } from './sandbox-policy.js';
-import { inImageRoot, prepareImageRoot } from './image-root.js';
+import { inImageRoot, inSandboxMounts, prepareImageRoot } from './image-root.js';
 import { sandboxSeccompFilter } from './seccomp-filter.js';
 
 /** A command as it runs inside the sandbox on its own: bubblewrap, and the namespace file it inherits as fd 3. */
@@ -243,10 +243,19 @@ export class RunSandbox {
   }
 
   async wrap(file: string, args: readonly string[], cwd: string): Promise<SandboxedCommand> {
-    const pid = await this.started().ready;
+    const { ready, launcher } = this.started();
+    const pid = await ready;
+    const command = [
+      this.bubblewrap,
+      ...bubblewrapToolArgs(this.policy, this.tmpDir, pathInside(this.policy, cwd), outsideSockets(this.policy)),
+      file,
+      ...args,
+    ];
+    // Under an image, in the namespaces where the run's root is mounted (those of the sandbox's bubblewrap).
+    const [program, ...rest] = this.policy.image ? inSandboxMounts(launcher.childProcess.pid!, command) : command;
     return {
-      file: this.bubblewrap,
-      args: [...bubblewrapToolArgs(this.policy, this.tmpDir, cwd, outsideSockets(this.policy)), file, ...args],
+      file: program!,
+      args: rest,
       inheritFiles: [`/proc/${pid}/ns/user`],
       inheritData: [sandboxSeccompFilter()],
     };
