@@ -167,7 +167,9 @@ describe.skipIf(bubblewrap.skip || missing !== undefined)('a sandbox with an ima
         stdio: ['ignore', 'pipe', 'pipe', ...inherited, ...command.inheritData.map(() => 'pipe' as const)],
       });
       for (const fd of inherited) closeSync(fd);
-      command.inheritData.forEach((data, index) => (child.stdio[3 + inherited.length + index] as Writable).end(data));
+      command.inheritData.forEach((data, index) => {
+        (child.stdio[3 + inherited.length + index] as Writable).end(data);
+      });
       let stdout = '';
       let stderr = '';
       child.stdout!.on('data', (chunk) => (stdout += chunk));
