@@ -1,8 +1,9 @@
 // The sandbox's launcher (bash, inside the run's bubblewrap) attacked from inside a real `delta run`, once
 // as root and once as the unprivileged user nobody (issue 34's launcher, the hostile review's findings):
-// a tool floods the launcher's reply channel with a line that never ends (it copies the launcher's output
-// with pidfd_getfd), and looks for the runs' private /tmp directories under a TMPDIR other than /tmp. The
-// engine must end that sandbox alone and go on, and no tool may see where the runs' /tmp directories are.
+// a tool tries to flood the launcher's reply channel with a line that never ends (copying the launcher's
+// output with pidfd_getfd, which worked until issue 42), and looks for the runs' private /tmp directories
+// under a TMPDIR other than /tmp. The copy must fail and the run go on, and no tool may see where the runs'
+// /tmp directories are. Forged replies of every kind: forged-results.e2e.test.ts.
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -28,7 +29,6 @@ const FLOOD = `ws=$1
 L=$(awk '{print $4}' /proc/$PPID/stat)
 perl -e 'use POSIX; my $p = syscall(434, $ARGV[0] + 0, 0); my $fd = syscall(438, $p, 1, 0); die "pidfd: $!" if $fd < 0; dup2($fd, 9) or die; exec "sh", "-c", "head -c 4000000 /dev/zero | tr \\"\\\\0\\" a >&9"' "$L" 2> "$ws/flood.err"
 echo "flood exited $?" > "$ws/flood.txt"
-sleep 60
 `;
 
 // Lists what the tool can see of the runs' private /tmp directories under the machine's TMPDIR.
@@ -42,7 +42,7 @@ describe.skipIf(skipAll !== undefined)("the sandbox's launcher under attack from
       console.warn(`\n!!!!!!!!\n!!! SKIPPING the sandbox launcher attack test as ${identity.name}: ${identity.unavailable}.\n!!!!!!!!\n`);
     }
     it.skipIf(identity.unavailable !== undefined)(
-      `as ${identity.name}: a flooded reply channel ends that sandbox only, and no tool sees the runs' /tmp directories`,
+      `as ${identity.name}: no tool can flood the launcher's reply channel, nor see the runs' /tmp directories`,
       async () => {
         // Outside /tmp, anyone may write: the machine's TMPDIR for the engine, and the scripts.
         const machineTmp = mkdtempSync('/var/tmp/delta-launcher-attack-tmp-');
@@ -84,13 +84,16 @@ describe.skipIf(skipAll !== undefined)("the sandbox's launcher under attack from
         const seen = readFileSync(join(work, 'seen.txt'), 'utf8');
         expect(seen).toMatch(/^delta-sandboxes-\d+\nin \S+delta-sandboxes-\d+:\n$/);
 
-        // The flood really ran (its copy of the launcher's output worked), and ended only its own call.
-        expect(readFileSync(join(work, 'flood.err'), 'utf8')).not.toContain('pidfd');
+        // The launcher's output could not be copied: the flood never reached it, and its call ended as it did.
+        expect(readFileSync(join(work, 'flood.err'), 'utf8')).toMatch(/^pidfd: Operation not permitted/);
+        expect(readFileSync(join(work, 'flood.txt'), 'utf8')).toBe('flood exited 1\n');
         const runId = readFileSync(join(work, '.delta', 'LATEST'), 'utf8').trim();
         const events = readJournal(join(work, '.delta', runId, 'journal.jsonl'));
-        const results = events.filter((event) => event.type === 'ACTION_RESULT') as Array<{ status: string; observation_content?: string }>;
-        expect(results.map((event) => event.status)).toEqual(['SUCCESS', 'ERROR']);
-        expect(results[1]!.observation_content).toMatch(/the command launcher sent a line longer than \d+ characters/);
+        const results = events.filter((event) => event.type === 'ACTION_RESULT') as Array<{ status: string; exit_code: number | null }>;
+        expect(results.map((event) => [event.status, event.exit_code])).toEqual([
+          ['SUCCESS', 0],
+          ['SUCCESS', 0],
+        ]);
         expect(events.at(-1)).toMatchObject({ type: 'ENGINE_END', status: 'COMPLETED' });
       },
       90_000,

@@ -53,9 +53,11 @@ describe.skipIf(!probe.ok && unavailable !== undefined)("the sandbox's /tmp afte
     expect((await killed).signal).toBe('SIGKILL');
     // Under a TMPDIR other than /tmp the runs' private /tmp directories are kept in a directory of their own.
     const sandboxes = join(tmp, `delta-sandboxes-${process.geteuid?.() ?? 0}`);
+    // The run's sandbox (its /tmp in tmp/) and the engine's copy of the launcher's bash, both named for it.
     const left = readdirSync(sandboxes).filter((name) => name.startsWith('delta-sandbox-tmp-'));
-    expect(left).toEqual([expect.stringMatching(new RegExp(`^delta-sandbox-tmp-${namespace}-${enginePid}-\\d+-\\w{6}$`))]);
-    expect(existsSync(join(sandboxes, left[0]!, 'left.txt'))).toBe(true);
+    const named = new RegExp(`^delta-sandbox-tmp-${namespace}-${enginePid}-\\d+-\\w{6}$`);
+    expect(left).toEqual([expect.stringMatching(named), expect.stringMatching(named)]);
+    expect(left.filter((name) => existsSync(join(sandboxes, name, 'tmp', 'left.txt')))).toHaveLength(1);
     // One whose owner runs (this test process).
     const live = `delta-sandbox-tmp-${namespace}-${process.pid}-${processStartTicks(process.pid)}-Live01`;
     mkdirSync(join(sandboxes, live));

@@ -112,11 +112,12 @@ function runLaunched(
  * written (see RunSandbox), and a sandbox that could not start is the command's start error: it is never
  * run outside instead.
  */
-function runSandboxed(options: RunCommandOptions, sandbox: RunSandbox): Promise<CommandResult> {
+async function runSandboxed(options: RunCommandOptions, sandbox: RunSandbox): Promise<CommandResult> {
   const { stdoutFile, stderrFile } = options;
   if (stdoutFile === undefined || stderrFile === undefined) {
     throw new TypeError('A sandboxed command writes its output to files: give runCommand both stdoutFile and stderrFile.');
   }
+  await sandbox.ready();
   const launched = sandbox.launch(launchRequest(options, stdoutFile, stderrFile));
   return followLaunched(options, launched, stdoutFile, stderrFile, true);
 }

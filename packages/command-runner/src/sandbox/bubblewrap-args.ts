@@ -1,6 +1,6 @@
 import { dirname, isAbsolute, join, relative as relativePath } from 'node:path';
 import { varRunIsDirectory } from './outside-sockets.js';
-import { SECCOMP_FD, USER_NAMESPACE_FD, type SandboxPolicy } from './sandbox-policy.js';
+import { pathInside, SECCOMP_FD, USER_NAMESPACE_FD, type SandboxPolicy } from './sandbox-policy.js';
 
 /**
  * What holds every sandboxed process, whoever started the engine (root included, as in containers and
@@ -8,7 +8,8 @@ import { SECCOMP_FD, USER_NAMESPACE_FD, type SandboxPolicy } from './sandbox-pol
  * remount / or .delta/ writable), no_new_privs (bubblewrap sets it: no setuid program gains rights), and a
  * session of its own (a tool cannot push keystrokes into the terminal the engine was started from).
  */
-// The seccomp filter (setIdFilter, read from SECCOMP_FD): no set-user-ID file left behind.
+// The seccomp filter (sandboxSeccompFilter, read from SECCOMP_FD): no set-user-ID file left behind, no
+// process reaching into another.
 const NO_PRIVILEGES = ['--cap-drop', 'ALL', '--new-session', '--seccomp', String(SECCOMP_FD)];
 
 /**
@@ -19,11 +20,15 @@ const NO_PRIVILEGES = ['--cap-drop', 'ALL', '--new-session', '--seccomp', String
  * which the whole file system is read-only, /tmp is `tmpDir` (the run's own), the visible paths (the
  * agent's directory, the launcher's program) are read-only as they are, also where they lie under the
  * workspace or a writable path, the workspace is writable (`workspace-write`) except the protected
- * paths, and so are the writable paths. `/tmp/.delta-io` is
- * `tmpDir/.delta-io` bound on itself: where the launcher opens each call's output (see RunSandbox), a
- * mount point no tool can remove or replace by a symbolic link. The order matters: a later mount covers
- * an earlier one, so the workspace (which may be under /tmp) is bound after /tmp, and the protected paths
- * after the workspace. `infoFd` receives `{"child-pid": N}` (the namespace's first process) once it runs.
+ * paths, and so are the writable paths. The order matters: a later mount covers an earlier one, so the
+ * workspace (which may be under /tmp) is bound after /tmp, and the protected paths after the workspace.
+ * `infoFd` receives `{"child-pid": N}` (the launcher's pid) once it runs.
+ *
+ * The launcher is the namespace's first process (`--as-pid-1`: no bubblewrap process in there whose
+ * descriptors, the engine's pipes among them, or argv, with this machine's paths, a tool could read; and a
+ * process no tool can signal), and starts in /tmp/.delta-io (LAUNCHER_DIR), the directory the engine then
+ * moves out of the tools' sight (see RunSandbox). /proc is read-only: no tool writes another process's
+ * memory through /proc/<pid>/mem.
  *
  * No tool can create a user namespace in there (`--disable-userns`: bubblewrap runs the tools in a nested
  * one whose limit is 0), so none can gain capabilities again in a namespace of its own. With the network
@@ -42,48 +47,67 @@ export function bubblewrapSandboxArgs(
     ...NO_PRIVILEGES,
     '--disable-userns',
     '--die-with-parent',
+    '--as-pid-1',
+    ...(policy.image ? ['--uid', String(policy.image.uid ?? 0), '--gid', String(policy.image.gid ?? 0)] : []),
     '--info-fd',
     String(infoFd),
     ...mountArgs(policy, tmpDir, coveredSockets),
     ...(policy.network ? [] : ['--unshare-net']),
+    '--chdir',
+    join('/tmp', LAUNCHER_DIR),
     '--',
   ];
 }
 
-/** Where, under the sandbox's /tmp, the launcher inside opens each call's output files. */
-export const SANDBOX_OUTPUT_DIR = '.delta-io';
+/** Where, under the sandbox's /tmp, the launcher inside starts: its program, and later each call's files (see RunSandbox). */
+export const LAUNCHER_DIR = '.delta-io';
+
+/** Where the run's root is mounted (its image under its own layer): beside its /tmp (see RunSandbox). */
+export function imageRootMount(tmpDir: string): string {
+  return join(dirname(tmpDir), 'root');
+}
 
 function mountArgs(policy: SandboxPolicy, tmpDir: string, coveredSockets: readonly string[]): string[] {
-  const output = join(tmpDir, SANDBOX_OUTPUT_DIR);
-  const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
-  // Every run's private /tmp is a directory of the same one (see sandboxTmpParent): /tmp is covered by the
-  // run's own below, but another (delta-sandboxes-<uid> under TMPDIR=/var/tmp) would show each tool every
-  // other run's /tmp, its staged environments (a key given to a tool) and inputs. It is covered by an empty
-  // tmpfs nobody can write (4 KB at most, should a tool make it writable).
-  const parent = dirname(tmpDir);
-  if (parent !== '/tmp' && parent !== '/') args.push('--perms', '0555', '--size', '4096', '--tmpfs', parent);
-  if (!policy.network) {
-    args.push('--tmpfs', '/run');
-    if (varRunIsDirectory()) args.push('--tmpfs', '/var/run');
+  const args = policy.image
+    ? [policy.mode === 'workspace-write' ? '--bind' : '--ro-bind', imageRootMount(tmpDir), '/']
+    : ['--ro-bind', '/', '/'];
+  args.push('--dev', '/dev', '--proc', '/proc', '--remount-ro', '/proc');
+  if (!policy.image) {
+    // Every run's private /tmp is `<parent>/<the sandbox's directory>/tmp`, with one parent for all (see
+    // sandboxTmpParent): /tmp is covered by the run's own below, but another parent (delta-sandboxes-<uid>
+    // under TMPDIR=/var/tmp) would show each tool every other run's /tmp. It is covered by an empty tmpfs
+    // nobody can write (4 KB at most, should a tool make it writable). (Under an image nothing of this
+    // machine's is there to cover.)
+    const parent = dirname(dirname(tmpDir));
+    if (parent !== '/tmp' && parent !== '/') args.push('--perms', '0555', '--size', '4096', '--tmpfs', parent);
+    if (!policy.network) {
+      args.push('--tmpfs', '/run');
+      if (varRunIsDirectory()) args.push('--tmpfs', '/var/run');
+    }
   }
-  args.push('--bind', tmpDir, '/tmp', '--bind', output, join('/tmp', SANDBOX_OUTPUT_DIR));
+  args.push('--bind', tmpDir, '/tmp');
   // A visible path under a writable one (an agent directory kept in its workspace) is bound after it:
   // bound before, the writable bind would cover it, and a tool could rewrite the agent's hooks.yaml. One
   // that IS the workspace (a PATH directory's top under /tmp, when the workspace is that directory) stays
   // before it: the workspace is writable as asked (chooseSandbox refuses an agent that is its workspace).
   const writable = [...(policy.mode === 'workspace-write' ? [policy.workspace] : []), ...policy.writablePaths];
   const covered = policy.visiblePaths.filter((path) => writable.some((outer) => path !== outer && isWithin(path, outer)));
-  for (const path of policy.visiblePaths) if (!covered.includes(path)) args.push('--ro-bind', path, path);
-  args.push(policy.mode === 'workspace-write' ? '--bind' : '--ro-bind', policy.workspace, policy.workspace);
-  for (const path of policy.writablePaths) args.push('--bind', path, path);
-  for (const path of covered) args.push('--ro-bind', path, path);
+  const inside = (path: string) => pathInside(policy, path);
+  for (const path of policy.visiblePaths) if (!covered.includes(path)) args.push('--ro-bind', path, inside(path));
+  args.push(policy.mode === 'workspace-write' ? '--bind' : '--ro-bind', policy.workspace, inside(policy.workspace));
+  for (const path of policy.writablePaths) args.push('--bind', path, inside(path));
+  for (const path of covered) args.push('--ro-bind', path, inside(path));
   // A writable path inside such a visible path (its cache directory) stays writable.
   for (const path of policy.writablePaths) {
-    if (covered.some((visible) => path !== visible && isWithin(path, visible))) args.push('--bind', path, path);
+    if (covered.some((visible) => path !== visible && isWithin(path, visible))) args.push('--bind', path, inside(path));
   }
-  for (const path of policy.protectedPaths) args.push('--ro-bind', path, path);
+  // Under an image, the run's control plane is not even visible: an empty directory nobody can write.
+  for (const path of policy.protectedPaths) {
+    if (policy.image) args.push('--perms', '0555', '--size', '4096', '--tmpfs', inside(path));
+    else args.push('--ro-bind', path, path);
+  }
   // Last: a socket may be under any of the paths bound above.
-  for (const socket of coveredSockets) args.push('--ro-bind', '/dev/null', socket);
+  for (const socket of coveredSockets) args.push('--ro-bind', '/dev/null', inside(socket));
   return args;
 }
 

@@ -57,7 +57,8 @@ export function socketsToMask(sockets: readonly string[], policy: SandboxPolicy,
   return sockets.filter((socket) => {
     if (policy.writablePaths.some((path) => isUnder(socket, path))) return false;
     if (bound.some((path) => isUnder(socket, path))) return true;
-    return !hidden.some((path) => isUnder(socket, path));
+    // Under an image, nothing of this machine's is there but what is bound.
+    return !policy.image && !hidden.some((path) => isUnder(socket, path));
   });
 }
 

@@ -84,7 +84,7 @@ describe.skipIf(skip)('a sandboxed tool (real bubblewrap)', () => {
     }
   });
 
-  it('ends the sandbox when a stopped call is never reported ended (a tool stopped the launcher)', async () => {
+  it('ends the sandbox when a stopped call is never reported ended (a tool stopped its watcher)', async () => {
     const sandbox = RunSandbox.start(policy(true), bubblewrap.path!);
     try {
       nextCall();
@@ -94,7 +94,8 @@ describe.skipIf(skip)('a sandboxed tool (real bubblewrap)', () => {
         file: 'sh',
         args: [
           '-c',
-          `for p in /proc/[0-9]*; do case "$(tr -d '\\0' < $p/cmdline)" in delta-sandbox-launcher*) kill -STOP \${p#/proc/};; esac; done; touch ${marker}; sleep 600`,
+          // Its watcher, a fork of the launcher (pid 1, which no tool can stop: kill -STOP 1 does nothing).
+          `kill -STOP 1; for p in /proc/[0-9]*; do case "$(tr -d '\\0' < $p/cmdline)" in delta-sandbox-launcher*) kill -STOP \${p#/proc/};; esac; done; touch ${marker}; sleep 600`,
         ],
         cwd: workspace,
         env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },

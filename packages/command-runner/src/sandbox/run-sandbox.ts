@@ -1,17 +1,19 @@
 import { pathsHiddenBySandbox } from './hidden-paths.js';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, renameSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CommandLauncher, launcherProgramPath, type LaunchRequest, type LaunchedCommand } from '../launcher.js';
-import { bubblewrapSandboxArgs, bubblewrapToolArgs, SANDBOX_OUTPUT_DIR } from './bubblewrap-args.js';
+import { bubblewrapSandboxArgs, bubblewrapToolArgs, LAUNCHER_DIR } from './bubblewrap-args.js';
+import { launcherCommand, placeLauncherFiles, releaseLauncherFiles } from './launcher-files.js';
 import { outsideSockets } from './outside-sockets.js';
 import { createSandboxTmp, removeAbandonedSandboxTmpsOnce, sandboxTmpParent } from './sandbox-tmp.js';
 import { stageFile, stageInput, stageOutput, type StagedOutput } from './stage-output.js';
-import { SHELL_LAUNCHER_PROGRAM, shellLauncherCommand, shellWord } from './shell-launcher.js';
-import { SECCOMP_FD, type SandboxPolicy } from './sandbox-policy.js';
-import { setIdFilter } from './seccomp-filter.js';
+import { SHELL_LAUNCHER_PROGRAM, shellWord } from './shell-launcher.js';
+import { pathInside, SECCOMP_FD, type SandboxPolicy } from './sandbox-policy.js';
+import { inImageRoot, inSandboxMounts, prepareImageRoot } from './image-root.js';
+import { sandboxSeccompFilter } from './seccomp-filter.js';
 
 /** A command as it runs inside the sandbox on its own: bubblewrap, and the namespace file it inherits as fd 3. */
 export interface SandboxedCommand {
@@ -37,19 +39,25 @@ function topUnderTmp(path: string): string[] {
  * mount set up per call (what cost 5-8 ms a call when each call had its own bubblewrap). See
  * bubblewrapSandboxArgs for what the tools see.
  *
- * The launcher inside has the tools' rights and no more: the tools share its user and PID namespaces, so
- * they could read its memory and open files and directories through /proc/<its pid>/fd. It therefore
- * never holds anything the tools must not reach. The run's records under .delta/ (read-only in there)
- * are written from outside: this process creates each call's stdout.log and stderr.log itself and hard
- * links them into /tmp/.delta-io (see stageOutput), where the launcher opens them by those names; once
- * the call has ended the links are removed, so a finished record can be reached by no tool. A call's
- * stdin is a file written there too (stageInput), removed when the call ends. A call in flight could
- * already be reached before (its output is /proc/<tool pid>/fd/1 to every sandboxed process).
+ * The launcher shares the tools' user and PID namespaces, yet no tool can reach it: it runs from a loader it
+ * may not read, which makes it and its watchers non-dumpable (launcher-files.ts), it is the namespace's first
+ * process (no tool can signal it), and the seccomp filter refuses ptrace, process_vm_* and pidfd_getfd.
+ * Its replies, the end and exit code of every call, are therefore its own.
+ *
+ * The sandbox's directory (`home`, this user's only) holds `tmp/`, the tools' /tmp, and the launcher's
+ * directory. That starts as tmp/.delta-io, where bubblewrap starts the launcher, and is moved to `home/io`
+ * once the launcher answers: the launcher keeps it as its working directory, and no path inside the
+ * sandbox leads there any more. Each call's files are put there (stageOutput, stageInput, stageFile) and
+ * opened by the launcher by their names: the run's records under .delta/ (read-only in there) are
+ * written from outside, the engine creating each call's stdout.log and stderr.log and hard linking them
+ * in. No tool can name them. Once the call has ended the names are removed and each record is replaced by
+ * a copy, which no process of the sandbox holds open. A call in flight can still be reached through its
+ * own processes' descriptors (/proc/<tool pid>/fd/1), as before.
  * process.json is not written: the pids in there are the sandbox's, and nothing sandboxed outlives the
  * engine (the launcher exits when its pipe from the engine closes, however the engine ended, and
  * bubblewrap then ends every process left), so a resumed run has nothing to stop.
  *
- * `stop` ends it, and with it every process still running inside; the run's private /tmp is removed then.
+ * `stop` ends it, and with it every process still running inside; the sandbox's directory is removed then.
  * An engine killed before that leaves it behind: the next process to start a sandbox removes it (see
  * sandbox-tmp.ts).
  */
@@ -57,7 +65,14 @@ export class RunSandbox {
   /** The launcher inside, its first pid, and its readiness: once started (see `started`). */
   private running: { launcher: CommandLauncher; ready: Promise<number>; firstPid: Promise<number | undefined> } | undefined;
   private stopped = false;
+  /** The sandbox's own directory: `tmp/` and the launcher's directory (see the class's comment). */
+  private readonly home: string;
+  /** The tools' /tmp, on this machine. */
   readonly tmpDir: string;
+  /** The launcher's directory on this machine: under tmpDir until the launcher answers, then out of the tools' sight. */
+  private ioDir: string;
+  /** Whether ioDir is out of the tools' sight: no call is launched before. */
+  private hidden = false;
 
   private constructor(
     readonly policy: SandboxPolicy,
@@ -65,8 +80,12 @@ export class RunSandbox {
   ) {
     const parent = sandboxTmpParent(tmpdir());
     removeAbandonedSandboxTmpsOnce(parent);
-    this.tmpDir = createSandboxTmp(parent);
-    mkdirSync(join(this.tmpDir, SANDBOX_OUTPUT_DIR));
+    this.home = createSandboxTmp(parent);
+    this.tmpDir = join(this.home, 'tmp');
+    this.ioDir = join(this.tmpDir, LAUNCHER_DIR);
+    mkdirSync(this.ioDir, { recursive: true, mode: 0o700 });
+    placeLauncherFiles(parent, this.ioDir);
+    if (policy.image) prepareImageRoot(this.home, policy.image);
     startSoon(this);
   }
 
@@ -93,11 +112,15 @@ export class RunSandbox {
     const policy = this.policy;
     // The engine's node and program stay readable in there, also from a clone under /tmp (which the
     // sandbox's own /tmp would hide): a tool may start a sub-agent with them.
-    const visiblePaths = [...new Set([...policy.visiblePaths, ...topUnderTmp(launcherProgramPath()), ...topUnderTmp(process.execPath)])];
-    const seen = { ...policy, visiblePaths };
+    // (Under an image they could not run: they need this machine's libraries.)
+    const engine = policy.image ? [] : [...topUnderTmp(launcherProgramPath()), ...topUnderTmp(process.execPath)];
+    const seen = { ...policy, visiblePaths: [...new Set([...policy.visiblePaths, ...engine])] };
+    const args = [
+      ...bubblewrapSandboxArgs(seen, this.tmpDir, INFO_FD, outsideSockets(seen)),
+      ...launcherCommand(join('/tmp', LAUNCHER_DIR)),
+    ];
     const launcher = CommandLauncher.startCommand({
-      file: this.bubblewrap,
-      args: [...bubblewrapSandboxArgs(seen, this.tmpDir, INFO_FD, outsideSockets(seen)), ...shellLauncherCommand()],
+      ...(policy.image ? inImageRoot(this.home, this.tmpDir, this.bubblewrap, args) : { file: this.bubblewrap, args }),
       // Nothing of the engine's environment: a tool can read the launcher's through /proc.
       env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
       // INFO_FD, then SECCOMP_FD.
@@ -105,13 +128,13 @@ export class RunSandbox {
       pidsAreLocal: true,
       protocol: 'shell',
       // Files bash reads whole, where it reads its stdin a byte at a time: its program, and each environment.
-      preamble: `. ${shellWord(stageFile(this.tmpDir, SHELL_LAUNCHER_PROGRAM, 'launcher.sh'))}\n`,
-      stageFile: (text) => stageFile(this.tmpDir, text),
+      preamble: `. ${shellWord(stageFile(this.ioDir, SHELL_LAUNCHER_PROGRAM, 'launcher.sh'))}\n`,
+      stageFile: (text) => stageFile(this.ioDir, text),
     });
     const child = launcher.childProcess;
     const filter = child.stdio[SECCOMP_FD] as Writable;
     filter.on('error', () => undefined);
-    filter.end(setIdFilter());
+    filter.end(sandboxSeccompFilter());
 
     const firstPid = new Promise<number>((resolve, reject) => {
       let info = '';
@@ -132,8 +155,15 @@ export class RunSandbox {
     });
     // The launcher answering proves bubblewrap has set the namespaces up (their uid map above all): a
     // command that joined them before would run as nobody.
+    // It then works in ioDir, which is moved out of the tools' sight before any call is launched.
     const ready = Promise.all([firstPid, launcher.ready()]).then(([pid]) => {
       if (!launcher.alive) throw new Error("the run's sandbox (bubblewrap) ended before its first tool call");
+      if (!this.hidden) {
+        const hidden = join(this.home, 'io');
+        renameSync(this.ioDir, hidden);
+        this.ioDir = hidden;
+        this.hidden = true;
+      }
       return pid;
     });
     // Nobody may be waiting: wrap reports a failure, and a tool call its own (the launcher's end).
@@ -147,20 +177,35 @@ export class RunSandbox {
   }
 
   /**
+   * Resolves once the sandbox takes calls (its launcher answers, its directory out of the tools' sight), or
+   * could not start (then `launch` reports why): what `launch` waits for.
+   */
+  async ready(): Promise<void> {
+    if (this.stopped) return;
+    await this.started().ready.catch(() => undefined);
+  }
+
+  /**
    * Starts one tool call through the launcher inside, its output going to `stdoutFile` and `stderrFile`
-   * (paths outside, under .delta/): see stageOutput. `finish` must be called once it has ended.
+   * (paths outside, under .delta/): see stageOutput. `finish` must be called once it has ended. Call it
+   * once `ready` has resolved.
    */
   launch(request: Omit<LaunchRequest, 'processFile' | 'inheritFiles'>): LaunchedCommand & { finish: () => void; lastResort: () => void } {
-    if (this.stopped) {
-      // Nothing runs in a sandbox that was stopped (its /tmp is gone), whether it had started or not.
-      const ended = { error: { code: 'ELAUNCHER', message: "the run's sandbox was stopped" } };
+    const refused = this.stopped
+      ? // Nothing runs in a sandbox that was stopped (its /tmp is gone), whether it had started or not.
+        "the run's sandbox was stopped"
+      : !this.hidden && this.launcher.alive
+        ? "the run's sandbox is not ready: wait for RunSandbox.ready() before launching a call"
+        : undefined;
+    if (refused !== undefined) {
+      const ended = { error: { code: 'ELAUNCHER', message: refused } };
       return { started: Promise.resolve(undefined), ended: Promise.resolve(ended), kill: () => {}, finish: () => {}, lastResort: () => {} };
     }
     const staged: StagedOutput[] = [];
     try {
-      staged.push(stageOutput(request.stdoutFile, this.tmpDir));
-      staged.push(stageOutput(request.stderrFile, this.tmpDir));
-      if (request.stdin !== undefined) staged.push(stageInput(request.stdin, this.tmpDir));
+      staged.push(stageOutput(request.stdoutFile, this.ioDir));
+      staged.push(stageOutput(request.stderrFile, this.ioDir));
+      if (request.stdin !== undefined) staged.push(stageInput(request.stdin, this.ioDir));
     } catch (error) {
       for (const output of staged) output.finish();
       throw error;
@@ -168,6 +213,7 @@ export class RunSandbox {
     const { stdin: _stdin, ...rest } = request;
     const launched = this.launcher.launch({
       ...rest,
+      cwd: pathInside(this.policy, request.cwd),
       // A delta a tool starts (a sub-agent) cannot nest a sandbox in this one; it reads this and runs
       // its tools in the sandbox it is already in.
       env: { ...request.env, DELTA_SANDBOX: this.policy.mode },
@@ -197,17 +243,27 @@ export class RunSandbox {
   }
 
   async wrap(file: string, args: readonly string[], cwd: string): Promise<SandboxedCommand> {
-    const pid = await this.started().ready;
+    const { ready, launcher } = this.started();
+    const pid = await ready;
+    const command = [
+      this.bubblewrap,
+      ...bubblewrapToolArgs(this.policy, this.tmpDir, pathInside(this.policy, cwd), outsideSockets(this.policy)),
+      file,
+      ...args,
+    ];
+    // Under an image, in the namespaces where the run's root is mounted (those of the sandbox's bubblewrap).
+    const [program, ...rest] = this.policy.image ? inSandboxMounts(launcher.childProcess.pid!, command) : command;
     return {
-      file: this.bubblewrap,
-      args: [...bubblewrapToolArgs(this.policy, this.tmpDir, cwd, outsideSockets(this.policy)), file, ...args],
+      file: program!,
+      args: rest,
       inheritFiles: [`/proc/${pid}/ns/user`],
-      inheritData: [setIdFilter()],
+      inheritData: [sandboxSeccompFilter()],
     };
   }
 
   /** Ends the sandbox: every process left inside is killed with it. Waits for that, then removes its /tmp. */
   async stop(): Promise<void> {
+    if (!this.stopped) releaseLauncherFiles();
     this.stopped = true;
     const running = this.running;
     if (running) {
@@ -230,7 +286,7 @@ export class RunSandbox {
       await launcher.kill();
     }
     // Off the event loop: deleting is slow on these file systems, and the other runs of a batch go on meanwhile.
-    await rm(this.tmpDir, { recursive: true, force: true });
+    await rm(this.home, { recursive: true, force: true });
   }
 }
 

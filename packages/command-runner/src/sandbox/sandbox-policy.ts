@@ -1,7 +1,25 @@
+import { isAbsolute, join, relative } from 'node:path';
+
 /** How much of the machine a run's tools may change. `off` runs them with all of the user's rights. */
 export type SandboxMode = 'workspace-write' | 'read-only' | 'off';
 
 export const SANDBOX_MODES: readonly SandboxMode[] = ['workspace-write', 'read-only', 'off'];
+
+/**
+ * An OCI image as the tools' root: its unpacked root (shared by every run over it, never written) under the
+ * run's own copy-on-write layer, with the workspace mounted at `workdir`. See docs/environments.md.
+ */
+export interface SandboxImage {
+  /** The image's unpacked root: the layer under the run's. */
+  root: string;
+  /** The run's own layer: its `upper/` (what the run changed outside the workspace, kept) and `work/`, made when missing. */
+  layer: string;
+  /** Where the workspace is inside the image (absolute). */
+  workdir: string;
+  /** The user and group the tools run as inside (the image's User); 0 (root in there) when not given. */
+  uid?: number;
+  gid?: number;
+}
 
 /** What the tools of one run may do, when a sandbox is on (see bubblewrapToolArgs). */
 export interface SandboxPolicy {
@@ -20,12 +38,23 @@ export interface SandboxPolicy {
   visiblePaths: readonly string[];
   /** Further absolute paths tools may write, in either mode. */
   writablePaths: readonly string[];
+  /** The root the tools see: this machine's, read-only, when not given. */
+  image?: SandboxImage;
+}
+
+/** Where `path` (of this machine) is inside the sandbox: under the image's workdir when it lies in the workspace. */
+export function pathInside(policy: Pick<SandboxPolicy, 'workspace' | 'image'>, path: string): string {
+  if (!policy.image) return path;
+  const rest = relative(policy.workspace, path);
+  if (rest === '') return policy.image.workdir;
+  if (rest.startsWith('..') || isAbsolute(rest)) return path;
+  return join(policy.image.workdir, rest);
 }
 
 /** The file descriptor a command's own bubblewrap receives: the user namespace the run's tools are in. */
 export const USER_NAMESPACE_FD = 3;
 
-/** The file descriptor from which every bubblewrap of a run reads its seccomp filter (see setIdFilter). */
+/** The file descriptor from which every bubblewrap of a run reads its seccomp filter (see sandboxSeccompFilter). */
 export const SECCOMP_FD = 4;
 
 /** The install command a person is told when bubblewrap is missing. */

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { setIdFilter } from './seccomp-filter.js';
+import { sandboxSeccompFilter } from './seccomp-filter.js';
 
-describe('setIdFilter', () => {
+describe('sandboxSeccompFilter', () => {
   it('is a whole classic BPF program whose every jump lands inside it and which ends in a return', () => {
-    const program = setIdFilter();
+    const program = sandboxSeccompFilter();
     expect(program.length % 8).toBe(0);
     const count = program.length / 8;
     for (let index = 0; index < count; index += 1) {

@@ -1,11 +1,18 @@
 /**
- * The seccomp filter every sandboxed process runs under (bubblewrap's `--seccomp`): it refuses to make a
- * file set-user-ID or set-group-ID. Without it a tool of an engine run by root, which owns what it creates
- * even with no capability, could leave a set-user-ID-root program in the workspace for any user of the
- * machine to run. What it refuses, with EPERM: the chmod family, and creating a file (creat, open and
- * openat with O_CREAT or O_TMPFILE, mknod) with either bit in its mode; openat2, whose mode the filter cannot
- * read, fails with ENOSYS (programs fall back to openat). 32-bit x86 calls are judged by their own numbers;
- * x32 calls are refused. Other architectures are let through unfiltered.
+ * The seccomp filter every sandboxed process runs under (bubblewrap's `--seccomp`). It refuses two things.
+ *
+ * - Making a file set-user-ID or set-group-ID. Without it a tool of an engine run by root, which owns what it
+ *   creates even with no capability, could leave a set-user-ID-root program in the workspace for any user of
+ *   the machine to run. Refused with EPERM: the chmod family, and creating a file (creat, open and openat with
+ *   O_CREAT or O_TMPFILE, mknod) with either bit in its mode; openat2, whose mode the filter cannot read,
+ *   fails with ENOSYS (programs fall back to openat).
+ * - Reaching into another process: ptrace, process_vm_readv, process_vm_writev and pidfd_getfd, with EPERM.
+ *   Every process of a run's sandbox has the same user, so without it a process a call left running (or
+ *   another call) could take a later call's descriptors, memory or registers, and write its output or its
+ *   exit code (see docs/security.md). /proc/<pid>/mem is read-only in there (bubblewrapSandboxArgs).
+ *
+ * 32-bit x86 calls are judged by their own numbers; x32 calls are refused. Other architectures are let
+ * through unfiltered.
  *
  * A classic BPF program over `struct seccomp_data` (nr at 0, arch at 4, args at 16 + 8 * i, little-endian,
  * so an argument's low 32 bits are at that offset), as `seccomp_export_bpf` would write it.
@@ -40,6 +47,8 @@ interface ModeCall {
 interface Architecture {
   audit: number;
   openat2: number;
+  /** ptrace, process_vm_readv, process_vm_writev and pidfd_getfd: refused whatever their arguments. */
+  refused: number[];
   calls: ModeCall[];
   refuseX32?: boolean;
 }
@@ -49,6 +58,7 @@ const ARCHITECTURES: Architecture[] = [
     // x86_64
     audit: 0xc000003e,
     openat2: 437,
+    refused: [101, 310, 311, 438],
     refuseX32: true,
     calls: [
       { number: 90, mode: 1 }, // chmod
@@ -66,6 +76,7 @@ const ARCHITECTURES: Architecture[] = [
     // i386, also as 32-bit programs on x86_64
     audit: 0x40000003,
     openat2: 437,
+    refused: [26, 347, 348, 438],
     calls: [
       { number: 15, mode: 1 }, // chmod
       { number: 94, mode: 1 }, // fchmod
@@ -82,6 +93,7 @@ const ARCHITECTURES: Architecture[] = [
     // aarch64
     audit: 0xc00000b7,
     openat2: 437,
+    refused: [117, 270, 271, 438],
     calls: [
       { number: 52, mode: 1 }, // fchmod
       { number: 53, mode: 2 }, // fchmodat
@@ -122,6 +134,7 @@ function architectureProgram(architecture: Architecture, name: string): Instruct
   const program: Instruction[] = [{ label: name }, { code: LOAD_WORD, k: 0 }];
   if (architecture.refuseX32) program.push({ code: JUMP_IF_AT_LEAST, k: X32_SYSCALL_BIT, ifTrue: 'no-such-call' });
   program.push({ code: JUMP_IF_EQUAL, k: architecture.openat2, ifTrue: 'no-such-call' });
+  for (const number of architecture.refused) program.push({ code: JUMP_IF_EQUAL, k: number, ifTrue: 'not-permitted' });
   architecture.calls.forEach((call, index) => {
     program.push({ code: JUMP_IF_EQUAL, k: call.number, ifTrue: `${name}-${index}` });
   });
@@ -139,7 +152,7 @@ function architectureProgram(architecture: Architecture, name: string): Instruct
 }
 
 /** The filter, compiled: the bytes bubblewrap reads from its `--seccomp` file descriptor. */
-export function setIdFilter(): Buffer {
+export function sandboxSeccompFilter(): Buffer {
   const program: Instruction[] = [{ code: LOAD_WORD, k: ARCH_OFFSET }];
   ARCHITECTURES.forEach((architecture, index) => {
     program.push({ code: JUMP_IF_EQUAL, k: architecture.audit, ifTrue: `arch-${index}` });

@@ -2,7 +2,7 @@
 // RunSandbox does: what a command gets (argv, environment, descriptors, process group) and how its end and
 // its failures to start are reported. run-sandbox-calls.test.ts and run-sandbox-isolation.test.ts cover it inside the sandbox.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isProcessGroupAlive } from '@delta/process-identity';
@@ -12,7 +12,7 @@ import { until } from './sandbox.test-support.js';
 import {
   decodeShellReply,
   encodeShellLaunch,
-  needsEnvProgram,
+  unexportableNames,
   SHELL_LAUNCHER_PROGRAM,
   shellLauncherCommand,
   shellWord,
@@ -107,33 +107,43 @@ describe('the shell launcher', () => {
     ]);
   });
 
-  it('passes names bash keeps for itself through env -i, exactly as given, but for `_`', async () => {
+  it('runs exactly the program it names, whatever its path holds, with exactly its environment but `_`', async () => {
     const dir = temp();
     const launcher = start();
-    const env = { PATH: '/usr/bin:/bin', UID: '12345', 'not-an-identifier': 'kept', _: '/usr/bin/node', SHLVL: '9' };
-    expect(needsEnvProgram(env)).toBe(true);
-    expect(needsEnvProgram({ PATH: '/usr/bin', PWD: '/x', SHLVL: '1', HOME: '/root' })).toBe(false);
-    const launched = run(launcher, dir, '/usr/bin/env', []);
-    await launched.ended;
-    const viaEnv = run(launcher, dir, '/usr/bin/env', [], { env });
-    expect(await viaEnv.ended).toEqual({ exitCode: 0, signal: null });
+    // An agent under `lr=0.1/`, and a program whose name starts with `-`: through `env -i` the first was
+    // read as one more variable, and the model's first argument ran as the program.
+    mkdirSync(join(dir, 'lr=0.1', 'bin'), { recursive: true });
+    for (const name of ['tool=1.sh', '-tool']) {
+      writeFileSync(join(dir, 'lr=0.1', 'bin', name), `#!/bin/sh\necho "${name} ran with $#: $1"\n`);
+      chmodSync(join(dir, 'lr=0.1', 'bin', name), 0o755);
+    }
+    const env = { PATH: `${join(dir, 'lr=0.1', 'bin')}:/usr/bin:/bin`, PWD: '/given', SHLVL: '3', _: '/usr/bin/node' };
+    const byPath = run(launcher, dir, join(dir, 'lr=0.1', 'bin', 'tool=1.sh'), ['/bin/touch', join(dir, 'pwned')], { env });
+    expect(await byPath.ended).toEqual({ exitCode: 0, signal: null });
+    expect(readFileSync(join(dir, 'out.log'), 'utf8')).toBe(`tool=1.sh ran with 2: /bin/touch\n`);
+    expect(await run(launcher, dir, '-tool', ['x'], { env }).ended).toEqual({ exitCode: 0, signal: null });
+    expect(readFileSync(join(dir, 'out.log'), 'utf8')).toBe('-tool ran with 1: x\n');
+    expect(existsSync(join(dir, 'pwned'))).toBe(false);
+    // `_` is left out: the program that started the engine, meaningless to a tool.
+    expect(await run(launcher, dir, '/usr/bin/env', [], { env }).ended).toEqual({ exitCode: 0, signal: null });
     expect(readFileSync(join(dir, 'out.log'), 'utf8').split('\n').filter(Boolean).sort()).toEqual(
-      // `_` is left out: the program that started the engine, meaningless to a tool.
-      ['PATH=/usr/bin:/bin', 'UID=12345', 'not-an-identifier=kept', 'SHLVL=9'].sort(),
+      [`PATH=${env.PATH}`, 'PWD=/given', 'SHLVL=3'].sort(),
     );
-    const plain = run(launcher, dir, '/usr/bin/env', [], { env: { PATH: '/usr/bin:/bin', PWD: '/given', SHLVL: '3' } });
-    expect(await plain.ended).toEqual({ exitCode: 0, signal: null });
-    expect(readFileSync(join(dir, 'out.log'), 'utf8').split('\n').filter(Boolean).sort()).toEqual([
-      'PATH=/usr/bin:/bin',
-      'PWD=/given',
-      'SHLVL=3',
+  });
+
+  it('refuses, as the start error, an environment bash cannot pass on as given', async () => {
+    const dir = temp();
+    const launcher = start();
+    expect(unexportableNames({ PATH: '/usr/bin', UID: '1', 'a.b': '2', BASH_ENV: '/x', '-i': '3' })).toEqual([
+      'UID',
+      'a.b',
+      'BASH_ENV',
+      '-i',
     ]);
-    // A name that begins with `-` is a variable, not an option of env (-S would run its value instead).
-    const dashed = run(launcher, dir, '/usr/bin/env', [], { env: { '-Secho taken over x': '1', '-i': '2', PATH: '/usr/bin:/bin' } });
-    expect(await dashed.ended).toEqual({ exitCode: 0, signal: null });
-    expect(readFileSync(join(dir, 'out.log'), 'utf8').split('\n').filter(Boolean).sort()).toEqual(
-      ['-Secho taken over x=1', '-i=2', 'PATH=/usr/bin:/bin'].sort(),
-    );
+    const refused = await run(launcher, dir, '/usr/bin/env', [], { env: { PATH: '/usr/bin:/bin', UID: '12345' } }).ended;
+    expect(refused).toMatchObject({ error: { code: 'EINVAL', message: expect.stringContaining('"UID"') } });
+    // The launcher goes on.
+    expect(await run(launcher, dir, 'true', []).ended).toEqual({ exitCode: 0, signal: null });
   });
 
   it('reads an environment from a staged file, exactly, when given a way to stage one', async () => {
@@ -206,12 +216,12 @@ describe('the shell launcher', () => {
     const known = new Map<string, number>();
     const launch = { id: 1, cwd: '/w', stdinFile: '/dev/null', stdoutFile: '/o', stderrFile: '/e', file: 'echo', args: ['hi'] };
     const first = encodeShellLaunch({ ...launch, env: { PATH: '/bin', _: '/usr/bin/node' } }, known);
-    expect(first).toBe("env 1 export $'PATH=/bin'\nstart 1 $'/w' $'/dev/null' $'/o' $'/e' 1 $'echo' $'hi'\n");
+    expect(first).toBe("env 1 $'PATH=/bin'\nstart 1 $'/w' $'/dev/null' $'/o' $'/e' 1 $'echo' $'hi'\n");
     expect(encodeShellLaunch({ ...launch, id: 2, env: { PATH: '/bin' } }, known)).toBe(
       "start 2 $'/w' $'/dev/null' $'/o' $'/e' 1 $'echo' $'hi'\n",
     );
-    expect(encodeShellLaunch({ ...launch, id: 3, env: { PATH: '/bin', UID: '0' } }, known)).toMatch(
-      /^env 2 env \$'PATH=\/bin' \$'UID=0'\nstart 3 /,
+    expect(encodeShellLaunch({ ...launch, id: 3, env: { PATH: '/bin', A: '0' } }, known)).toMatch(
+      /^env 2 \$'PATH=\/bin' \$'A=0'\nstart 3 /,
     );
   });
 

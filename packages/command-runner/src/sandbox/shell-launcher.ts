@@ -7,9 +7,8 @@ import { existsSync } from 'node:fs';
  * the functions below), then one message per line, each a call of one of them with every word quoted
  * by `shellWord`:
  *
- *   env N HOW NAME=VALUE…  or  env N HOW -f FILE   define environment N (sent once per distinct environment;
- *                                                 FILE: its NAME=VALUE pairs, each ended by a NUL byte);
- *                                                 HOW: `export` the variables, or pass them through `env -i`
+ *   env N NAME=VALUE…  or  env N -f FILE         define environment N (sent once per distinct environment;
+ *                                                 FILE: its NAME=VALUE pairs, each ended by a NUL byte)
  *   start ID CWD STDIN STDOUT STDERR N FILE ARG…  start a command with environment N (`encodeShellLaunch`)
  *   stop PID SIGNAL                               signal the process group PID
  *   sync ID                                       answer `S ID` (everything before it is done)
@@ -23,15 +22,16 @@ import { existsSync } from 'node:fs';
  *   S ID
  *
  * Each command gets a watcher (a fork of this shell, with job control on, so that the command runs in a
- * process group of its own): it changes into CWD, sets the command's environment (nothing of the
- * launcher's own: every variable it had is unexported first), opens the three files, starts the command
- * with `exec` (no shell in between), reports its pid, waits for it, kills what it left in its process
- * group, and reports its end. The launcher inherits no descriptor beyond 0-2 (the loop at the start
- * closes any that its starter left open), so a command inherits none either.
+ * process group of its own): it opens the three files (relative names are of the launcher's own directory,
+ * which no tool can name: see RunSandbox), changes into CWD, sets the command's environment (nothing of the
+ * launcher's own: every variable it had is unexported first), starts the command with `exec --` (no shell
+ * in between, and the program exactly the one named, whatever its name holds), reports its pid, waits for
+ * it, kills what it left in its process group, and reports its end. The launcher inherits no descriptor
+ * beyond 0-2 (the loop at the start closes any that its starter left open), so a command inherits none
+ * either.
  *
- * An environment with a name bash cannot export as given (not an identifier, or one of bash's own, such
- * as UID) is passed through `env -i` instead, which costs one more program start per call: `needsEnvProgram`.
- * `_` is left out (see withoutUnderscore).
+ * An environment bash cannot export as given (a name that is not an identifier, or one of bash's own, such
+ * as UID) is refused before it is sent (`refuseUnexportable`). `_` is left out (see withoutUnderscore).
  */
 export const SHELL_LAUNCHER_PROGRAM = `
 for fd in /proc/self/fd/*; do
@@ -40,42 +40,33 @@ for fd in /proc/self/fd/*; do
 done
 for name in $(compgen -e); do export -n "$name"; done
 env() {
-  declare -g "how_$1=$2"
   local -n pairs="env_$1"
-  if [[ $3 == -f ]]; then
-    mapfile -d '' -t pairs <"$4"
+  if [[ $2 == -f ]]; then
+    mapfile -d '' -t pairs <"$3"
   else
-    shift 2
+    shift
     pairs=("$@")
   fi
 }
 start() {
-  local id=$1 cwd=$2 in=$3 out=$4 err=$5 how="how_$6"
+  local id=$1 cwd=$2 in=$3 out=$4 err=$5
   local -n pairs="env_$6"
-  how=\${!how}
   shift 6
   (
     exec 2>/dev/null
     set -m
+    exec 3<"$in" 4>"$out" 5>"$err" || { echo "X $id EIO"; exit; }
     cd -- "$cwd" || { echo "X $id ENOENT"; exit; }
     unset OLDPWD
-    if [[ $how == export ]]; then
-      for pair in "\${pairs[@]}"; do export -- "$pair"; done
-      if [[ $1 != */* ]] && ! type -P -- "$1" >/dev/null; then
-        echo "X $id ENOENT"
-        exit
-      fi
-    fi
+    for pair in "\${pairs[@]}"; do export -- "$pair"; done
     if [[ $1 == */* ]]; then
       [[ -e $1 ]] || { echo "X $id ENOENT"; exit; }
       [[ -f $1 && -x $1 ]] || { echo "X $id EACCES"; exit; }
+    elif ! type -P -- "$1" >/dev/null; then
+      echo "X $id ENOENT"
+      exit
     fi
-    exec 3<"$in" 4>"$out" 5>"$err" || { echo "X $id EIO"; exit; }
-    if [[ $how == export ]]; then
-      (exec "$@" <&3 >&4 2>&5 3<&- 4>&- 5>&-) &
-    else
-      (exec /usr/bin/env -i -- "\${pairs[@]}" "$@" <&3 >&4 2>&5 3<&- 4>&- 5>&-) &
-    fi
+    (exec -- "$@" <&3 >&4 2>&5 3<&- 4>&- 5>&-) &
     pid=$!
     exec 3<&- 4>&- 5>&-
     echo "P $id $pid"
@@ -90,8 +81,9 @@ sync() { echo "S $1"; }
 `;
 
 /**
- * The command that starts the launcher (inside bubblewrap): bash, named `delta-sandbox-launcher` (what
- * ps shows, and what its watchers show), reading its program and then its messages from its stdin.
+ * The command that starts the launcher's program outside a sandbox (tests): this machine's bash, named
+ * `delta-sandbox-launcher`, reading its program and then its messages from its stdin. In a sandbox it is
+ * started from files of its own: launcher-files.ts.
  */
 export function shellLauncherCommand(): string[] {
   const bash = findBash();
@@ -147,9 +139,21 @@ function withoutUnderscore(env: Record<string, string>): Record<string, string> 
   return rest;
 }
 
-/** Whether `env` holds a name the launcher's shell cannot export as given: then it goes through `env -i`. */
-export function needsEnvProgram(env: Record<string, string>): boolean {
-  return Object.keys(env).some((name) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || BASH_OWN.has(name) || name.startsWith('BASH_'));
+/** The names in `env` the launcher's shell cannot export as given: not an identifier, or one bash keeps for itself. */
+export function unexportableNames(env: Record<string, string>): string[] {
+  return Object.keys(env).filter((name) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || BASH_OWN.has(name) || name.startsWith('BASH_'));
+}
+
+/** Refuses, as the command's start error, an environment the launcher could pass only by changing it. */
+function refuseUnexportable(env: Record<string, string>): void {
+  const names = unexportableNames(env);
+  if (names.length === 0) return;
+  throw Object.assign(
+    new Error(
+      `a sandboxed command cannot be given ${names.map((name) => JSON.stringify(name)).join(', ')}: the sandbox's launcher (bash) cannot pass ${names.length === 1 ? 'that name' : 'those names'} on as given. Leave ${names.length === 1 ? 'it' : 'them'} out of the environment`,
+    ),
+    { code: 'EINVAL' },
+  );
 }
 
 export interface ShellLaunch {
@@ -177,15 +181,15 @@ export function encodeShellLaunch(launch: ShellLaunch, known: Map<string, number
   let definition = '';
   if (number === undefined) {
     number = known.size + 1;
-    const how = needsEnvProgram(env) ? 'env' : 'export';
+    refuseUnexportable(env);
     if (stage) {
       // In a file that bash reads whole, rather than a line it reads a byte at a time.
       const pairs = Object.entries(env).map(([name, value]) => `${name}=${value}\0`);
       for (const pair of pairs) refuseNul(pair.slice(0, -1));
-      definition = `env ${number} ${how} -f ${shellWord(stage(pairs.join('')))}\n`;
+      definition = `env ${number} -f ${shellWord(stage(pairs.join('')))}\n`;
     } else {
       const pairs = Object.entries(env).map(([name, value]) => shellWord(`${name}=${value}`));
-      definition = `env ${number} ${how} ${pairs.join(' ')}\n`;
+      definition = `env ${number} ${pairs.join(' ')}\n`;
     }
   }
   const words = [

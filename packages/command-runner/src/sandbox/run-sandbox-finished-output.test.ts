@@ -1,10 +1,22 @@
-import { linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CommandLauncher, RunSandbox, runCommand, type CommandResult } from '../index.js';
 import { stageOutput } from './stage-output.js';
-import { bubblewrapForTests } from './sandbox.test-support.js';
+import { bubblewrapForTests, until } from './sandbox.test-support.js';
 
 const bubblewrap = bubblewrapForTests('the sandbox hard-link tests');
 const skip = bubblewrap.skip;
@@ -39,21 +51,23 @@ function sh(sandbox: RunSandbox, script: string): Promise<CommandResult> {
 }
 
 describe.skipIf(skip)("a finished call's output record (real bubblewrap)", () => {
-  it('cannot be rewritten by a later call through a hard link the call made to it in /tmp/.delta-io', async () => {
+  it('cannot be rewritten by a process the call left running with its output open', async () => {
     const sandbox = RunSandbox.start(
       { mode: 'workspace-write', network: true, workspace, protectedPaths: [control], visiblePaths: [], writablePaths: [] },
       bubblewrap.path!,
     );
     try {
-      const first = await sh(sandbox, 'echo honest; ln "$(readlink /proc/$$/fd/1)" /tmp/.delta-io/keep && echo linked >&2');
+      // It leaves its process group (setsid), keeps the call's stdout, and writes on it once the call has
+      // ended: before, that was the record itself.
+      const first = await sh(
+        sandbox,
+        "echo honest; setsid sh -c 'touch left; while [ ! -e go ]; do sleep 0.02; done; echo FORGED; touch wrote' & while [ ! -e left ]; do sleep 0.02; done; echo left",
+      );
       const firstFile = join(control, `call-${call}.out`);
       expect(first.exitCode).toBe(0);
-      expect(readFileSync(join(control, `call-${call}.err`), 'utf8')).toBe('linked\n');
-      const second = await sh(sandbox, 'printf "FORGED by a later call\\n" > /tmp/.delta-io/keep && echo rewrote');
-      expect(second.exitCode).toBe(0);
-      expect(readFileSync(join(control, `call-${call}.out`), 'utf8')).toBe('rewrote\n');
-      // The record kept what the call wrote, and is no longer the file the tools hold.
-      expect(readFileSync(firstFile, 'utf8')).toBe('honest\n');
+      writeFileSync(join(workspace, 'go'), '');
+      await until(() => existsSync(join(workspace, 'wrote')), 'the process left running to write');
+      expect(readFileSync(firstFile, 'utf8')).toBe('honest\nleft\n');
       expect(statSync(firstFile).nlink).toBe(1);
     } finally {
       await sandbox.stop();
@@ -62,29 +76,19 @@ describe.skipIf(skip)("a finished call's output record (real bubblewrap)", () =>
 });
 
 describe('stageOutput', () => {
-  it('keeps the record as it is (same file) when nothing else links to it', () => {
-    const tmp = mkdtempSync(join(root, 'tmp-'));
-    mkdirSync(join(tmp, '.delta-io'));
+  it('replaces the record, once the call has ended, by a copy no process holds', () => {
+    const io = mkdtempSync(join(root, 'io-'));
     const record = join(root, 'plain.out');
-    const staged = stageOutput(record, tmp);
-    writeFileSync(join(tmp, staged.inside.slice('/tmp/'.length)), 'output\n');
+    const staged = stageOutput(record, io);
+    const held = openSync(join(io, staged.inside.slice(2)), 'a');
+    writeSync(held, 'output\n');
     const inode = statSync(record).ino;
     staged.finish();
+    writeSync(held, 'FORGED\n');
+    closeSync(held);
     expect(readFileSync(record, 'utf8')).toBe('output\n');
-    expect(statSync(record)).toMatchObject({ ino: inode, nlink: 1 });
-  });
-
-  it('gives the record a fresh copy when another name still links to it', () => {
-    const tmp = mkdtempSync(join(root, 'tmp-'));
-    mkdirSync(join(tmp, '.delta-io'));
-    const record = join(root, 'linked.out');
-    const staged = stageOutput(record, tmp);
-    const inside = join(tmp, staged.inside.slice('/tmp/'.length));
-    writeFileSync(inside, 'output\n');
-    linkSync(inside, join(tmp, '.delta-io', 'keep'));
-    staged.finish();
-    writeFileSync(join(tmp, '.delta-io', 'keep'), 'FORGED\n');
-    expect(readFileSync(record, 'utf8')).toBe('output\n');
+    expect(statSync(record).ino).not.toBe(inode);
     expect(statSync(record).nlink).toBe(1);
+    expect(readdirSync(io)).toEqual([]);
   });
 });

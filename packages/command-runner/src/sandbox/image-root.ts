@@ -1,0 +1,63 @@
+import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { imageRootMount } from './bubblewrap-args.js';
+import type { SandboxImage } from './sandbox-policy.js';
+
+/**
+ * A run's root under an image: an overlay mount of the image's unpacked root (lower, shared, never written)
+ * under the run's own layer (upper: what the run changed outside its workspace). bubblewrap 0.8 cannot
+ * mount one, and an unprivileged user may only in a user namespace of their own: so the sandbox's
+ * bubblewrap is started by `unshare --user --map-root-user --mount`, whose shell mounts the overlay in that
+ * namespace's mount namespace and then becomes bubblewrap. The mount lives as long as that namespace: when
+ * the sandbox ends (its bubblewrap dies with the engine too, `--die-with-parent`), nothing is left mounted.
+ * The run's files in its layer belong to the user who ran it, as the image's root does to whoever unpacked
+ * it (the user the engine runs as: see @delta/images); in the namespace both are root.
+ */
+
+/** The shell that mounts the overlay (options by short relative names: no path can break them) and becomes its arguments. */
+const MOUNT_THEN_RUN = 'cd "$1" && mount -t overlay overlay -o lowerdir=lower,upperdir=upper,workdir=work "$2" && shift 2 && exec "$@"';
+
+/** The directories and names the mount needs, under the sandbox's own directory `home`. */
+export function prepareImageRoot(home: string, image: SandboxImage): void {
+  for (const dir of [join(image.layer, 'upper'), join(image.layer, 'work'), join(home, 'root'), join(home, 'overlay')]) {
+    mkdirSync(dir, { recursive: true });
+  }
+  const names = { lower: image.root, upper: join(image.layer, 'upper'), work: join(image.layer, 'work') };
+  for (const [name, target] of Object.entries(names)) symlinkSync(target, join(home, 'overlay', name));
+}
+
+/** The command that runs `file args` (the sandbox's bubblewrap) with the run's root mounted under an image. */
+export function inImageRoot(home: string, tmpDir: string, file: string, args: readonly string[]): { file: string; args: string[] } {
+  return {
+    file: findProgram('unshare'),
+    args: [
+      '--user',
+      '--map-root-user',
+      '--mount',
+      '--',
+      '/bin/sh',
+      '-c',
+      MOUNT_THEN_RUN,
+      'sh',
+      join(home, 'overlay'),
+      imageRootMount(tmpDir),
+      file,
+      ...args,
+    ],
+  };
+}
+
+/**
+ * `command` run in the user and mount namespaces of process `pid` (the sandbox's bubblewrap, outside the
+ * run's PID namespace): where the run's root is mounted. Those namespaces are this user's own, so entering
+ * them takes no privilege.
+ */
+export function inSandboxMounts(pid: number, command: readonly string[]): string[] {
+  return [findProgram('nsenter'), `--user=/proc/${pid}/ns/user`, `--mount=/proc/${pid}/ns/mnt`, '--', ...command];
+}
+
+/** A program of util-linux, where Debian and others keep it. */
+function findProgram(name: string): string {
+  for (const dir of ['/usr/bin', '/bin', '/usr/sbin', '/sbin']) if (existsSync(join(dir, name))) return join(dir, name);
+  throw Object.assign(new Error(`a run in an image needs ${name} (util-linux): install util-linux`), { code: 'ENOENT' });
+}
