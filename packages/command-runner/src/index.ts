@@ -12,6 +12,7 @@ export type { SandboxedCommand } from './sandbox/run-sandbox.js';
 export { probeBubblewrap } from './sandbox/probe-bubblewrap.js';
 export type { BubblewrapProbe } from './sandbox/probe-bubblewrap.js';
 export { bubblewrapSandboxArgs, bubblewrapToolArgs } from './sandbox/bubblewrap-args.js';
+export { unexportableNames } from './sandbox/shell-launcher.js';
 export { BUBBLEWRAP_INSTALL, SANDBOX_MODES, pathInside } from './sandbox/sandbox-policy.js';
 export type { SandboxImage, SandboxMode, SandboxPolicy } from './sandbox/sandbox-policy.js';
 export { listLayerChanges, removeLayer } from './sandbox/image-layer.js';

@@ -1,3 +1,4 @@
+import { unexportableNames } from '@delta/command-runner';
 import { CREDENTIAL_NAMES } from './model-settings.js';
 
 /**
@@ -12,38 +13,13 @@ export const CORE_NAMES: readonly string[] = ['PATH', 'HOME', 'USER', 'LOGNAME',
 /** The run's variables, set by the engine (and DELTA_SANDBOX by the sandbox): agent.yaml cannot set them. */
 export const RUN_VARIABLES: readonly string[] = ['DELTA_RUN_ID', 'DELTA_AGENT_HOME', 'DELTA_CWD', 'DELTA_SANDBOX'];
 
-/**
- * Variables bash keeps for itself (readonly, dynamic or reset when it starts), so the sandbox's launcher,
- * a bash, cannot hand them to a tool with the value given: the list of BASH_OWN in
- * @delta/command-runner's shell-launcher.ts, plus every `BASH_*`.
- */
-const BASH_OWN = new Set([
-  'BASHOPTS',
-  'BASHPID',
-  'DIRSTACK',
-  'EPOCHREALTIME',
-  'EPOCHSECONDS',
-  'EUID',
-  'FUNCNAME',
-  'GROUPS',
-  'HISTCMD',
-  'LINENO',
-  'OPTIND',
-  'PIPESTATUS',
-  'PPID',
-  'RANDOM',
-  'SECONDS',
-  'SHELLOPTS',
-  'SRANDOM',
-  'UID',
-]);
-
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Why bash cannot export `name` as given, or undefined when it can. */
 export function unexportableReason(name: string): string | undefined {
   if (!IDENTIFIER.test(name)) return 'it is not a name a shell can export (letters, digits and _, not starting with a digit)';
-  if (BASH_OWN.has(name) || name.startsWith('BASH_')) return 'bash keeps it for itself, so a tool cannot be given its value';
+  // (The sandbox's launcher is a bash: what it cannot hand a tool as given, @delta/command-runner says.)
+  if (unexportableNames({ [name]: '' }).length > 0) return 'bash keeps it for itself, so a tool cannot be given its value';
   return undefined;
 }
 
