@@ -31,6 +31,8 @@ export interface SettingLayersOptions {
   skipWorkspaceEnv?: boolean;
   /** Told when a `.env` is not read (a FIFO, a device, a link out of its directory, too large). */
   onWarning?: (message: string) => void;
+  /** The workspace `.env`'s values as judged (judgeWorkspaceEnv), used instead of reading the file again. */
+  workspaceEnvValues?: Record<string, string>;
 }
 
 /**
@@ -51,6 +53,10 @@ export function settingLayers(
   if (root) files.push(join(root, '.env'));
   for (const file of [...new Set(files)]) {
     if (file === workspaceEnv && options.skipWorkspaceEnv) continue;
+    if (file === workspaceEnv && options.workspaceEnvValues !== undefined) {
+      layers.push({ source: file, values: options.workspaceEnvValues });
+      continue;
+    }
     const values = readDotenv(file, {
       allowedRoots: file === workspaceEnv ? [workDir, agentHome] : [dirname(file)],
       onRefused: (message) => options.onWarning?.(message),
@@ -82,6 +88,8 @@ export interface ModelSettingsOptions {
   recorded?: ModelEndpoint | undefined;
   /** Leave the workspace `.env` out (a run's tools wrote it). */
   skipWorkspaceEnv?: boolean;
+  /** The workspace `.env`'s values as judged, instead of reading the file again. */
+  workspaceEnvValues?: Record<string, string>;
   /** Told what is not obeyed, and why. */
   onWarning?: (message: string) => void;
 }
@@ -143,6 +151,7 @@ export function resolveModelSettings(
   const layers = settingLayers(workDir, agentHome, environment, {
     ...(explicit.skipWorkspaceEnv ? { skipWorkspaceEnv: true } : {}),
     ...(explicit.onWarning ? { onWarning: explicit.onWarning } : {}),
+    ...(explicit.workspaceEnvValues ? { workspaceEnvValues: explicit.workspaceEnvValues } : {}),
   });
   const key = recordedKey(layers, explicit.recorded) ?? lookup(layers, KEY_NAMES);
   const recorded = explicit.recorded;

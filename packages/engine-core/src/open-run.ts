@@ -30,7 +30,7 @@ export interface ResolvedModel {
   apiKey: string | undefined;
   /** Recorded in metadata.json: `delta continue` and batch resumes go to this endpoint. */
   endpoint: ModelEndpoint;
-  /** The workspace `.env` as judged at this start; recorded under `.delta/` at the start and the end. */
+  /** The workspace `.env` as judged at this start (each engine's start and end are recorded under `.delta/`). */
   envTrust: WorkspaceEnvTrust;
   /** Said on stderr and in engine.log once the run's log is open. */
   warnings: string[];
@@ -71,7 +71,10 @@ export async function resolveModel(
     return { model: options.model, apiKey: options.apiKey, endpoint, envTrust, warnings };
   }
   if (envTrust.distrusted !== undefined) {
-    const values = readDotenv(envTrust.file, { allowedRoots: [workDir, agent.home], onRefused: (message) => warnings.push(message) }) ?? {};
+    const values =
+      envTrust.values ??
+      readDotenv(envTrust.file, { allowedRoots: [workDir, agent.home], onRefused: (message) => warnings.push(message) }) ??
+      {};
     const names = CREDENTIAL_NAMES.filter((name) => values[name] !== undefined);
     if (names.length > 0) warnings.push(distrustWarning(envTrust, names));
   }
@@ -81,6 +84,7 @@ export async function resolveModel(
           baseUrl: options.baseUrl,
           recorded,
           skipWorkspaceEnv: envTrust.distrusted !== undefined,
+          ...(envTrust.values === undefined ? {} : { workspaceEnvValues: envTrust.values }),
           onWarning: (message) => warnings.push(message),
         })
       : undefined;
@@ -162,7 +166,7 @@ export function openRunContext(
   for (const warning of resolved.warnings) log(`warning: ${warning}`);
   const warned = new Set<string>();
   // Where no tool can write: what the workspace .env held when this engine started and when it ended.
-  recordWorkspaceEnvStart(paths.workDir, paths.runId, resolved.envTrust);
+  recordWorkspaceEnvStart(paths.workDir, paths.runId);
   // The process's one launcher, shared with every other run in it (a batch); a run without tools or
   // hooks needs none. Taken now, so that it is ready by the first tool call.
   const launcherLease = agent.tools.length > 0 || Object.values(agent.hooks).some(Boolean) ? CommandLauncher.shared() : undefined;
@@ -206,7 +210,7 @@ export function openRunContext(
       await stopToolProcesses(context);
       await launcherLease?.release();
       limit.clear();
-      quietly(() => recordWorkspaceEnvEnd(paths.workDir, paths.runId, resolved.envTrust));
+      quietly(() => recordWorkspaceEnvEnd(paths.workDir, paths.runId));
       quietly(() => context.metadata.close());
       quietly(() => journal.close());
       if (engineLog !== undefined) quietly(() => closeSync(engineLog!));
