@@ -90,6 +90,11 @@ export interface ModelSettingsOptions {
   skipWorkspaceEnv?: boolean;
   /** The workspace `.env`'s values as judged, instead of reading the file again. */
   workspaceEnvValues?: Record<string, string>;
+  /**
+   * The key the caller gives (a models file's entry, read from its variable `name`): used as it is, and
+   * the base URL is then found as for any run (the option, the recorded one, the `.env` files, the environment).
+   */
+  apiKey?: { value: string; name?: string | undefined } | undefined;
   /** Told what is not obeyed, and why. */
   onWarning?: (message: string) => void;
 }
@@ -153,7 +158,11 @@ export function resolveModelSettings(
     ...(explicit.onWarning ? { onWarning: explicit.onWarning } : {}),
     ...(explicit.workspaceEnvValues ? { workspaceEnvValues: explicit.workspaceEnvValues } : {}),
   });
-  const key = recordedKey(layers, explicit.recorded) ?? lookup(layers, KEY_NAMES);
+  const given = explicit.apiKey;
+  const key: Found | undefined =
+    given !== undefined
+      ? { value: given.value, source: given.name === undefined ? 'option' : 'environment', name: given.name ?? '' }
+      : (recordedKey(layers, explicit.recorded) ?? lookup(layers, KEY_NAMES));
   const recorded = explicit.recorded;
   const baseUrl =
     explicit.baseUrl !== undefined
@@ -184,7 +193,7 @@ export function resolveModelSettings(
   return {
     apiKey: key?.value,
     apiKeySource: key?.source,
-    apiKeyName: key?.name,
+    apiKeyName: key?.name || undefined,
     baseUrl: baseUrl?.value,
     baseUrlSource: baseUrl?.source,
   };
@@ -206,7 +215,9 @@ export function describeModelSettings(settings: ModelSettings): string {
   const key =
     settings.apiKey === undefined
       ? 'none (neither DELTA_API_KEY nor OPENAI_API_KEY is set, so no key is sent)'
-      : `${settings.apiKeyName} from ${describeSource(settings.apiKeySource)}`;
+      : settings.apiKeyName === undefined
+        ? 'given by the caller (the apiKey option)'
+        : `${settings.apiKeyName} from ${describeSource(settings.apiKeySource)}`;
   const baseUrl =
     settings.baseUrl === undefined
       ? 'the default OpenAI base URL'

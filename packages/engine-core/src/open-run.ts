@@ -16,7 +16,8 @@ import { DEFAULT_MAX_ITERATIONS } from './agent-config.js';
 import type { LoadedAgent } from './load-agent.js';
 import { createModelClient, type ModelClient } from '@delta/model-wire';
 import { readDotenv } from './dotenv.js';
-import { CREDENTIAL_NAMES, resolveModelSettings } from './model-settings.js';
+import { CREDENTIAL_NAMES } from './model-settings.js';
+import { runModelSettings } from './run-model-settings.js';
 import { judgeWorkspaceEnv, recordWorkspaceEnvEnd, recordWorkspaceEnvStart, type WorkspaceEnvTrust } from './workspace-env-trust.js';
 import { type RunContext, stopToolProcesses } from './run-context.js';
 import type { SandboxChoice } from './sandbox-choice.js';
@@ -78,22 +79,22 @@ export async function resolveModel(
     const names = CREDENTIAL_NAMES.filter((name) => values[name] !== undefined);
     if (names.length > 0) warnings.push(distrustWarning(envTrust, names));
   }
-  const settings =
-    options.apiKey === undefined
-      ? resolveModelSettings(workDir, agent.home, options.environment ?? process.env, {
-          baseUrl: options.baseUrl,
-          recorded,
-          skipWorkspaceEnv: envTrust.distrusted !== undefined,
-          ...(envTrust.values === undefined ? {} : { workspaceEnvValues: envTrust.values }),
-          onWarning: (message) => warnings.push(message),
-        })
-      : undefined;
-  const apiKey = options.apiKey ?? settings?.apiKey;
+  // A key the caller gives (a models file's entry) still finds its base URL as any run does (issue 42, fault 7).
+  const settings = runModelSettings(
+    workDir,
+    agent.home,
+    {
+      environment: options.environment,
+      baseUrl: options.baseUrl,
+      apiKey: options.apiKey,
+      apiKeyName: options.apiKeyName,
+      recorded,
+      onWarning: (message) => warnings.push(message),
+    },
+    envTrust,
+  );
+  const { apiKey, baseUrl } = settings;
   const llm = agent.config.llm;
-  // With a key given and no base URL: the recorded one, else OPENAI_BASE_URL of the environment the caller gave.
-  const baseUrl =
-    options.baseUrl ??
-    (settings ? settings.baseUrl : (recorded?.base_url ?? (options.environment ?? process.env).OPENAI_BASE_URL ?? undefined));
   const model = await createModelClient({
     apiKey,
     baseUrl,
@@ -102,13 +103,11 @@ export async function resolveModel(
     attemptTimeoutMs: llm.attempt_timeout_ms,
     maxResponseBytes: llm.max_response_bytes,
   });
-  const baseUrlSource = options.baseUrl !== undefined ? 'option' : settings ? settings.baseUrlSource : recorded?.base_url_source;
   const endpoint: ModelEndpoint = {
     base_url: baseUrl ?? null,
-    base_url_source: (baseUrlSource === 'recorded' ? recorded?.base_url_source : baseUrlSource) ?? null,
-    api_key_name: options.apiKey !== undefined ? (options.apiKeyName ?? null) : (settings?.apiKeyName ?? null),
-    api_key_source:
-      options.apiKey !== undefined ? (options.apiKeyName !== undefined ? 'environment' : 'option') : (settings?.apiKeySource ?? null),
+    base_url_source: (settings.baseUrlSource === 'recorded' ? recorded?.base_url_source : settings.baseUrlSource) ?? null,
+    api_key_name: settings.apiKeyName ?? null,
+    api_key_source: settings.apiKeySource ?? null,
     ...named,
   };
   return { model, apiKey, endpoint, envTrust, warnings };
