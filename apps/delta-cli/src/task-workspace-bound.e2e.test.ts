@@ -28,7 +28,9 @@ describe('delta batch --max-task-workspace', () => {
 
     const refused = await batch('entries=2');
     expect(refused.exitCode).toBe(2);
-    expect(refused.stderr).toContain(`The task three cannot be run: its workspace directory ${join(directory, 'files')} holds more than 2 entries`);
+    expect(refused.stderr).toContain(
+      `The task three cannot be run: its workspace directory ${join(directory, 'files')} holds more than 2 entries`,
+    );
     expect(refused.stderr).toContain('--max-task-workspace entries=4');
     expect(llm.requests).toEqual([]);
 
