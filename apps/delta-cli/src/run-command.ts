@@ -52,7 +52,6 @@ export async function runCommand(flags: RunCommandFlags): Promise<number> {
   for (const warning of agent.warnings) printConfigWarning(warning);
   const message = String(flags.message);
   const workDir = flags.workDir === undefined ? await chooseWorkspace(agent.home, flags.yes === true) : resolve(flags.workDir);
-  if (flags.verbose === true) (await import('./report-settings.js')).reportSettings(agent, workDir, (text) => process.stderr.write(text));
   if (flags.workDir !== undefined) noteOtherWorkspace(agent.home, workDir, recordOtherWorkspace);
 
   // Smart resume (spec 2.6.1): the workspace's latest run is interrupted, paused or crashed. Not with
@@ -61,6 +60,11 @@ export async function runCommand(flags: RunCommandFlags): Promise<number> {
   const latestMetadata =
     latest && existsSync(runPaths(workDir, latest).metadata) ? readMetadata(runPaths(workDir, latest).metadata) : undefined;
   const resume = latestMetadata !== undefined && RESUMABLE.has(latestMetadata.status);
+  if (flags.verbose === true) {
+    // What the run will use: --base-url, the models file entry's key, a resumed run's recorded endpoint.
+    const given = { ...flagOptions, ...model?.engine, ...(resume ? { recorded: latestMetadata.model_endpoint } : {}) };
+    (await import('./report-settings.js')).reportSettings(agent, workDir, (text) => process.stderr.write(text), given);
+  }
 
   return withEngineSession(
     flags.interactive === true,

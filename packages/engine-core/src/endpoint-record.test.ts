@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { acquireRunLock, runPaths } from '@delta/journal';
 import { cleanupTempDirs, createTempAgent, createTempWorkspace } from '@delta/testkit';
 import { resolveModelSettings } from './model-settings.js';
-import { judgeWorkspaceEnv, recordWorkspaceEnvEnd, recordWorkspaceEnvStart } from './workspace-env-trust.js';
+import { judgeWorkspaceEnv, recordWorkspaceEnvEnd, recordWorkspaceEnvStart, workspaceEnvDigest } from './workspace-env-trust.js';
 
 afterAll(cleanupTempDirs);
 
@@ -95,36 +96,81 @@ describe('judgeWorkspaceEnv', () => {
     return workspace;
   }
 
+  /** An engine of run `runId` in the workspace: its run lock taken, its start recorded; end() records its end and lets go. */
+  function startEngine(workspace: string, runId: string) {
+    mkdirSync(runPaths(workspace, runId).runDir, { recursive: true });
+    const lock = acquireRunLock(runPaths(workspace, runId).lock, runId);
+    recordWorkspaceEnvStart(workspace, runId);
+    return {
+      end: () => {
+        recordWorkspaceEnvEnd(workspace, runId);
+        lock.release();
+      },
+      // kill -9: the lock's holder is gone (here: released) and no end is recorded.
+      crash: () => lock.release(),
+    };
+  }
+
   it('trusts a .env when nothing is recorded, and one the user changed while no engine ran', async () => {
     const workspace = await workspaceWithControl();
     writeFileSync(join(workspace, '.env'), 'DELTA_BASE_URL=http://user.test/v1\n');
-    const first = judgeWorkspaceEnv(workspace);
-    expect(first.distrusted).toBeUndefined();
-    recordWorkspaceEnvStart(workspace, 'r1', first);
-    recordWorkspaceEnvEnd(workspace, 'r1', first);
-    writeFileSync(join(workspace, '.env'), 'DELTA_BASE_URL=http://user-again.test/v1\n');
     expect(judgeWorkspaceEnv(workspace).distrusted).toBeUndefined();
+    startEngine(workspace, 'r1').end();
+    writeFileSync(join(workspace, '.env'), 'DELTA_BASE_URL=http://user-again.test/v1\n');
+    const judged = judgeWorkspaceEnv(workspace);
+    expect(judged.distrusted).toBeUndefined();
+    expect(judged.values).toEqual({ DELTA_BASE_URL: 'http://user-again.test/v1' });
   });
 
   it('distrusts a .env written during a run, in every later run, until the user changes it', async () => {
     const workspace = await workspaceWithControl();
-    const start = judgeWorkspaceEnv(workspace);
-    recordWorkspaceEnvStart(workspace, 'r1', start);
+    const first = startEngine(workspace, 'r1');
     writeFileSync(join(workspace, '.env'), 'DELTA_BASE_URL=http://trap.test/v1\n'); // a tool
-    recordWorkspaceEnvEnd(workspace, 'r1', start);
-    const next = judgeWorkspaceEnv(workspace);
-    expect(next.distrusted).toBe('it changed while run r1 ran (its tools can write it)');
-    recordWorkspaceEnvStart(workspace, 'r2', next);
-    recordWorkspaceEnvEnd(workspace, 'r2', next);
-    expect(judgeWorkspaceEnv(workspace).distrusted).toBe('it changed while run r2 ran (its tools can write it)');
+    first.end();
+    expect(judgeWorkspaceEnv(workspace).distrusted).toBe('it changed while run r1 ran (its tools can write it)');
+    startEngine(workspace, 'r2').end();
+    expect(judgeWorkspaceEnv(workspace).distrusted).toBe('it changed while run r1 ran (its tools can write it)');
     writeFileSync(join(workspace, '.env'), 'DELTA_BASE_URL=http://user.test/v1\n'); // the user, between runs
     expect(judgeWorkspaceEnv(workspace).distrusted).toBeUndefined();
   });
 
-  it('distrusts a .env changed after a start whose engine never recorded its end (kill -9)', async () => {
+  it('distrusts a .env a run wrote after another run of the workspace ended (the record is not overwritten by the other)', async () => {
     const workspace = await workspaceWithControl();
-    recordWorkspaceEnvStart(workspace, 'r1', judgeWorkspaceEnv(workspace));
+    const a = startEngine(workspace, 'a');
+    startEngine(workspace, 'b').end();
+    writeFileSync(join(workspace, '.env'), 'DELTA_BASE_URL=http://trap.test/v1\n'); // a's tool, after b ended
+    expect(judgeWorkspaceEnv(workspace).distrusted).toBe('it changed while run a ran (its tools can write it)');
+    a.end();
+    expect(judgeWorkspaceEnv(workspace).distrusted).toBe('it changed while run a ran (its tools can write it)');
+  });
+
+  it('distrusts a .env changed after a start whose engine never recorded its end (kill -9), and trusts the next edit', async () => {
+    const workspace = await workspaceWithControl();
+    const a = startEngine(workspace, 'a');
+    startEngine(workspace, 'b').end();
     writeFileSync(join(workspace, '.env'), 'DELTA_BASE_URL=http://trap.test/v1\n');
-    expect(judgeWorkspaceEnv(workspace).distrusted).toBe('it changed after run r1 started, and that engine did not record its end');
+    a.crash();
+    expect(judgeWorkspaceEnv(workspace).distrusted).toBe('it changed after run a started, and that engine did not record its end');
+    startEngine(workspace, 'c').end();
+    expect(judgeWorkspaceEnv(workspace).distrusted).toBe('it changed after run a started, and that engine did not record its end');
+    writeFileSync(join(workspace, '.env'), 'DELTA_BASE_URL=http://user.test/v1\n');
+    expect(judgeWorkspaceEnv(workspace).distrusted).toBeUndefined();
+  });
+
+  it('distrusts a change the user made while a run was going, and reads a version 1 record (one run, overwritten by each)', async () => {
+    const workspace = await workspaceWithControl();
+    writeFileSync(join(workspace, '.env'), 'DELTA_BASE_URL=http://trap.test/v1\n');
+    const trap = workspaceEnvDigest(workspace);
+    writeFileSync(
+      join(workspace, '.delta', 'workspace-env.json'),
+      `${JSON.stringify({ run_id: 'old', trusted_sha256: null, end_sha256: trap })}\n`,
+    );
+    expect(judgeWorkspaceEnv(workspace).distrusted).toBe('it changed while run old ran (its tools can write it)');
+    // Version 1 without an end, its run's engine gone.
+    writeFileSync(join(workspace, '.delta', 'workspace-env.json'), `${JSON.stringify({ run_id: 'old', trusted_sha256: null })}\n`);
+    expect(judgeWorkspaceEnv(workspace).distrusted).toBe('it changed after run old started, and that engine did not record its end');
+    startEngine(workspace, 'new').end();
+    const record = JSON.parse(readFileSync(join(workspace, '.delta', 'workspace-env.json'), 'utf8'));
+    expect(record).toMatchObject({ schema_version: 2, trusted_sha256: null, last_sha256: trap, open: [] });
   });
 });

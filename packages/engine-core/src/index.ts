@@ -37,6 +37,8 @@ export type {
 export type { ModelDelta } from './model-client.js';
 export { resolveModelSettings, describeModelSettings, settingLayers } from './model-settings.js';
 export type { ModelSettings } from './model-settings.js';
+export { runModelSettings } from './run-model-settings.js';
+export type { RunModelSettingsOptions } from './run-model-settings.js';
 export { parseDotenv, readDotenv } from './dotenv.js';
 export { ENGINE_VERSION } from './engine-version.js';
 export { runAgent, continueAgent } from './run-agent.js';

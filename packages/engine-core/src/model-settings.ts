@@ -31,6 +31,8 @@ export interface SettingLayersOptions {
   skipWorkspaceEnv?: boolean;
   /** Told when a `.env` is not read (a FIFO, a device, a link out of its directory, too large). */
   onWarning?: (message: string) => void;
+  /** The workspace `.env`'s values as judged (judgeWorkspaceEnv), used instead of reading the file again. */
+  workspaceEnvValues?: Record<string, string>;
 }
 
 /**
@@ -51,6 +53,10 @@ export function settingLayers(
   if (root) files.push(join(root, '.env'));
   for (const file of [...new Set(files)]) {
     if (file === workspaceEnv && options.skipWorkspaceEnv) continue;
+    if (file === workspaceEnv && options.workspaceEnvValues !== undefined) {
+      layers.push({ source: file, values: options.workspaceEnvValues });
+      continue;
+    }
     const values = readDotenv(file, {
       allowedRoots: file === workspaceEnv ? [workDir, agentHome] : [dirname(file)],
       onRefused: (message) => options.onWarning?.(message),
@@ -82,6 +88,13 @@ export interface ModelSettingsOptions {
   recorded?: ModelEndpoint | undefined;
   /** Leave the workspace `.env` out (a run's tools wrote it). */
   skipWorkspaceEnv?: boolean;
+  /** The workspace `.env`'s values as judged, instead of reading the file again. */
+  workspaceEnvValues?: Record<string, string>;
+  /**
+   * The key the caller gives (a models file's entry, read from its variable `name`): used as it is, and
+   * the base URL is then found as for any run (the option, the recorded one, the `.env` files, the environment).
+   */
+  apiKey?: { value: string; name?: string | undefined } | undefined;
   /** Told what is not obeyed, and why. */
   onWarning?: (message: string) => void;
 }
@@ -143,8 +156,13 @@ export function resolveModelSettings(
   const layers = settingLayers(workDir, agentHome, environment, {
     ...(explicit.skipWorkspaceEnv ? { skipWorkspaceEnv: true } : {}),
     ...(explicit.onWarning ? { onWarning: explicit.onWarning } : {}),
+    ...(explicit.workspaceEnvValues ? { workspaceEnvValues: explicit.workspaceEnvValues } : {}),
   });
-  const key = recordedKey(layers, explicit.recorded) ?? lookup(layers, KEY_NAMES);
+  const given = explicit.apiKey;
+  const key: Found | undefined =
+    given !== undefined
+      ? { value: given.value, source: given.name === undefined ? 'option' : 'environment', name: given.name ?? '' }
+      : (recordedKey(layers, explicit.recorded) ?? lookup(layers, KEY_NAMES));
   const recorded = explicit.recorded;
   const baseUrl =
     explicit.baseUrl !== undefined
@@ -175,7 +193,7 @@ export function resolveModelSettings(
   return {
     apiKey: key?.value,
     apiKeySource: key?.source,
-    apiKeyName: key?.name,
+    apiKeyName: key?.name || undefined,
     baseUrl: baseUrl?.value,
     baseUrlSource: baseUrl?.source,
   };
@@ -197,7 +215,9 @@ export function describeModelSettings(settings: ModelSettings): string {
   const key =
     settings.apiKey === undefined
       ? 'none (neither DELTA_API_KEY nor OPENAI_API_KEY is set, so no key is sent)'
-      : `${settings.apiKeyName} from ${describeSource(settings.apiKeySource)}`;
+      : settings.apiKeyName === undefined
+        ? 'given by the caller (the apiKey option)'
+        : `${settings.apiKeyName} from ${describeSource(settings.apiKeySource)}`;
   const baseUrl =
     settings.baseUrl === undefined
       ? 'the default OpenAI base URL'

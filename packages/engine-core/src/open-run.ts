@@ -16,7 +16,8 @@ import { DEFAULT_MAX_ITERATIONS } from './agent-config.js';
 import type { LoadedAgent } from './load-agent.js';
 import { createModelClient, type ModelClient } from '@delta/model-wire';
 import { readDotenv } from './dotenv.js';
-import { CREDENTIAL_NAMES, resolveModelSettings } from './model-settings.js';
+import { CREDENTIAL_NAMES } from './model-settings.js';
+import { runModelSettings } from './run-model-settings.js';
 import { judgeWorkspaceEnv, recordWorkspaceEnvEnd, recordWorkspaceEnvStart, type WorkspaceEnvTrust } from './workspace-env-trust.js';
 import { type RunContext, stopToolProcesses } from './run-context.js';
 import type { SandboxChoice } from './sandbox-choice.js';
@@ -31,7 +32,7 @@ export interface ResolvedModel {
   apiKey: string | undefined;
   /** Recorded in metadata.json: `delta continue` and batch resumes go to this endpoint. */
   endpoint: ModelEndpoint;
-  /** The workspace `.env` as judged at this start; recorded under `.delta/` at the start and the end. */
+  /** The workspace `.env` as judged at this start (each engine's start and end are recorded under `.delta/`). */
   envTrust: WorkspaceEnvTrust;
   /** Said on stderr and in engine.log once the run's log is open. */
   warnings: string[];
@@ -72,25 +73,29 @@ export async function resolveModel(
     return { model: options.model, apiKey: options.apiKey, endpoint, envTrust, warnings };
   }
   if (envTrust.distrusted !== undefined) {
-    const values = readDotenv(envTrust.file, { allowedRoots: [workDir, agent.home], onRefused: (message) => warnings.push(message) }) ?? {};
+    const values =
+      envTrust.values ??
+      readDotenv(envTrust.file, { allowedRoots: [workDir, agent.home], onRefused: (message) => warnings.push(message) }) ??
+      {};
     const names = CREDENTIAL_NAMES.filter((name) => values[name] !== undefined);
     if (names.length > 0) warnings.push(distrustWarning(envTrust, names));
   }
-  const settings =
-    options.apiKey === undefined
-      ? resolveModelSettings(workDir, agent.home, options.environment ?? process.env, {
-          baseUrl: options.baseUrl,
-          recorded,
-          skipWorkspaceEnv: envTrust.distrusted !== undefined,
-          onWarning: (message) => warnings.push(message),
-        })
-      : undefined;
-  const apiKey = options.apiKey ?? settings?.apiKey;
+  // A key the caller gives (a models file's entry) still finds its base URL as any run does (issue 42, fault 7).
+  const settings = runModelSettings(
+    workDir,
+    agent.home,
+    {
+      environment: options.environment,
+      baseUrl: options.baseUrl,
+      apiKey: options.apiKey,
+      apiKeyName: options.apiKeyName,
+      recorded,
+      onWarning: (message) => warnings.push(message),
+    },
+    envTrust,
+  );
+  const { apiKey, baseUrl } = settings;
   const llm = agent.config.llm;
-  // With a key given and no base URL: the recorded one, else OPENAI_BASE_URL of the environment the caller gave.
-  const baseUrl =
-    options.baseUrl ??
-    (settings ? settings.baseUrl : (recorded?.base_url ?? (options.environment ?? process.env).OPENAI_BASE_URL ?? undefined));
   const model = await createModelClient({
     apiKey,
     baseUrl,
@@ -99,13 +104,11 @@ export async function resolveModel(
     attemptTimeoutMs: llm.attempt_timeout_ms,
     maxResponseBytes: llm.max_response_bytes,
   });
-  const baseUrlSource = options.baseUrl !== undefined ? 'option' : settings ? settings.baseUrlSource : recorded?.base_url_source;
   const endpoint: ModelEndpoint = {
     base_url: baseUrl ?? null,
-    base_url_source: (baseUrlSource === 'recorded' ? recorded?.base_url_source : baseUrlSource) ?? null,
-    api_key_name: options.apiKey !== undefined ? (options.apiKeyName ?? null) : (settings?.apiKeyName ?? null),
-    api_key_source:
-      options.apiKey !== undefined ? (options.apiKeyName !== undefined ? 'environment' : 'option') : (settings?.apiKeySource ?? null),
+    base_url_source: (settings.baseUrlSource === 'recorded' ? recorded?.base_url_source : settings.baseUrlSource) ?? null,
+    api_key_name: settings.apiKeyName ?? null,
+    api_key_source: settings.apiKeySource ?? null,
     ...named,
   };
   return { model, apiKey, endpoint, envTrust, warnings };
@@ -172,7 +175,7 @@ export function openRunContext(
   for (const warning of [...resolved.warnings, ...tools.warnings]) log(`warning: ${warning}`);
   const warned = new Set<string>();
   // Where no tool can write: what the workspace .env held when this engine started and when it ended.
-  recordWorkspaceEnvStart(paths.workDir, paths.runId, resolved.envTrust);
+  recordWorkspaceEnvStart(paths.workDir, paths.runId);
   // The process's one launcher, shared with every other run in it (a batch); a run without tools or
   // hooks needs none. Taken now, so that it is ready by the first tool call.
   const launcherLease = agent.tools.length > 0 || Object.values(agent.hooks).some(Boolean) ? CommandLauncher.shared() : undefined;
@@ -213,7 +216,7 @@ export function openRunContext(
       await stopToolProcesses(context);
       await launcherLease?.release();
       limit.clear();
-      quietly(() => recordWorkspaceEnvEnd(paths.workDir, paths.runId, resolved.envTrust));
+      quietly(() => recordWorkspaceEnvEnd(paths.workDir, paths.runId));
       quietly(() => context.metadata.close());
       quietly(() => journal.close());
       if (engineLog !== undefined) quietly(() => closeSync(engineLog!));

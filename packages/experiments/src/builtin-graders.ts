@@ -1,4 +1,5 @@
 import { ConfigurationError } from '@delta/errors';
+import { matchAnyBounded, REGEX_TIME_LIMIT_MS } from './bounded-regex.js';
 import { jsonSubsetMismatch, parseAnswerJson } from './json-subset.js';
 
 /** A grader named `builtin:NAME[:ARGUMENT]` runs inside the engine; any other grader is a shell command. */
@@ -56,8 +57,11 @@ function verdict(passed: boolean, details: Record<string, unknown>): BuiltinVerd
   return { score: passed ? 1 : 0, passed, details };
 }
 
-/** Grades a final answer against the task's `expected` with a built-in grader; pure. */
-export function builtinVerdict(grader: BuiltinGrader, expected: unknown, finalAnswer: string | null): BuiltinVerdict {
+/**
+ * Grades a final answer against the task's `expected` with a built-in grader: pure, but for `regex`, which
+ * matches in a worker thread under REGEX_TIME_LIMIT_MS (see bounded-regex.ts).
+ */
+export async function builtinVerdict(grader: BuiltinGrader, expected: unknown, finalAnswer: string | null): Promise<BuiltinVerdict> {
   if (expected === undefined || expected === null) {
     return { score: null, passed: null, error: `builtin:${grader.name} needs the task's "expected", and the task has none` };
   }
@@ -91,16 +95,18 @@ export function builtinVerdict(grader: BuiltinGrader, expected: unknown, finalAn
       wanted.some((text) => answer.includes(text)),
       {},
     );
-  const patterns: RegExp[] = [];
-  for (const pattern of wanted) {
-    try {
-      patterns.push(new RegExp(pattern));
-    } catch (error) {
-      return { score: null, passed: null, error: `builtin:regex: "expected" is not a valid pattern: ${(error as Error).message}` };
-    }
+  // Off this event loop and bounded in time: an answer can make a backtracking pattern run for ever.
+  const outcome = await matchAnyBounded(wanted, answer, REGEX_TIME_LIMIT_MS);
+  if (outcome.kind === 'invalid')
+    return { score: null, passed: null, error: `builtin:regex: "expected" is not a valid pattern: ${outcome.message}` };
+  if (outcome.kind === 'timeout') {
+    return {
+      score: null,
+      passed: null,
+      error:
+        `builtin:regex: the pattern ran longer than ${REGEX_TIME_LIMIT_MS} ms on this answer and was stopped; ` +
+        'a pattern with nested repetition (such as (\\w+\\s?)*) can take exponential time. Rewrite "expected" without nested quantifiers, or grade with a command grader.',
+    };
   }
-  return verdict(
-    patterns.some((pattern) => pattern.test(answer)),
-    {},
-  );
+  return verdict(outcome.kind === 'matched', {});
 }

@@ -159,8 +159,8 @@ export async function runGrader(given: RunGraderOptions): Promise<Grade> {
   }
   const builtin = parseBuiltinGrader(options.command);
   if (builtin !== undefined) {
-    // A built-in grader compares in this process: nothing is started.
-    return recordGrade(options, builtinVerdict(builtin, input.task.expected, input.final_answer), null);
+    // A built-in grader compares in this process (a regex in a worker thread, bounded in time): nothing is started.
+    return recordGrade(options, await builtinVerdict(builtin, input.task.expected, input.final_answer), null);
   }
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const { stdout, stderr, exitCode, timedOut } = await new Promise<{

@@ -4,6 +4,8 @@ export { describeKey } from './batch-layout.js';
 export type { BatchRunKey } from './batch-layout.js';
 export { batchKeys, conditionKeys, openBatch, prepareBatch, runDirectoryOf } from './open-batch.js';
 export type { BatchSpec, OpenedBatch, PreparedBatch } from './open-batch.js';
+export { DEFAULT_TASK_WORKSPACE_LIMITS } from './task-workspace-limits.js';
+export type { TaskWorkspaceLimits } from './task-workspace-limits.js';
 export { executeBatchRun } from './execute-run.js';
 export { batchRunStartState } from './task-start-state.js';
 export type { BatchEngineOptions, BatchRunOutcome, ExecuteRunOptions } from './execute-run.js';

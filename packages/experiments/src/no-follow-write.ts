@@ -2,6 +2,7 @@ import {
   closeSync,
   constants,
   fstatSync,
+  ftruncateSync,
   lstatSync,
   mkdirSync,
   openSync,
@@ -99,6 +100,40 @@ export function writeFileNoFollow(root: string, relative: string, content: strin
   });
 }
 
+const COPY_BUFFER = 1024 * 1024;
+/** The grain of holes: a page of zeros is left unwritten (a hole in the copy), as `cp --sparse=always` does. */
+const PAGE = 4096;
+const ZEROS = Buffer.alloc(PAGE);
+
+/**
+ * Copies `input` to `output` (empty, just opened) keeping holes: each page of zeros is skipped rather than
+ * written, and the length set at the end. Node has no SEEK_DATA, so holes are read (as zeros), never written.
+ */
+function copySparse(input: number, output: number): void {
+  const buffer = Buffer.allocUnsafe(COPY_BUFFER);
+  let position = 0;
+  for (let read = readSync(input, buffer, 0, COPY_BUFFER, null); read > 0; read = readSync(input, buffer, 0, COPY_BUFFER, null)) {
+    // Runs of pages holding data are written at their place; pages of zeros are left as holes.
+    let start = 0;
+    while (start < read) {
+      while (start < read && isZeroPage(buffer, start, read)) start += PAGE;
+      let end = start;
+      while (end < read && !isZeroPage(buffer, end, read)) end += PAGE;
+      end = Math.min(end, read);
+      for (let offset = start; offset < end; ) offset += writeSync(output, buffer, offset, end - offset, position + offset);
+      start = end;
+    }
+    position += read;
+  }
+  // The length, holes at the end included.
+  ftruncateSync(output, position);
+}
+
+function isZeroPage(buffer: Buffer, start: number, read: number): boolean {
+  const end = Math.min(start + PAGE, read);
+  return buffer.subarray(start, end).equals(ZEROS.subarray(0, end - start));
+}
+
 function copyFileNoFollow(source: string, destination: string, mode: number): void {
   const input = openSync(source, READ_FLAGS);
   try {
@@ -111,10 +146,7 @@ function copyFileNoFollow(source: string, destination: string, mode: number): vo
         throw error;
       }
       try {
-        const buffer = Buffer.allocUnsafe(64 * 1024);
-        for (let read = readSync(input, buffer); read > 0; read = readSync(input, buffer)) {
-          for (let offset = 0; offset < read; ) offset += writeSync(output, buffer, offset, read - offset);
-        }
+        copySparse(input, output);
       } finally {
         closeSync(output);
       }

@@ -15,6 +15,7 @@ import { batchModelOf, modelEntryOf } from './batch-model-entry.js';
 import { pickModelEntry, readModelsFile } from './models-file.js';
 import { parseBuiltinGrader } from './builtin-graders.js';
 import { resolveJudge } from './model-judge.js';
+import { checkTaskWorkspaces, type TaskWorkspaceLimits } from './task-workspace-limits.js';
 
 /** A batch ready to execute runs: its definition, its tasks by id, and its agent loaded once per model. */
 export interface OpenedBatch {
@@ -42,6 +43,8 @@ export interface BatchSpec {
   condition?: string;
   strict?: boolean;
   onWarning?: (warning: ConfigProblem) => void;
+  /** What a task's `workspace:` directory may hold (DEFAULT_TASK_WORKSPACE_LIMITS otherwise); a task over it is refused before any run. */
+  taskWorkspaceLimits?: Partial<TaskWorkspaceLimits>;
 }
 
 function loadAgents(
@@ -116,6 +119,8 @@ export function prepareBatch(spec: BatchSpec): PreparedBatch {
   const out = resolve(spec.out);
   const tasksFile = resolve(spec.tasksFile);
   const tasks = readTasks(tasksFile);
+  // Each task workspace is copied for every run: one over its bound is refused now, before anything runs.
+  checkTaskWorkspaces(tasks, spec.taskWorkspaceLimits);
   const set = [...(spec.set ?? [])];
   const condition = spec.condition === undefined ? undefined : checkConditionName(spec.condition);
   // The agent as agent.yaml has it, for its home and default model; per-model copies are loaded below.

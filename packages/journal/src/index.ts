@@ -72,7 +72,7 @@ export { describeIoMigration, migrateLegacyIo } from './legacy-io.js';
 export type { IoMigration } from './legacy-io.js';
 export { acquireRunLock, RUN_LOCK_LEASE_MS } from './run-lock.js';
 export type { RunLock, RunLockOptions } from './run-lock.js';
-export { RunLockHolder, safeParseRunLockHolder } from './run-lock-holder.js';
+export { holderIsAlive, RunLockHolder, safeParseRunLockHolder } from './run-lock-holder.js';
 export {
   createToolExecutionRecord,
   finishToolExecutionRecord,

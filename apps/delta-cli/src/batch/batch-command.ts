@@ -6,6 +6,7 @@ import { engineEnvironment } from '../handed-keys.js';
 import { abortOnSignals } from '../signals.js';
 import { subAgentEnvironment } from '../sub-agent-environment.js';
 import { createBatchDisplay } from './batch-display.js';
+import { taskWorkspaceLimitsFlag } from './task-workspace-flag.js';
 
 export interface BatchFlags extends RunLimitFlags {
   agent?: string;
@@ -24,6 +25,7 @@ export interface BatchFlags extends RunLimitFlags {
   strict?: boolean;
   queue?: string;
   wait?: boolean;
+  maxTaskWorkspace?: string | string[];
 }
 
 /** `--model a,b --model c`: each model once, in order. */
@@ -80,6 +82,7 @@ export async function batchCommand(tasksFile: string | undefined, flags: BatchFl
     set: flags.set === undefined ? [] : [flags.set].flat().map(String),
     ...(flags.grader === undefined ? {} : { grader: String(flags.grader) }),
     ...(flags.condition === undefined ? {} : { condition: String(flags.condition) }),
+    ...taskWorkspaceLimitsFlag(flags.maxTaskWorkspace),
     strict: flags.strict === true,
   };
   if (flags.queue !== undefined) {

@@ -22,6 +22,10 @@ export function registerBatchCommands(cli: CAC): void {
       '--grader <command>',
       'Scores each completed run: a command (run with sh in the workspace) that prints {"score": N} or exits 0/1, or builtin:exact|includes|regex|numeric[:TOL]|json-subset',
     )
+    .option(
+      '--max-task-workspace <bounds>',
+      "Raise what a task's workspace: directory may hold, e.g. allocated=4G,size=64G,entries=500000 (default: 1G on disk, 8G of file sizes, 100000 entries)",
+    )
     .option('--retry-failed', 'Run FAILED runs again (by default they are left as they are)')
     .option(
       '--max-attempts <n>',
