@@ -19,43 +19,53 @@ afterEach(cleanupTestResources);
 
 describe.skipIf(noBubblewrap !== undefined)('an exec tool whose path holds `=` (real bubblewrap)', () => {
   for (const identity of identities()) {
-    it.skipIf(identity.unavailable !== undefined)(`as ${identity.name}: runs its own program, never the model's argument`, async () => {
-      const base = await createTempDir('exact-program-');
-      chmodSync(base, 0o755);
-      const agent = join(base, 'lr=0.1', 'agent');
-      mkdirSync(join(agent, 'tools'), { recursive: true });
-      writeFileSync(join(agent, 'tools', 'run.sh'), '#!/bin/sh\necho "run.sh got: $1 $2"\n', { mode: 0o755 });
-      writeFileSync(join(agent, 'system_prompt.md'), 'x\n');
-      writeFileSync(join(agent, 'context.yaml'), 'sources:\n  - type: file\n    path: ${AGENT_HOME}/system_prompt.md\n  - type: journal\n');
-      writeFileSync(
-        join(agent, 'agent.yaml'),
-        [
-          'name: exact',
-          'llm: {model: m, max_retries: 0}',
-          'tools:',
-          '  - name: run',
-          '    description: x',
-          '    exec: "${AGENT_HOME}/tools/run.sh ${a} ${b}"',
-          '    allow_option_values: true',
-          '',
-        ].join('\n'),
-      );
-      for (const dir of [join(base, 'lr=0.1'), agent, join(agent, 'tools')]) chmodSync(dir, 0o755);
-      const work = await createTempDir('exact-program-work-');
-      chmodSync(work, 0o777);
-      const marker = join(work, 'model-ran-this');
-      const server = await startFakeLlm({
-        script: [{ tool_calls: [{ name: 'run', arguments: { a: '/usr/bin/touch', b: marker } }] }, { content: 'done' }],
-      });
-      const [file, ...args] = [...identity.prefix, process.execPath, DELTA_BIN, 'run', '--agent', agent, '-m', 'go', '-w', work];
-      const result = await runProcess(file!, args, {
-        env: { ...process.env, UID: '12345', DELTA_API_KEY: 'sk-exact-test', DELTA_BASE_URL: server.baseUrl },
-      });
-      expect(result.exitCode, result.stderr).toBe(0);
-      expect(existsSync(marker)).toBe(false);
-      const runId = readFileSync(join(work, '.delta', 'LATEST'), 'utf8').trim();
-      const [action] = readJournal(join(work, '.delta', runId, 'journal.jsonl')).filter((event) => event.type === 'ACTION_RESULT');
-      expect(action).toMatchObject({ exit_code: 0, observation_content: expect.stringContaining(`run.sh got: /usr/bin/touch ${marker}`) });
-    }, 60_000);
+    it.skipIf(identity.unavailable !== undefined)(
+      `as ${identity.name}: runs its own program, never the model's argument`,
+      async () => {
+        const base = await createTempDir('exact-program-');
+        chmodSync(base, 0o755);
+        const agent = join(base, 'lr=0.1', 'agent');
+        mkdirSync(join(agent, 'tools'), { recursive: true });
+        writeFileSync(join(agent, 'tools', 'run.sh'), '#!/bin/sh\necho "run.sh got: $1 $2"\n', { mode: 0o755 });
+        writeFileSync(join(agent, 'system_prompt.md'), 'x\n');
+        writeFileSync(
+          join(agent, 'context.yaml'),
+          'sources:\n  - type: file\n    path: ${AGENT_HOME}/system_prompt.md\n  - type: journal\n',
+        );
+        writeFileSync(
+          join(agent, 'agent.yaml'),
+          [
+            'name: exact',
+            'llm: {model: m, max_retries: 0}',
+            'tools:',
+            '  - name: run',
+            '    description: x',
+            '    exec: "${AGENT_HOME}/tools/run.sh ${a} ${b}"',
+            '    allow_option_values: true',
+            '',
+          ].join('\n'),
+        );
+        for (const dir of [join(base, 'lr=0.1'), agent, join(agent, 'tools')]) chmodSync(dir, 0o755);
+        const work = await createTempDir('exact-program-work-');
+        chmodSync(work, 0o777);
+        const marker = join(work, 'model-ran-this');
+        const server = await startFakeLlm({
+          script: [{ tool_calls: [{ name: 'run', arguments: { a: '/usr/bin/touch', b: marker } }] }, { content: 'done' }],
+        });
+        const [file, ...args] = [...identity.prefix, process.execPath, DELTA_BIN, 'run', '--agent', agent, '-m', 'go', '-w', work];
+        const result = await runProcess(file!, args, {
+          env: { ...process.env, UID: '12345', DELTA_API_KEY: 'sk-exact-test', DELTA_BASE_URL: server.baseUrl },
+        });
+        expect(result.exitCode, result.stderr).toBe(0);
+        expect(existsSync(marker)).toBe(false);
+        const runId = readFileSync(join(work, '.delta', 'LATEST'), 'utf8').trim();
+        const [action] = readJournal(join(work, '.delta', runId, 'journal.jsonl')).filter((event) => event.type === 'ACTION_RESULT');
+        expect(action).toMatchObject({
+          exit_code: 0,
+          observation_content: expect.stringContaining(`run.sh got: /usr/bin/touch ${marker}`),
+        });
+      },
+      60_000,
+    );
   }
 });
