@@ -150,6 +150,7 @@ export async function runGrader(given: RunGraderOptions): Promise<Grade> {
     const verdict = await judgeRun(input, {
       entry: judge.entry,
       environment: options.environment ?? process.env,
+      run: { workDir: input.work_dir, agentHome: input.agent_home },
       file: judge.file,
       recordDir,
       secretVariables: keyVariables(options),

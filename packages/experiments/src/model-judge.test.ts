@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, createTempDir, startFakeLlm } from '@delta/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -51,6 +51,30 @@ describe('a model-graded grader', () => {
       expect(readFileSync(join(recordDir, 'response.json'), 'utf8')).toContain('right number, extra words');
     } finally {
       await server.close();
+    }
+  });
+
+  it("finds an entry's endpoint without base_url as a run does: the agent's .env, then DELTA_BASE_URL, never the run's workspace", async () => {
+    const [fromEnvironment, fromAgent] = [
+      await startFakeLlm({ script: [{ content: '{"score": 1}' }] }),
+      await startFakeLlm({ script: [{ content: '{"score": 0.5}' }] }),
+    ];
+    try {
+      const entry = { name: 'judge', model: 'j', api_key_env: 'JUDGE_KEY' } as ModelEntry;
+      const agentHome = await createTempDir('judge-agent-');
+      const run = { workDir: await createTempDir('judge-work-'), agentHome };
+      // The run's tools wrote this: never the judge's endpoint.
+      writeFileSync(join(run.workDir, '.env'), 'DELTA_BASE_URL=http://127.0.0.1:9/v1\n');
+      const environment = { JUDGE_KEY: 'sk-judge-secret', DELTA_BASE_URL: fromEnvironment.baseUrl };
+      const first = await judgeRun(input, { entry, environment, run, recordDir: join(agentHome, 'first') });
+      expect(first.score).toBe(1);
+      expect(fromEnvironment.requests[0]!.headers.authorization).toBe('Bearer sk-judge-secret');
+      writeFileSync(join(agentHome, '.env'), `DELTA_BASE_URL=${fromAgent.baseUrl}\n`);
+      const second = await judgeRun(input, { entry, environment, run, recordDir: join(agentHome, 'second') });
+      expect(second.score, JSON.stringify(second)).toBe(0.5);
+      expect(fromAgent.requests).toHaveLength(1);
+    } finally {
+      await Promise.all([fromEnvironment.close(), fromAgent.close()]);
     }
   });
 

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createModelClient, estimateCost } from '@delta/engine';
+import { createModelClient, estimateCost, resolveModelSettings } from '@delta/engine';
 import { ConfigurationError, diskWrite, makeDirectory } from '@delta/errors';
 import { modelClientOptionsOf, modelKeyOf } from './model-entry.js';
 import { type ModelEntry, pickModelEntry, readModelsFile } from './models-file.js';
@@ -83,6 +83,12 @@ export interface JudgeOptions {
   environment: NodeJS.ProcessEnv;
   /** The models file, for messages. */
   file?: string;
+  /**
+   * The run's workspace and agent directory: an entry without `base_url` finds its endpoint as a run does
+   * (the agent's and the project root's `.env`, then the environment), never from the workspace's `.env`,
+   * which the run's tools could write.
+   */
+  run?: { workDir: string; agentHome: string };
   prompt?: string;
   /** The judge's request and answer are written here (`request.json`, `response.json`), as a run's invocations are. */
   recordDir: string;
@@ -131,6 +137,13 @@ function verdictOf(text: string): { score: number; passed?: boolean; reason?: st
 export async function judgeRun(input: JudgeInput, options: JudgeOptions): Promise<JudgeVerdict> {
   const { entry } = options;
   const clientOptions = modelClientOptionsOf(entry, options.environment, options.file);
+  if (clientOptions.baseUrl === undefined && options.run !== undefined) {
+    const found = resolveModelSettings(options.run.workDir, options.run.agentHome, options.environment, {
+      skipWorkspaceEnv: true,
+      ...(clientOptions.apiKey === undefined ? {} : { apiKey: { value: clientOptions.apiKey, name: entry.api_key_env } }),
+    }).baseUrl;
+    if (found !== undefined) clientOptions.baseUrl = found;
+  }
   const secrets = [clientOptions.apiKey, ...(options.secretVariables ?? []).map((name) => options.environment[name]?.trim())].filter(
     (value): value is string => value !== undefined && value.length >= 8,
   );
