@@ -17,3 +17,4 @@ export { BUBBLEWRAP_INSTALL, SANDBOX_MODES, pathInside } from './sandbox/sandbox
 export type { SandboxImage, SandboxMode, SandboxPolicy } from './sandbox/sandbox-policy.js';
 export { listLayerChanges, removeLayer } from './sandbox/image-layer.js';
 export type { LayerChange } from './sandbox/image-layer.js';
+export type { LimitEnforcement, LimitName, SandboxLimits } from './sandbox/cgroup-limits.js';

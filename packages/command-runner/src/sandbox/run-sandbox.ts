@@ -3,7 +3,7 @@ import { mkdirSync, renameSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { CommandLauncher, launcherProgramPath, type LaunchRequest, type LaunchedCommand } from '../launcher.js';
 import { bubblewrapSandboxArgs, bubblewrapToolArgs, LAUNCHER_DIR } from './bubblewrap-args.js';
 import { launcherCommand, placeLauncherFiles, releaseLauncherFiles } from './launcher-files.js';
@@ -13,6 +13,8 @@ import { stageFile, stageInput, stageOutput, type StagedOutput } from './stage-o
 import { SHELL_LAUNCHER_PROGRAM, shellWord } from './shell-launcher.js';
 import { pathInside, SECCOMP_FD, type SandboxPolicy } from './sandbox-policy.js';
 import { inImageRoot, inSandboxMounts, prepareImageRoot } from './image-root.js';
+import { CgroupLimits } from './cgroup-limits.js';
+import { startSoon } from './start-soon.js';
 import { sandboxSeccompFilter } from './seccomp-filter.js';
 
 /** A command as it runs inside the sandbox on its own: bubblewrap, and the namespace file it inherits as fd 3. */
@@ -34,32 +36,21 @@ function topUnderTmp(path: string): string[] {
 
 /**
  * The sandbox of one run: ONE bubblewrap, started before the first tool call, running the run's tool
- * launcher inside it (a bash program, see shell-launcher.ts: about 0.3 MB of its own memory, where a node
- * launcher held 15), so that a tool call is a fork and exec from there: no bubblewrap, no namespace or
- * mount set up per call (what cost 5-8 ms a call when each call had its own bubblewrap). See
- * bubblewrapSandboxArgs for what the tools see.
- *
- * The launcher shares the tools' user and PID namespaces, yet no tool can reach it: it runs from a loader it
- * may not read, which makes it and its watchers non-dumpable (launcher-files.ts), it is the namespace's first
- * process (no tool can signal it), and the seccomp filter refuses ptrace, process_vm_* and pidfd_getfd.
- * Its replies, the end and exit code of every call, are therefore its own.
+ * launcher inside it (a bash program, see shell-launcher.ts: about 0.3 MB of its own memory), so that a
+ * tool call is a fork and exec from there, with no namespace or mount set up per call. See
+ * bubblewrapSandboxArgs for what the tools see, and docs/security.md ("The sandbox") for why no tool can
+ * reach the launcher: it runs from a loader it may not read (launcher-files.ts), is the namespace's first
+ * process, and the seccomp filter refuses ptrace, process_vm_* and pidfd_getfd.
  *
  * The sandbox's directory (`home`, this user's only) holds `tmp/`, the tools' /tmp, and the launcher's
- * directory. That starts as tmp/.delta-io, where bubblewrap starts the launcher, and is moved to `home/io`
- * once the launcher answers: the launcher keeps it as its working directory, and no path inside the
- * sandbox leads there any more. Each call's files are put there (stageOutput, stageInput, stageFile) and
- * opened by the launcher by their names: the run's records under .delta/ (read-only in there) are
- * written from outside, the engine creating each call's stdout.log and stderr.log and hard linking them
- * in. No tool can name them. Once the call has ended the names are removed and each record is replaced by
- * a copy, which no process of the sandbox holds open. A call in flight can still be reached through its
- * own processes' descriptors (/proc/<tool pid>/fd/1), as before.
- * process.json is not written: the pids in there are the sandbox's, and nothing sandboxed outlives the
- * engine (the launcher exits when its pipe from the engine closes, however the engine ended, and
- * bubblewrap then ends every process left), so a resumed run has nothing to stop.
- *
- * `stop` ends it, and with it every process still running inside; the sandbox's directory is removed then.
- * An engine killed before that leaves it behind: the next process to start a sandbox removes it (see
- * sandbox-tmp.ts).
+ * directory: tmp/.delta-io, where bubblewrap starts the launcher, moved to `home/io` once it answers (it
+ * keeps it as its working directory; no path inside leads there any more). Each call's files are put there
+ * (stageOutput, stageInput, stageFile) and opened by the launcher by name: the records under .delta/
+ * (read-only in there) are created here and hard linked in, and replaced by copies when the call ends.
+ * process.json is not written: nothing sandboxed outlives the engine (the launcher exits when its pipe
+ * closes, and bubblewrap then ends every process left). With `policy.limits`, every process of the run is
+ * in cgroups of its own (cgroup-limits.ts). `stop` ends it all and removes the directory; an engine killed
+ * before leaves it to the next one (sandbox-tmp.ts).
  */
 export class RunSandbox {
   /** The launcher inside, its first pid, and its readiness: once started (see `started`). */
@@ -73,6 +64,8 @@ export class RunSandbox {
   private ioDir: string;
   /** Whether ioDir is out of the tools' sight: no call is launched before. */
   private hidden = false;
+  /** The cgroups holding the run to `policy.limits`, when it has any. */
+  private readonly cgroups: CgroupLimits | undefined;
 
   private constructor(
     readonly policy: SandboxPolicy,
@@ -86,6 +79,8 @@ export class RunSandbox {
     mkdirSync(this.ioDir, { recursive: true, mode: 0o700 });
     placeLauncherFiles(parent, this.ioDir);
     if (policy.image) prepareImageRoot(this.home, policy.image);
+    this.cgroups =
+      policy.limits && Object.keys(policy.limits).length > 0 ? new CgroupLimits(policy.limits, basename(this.home)) : undefined;
     startSoon(this);
   }
 
@@ -158,6 +153,8 @@ export class RunSandbox {
     // It then works in ioDir, which is moved out of the tools' sight before any call is launched.
     const ready = Promise.all([firstPid, launcher.ready()]).then(([pid]) => {
       if (!launcher.alive) throw new Error("the run's sandbox (bubblewrap) ended before its first tool call");
+      // Before anything it starts: what it starts from now on is in the run's cgroups too.
+      this.cgroups?.add(pid);
       if (!this.hidden) {
         const hidden = join(this.home, 'io');
         renameSync(this.ioDir, hidden);
@@ -237,6 +234,11 @@ export class RunSandbox {
    * bubblewrap, joining the run's user namespace, with a PID namespace of its own; see bubblewrapToolArgs):
    * for a long-lived command such as a server. Rejects when the sandbox could not start.
    */
+  /** How `policy.limits` are held (or why one is not), and which of them the run ran into so far. */
+  get limits(): { enforcement: CgroupLimits['enforcement'] | undefined; hit: ReturnType<CgroupLimits['hit']> } {
+    return { enforcement: this.cgroups?.enforcement, hit: this.cgroups?.hit() ?? [] };
+  }
+
   /** The paths these words name under /tmp that exist here but that the sandbox's tools cannot see (see hidden-paths.ts). */
   hiddenPaths(words: readonly string[]): string[] {
     return pathsHiddenBySandbox(this.policy, words);
@@ -252,7 +254,9 @@ export class RunSandbox {
       ...args,
     ];
     // Under an image, in the namespaces where the run's root is mounted (those of the sandbox's bubblewrap).
-    const [program, ...rest] = this.policy.image ? inSandboxMounts(launcher.childProcess.pid!, command) : command;
+    const mounted = this.policy.image ? inSandboxMounts(launcher.childProcess.pid!, command) : command;
+    // In the run's cgroups before it starts anything.
+    const [program, ...rest] = this.cgroups ? ['/bin/sh', '-c', `${this.cgroups.joinScript()} && exec "$@"`, 'sh', ...mounted] : mounted;
     return {
       file: program!,
       args: rest,
@@ -285,27 +289,8 @@ export class RunSandbox {
       }
       await launcher.kill();
     }
+    this.cgroups?.remove();
     // Off the event loop: deleting is slow on these file systems, and the other runs of a batch go on meanwhile.
     await rm(this.home, { recursive: true, force: true });
   }
-}
-
-/** Sandboxes created and not yet started, oldest first (see startSoon). */
-const toStart: RunSandbox[] = [];
-
-/**
- * Starts `sandbox` soon, one sandbox per turn of the event loop: starting a bubblewrap forks this process
- * (about 5 ms for a batch's engine), and a batch that opens 256 runs at once would otherwise fork 256
- * times before the first of them sends its first request. A sandbox needed before its turn is started
- * then (RunSandbox.launcher, wrap).
- */
-function startSoon(sandbox: RunSandbox): void {
-  toStart.push(sandbox);
-  if (toStart.length === 1) setImmediate(startNext);
-}
-
-function startNext(): void {
-  const next = toStart.shift();
-  next?.startIfWaiting();
-  if (toStart.length > 0) setImmediate(startNext);
 }

@@ -1,4 +1,5 @@
 import { isAbsolute, join, relative } from 'node:path';
+import type { SandboxLimits } from './cgroup-limits.js';
 
 /** How much of the machine a run's tools may change. `off` runs them with all of the user's rights. */
 export type SandboxMode = 'workspace-write' | 'read-only' | 'off';
@@ -40,6 +41,8 @@ export interface SandboxPolicy {
   writablePaths: readonly string[];
   /** The root the tools see: this machine's, read-only, when not given. */
   image?: SandboxImage;
+  /** What the run's processes may use together (held by cgroups where this user may make them: see RunSandbox.limits). */
+  limits?: SandboxLimits;
 }
 
 /** Where `path` (of this machine) is inside the sandbox: under the image's workdir when it lies in the workspace. */

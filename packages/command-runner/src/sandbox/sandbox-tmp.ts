@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, renameSync, rmSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { isProcessAlive, processStartTicks } from '@delta/process-identity';
+import { removeAbandonedCgroups } from './cgroup-limits.js';
 
 /**
  * A run sandbox's private /tmp is a directory of this machine's temporary directory, removed when the
@@ -117,9 +118,11 @@ function removeIfOurs(parent: string, name: string): boolean {
 
 let cleaned = false;
 
-/** removeAbandonedSandboxTmps, once per process (at its first sandbox's start). */
+/** removeAbandonedSandboxTmps, and the cgroups named like them (see cgroup-limits.ts), once per process (at its first sandbox's start). */
 export function removeAbandonedSandboxTmpsOnce(parent: string): void {
   if (cleaned) return;
   cleaned = true;
   removeAbandonedSandboxTmps(parent);
+  const namespace = pidNamespace();
+  removeAbandonedCgroups((name) => name.startsWith(PREFIX) && isAbandonedSandboxTmp(name, namespace));
 }
