@@ -3,6 +3,7 @@ import { McpServerConfig } from '@delta/mcp';
 import { MAX_OUTPUT_BYTES, MIN_OUTPUT_BYTES } from '@delta/tool-expander';
 import { CHAT_COMPLETION_PARAMETERS, ENGINE_REQUEST_FIELDS } from './llm-parameters.js';
 import { SandboxEnvConfig } from './sandbox-env-config.js';
+import { SandboxLimitsConfig } from './sandbox-limits-config.js';
 
 /**
  * `llm.pricing:` in agent.yaml: what the provider charges per million tokens, used only to estimate a
@@ -66,6 +67,8 @@ export const SandboxConfig = z.strictObject({
   writable_paths: z.array(z.string().min(1)).optional(),
   /** The environment of tools, stdio MCP servers and command graders (core by default; docs/configuration.md). */
   env: SandboxEnvConfig.optional(),
+  /** What one run may use: memory, processes, CPUs, and an image run's own layer (docs/environments.md). */
+  limits: SandboxLimitsConfig.optional(),
 });
 export type SandboxConfig = z.infer<typeof SandboxConfig>;
 

@@ -23,7 +23,7 @@ import { interactionFiles } from './ask-human.js';
 import { driveRun } from './drive-run.js';
 import type { ConfigOverrides } from './config-overrides.js';
 import { effectiveConfig } from './effective-config.js';
-import { chooseSandbox } from './sandbox-choice.js';
+import { chooseSandbox, recordLimits } from './sandbox-choice.js';
 import { ENGINE_VERSION } from './engine-version.js';
 import { workspaceManifest } from './workspace-manifest.js';
 import { loadAgent, type LoadedAgent } from './load-agent.js';
@@ -192,6 +192,8 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
           `continuing run ${runId} (${crashed ? `${status}, its engine stopped without finishing` : status}) in ${workDir} (${sandbox.description})`,
         );
         if (sandbox.warning) context.log(sandbox.warning);
+        const limits = recordLimits(sandbox.record, context.sandbox);
+        if (limits.warning) context.log(limits.warning);
         record(context, {
           type: 'ENGINE_START',
           run_id: runId,
@@ -205,7 +207,7 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
           ...options.origin,
           workspace: workspaceManifest(workDir),
           resumed: true,
-          sandbox: sandbox.record,
+          sandbox: limits.record,
           environment: context.environmentRecord,
           agent_fingerprint: pinAgent(context, agentFingerprint(agent), options.pinAgentVersion),
         });

@@ -139,6 +139,7 @@ export function finishRun(context: RunContext, outcome: RunOutcome): RunOutcome 
       status: outcome.status,
       final_iteration: iteration,
       ...(outcome.reason ? { reason: outcome.reason } : {}),
+      ...(context.limitsHit.size > 0 ? { limits_hit: [...context.limitsHit] } : {}),
     });
   } catch (error) {
     refused(error);
@@ -150,6 +151,9 @@ export function finishRun(context: RunContext, outcome: RunOutcome): RunOutcome 
       error: ended.status === 'FAILED' ? (ended.reason ?? 'the run failed') : null,
       status_reason: ended.reason ?? null,
       exit_code: ended.exitCode,
+      ...(context.limitsHit.size > 0
+        ? { limits_hit: [...new Set([...(context.metadata.current.limits_hit ?? []), ...context.limitsHit])] }
+        : {}),
     });
   } catch (error) {
     refused(error);

@@ -228,6 +228,7 @@ export function openRunContext(
     askHuman: options.askHuman,
     recordedTools: options.recordedTools,
     hookStep: firstHookStep(journal.state),
+    limitsHit: new Set(),
   };
   return context;
 }

@@ -17,6 +17,7 @@ import type { AskHumanInteractively } from './ask-human.js';
 import type { ModelClient } from '@delta/model-wire';
 import type { ModelDelta } from './model-client.js';
 import type { EnvironmentRecord } from './tool-environment.js';
+import { LIMIT_NAMES } from './sandbox-choice.js';
 
 /** Everything one engine process needs to drive a run. */
 export interface RunContext {
@@ -64,6 +65,8 @@ export interface RunContext {
   onModelDelta: ((delta: ModelDelta) => void) | undefined;
   /** The number of the next hook run's io/hooks/ directory. */
   hookStep: number;
+  /** The limits (sandbox.limits) the run's processes ran into while this engine ran it: `memory`, `processes`, `layer`. */
+  limitsHit: Set<string>;
   /** With it, ask_human asks at the terminal (`-i`); without it, the run pauses for input (exit 101). */
   askHuman: AskHumanInteractively | undefined;
   /** A replay with recorded tools: the recorded result of a call, served instead of running it (see EngineOptions). */
@@ -89,5 +92,6 @@ export async function stopToolProcesses(context: RunContext): Promise<void> {
   context.mcp = undefined;
   const sandbox = context.sandbox;
   context.sandbox = undefined;
+  for (const hit of sandbox?.limits.hit ?? []) context.limitsHit.add(LIMIT_NAMES[hit]);
   await sandbox?.stop().catch(() => undefined);
 }

@@ -106,6 +106,7 @@ export async function executeToolCall(call: RecordedToolCall, invocation: Invoca
   const tool = context.tools.find((candidate) => candidate.name === call.name);
   const timeoutMs = Math.min(tool?.timeout_ms ?? DEFAULT_TOOL_TIMEOUT_MS, context.timeoutMs ?? Number.POSITIVE_INFINITY);
   const record = createToolExecutionRecord(context.paths, call.id, invocation.commandLine);
+  const hitBefore = context.sandbox?.limits.hit ?? [];
   const result = await runCommand({
     // Who is running, so that a run resumed after a crash can stop a tool the dead engine left behind.
     processFile: record.process,
@@ -127,11 +128,25 @@ export async function executeToolCall(call: RecordedToolCall, invocation: Invoca
   const observation = formatObservation(result, record, context.paths.workDir, { timeoutMs });
   // A failed call that named something under /tmp the sandbox hides: say so, and how to fix it.
   const hidden = result.exitCode !== 0 && context.sandbox ? context.sandbox.hiddenPaths([invocation.file, ...invocation.args]) : [];
+  const notes = [...(hidden.length === 0 ? [] : [hiddenPathsNote(hidden)]), ...limitNotes(context.sandbox, hitBefore)];
   return {
     status: result.exitCode === 0 ? 'SUCCESS' : result.startError ? 'ERROR' : 'FAILED',
-    observation: hidden.length === 0 ? observation : `${observation}\n${hiddenPathsNote(hidden)}`,
+    observation: [observation, ...notes].join('\n'),
     exitCode: result.exitCode,
     executionRef: record.ref,
     interrupted: result.aborted,
   };
+}
+
+/** What the model is told when this call ran into one of the run's limits (the kernel refused a fork, or killed a process). */
+function limitNotes(sandbox: RunSandbox | undefined, before: readonly string[]): string[] {
+  if (sandbox === undefined) return [];
+  const asked = sandbox.policy.limits ?? {};
+  return sandbox.limits.hit
+    .filter((limit) => !before.includes(limit))
+    .map((limit) =>
+      limit === 'memoryBytes'
+        ? `Note: the run reached its memory limit (${Math.round((asked.memoryBytes ?? 0) / 1048576)} MiB for all its processes): the kernel killed a process.`
+        : `Note: the run reached its process limit (${asked.processes} processes and threads at once): a new process was refused.`,
+    );
 }

@@ -1,6 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import { BUBBLEWRAP_INSTALL, probeBubblewrap, type SandboxMode, type SandboxPolicy } from '@delta/command-runner';
+import { BUBBLEWRAP_INSTALL, probeBubblewrap, type RunSandbox, type SandboxMode, type SandboxPolicy } from '@delta/command-runner';
+import { cgroupLimitsOf, type SandboxLimitsConfig } from './sandbox-limits-config.js';
 import { ConfigurationError } from '@delta/errors';
 import type { LoadedAgent } from './load-agent.js';
 
@@ -9,6 +10,8 @@ export interface SandboxOptions {
   mode?: SandboxMode;
   /** false: no network for tools (`--no-network`). */
   network?: boolean;
+  /** Limits over agent.yaml's `sandbox.limits`, each one given winning (a task's, `--limit`). */
+  limits?: SandboxLimitsConfig;
 }
 
 /** What ENGINE_START records: the sandbox in force for this engine's tool calls. */
@@ -17,6 +20,15 @@ export interface SandboxRecord {
   network: boolean;
   /** Why there is none although one was wanted (bubblewrap is missing). */
   note?: string;
+  /** The limits asked for, how each is held (`enforced`: by what) or why it is not (`unenforced`). */
+  limits?: {
+    memory_bytes?: number;
+    processes?: number;
+    cpus?: number;
+    layer_bytes?: number;
+    enforced?: Record<string, string>;
+    unenforced?: Record<string, string>;
+  };
 }
 
 export interface SandboxChoice {
@@ -31,6 +43,37 @@ export interface SandboxChoice {
 }
 
 const DEFAULT_MODE: SandboxMode = 'workspace-write';
+
+function limitsRecord(config: SandboxLimitsConfig): NonNullable<SandboxRecord['limits']> {
+  return {
+    ...(config.memory === undefined ? {} : { memory_bytes: config.memory }),
+    ...(config.processes === undefined ? {} : { processes: config.processes }),
+    ...(config.cpus === undefined ? {} : { cpus: config.cpus }),
+    ...(config.layer === undefined ? {} : { layer_bytes: config.layer }),
+  };
+}
+
+/** The names of a limit in records and messages, by command-runner's names. */
+export const LIMIT_NAMES = { memoryBytes: 'memory', processes: 'processes', cpus: 'cpus' } as const;
+
+/**
+ * The sandbox's record with how its limits are held, once the sandbox has made its cgroups; and the warning,
+ * said once at the run's start, for each limit that cannot be held here (never dropped silently).
+ */
+export function recordLimits(record: SandboxRecord, sandbox: RunSandbox | undefined): { record: SandboxRecord; warning?: string } {
+  const enforcement = sandbox?.limits.enforcement;
+  if (record.limits === undefined || enforcement === undefined) return { record };
+  const enforced = Object.fromEntries(enforcement.enforced.map((entry) => [LIMIT_NAMES[entry.limit], entry.by]));
+  const unenforced = Object.fromEntries(enforcement.unenforced.map((entry) => [LIMIT_NAMES[entry.limit], entry.reason]));
+  const limits = { ...record.limits, enforced, ...(Object.keys(unenforced).length > 0 ? { unenforced } : {}) };
+  const warning =
+    Object.keys(unenforced).length === 0
+      ? undefined
+      : `warning: these limits are NOT enforced for this run: ${Object.entries(unenforced)
+          .map(([name, why]) => `${name} (${why})`)
+          .join('; ')}. Run as root, or in a cgroup delegated to you (systemd-run --user --scope -p Delegate=yes ...).`;
+  return { record: { ...record, limits }, ...(warning ? { warning } : {}) };
+}
 
 /** `path` with its symbolic links resolved, or as it is where it cannot be. */
 function realPath(path: string): string {
@@ -136,6 +179,8 @@ export function chooseSandbox(
       },
     );
   }
+  const limitsConfig = { ...configured?.limits, ...options.limits };
+  const limits = cgroupLimitsOf(limitsConfig);
   return {
     policy: {
       mode,
@@ -144,9 +189,10 @@ export function chooseSandbox(
       protectedPaths: [join(workDir, '.delta')],
       visiblePaths: [agent.home, ...programsUnderTmp(toolEnv.PATH ?? environment.PATH)],
       writablePaths,
+      ...(limits ? { limits } : {}),
     },
     bubblewrap: probe.path,
-    record: { mode, network },
+    record: { mode, network, ...(Object.keys(limitsConfig).length > 0 ? { limits: limitsRecord(limitsConfig) } : {}) },
     description: `sandbox: bubblewrap, ${mode}, ${networkText}${writablePaths.length > 0 ? `, also writable: ${writablePaths.join(', ')}` : ''}`,
   };
 }

@@ -23,7 +23,7 @@ import type { LoadedAgent } from './load-agent.js';
 import { openRunContext, releaseRunLock, resolveModel } from './open-run.js';
 import { record } from './run-context.js';
 import type { EngineOptions, RunResult } from './run-options.js';
-import { chooseSandbox } from './sandbox-choice.js';
+import { chooseSandbox, recordLimits } from './sandbox-choice.js';
 
 export interface StartRunOptions extends EngineOptions {
   agent: LoadedAgent;
@@ -104,6 +104,8 @@ export async function startRun(options: StartRunOptions): Promise<RunResult> {
       const outcome = await driveRun(context, () => {
         context.log(`run ${runId} of agent ${options.agent.config.name} in ${workspace.path} (${sandbox.description})`);
         if (sandbox.warning) context.log(sandbox.warning);
+        const limits = recordLimits(sandbox.record, context.sandbox);
+        if (limits.warning) context.log(limits.warning);
         record(context, {
           type: 'ENGINE_START',
           run_id: runId,
@@ -116,7 +118,7 @@ export async function startRun(options: StartRunOptions): Promise<RunResult> {
           config: effectiveConfig(options.agent, { maxIterations: context.maxIterations, baseUrl: context.model.baseUrl }),
           ...options.origin,
           workspace: workspaceManifest(workspace.path),
-          sandbox: sandbox.record,
+          sandbox: limits.record,
           environment: context.environmentRecord,
           agent_fingerprint: pinAgent(context, agentFingerprint(options.agent), options.pinAgentVersion),
         });

@@ -93,8 +93,19 @@ export const EngineStartEvent = z.looseObject({
   workspace: WorkspaceManifest.optional(),
   forked_from: RunOrigin.optional(),
   replay_of: RunOrigin.optional(),
-  /** The sandbox this engine's tool calls ran in (`mode: off` with a note when the default could not be had). */
-  sandbox: z.object({ mode: z.string(), network: z.boolean(), note: z.string().optional() }).optional(),
+  /**
+   * The sandbox this engine's tool calls ran in (`mode: off` with a note when the default could not be had),
+   * its limits (asked for, and how each is held or why not) and its image (absent from older journals).
+   */
+  sandbox: z
+    .looseObject({
+      mode: z.string(),
+      network: z.boolean(),
+      note: z.string().optional(),
+      limits: z.record(z.string(), z.unknown()).optional(),
+      image: z.record(z.string(), z.unknown()).optional(),
+    })
+    .optional(),
   /**
    * The environment this engine's tools and MCP servers got (agent.yaml's `sandbox.env`): its `inherit`, the
    * names given and the names kept back as secrets; never a value (absent from older journals).
@@ -234,6 +245,8 @@ export const EngineEndEvent = z.looseObject({
   status: RunStatus,
   final_iteration: z.number().int().nonnegative(),
   reason: z.string().optional(),
+  /** The limits the run's processes ran into while this engine ran it (`memory`, `processes`, `layer`). */
+  limits_hit: z.array(z.string()).optional(),
 });
 
 export const JournalEvent = z.discriminatedUnion('type', [

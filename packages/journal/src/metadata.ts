@@ -57,6 +57,8 @@ export const RunMetadata = z.looseObject({
   /** Why the run stopped where the status alone does not say it (an iteration budget, a signal). */
   status_reason: z.string().nullable().optional(),
   exit_code: z.number().int().nullable().optional(),
+  /** The limits the run ran into (sandbox.limits: `memory`, `processes`, `layer`), over all its engines. */
+  limits_hit: z.array(z.string()).optional(),
   agent_home: z.string(),
   work_dir: z.string(),
   /** Tokens of every model call of the run, summed. */
