@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, createTempAgent, createTempDir, redisUnavailable, startFakeLlm, startTestRedis, modelEnv } from '@delta/testkit';
@@ -65,7 +66,7 @@ describe('delta batch --max-attempts', () => {
       const { agent, tasksFile, directory } = await failingBatch();
       const env = modelEnv(llm);
       const batch = startDelta(['batch', tasksFile, '--agent', agent, '--out', join(directory, 'q'), '--queue', redis.url, '--wait'], env);
-      workers.push(startDelta(['worker', '--queue', redis.url], env));
+      workers.push(startDelta(['worker', '--queue', redis.url, '--root', tmpdir()], env));
       const finished = await batch.done;
       expect(finished.stdout).toContain('1 run: 0 completed, 1 failed');
       expect(finished.exitCode).toBe(1);

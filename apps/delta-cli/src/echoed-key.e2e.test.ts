@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -165,7 +166,7 @@ describe('a key the endpoint echoes back', () => {
       const redis = await startTestRedis();
       open.push({ close: () => redis.stop() });
       const batch = startDelta(['batch', tasks, '--agent', agent, '--out', out, '--queue', redis.url, '--wait'], env);
-      const worker = startDelta(['worker', '--queue', redis.url], env);
+      const worker = startDelta(['worker', '--queue', redis.url, '--root', tmpdir()], env);
       outputs.push({ command: 'batch --queue --wait', result: await batch.done });
       worker.child.kill('SIGTERM');
       outputs.push({ command: 'worker', result: await worker.done });

@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runPaths } from '@delta/journal';
@@ -184,7 +185,7 @@ describe.skipIf(unavailable)('delta batch --models --queue, delta worker', () =>
       ['batch', tasksFile, '--agent', agent, '--out', out, '--models', models, '--queue', redis.url, '--wait'],
       KEYS,
     );
-    const worker = startDelta(['worker', '--queue', redis.url, '--concurrency', '2'], KEYS);
+    const worker = startDelta(['worker', '--queue', redis.url, '--root', tmpdir(), '--concurrency', '2'], KEYS);
     processes.push(batch, worker);
     const ended = await batch.done;
     expect(ended.exitCode, ended.stderr).toBe(0);

@@ -1,5 +1,6 @@
 // Heavy optional capabilities load only when used: a Node loader hook records every module the `delta`
 // process itself loads (not its tools' or MCP servers'), and each command is held to what it needs.
+import { tmpdir } from 'node:os';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -114,7 +115,7 @@ describe('what each command loads', () => {
     });
     expect(exported.result.exitCode).toBe(1);
     expect(exported.heavy).toEqual(['opentelemetry']);
-    const worker = await loadedBy(['worker', '--queue', 'redis://127.0.0.1:1']);
+    const worker = await loadedBy(['worker', '--queue', 'redis://127.0.0.1:1', '--root', tmpdir()]);
     expect(worker.result.stderr).toContain('redis://127.0.0.1:1');
     expect(worker.heavy).toEqual(['bullmq', 'ioredis']);
     const viewed = await loadedBy(['view', '-w', work, '--stdout']);

@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readMetadata, runPaths } from '@delta/journal';
@@ -65,7 +66,7 @@ describe.skipIf(unavailable)('forged jobs in a batch queue', () => {
       };
       for (const [jobId, data] of Object.entries(forged)) await queue.add('run', data, { jobId, lifo: true, attempts: 5, backoff: 100 });
 
-      const worker = startDelta(['worker', '--queue', redis.url], env);
+      const worker = startDelta(['worker', '--queue', redis.url, '--root', tmpdir()], env);
       running.push(worker);
       let workerStderr = '';
       worker.child.stderr!.on('data', (chunk) => (workerStderr += chunk));

@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { listRunIds, readJournal, readMetadata, runPaths } from '@delta/journal';
@@ -125,7 +126,7 @@ describe.skipIf(unavailable)('delta batch --queue and delta worker', () => {
     // Enqueue, and follow the queue until every run has ended.
     const batch = startDelta(['batch', tasksFile, '--agent', agent, '--out', out, '--queue', redis.url, '--wait'], env);
     for (let index = 0; index < 3; index += 1) {
-      workers.push(startDelta(['worker', '--queue', redis.url, '--concurrency', '2', '--lock-duration', '3'], env));
+      workers.push(startDelta(['worker', '--queue', redis.url, '--root', tmpdir(), '--concurrency', '2', '--lock-duration', '3'], env));
     }
 
     // The blocking run is mid-tool: the worker that holds its run lock is the one to kill.
@@ -188,7 +189,7 @@ describe.skipIf(unavailable)('delta batch --queue and delta worker', () => {
     writeFileSync(tasksFile, `${JSON.stringify({ id: 'a', message: 'hi' })}\n`);
     const agent = await createTempAgent({ agentYaml: { name: 'q', llm: { model: 'fake-model' }, tools: [] } });
     const nowhere = `redis://127.0.0.1:${redis.port === 1 ? 2 : 1}/0`;
-    const worker = await runDelta(['worker', '--queue', nowhere]);
+    const worker = await runDelta(['worker', '--queue', nowhere, '--root', tmpdir()]);
     expect(worker.exitCode).toBe(1);
     expect(worker.stderr).toContain(`Cannot reach Redis at ${nowhere}`);
     expect(worker.stderr).toContain('redis-server --port 1');

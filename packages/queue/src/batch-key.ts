@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { makeDirectory } from '@delta/errors';
 import type { RunJobData } from './run-job.js';
 import { writeFileOnce } from './write-once.js';
@@ -39,6 +39,30 @@ function readKeyFile(file: string): Buffer | undefined {
   } finally {
     closeSync(descriptor);
   }
+}
+
+/**
+ * Why the batch's key file is not one this worker may trust, or undefined: it must be a regular file of this
+ * worker's user that nobody else may read or write, in a `.batch` directory nobody else may write (what
+ * `delta batch --queue` makes). Where the batch lies (storage-roots.ts) keeps it out of a tool's reach.
+ */
+export function keyFileLooseness(out: string): string | undefined {
+  const file = batchKeyFile(out);
+  const owner = process.geteuid?.();
+  try {
+    const key = lstatSync(file);
+    const directory = lstatSync(dirname(file));
+    if (!key.isFile()) return `its signing key ${file} is not a regular file`;
+    if (owner !== undefined && key.uid !== owner)
+      return `its signing key ${file} belongs to uid ${key.uid}, not to this worker's user (uid ${owner})`;
+    if ((key.mode & 0o077) !== 0)
+      return `its signing key ${file} may be read or written by others (mode ${(key.mode & 0o777).toString(8)}; delta batch makes it 600)`;
+    if (!directory.isDirectory() || (directory.mode & 0o022) !== 0)
+      return `the directory of its signing key, ${dirname(file)}, may be written by others`;
+  } catch {
+    return `its signing key ${file} cannot be read`;
+  }
+  return undefined;
 }
 
 /** The batch's signing key, or undefined when the batch has none (enqueued by a version before keys). */

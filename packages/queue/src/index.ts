@@ -9,6 +9,7 @@ export type { EnqueueOptions, EnqueueResult } from './enqueue-batch.js';
 export { createRunProcessor } from './process-run-job.js';
 export type { RunProcessorOptions } from './process-run-job.js';
 export { runWorker } from './run-worker.js';
+export { storageRoots } from './storage-roots.js';
 export type { RunWorkerOptions } from './run-worker.js';
 export { waitForBatch } from './wait-for-batch.js';
 export type { FailedRunJob, QueueProgress, WaitForBatchOptions } from './wait-for-batch.js';

@@ -17,6 +17,8 @@ import { type KnownBatch, locationMismatch, placeMismatch, recordMismatch, refus
 import { RunJobData, type RunJobResult } from './run-job.js';
 
 export interface RunProcessorOptions {
+  /** The storage roots this worker serves batches under (real paths: see storageRoots); nothing else is served. */
+  roots: readonly string[];
   /** What every run gets from this worker's own environment: endpoint, environment, tool environment. */
   engine?: Omit<BatchEngineOptions, 'signal' | 'onEvent'>;
   /** Stops the worker: runs in flight end INTERRUPTED and their jobs go back to the queue. */
@@ -69,7 +71,7 @@ function isFinal(code: string | undefined): boolean {
  * Throwing makes BullMQ retry the job with backoff (a transient fault, a stopped worker); an
  * UnrecoverableError fails it at once (a configuration error).
  */
-export function createRunProcessor(options: RunProcessorOptions = {}): (job: Job<RunJobData>) => Promise<RunJobResult> {
+export function createRunProcessor(options: RunProcessorOptions): (job: Job<RunJobData>) => Promise<RunJobResult> {
   const batches = new Map<string, RecordedBatch>();
   // Per queue, the batch of the first job that passed every check: a later job naming another is forged.
   const known = new Map<string, KnownBatch>();
@@ -90,7 +92,7 @@ export function createRunProcessor(options: RunProcessorOptions = {}): (job: Job
     if (!parsed.success) throw refuse(`it does not describe a run of a batch (${parsed.error.issues[0]?.message ?? 'no data'})`);
     const data = parsed.data;
     const seen = { id: job.id, name: job.name, queueName: job.queueName };
-    const misplaced = placeMismatch(seen, data, known.get(job.queueName)) ?? locationMismatch(data.out);
+    const misplaced = placeMismatch(seen, data, known.get(job.queueName)) ?? locationMismatch(data.out, options.roots);
     if (misplaced !== undefined) throw refuse(misplaced);
     let recorded: RecordedBatch;
     try {

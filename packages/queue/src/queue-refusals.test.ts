@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { cleanupTempDirs, createTempDir } from '@delta/testkit';
 import { Queue } from 'bullmq';
@@ -55,6 +55,7 @@ describe('shared storage', () => {
     });
     const worker = runWorker({
       address,
+      roots: [tmpdir()],
       signal: controller.signal,
       log: (line) => {
         logs.push(line);
@@ -112,7 +113,7 @@ describe.skipIf(unavailable)('a batch a tool could have made', () => {
     const queue = new Queue(identity.queue, { connection });
     const logs: string[] = [];
     const controller = new AbortController();
-    const worker = runWorker({ address, signal: controller.signal, log: (line) => logs.push(line) });
+    const worker = runWorker({ address, roots: [tmpdir()], signal: controller.signal, log: (line) => logs.push(line) });
     while (((await queue.getJobCounts('failed')).failed ?? 0) < 2) await new Promise((resolve) => setTimeout(resolve, 50));
     controller.abort();
     await worker;

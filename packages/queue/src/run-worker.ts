@@ -4,6 +4,7 @@ import { BATCH_REGISTRY_KEY } from './enqueue-batch.js';
 import { createRunProcessor, type RunProcessorOptions } from './process-run-job.js';
 import { type RedisAddress, withoutPassword } from './redis-address.js';
 import { REFUSED_HINT, REFUSED_PREFIX } from './verify-run-job.js';
+import { storageRoots } from './storage-roots.js';
 import { connectRedis, outageReporter } from './redis-connection.js';
 import type { RunJobData, RunJobResult } from './run-job.js';
 
@@ -31,6 +32,8 @@ export interface RunWorkerOptions extends Omit<RunProcessorOptions, 'signal' | '
  */
 export async function runWorker(options: RunWorkerOptions): Promise<void> {
   const log = withoutPassword(options.address, options.log ?? (() => {}));
+  const roots = storageRoots(options.roots);
+  log(`serving batches under ${roots.join(', ')} only`);
   const outages = outageReporter(options.address, log);
   const connection = await connectRedis(options.address, outages);
   const workers = new Map<string, Worker<RunJobData, RunJobResult>>();
@@ -42,6 +45,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
   const shared = sharedSignal(options.signal);
   const processor = createRunProcessor({
     ...options,
+    roots,
     signal: shared.signal ?? options.signal,
     onBatchRefused: (queueName, error) => {
       if (refused.has(queueName)) return;

@@ -4,8 +4,9 @@ import { dirname, join } from 'node:path';
 import { ConfigurationError } from '@delta/errors';
 import type { OpenedBatch } from '@delta/experiments';
 import { type BatchIdentity, queueNameOf } from './batch-identity.js';
-import { signatureMatches } from './batch-key.js';
+import { keyFileLooseness, signatureMatches } from './batch-key.js';
 import { RUN_JOB_NAME, type RunJobData, runJobId } from './run-job.js';
+import { storageMismatch } from './storage-roots.js';
 
 // Anyone who can write to the batch's Redis can add a job to its queue: a job is a claim, checked against
 // what the batch recorded on the shared storage before anything runs. A job that fails a check is refused
@@ -68,8 +69,10 @@ export function enclosingBatch(out: string): string | undefined {
   return undefined;
 }
 
-/** Checks of where the job says its batch is, before a file of it is read. */
-export function locationMismatch(out: string): string | undefined {
+/** Checks of where the job says its batch is, before a file of it is read: see storage-roots.ts. */
+export function locationMismatch(out: string, roots: readonly string[]): string | undefined {
+  const misplaced = storageMismatch(out, roots);
+  if (misplaced !== undefined) return misplaced;
   const enclosing = enclosingBatch(out);
   return enclosing === undefined ? undefined : `its out ${out} lies inside the batch directory ${enclosing}, where runs' tools write`;
 }
@@ -90,6 +93,8 @@ export function recordMismatch(
     return `repeat ${data.repeat} is not one of the batch's (${repeatsOf(batch.definition.repeat)}, as its --repeat ${batch.definition.repeat})`;
   }
   if (key === undefined) return `the batch has no signing key (${data.out}/.batch/queue.key): run its delta batch --queue command again`;
+  const loose = keyFileLooseness(data.out);
+  if (loose !== undefined) return loose;
   if (data.signature === undefined) return 'it carries no signature';
   if (!signatureMatches(key, data)) return "its signature does not match the batch's key";
   const expectedId = runJobId(data.task, model.directory, data.repeat);

@@ -1,3 +1,4 @@
+import { tmpdir } from 'node:os';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { prepareBatch } from '@delta/experiments';
@@ -34,7 +35,7 @@ describe.skipIf(unavailable)('attempts', () => {
     const connection = await connectRedis(address);
     const queue = new Queue(identity.queue, { connection });
     await workUntil(
-      { address, engine: { apiKey: 'k', baseUrl: llm.baseUrl } },
+      { address, roots: [tmpdir()], engine: { apiKey: 'k', baseUrl: llm.baseUrl } },
       async () => (await queue.getJob('a/fake-model/1'))?.finishedOn !== undefined,
     );
     return { batch, job: (await queue.getJob('a/fake-model/1'))!, queue, connection };
@@ -81,7 +82,10 @@ describe.skipIf(unavailable)('attempts', () => {
     const connection = await connectRedis(address);
     const queue = new Queue(identity.queue, { connection });
     // No model key anywhere in the worker's environment.
-    await workUntil({ address, engine: { environment: {} } }, async () => (await queue.getJobCounts('failed')).failed === 2);
+    await workUntil(
+      { address, roots: [tmpdir()], engine: { environment: {} } },
+      async () => (await queue.getJobCounts('failed')).failed === 2,
+    );
     const job = (await queue.getJob('a/fake-model/1'))!;
     expect(job.attemptsMade).toBe(1);
     expect(job.failedReason).toMatch(/API key/i);
@@ -106,6 +110,7 @@ describe.skipIf(unavailable)('a worker restart', () => {
       const ended: string[] = [];
       await runWorker({
         address,
+        roots: [tmpdir()],
         engine,
         signal: first.signal,
         onRunEnd: (outcome) => {
@@ -119,7 +124,7 @@ describe.skipIf(unavailable)('a worker restart', () => {
       expect((counts.waiting ?? 0) + (counts.delayed ?? 0) + (counts.active ?? 0)).toBe(1);
       // A new worker, later: the other run is still in the queue, and it finishes.
       const second = new AbortController();
-      await runWorker({ address, engine, signal: second.signal, onRunEnd: () => second.abort() });
+      await runWorker({ address, roots: [tmpdir()], engine, signal: second.signal, onRunEnd: () => second.abort() });
       expect((await queue.getJobCounts('completed')).completed).toBe(2);
       for (const task of ['a', 'b'])
         expect(readMetadata(runPaths(join(out, task, 'fake-model', '1'), 'run-1').metadata).status).toBe('COMPLETED');

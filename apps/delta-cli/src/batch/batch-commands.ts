@@ -55,6 +55,7 @@ export function registerBatchCommands(cli: CAC): void {
   cli
     .command('worker', 'Take runs of queued batches (delta batch --queue) and execute them, until stopped; run one per machine')
     .option('--queue <url>', 'The Redis the batches were queued in (redis://:PASSWORD@HOST:PORT/DB)')
+    .option('--root <dir>', 'Serve only batches under this directory, the shared storage (repeatable; required)')
     .option('--concurrency <n>', 'Runs at a time in this process, per batch (default: 1)')
     .option('--base-url <url>', 'The model endpoint of every run (instead of DELTA_BASE_URL or .env)')
     .option(
@@ -62,7 +63,7 @@ export function registerBatchCommands(cli: CAC): void {
       'How long a run stays with a worker that stopped answering (killed, its machine lost) before another takes it (default: 30)',
     )
     .option('-v, --verbose', 'Show stack traces')
-    .example('delta worker --queue "redis://:$REDIS_PASSWORD@10.0.0.5:6379/0" --concurrency 4')
+    .example('delta worker --queue "redis://:$REDIS_PASSWORD@10.0.0.5:6379/0" --root /shared/results --concurrency 4')
     .action(async (flags) => (await import('./worker-command.js')).workerCommand(flags));
 
   cli

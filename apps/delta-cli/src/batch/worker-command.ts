@@ -10,6 +10,8 @@ import { loadOptional, SCALE_OUT } from '../optional-packages.js';
 
 export interface WorkerFlags {
   queue?: string;
+  /** The storage roots the worker serves batches under (repeatable). */
+  root?: string | string[];
   concurrency?: string | number;
   baseUrl?: string;
   lockDuration?: string | number;
@@ -27,6 +29,13 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
       'For example: delta worker --queue redis://:PASSWORD@10.0.0.5:6379/0',
     );
   }
+  const roots = [flags.root ?? []].flat().map(String);
+  if (roots.length === 0) {
+    throw usageError(
+      'delta worker needs --root: the shared directory the batches are in. It serves no batch outside it, nor one a tool could have made.',
+      'For example: delta worker --queue redis://:PASSWORD@10.0.0.5:6379/0 --root /shared/results (repeatable)',
+    );
+  }
   const concurrency = parseWholeNumber('--concurrency', flags.concurrency, '--concurrency 4') ?? 1;
   const lockSeconds = parseWholeNumber('--lock-duration', flags.lockDuration, '--lock-duration 30') ?? 30;
   const endpoint = baseUrlFlag(flags);
@@ -37,6 +46,7 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
   try {
     await runWorker({
       address,
+      roots,
       concurrency,
       lockDurationMs: lockSeconds * 1_000,
       signal: controller.signal,
