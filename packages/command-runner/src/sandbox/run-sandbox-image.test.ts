@@ -25,7 +25,7 @@ import { bubblewrapForTests } from './sandbox.test-support.js';
 
 const bubblewrap = bubblewrapForTests('the sandbox image tests');
 const busybox = ['/bin/busybox', '/usr/bin/busybox'].find((path) => existsSync(path));
-const missing = busybox === undefined ? (process.env.DELTA_TEST_BUSYBOX_UNAVAILABLE ?? 'busybox-static is not installed') : undefined;
+const missing = busybox === undefined ? (process.env.DELTA_TEST_IMAGE_TOOLS_UNAVAILABLE ?? 'busybox-static is not installed') : undefined;
 if (missing) console.warn(`\n!!!!!!!!\n!!! SKIPPING the sandbox image tests: ${missing}.\n!!!!!!!!\n`);
 
 const root = mkdtempSync(join(tmpdir(), 'delta-sandbox-image-'));

@@ -1,0 +1,14 @@
+export { resolveImage, findImage } from './resolve-image.js';
+export type { ResolveImageOptions } from './resolve-image.js';
+export { parseImageReference } from './image-reference.js';
+export type { ImageReference } from './image-reference.js';
+export type { RegistryOptions } from './registry-client.js';
+export { unpackImage, chainIdOf } from './unpack-image.js';
+export type { UnpackedImage } from './unpack-image.js';
+export type { ImageLayer, ResolvedImage } from './resolved-image.js';
+export type { ImageConfig } from './oci-types.js';
+export { DEFAULT_UNPACK_LIMITS } from './unpack-layer.js';
+export type { UnpackLimits } from './unpack-layer.js';
+export type { RootRecord } from './root-record.js';
+export { listImages, pruneImages, useImageRoot } from './image-cache.js';
+export type { CachedRoot, PruneResult } from './image-cache.js';
