@@ -69,6 +69,10 @@ export const SandboxConfig = z.strictObject({
   env: SandboxEnvConfig.optional(),
   /** What one run may use: memory, processes, CPUs, and an image run's own layer (docs/environments.md). */
   limits: SandboxLimitsConfig.optional(),
+  /** An OCI image as the tools' root: a layout directory (relative to the agent), an archive, or a registry reference. */
+  image: z.string().min(1).optional(),
+  /** Where the workspace is inside the image (default: its WorkingDir, else /workspace). */
+  workdir: z.string().min(1).optional(),
 });
 export type SandboxConfig = z.infer<typeof SandboxConfig>;
 

@@ -24,6 +24,7 @@ import { driveRun } from './drive-run.js';
 import type { ConfigOverrides } from './config-overrides.js';
 import { effectiveConfig } from './effective-config.js';
 import { chooseSandbox, recordLimits } from './sandbox-choice.js';
+import { prepareImage, recordedImage, runLayerDirectory } from './prepare-image.js';
 import { ENGINE_VERSION } from './engine-version.js';
 import { workspaceManifest } from './workspace-manifest.js';
 import { loadAgent, type LoadedAgent } from './load-agent.js';
@@ -172,10 +173,27 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
 
     // The endpoint the run started with, unless the caller names another (--base-url): never a .env written since.
     const resolved = await resolveModel(options, agent, workDir, metadata.model_endpoint ?? journalEndpoint(journal.state.events));
-    const sandbox = chooseSandbox(agent, workDir, options.sandbox, options.environment ?? process.env, options.toolEnv);
+    let sandbox = chooseSandbox(agent, workDir, options.sandbox, options.environment ?? process.env, options.toolEnv);
+    // A run in an image goes on in the image it recorded, over its own layer.
+    const recorded = recordedImage(journal.state.events);
+    const image =
+      recorded === undefined
+        ? undefined
+        : await prepareImage(
+            sandbox,
+            {
+              reference: recorded.reference,
+              workdir: recorded.workdir,
+              recordedDigest: recorded.digest,
+              cwd: agent.home,
+              ...(options.sandbox?.imageCache === undefined ? {} : { cacheDir: options.sandbox.imageCache }),
+            },
+            runLayerDirectory(paths),
+          );
+    if (image) sandbox = image.choice;
     // A v1.2 run kept its records in runtime_io/: moved to io/ before anything is written there (recorded below).
     const ioMigration = migrateLegacyIo(paths);
-    const context = openRunContext(options, agent, paths, journal, resolved, sandbox);
+    const context = openRunContext(options, agent, paths, journal, resolved, sandbox, image);
     const journalRepair = journal.repair;
     try {
       // A disk that refuses this leaves the run as it was, and says so (the error names metadata.json).

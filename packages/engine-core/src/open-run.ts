@@ -1,6 +1,6 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { diskWrite } from '@delta/errors';
-import { CommandLauncher, RunSandbox } from '@delta/command-runner';
+import { CommandLauncher, pathInside, RunSandbox } from '@delta/command-runner';
 import {
   InvocationRequestRecorder,
   MetadataFile,
@@ -142,6 +142,7 @@ export function openRunContext(
   journal: JournalWriter,
   resolved: ResolvedModel,
   sandbox: SandboxChoice,
+  image?: { env: Record<string, string>; release: () => void },
 ): RunContext {
   const { model, apiKey } = resolved;
   // --timeout: the run's signal aborts when this invocation's time is up.
@@ -166,11 +167,14 @@ export function openRunContext(
     });
   };
   const engine = { ...options.toolEnv, DELTA_RUN_ID: paths.runId, DELTA_AGENT_HOME: agent.home, DELTA_CWD: paths.workDir };
+  // Under an image, the workspace is at its workdir, and the image's environment is the tools' own.
+  const insideWorkDir = sandbox.policy ? pathInside(sandbox.policy, paths.workDir) : paths.workDir;
   const tools = toolEnvironment(environment, {
     policy: agent.config.sandbox?.env,
     secrets: kept,
-    engine,
-    paths: { agentHome: agent.home, workDir: paths.workDir },
+    engine: { ...engine, DELTA_CWD: insideWorkDir },
+    paths: { agentHome: agent.home, workDir: insideWorkDir },
+    ...(image ? { imageEnv: image.env } : {}),
   });
   for (const warning of [...resolved.warnings, ...tools.warnings]) log(`warning: ${warning}`);
   const warned = new Set<string>();
@@ -215,6 +219,7 @@ export function openRunContext(
       // process left in the sandbox ends with it (driveRun did this already, before the end hooks).
       await stopToolProcesses(context);
       await launcherLease?.release();
+      quietly(() => image?.release());
       limit.clear();
       quietly(() => recordWorkspaceEnvEnd(paths.workDir, paths.runId));
       quietly(() => context.metadata.close());

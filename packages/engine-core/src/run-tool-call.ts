@@ -1,5 +1,5 @@
 import { buildInvocation, DEFAULT_TOOL_TIMEOUT_MS, ToolArgumentError, type ExpandedTool, type Invocation } from '@delta/tool-expander';
-import { hiddenPathsNote, runCommand, type CommandLauncher, type RunSandbox } from '@delta/command-runner';
+import { hiddenPathsNote, pathInside, runCommand, type CommandLauncher, type RunSandbox } from '@delta/command-runner';
 import { DeltaError } from '@delta/errors';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '@delta/model-wire';
 import {
@@ -88,7 +88,9 @@ export function prepareToolCall(call: RecordedToolCall, context: ToolCallContext
   }
   if ('error' in parsed) return { kind: 'rejected', args: null, observation: `Error: ${parsed.error}` };
   try {
-    const invocation = buildInvocation(tool, parsed.args, { AGENT_HOME: context.agentHome, CWD: context.paths.workDir });
+    // Under an image the workspace is at its workdir: ${CWD} names it there.
+    const cwd = context.sandbox ? pathInside(context.sandbox.policy, context.paths.workDir) : context.paths.workDir;
+    const invocation = buildInvocation(tool, parsed.args, { AGENT_HOME: context.agentHome, CWD: cwd });
     return { kind: 'ready', args: parsed.args, invocation };
   } catch (error) {
     if (error instanceof ToolArgumentError || DeltaError.isInstance(error)) {

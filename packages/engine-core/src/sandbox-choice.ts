@@ -2,6 +2,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { BUBBLEWRAP_INSTALL, probeBubblewrap, type RunSandbox, type SandboxMode, type SandboxPolicy } from '@delta/command-runner';
 import { cgroupLimitsOf, type SandboxLimitsConfig } from './sandbox-limits-config.js';
+import type { ImageRecord } from './prepare-image.js';
 import { ConfigurationError } from '@delta/errors';
 import type { LoadedAgent } from './load-agent.js';
 
@@ -12,6 +13,13 @@ export interface SandboxOptions {
   network?: boolean;
   /** Limits over agent.yaml's `sandbox.limits`, each one given winning (a task's, `--limit`). */
   limits?: SandboxLimitsConfig;
+  /** An image over agent.yaml's `sandbox.image` (a task's, `--image`), and where the workspace is in it. */
+  image?: string;
+  workdir?: string;
+  /** The image a run recorded (replay, fork): the image must be that one. */
+  imageDigest?: string;
+  /** The cache of unpacked images (default ~/.cache/delta/images). */
+  imageCache?: string;
 }
 
 /** What ENGINE_START records: the sandbox in force for this engine's tool calls. */
@@ -29,6 +37,8 @@ export interface SandboxRecord {
     enforced?: Record<string, string>;
     unenforced?: Record<string, string>;
   };
+  /** The image that is the tools' root (prepare-image.ts): as named, its digest, its root's chain id, the workdir and user. */
+  image?: ImageRecord;
 }
 
 export interface SandboxChoice {

@@ -24,6 +24,7 @@ import { openRunContext, releaseRunLock, resolveModel } from './open-run.js';
 import { record } from './run-context.js';
 import type { EngineOptions, RunResult } from './run-options.js';
 import { chooseSandbox, recordLimits } from './sandbox-choice.js';
+import { imageRequestOf, prepareImage, runLayerDirectory } from './prepare-image.js';
 
 export interface StartRunOptions extends EngineOptions {
   agent: LoadedAgent;
@@ -72,14 +73,18 @@ export async function startRun(options: StartRunOptions): Promise<RunResult> {
   const workspace = prepareWorkspace(options.agent, options.workDir);
   const resolved = await resolveModel(options, options.agent, workspace.path);
   // Before the run exists: a sandbox asked for that cannot be had leaves nothing behind.
-  const sandbox = chooseSandbox(options.agent, workspace.path, options.sandbox, options.environment ?? process.env, options.toolEnv);
+  let sandbox = chooseSandbox(options.agent, workspace.path, options.sandbox, options.environment ?? process.env, options.toolEnv);
   const paths = runPaths(workspace.path, runId);
   createRunDirectories(paths);
   const lock = acquireRunLock(paths.lock, runId);
   try {
     // LATEST first: a run killed at any later instant can be found and resumed by `delta continue -w`.
     writeLatestRunId(workspace.path, runId);
-    const context = openRunContext(options, options.agent, paths, JournalWriter.open(paths.journal), resolved, sandbox);
+    // An image as the tools' root: unpacked (once, shared) before the run's first event.
+    const request = imageRequestOf(options.agent, options.sandbox);
+    const image = request === undefined ? undefined : await prepareImage(sandbox, request, runLayerDirectory(paths));
+    if (image) sandbox = image.choice;
+    const context = openRunContext(options, options.agent, paths, JournalWriter.open(paths.journal), resolved, sandbox, image);
     try {
       const now = new Date().toISOString();
       // Without metadata.json there is no run to continue: a disk that refuses it fails here, naming it.
@@ -104,6 +109,7 @@ export async function startRun(options: StartRunOptions): Promise<RunResult> {
       const outcome = await driveRun(context, () => {
         context.log(`run ${runId} of agent ${options.agent.config.name} in ${workspace.path} (${sandbox.description})`);
         if (sandbox.warning) context.log(sandbox.warning);
+        for (const note of image?.notes ?? []) context.log(`note: ${note}`);
         const limits = recordLimits(sandbox.record, context.sandbox);
         if (limits.warning) context.log(limits.warning);
         record(context, {

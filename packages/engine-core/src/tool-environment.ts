@@ -28,6 +28,11 @@ export interface ToolEnvironmentOptions {
   engine?: Record<string, string>;
   /** What `${AGENT_HOME}` and `${CWD}` stand for in `set:` values. */
   paths?: { agentHome: string; workDir: string };
+  /**
+   * An image's environment (its config's Env): under an image it is the tools' own, over what comes from
+   * the user's (whose PATH and HOME are this machine's, not the image's); `pass` and `set` still win.
+   */
+  imageEnv?: Record<string, string>;
 }
 
 export interface ToolEnvironment {
@@ -86,8 +91,18 @@ export function toolEnvironment(base: NodeJS.ProcessEnv, options: ToolEnvironmen
       'sandbox.env.inherit: all gives tools your whole environment (tokens and passwords included), less the model credentials, DELTA_QUEUE and any variable holding a secret; list what they need in sandbox.env.pass instead',
     );
   }
-  const environment = { ...chosen, ...options.engine };
+  const fromImage = options.imageEnv === undefined ? {} : imageBase(options.imageEnv, chosen, policy);
+  const environment = { ...chosen, ...fromImage, ...options.engine };
   return { environment, record: { inherit, names: sortedUnique(Object.keys(environment)), withheld: sortedUnique(withheld) }, warnings };
+}
+
+/** Under an image: its Env, and a HOME of its own unless it gives one; what `pass` or `set` named keeps its value. */
+function imageBase(imageEnv: Record<string, string>, chosen: Record<string, string>, policy: SandboxEnvConfig): Record<string, string> {
+  const named = (name: string) => (policy.pass ?? []).some((pattern) => matchesNamePattern(name, pattern)) || name in (policy.set ?? {});
+  const base: Record<string, string> = { HOME: '/root', ...imageEnv };
+  for (const name of ['PATH', 'HOME']) if (!named(name)) delete chosen[name];
+  for (const name of Object.keys(base)) if (named(name) && name in chosen) delete base[name];
+  return base;
 }
 
 /**

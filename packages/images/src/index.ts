@@ -11,4 +11,5 @@ export { DEFAULT_UNPACK_LIMITS } from './unpack-layer.js';
 export type { UnpackLimits } from './unpack-layer.js';
 export type { RootRecord } from './root-record.js';
 export { listImages, pruneImages, useImageRoot } from './image-cache.js';
+export { entriesAt } from './safe-path.js';
 export type { CachedRoot, PruneResult } from './image-cache.js';

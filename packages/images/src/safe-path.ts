@@ -1,4 +1,4 @@
-import { lstatSync, mkdirSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { imageError } from './image-error.js';
 
@@ -45,4 +45,15 @@ export function parentsOf(root: string, parts: readonly string[], where: () => s
 /** Removes whatever is at `path` (a directory with everything in it), never following a link. */
 export function removeAt(path: string): void {
   rmSync(path, { recursive: true, force: true });
+}
+
+/** How many entries the directory `path` (absolute, inside `root`) holds, reached through no link; 0 when it is none. */
+export function entriesAt(root: string, path: string): number {
+  let directory = root;
+  for (const part of path.split('/').filter((part) => part !== '' && part !== '.')) {
+    if (part === '..') return 0;
+    directory = join(directory, part);
+    if (kindAt(directory) !== 'directory') return 0;
+  }
+  return readdirSync(directory).length;
 }
