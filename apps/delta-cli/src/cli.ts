@@ -47,6 +47,13 @@ cli
 
 registerInspectCommands(cli);
 
+cli
+  .command('images [action]', 'The cache of unpacked OCI images: list it (sizes, last use, runs using each), or prune what no run uses')
+  .option('--unused-for <duration>', 'prune: only roots not used for this long, e.g. 7d (default: every root no run uses now)')
+  .example('delta images')
+  .example('delta images prune --unused-for 7d')
+  .action(async (action: string | undefined, flags) => (await import('./images-command.js')).imagesCommand(action, flags));
+
 cli.help();
 cli.version(packageJson.version, '--version');
 

@@ -37,7 +37,12 @@ export function registerRunCommands(cli: CAC): void {
     .option('-m, --message <text>', 'The task for the agent')
     .option('-w, --work-dir <dir>', 'The workspace (default: a new <agent>/workspaces/W00N)')
     .option('--run-id <id>', 'Name the new run (letters, digits, ".", "_", "-"; not already used in the workspace)')
-    .option('--new', "Start a new run even when the workspace's latest run is interrupted or paused (default: resume it)");
+    .option('--new', "Start a new run even when the workspace's latest run is interrupted or paused (default: resume it)")
+    .option(
+      '--image <ref>',
+      "Run the tools in this OCI image: a layout DIR[:TAG], an archive, or HOST[:PORT]/NAME:TAG (over agent.yaml's sandbox.image)",
+    )
+    .option('--workdir <dir>', "Where the workspace is inside the image (default: the image's WorkingDir, else /workspace)");
   runOptions(run, {
     maxIterations:
       'Model calls in this invocation before the run stops as INTERRUPTED; a resumed run gets a fresh budget (default: agent.yaml max_iterations, or 30)',

@@ -18,6 +18,8 @@ export interface RunFlags extends ModelsFlags, RunLimitFlags {
   format?: string;
   sandbox?: string;
   network?: boolean;
+  image?: string;
+  workdir?: string;
 }
 
 /** What run and continue check before they load anything: the limits, --format, --run-id, the sandbox and --base-url. */

@@ -33,20 +33,23 @@ function parseMaxCost(value: string | number | undefined): number | undefined {
   return amount;
 }
 
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-/** `--timeout DURATION`: `90s`, `5m`, `1h`, `1500ms`, or a number of seconds; in milliseconds. */
-function parseTimeout(value: string | number | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(String(value));
+/** A duration flag (`--timeout`, `--unused-for`): `90s`, `5m`, `1h`, `7d`, `1500ms`, or a number of seconds; in milliseconds. */
+export function parseDurationFlag(flag: string, value: string | number): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(String(value));
   const milliseconds = match ? Number(match[1]) * UNITS[match[2] ?? 's']! : Number.NaN;
   if (!Number.isFinite(milliseconds) || milliseconds <= 0) {
     throw usageError(
-      `--timeout must be a duration such as 90s, 5m or 1h, got "${value}".`,
-      'For example: --timeout 10m (a number alone is seconds)',
+      `${flag} must be a duration such as 90s, 5m or 1h, got "${value}".`,
+      `For example: ${flag} 10m (a number alone is seconds)`,
     );
   }
   return Math.round(milliseconds);
+}
+
+function parseTimeout(value: string | number | undefined): number | undefined {
+  return value === undefined ? undefined : parseDurationFlag('--timeout', value);
 }
 
 export interface RunLimitFlags {

@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { listLayerChanges } from '@delta/command-runner';
 import {
   readMetadata,
   type EngineStartEvent,
@@ -47,6 +49,7 @@ export function showRun(paths: RunPaths, options: { verbose?: boolean; fingerpri
   write(`model retries: ${retries.length}`);
   const starts = journal.filter((event): event is EngineStartEvent => event.type === 'ENGINE_START');
   for (const line of agentVersionLines(starts, options.verbose === true, options.fingerprints)) write(line);
+  for (const line of environmentLines(paths, starts[0], metadata.limits_hit, options.verbose === true)) write(line);
 
   const thoughts = journal.filter((event): event is ThoughtEvent => event.type === 'THOUGHT');
   if (thoughts.length > 0) showModelCalls(thoughts, retries);
@@ -86,4 +89,27 @@ function showModelCalls(thoughts: ThoughtEvent[], retries: SystemMessageEvent[])
     ];
     write(`${String(index + 1).padStart(3)}  ${thought.llm_invocation_ref}  iteration ${thought.iteration}: ${notes.join(', ')}`);
   }
+}
+
+/**
+ * The run's image, what its tools changed outside the workspace (its own layer: the first 20, every one
+ * with -v), and the limits it hit.
+ */
+function environmentLines(
+  paths: RunPaths,
+  start: EngineStartEvent | undefined,
+  hit: readonly string[] | undefined,
+  verbose: boolean,
+): string[] {
+  const lines: string[] = [];
+  const image = start?.sandbox?.image as { reference?: string; digest?: string; workdir?: string } | undefined;
+  if (image?.reference) {
+    lines.push(`image ${image.reference} (${image.digest}), workspace at ${image.workdir}`);
+    const { changes, more } = listLayerChanges(join(paths.runDir, 'layer'), verbose ? 100_000 : 20);
+    lines.push(`changed outside the workspace: ${changes.length === 0 ? 'nothing' : `${changes.length}${more ? '+' : ''} paths`}`);
+    for (const change of changes) lines.push(`  ${change.change === 'deleted' ? 'deleted' : 'written'} ${change.path}`);
+    if (more) lines.push('  ... (all of them with -v)');
+  }
+  if (hit && hit.length > 0) lines.push(`limits hit: ${hit.join(', ')}`);
+  return lines;
 }

@@ -1,5 +1,6 @@
 export { AgentConfig, LlmConfig, LlmPricing, ImportedToolsFile, DEFAULT_MAX_ITERATIONS } from './agent-config.js';
 export type { SandboxOptions } from './sandbox-choice.js';
+export { defaultImageCache } from './prepare-image.js';
 export { SandboxEnvConfig } from './sandbox-env-config.js';
 export { toolEnvironment } from './tool-environment.js';
 export type { EnvironmentRecord, ToolEnvironment, ToolEnvironmentOptions } from './tool-environment.js';

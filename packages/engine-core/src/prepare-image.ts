@@ -82,7 +82,13 @@ export async function prepareImage(
   const cacheDir = request.cacheDir ?? defaultImageCache();
   let image = request.recordedDigest === undefined ? undefined : images.findImage(cacheDir, request.recordedDigest);
   if (image === undefined) {
-    image = await images.resolveImage(request.reference, { cacheDir, cwd: request.cwd });
+    // A registry's image the run used is pulled by that digest (another machine, a cache pruned since).
+    const parsed = images.parseImageReference(request.reference, request.cwd);
+    const reference =
+      request.recordedDigest !== undefined && parsed.kind === 'registry'
+        ? `${parsed.host}/${parsed.repository}@${request.recordedDigest}`
+        : request.reference;
+    image = await images.resolveImage(reference, { cacheDir, cwd: request.cwd });
     if (request.recordedDigest !== undefined && image.digest !== request.recordedDigest) {
       throw new ConfigurationError(
         `The run used the image ${request.reference} at ${request.recordedDigest}; ${request.reference} is now ${image.digest}, another image.`,
@@ -94,6 +100,9 @@ export async function prepareImage(
     }
   }
   const unpacked = await images.unpackImage(image, { cacheDir });
+  // Recorded as this machine finds it again (replay, fork, continue): a layout's or archive's absolute path.
+  const named = images.parseImageReference(request.reference, request.cwd);
+  const reference = named.kind === 'registry' ? request.reference : `${named.path}${named.tag === undefined ? '' : `:${named.tag}`}`;
   const release = images.useImageRoot(cacheDir, unpacked.chainId);
   const workdir = request.workdir ?? image.config.workingDir ?? '/workspace';
   if (!isAbsolute(workdir) || workdir === '/') {
@@ -108,7 +117,7 @@ export async function prepareImage(
   }
   const { uid, gid } = imageUser(unpacked.root, image.config.user, request.reference);
   const record: ImageRecord = {
-    reference: request.reference,
+    reference,
     digest: image.digest,
     chain_id: unpacked.chainId,
     workdir,

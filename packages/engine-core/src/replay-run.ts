@@ -9,6 +9,7 @@ import { compareResult, type ReplayDivergence, type ReplayPlaces } from './repla
 import { ReplayCheck, replayModelClient } from './replay-model-client.js';
 import type { EngineOptions, RunResult } from './run-options.js';
 import { startRun } from './start-run.js';
+import { recordedImage } from './prepare-image.js';
 import { compareManifests, workspaceManifest, type ManifestComparison } from './workspace-manifest.js';
 
 export interface ReplayRunOptions extends Pick<EngineOptions, 'signal' | 'onEvent' | 'onLog' | 'toolEnv' | 'environment'> {
@@ -104,7 +105,10 @@ export async function replayRun(options: ReplayRunOptions): Promise<ReplayResult
     if (tools === 'live' && event.type === 'ACTION_RESULT')
       checkResult(check, results.get(resultKey(event.iteration, event.action_id)), event, places);
   };
+  // The image the recorded run used, at its digest, as its tools saw it.
+  const image = recordedImage(source.events);
   const common = {
+    ...(image ? { sandbox: { image: image.reference, workdir: image.workdir, imageDigest: image.digest } } : {}),
     model: replayModelClient(source, places, check),
     onEvent,
     origin: { replay_of: replayOf },

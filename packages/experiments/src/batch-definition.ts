@@ -52,6 +52,10 @@ export const BatchDefinition = z.looseObject({
   agent_condition: z.string().optional(),
   /** Versions of the agent added later with `--condition NAME`, each with its own runs. */
   conditions: z.array(BatchCondition).optional(),
+  /** `--image`: the runs' image, unless their task names one. */
+  image: z.string().optional(),
+  /** Every image the runs use, by reference, with the digest it had when the batch started (pinBatchImages). */
+  images: z.record(z.string(), z.string()).optional(),
 });
 export type BatchDefinition = z.infer<typeof BatchDefinition>;
 
@@ -94,6 +98,9 @@ export function definitionDifferences(recorded: BatchDefinition, asked: BatchDef
   if (recorded.repeat !== asked.repeat) differences.push(`--repeat ${asked.repeat}, the batch has ${recorded.repeat}`);
   if (show(recorded.set) !== show(asked.set)) {
     differences.push(`--set: ${show(asked.set)}, the batch has ${show(recorded.set)}`);
+  }
+  if ((recorded.image ?? null) !== (asked.image ?? null)) {
+    differences.push(`--image: ${show(asked.image ?? null)}, the batch has ${show(recorded.image ?? null)}`);
   }
   if (recorded.grader !== asked.grader) {
     differences.push(`--grader: ${show(asked.grader)}, the batch has ${show(recorded.grader)}`);

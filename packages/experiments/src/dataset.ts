@@ -12,6 +12,10 @@ export const Task = z.strictObject({
   files: z.record(z.string(), z.string()).optional(),
   /** A directory copied into the run's workspace before it starts (relative to the TASKS file). */
   workspace: z.string().min(1).optional(),
+  /** An OCI image as the run's root (a layout or archive relative to the TASKS file, or a registry reference): over the batch's. */
+  image: z.string().min(1).optional(),
+  /** Where the workspace is inside the image (absolute; default the image's WorkingDir, else /workspace). */
+  workdir: z.string().min(1).optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
   /** Whatever the grader compares the run with; given to it as JSON. */
   expected: z.unknown().optional(),
@@ -108,6 +112,20 @@ export function parseTasks(text: string, file: string): Task[] {
         );
       }
       task.workspace = directory;
+    }
+    if (task.image !== undefined) {
+      // A layout or an archive named relative to the TASKS file; anything else is a registry's reference.
+      const local = resolve(dirname(file), task.image.replace(/:[\w][\w.-]*$/, ''));
+      if (existsSync(local)) task.image = resolve(dirname(file), task.image);
+    }
+    if (task.workdir !== undefined && (!task.workdir.startsWith('/') || task.workdir === '/')) {
+      throw lineError(
+        file,
+        line,
+        'workdir',
+        `"${task.workdir}" is not an absolute directory other than /.`,
+        'Give where the workspace goes inside the image, e.g. "/workspace".',
+      );
     }
     for (const path of Object.keys(task.files ?? {})) {
       const problem = filePathProblem(path, task.workspace);

@@ -4,6 +4,7 @@ import { continueRun, type EngineOptions, type RunResult, startRun } from '@delt
 import { ConfigurationError, DeltaError } from '@delta/errors';
 import { acquireRunLock, listRunIds, type RunStatus, runPaths, type TokenUsage } from '@delta/journal';
 import { checkAgentVersion } from './agent-version-check.js';
+import { imageOfTask, imageSandboxOptions } from './batch-images.js';
 import type { BatchRunKey } from './batch-layout.js';
 import { type Grade, readGrade } from './grade.js';
 import { gradeRun } from './grade-run.js';
@@ -52,7 +53,10 @@ export interface BatchRunOutcome {
 export type BatchEngineOptions = Pick<
   EngineOptions,
   'apiKey' | 'baseUrl' | 'model' | 'environment' | 'toolEnv' | 'secrets' | 'maxIterations' | 'maxRetries' | 'signal' | 'onEvent'
->;
+> & {
+  /** The cache of unpacked images (default ~/.cache/delta/images). */
+  imageCache?: string;
+};
 
 export interface ExecuteRunOptions extends BatchEngineOptions {
   /** Try FAILED runs again (`--retry-failed`); otherwise they are left as they are. */
@@ -106,14 +110,16 @@ export async function executeBatchRun(batch: OpenedBatch, key: BatchRunKey, opti
     });
   }
   // No askHuman: a run that asks a person pauses (WAITING_FOR_INPUT) and the batch goes on.
-  const { retryFailed, retryTransient, maxAttempts, ...engineOptions } = options;
+  const { retryFailed, retryTransient, maxAttempts, imageCache, ...engineOptions } = options;
   let result: RunResult | undefined;
   let action: BatchRunAction = 'skipped';
   try {
     // A models file's model: its own endpoint and key, read here (API_KEY_MISSING when its variable is not set).
     const own = modelRunOptions(batch.definition, key.model, engineOptions.environment ?? process.env);
     // A run stops rather than send a request made from an agent changed while it went.
-    const engine = { ...engineOptions, ...own, agent, pinAgentVersion: true };
+    // A run in an image: the task's, the batch's or the agent's, at the digest the batch pinned.
+    const sandbox = imageSandboxOptions(batch.definition, imageOfTask(batch.definition, task, agent), imageCache);
+    const engine = { ...engineOptions, ...own, agent, pinAgentVersion: true, ...(Object.keys(sandbox).length > 0 ? { sandbox } : {}) };
     const found = readRunOnDisk(workDir);
     // Whatever this does with the run, it does it with the agent version the run (and its condition) started with.
     const checkVersion = () => checkAgentVersion(batch, key, agent, found.kind === 'run' ? found.events : undefined);

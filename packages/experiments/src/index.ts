@@ -37,3 +37,4 @@ export type { ModelEndpointOptions } from './model-entry.js';
 export { checkModelKeys } from './batch-model-entry.js';
 export { judgeRun, resolveJudge } from './model-judge.js';
 export type { JudgeInput, JudgeOptions, JudgeVerdict } from './model-judge.js';
+export { pinBatchImages } from './batch-images.js';

@@ -45,6 +45,8 @@ export interface BatchSpec {
   onWarning?: (warning: ConfigProblem) => void;
   /** What a task's `workspace:` directory may hold (DEFAULT_TASK_WORKSPACE_LIMITS otherwise); a task over it is refused before any run. */
   taskWorkspaceLimits?: Partial<TaskWorkspaceLimits>;
+  /** `--image`: every run's image (an OCI layout, archive or registry reference), unless its task names one. */
+  image?: string;
 }
 
 function loadAgents(
@@ -142,6 +144,7 @@ export function prepareBatch(spec: BatchSpec): PreparedBatch {
     grader: spec.grader ?? base.config.grader ?? null,
     created_at: new Date().toISOString(),
     agent_fingerprint: agentFingerprint(base),
+    ...(spec.image === undefined ? {} : { image: spec.image }),
   };
   if (asked.grader !== null) {
     parseBuiltinGrader(asked.grader);

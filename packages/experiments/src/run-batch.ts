@@ -5,6 +5,7 @@ import { type BatchRunOutcome, type ExecuteRunOptions, executeBatchRun } from '.
 import { type BatchSpec, conditionKeys, type OpenedBatch, prepareBatch, runDirectoryOf } from './open-batch.js';
 import { DEFAULT_MAX_ATTEMPTS, pause, reattemptDelayMs } from './run-attempts.js';
 import { runPool } from './run-pool.js';
+import { pinBatchImages } from './batch-images.js';
 import { sharedSignal } from './shared-signal.js';
 import { checkModelKeys } from './batch-model-entry.js';
 
@@ -78,8 +79,8 @@ function count(summary: BatchSummary, outcome: BatchRunOutcome): void {
 
 /** The options every run gets, from the batch's. */
 function engineOptionsOf(options: Omit<RunBatchOptions, keyof BatchSpec>): ExecuteRunOptions {
-  const { apiKey, baseUrl, model, environment, toolEnv, secrets, maxIterations, maxRetries, signal, retryFailed } = options;
-  const picked = { apiKey, baseUrl, model, environment, toolEnv, secrets, maxIterations, maxRetries, signal, retryFailed };
+  const { apiKey, baseUrl, model, environment, toolEnv, secrets, maxIterations, maxRetries, signal, retryFailed, imageCache } = options;
+  const picked = { apiKey, baseUrl, model, environment, toolEnv, secrets, maxIterations, maxRetries, signal, retryFailed, imageCache };
   return Object.fromEntries(Object.entries(picked).filter(([, value]) => value !== undefined)) as ExecuteRunOptions;
 }
 
@@ -101,6 +102,8 @@ function checkDefaultKey(batch: OpenedBatch, options: RunBatchOptions): void {
 export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> {
   const batch = prepareBatch(options);
   try {
+    // Every image is read and pinned to its digest before any run starts.
+    await pinBatchImages(batch, options);
     // Every model's key variable is checked before any run starts, not run by run.
     checkModelKeys(batch.definition, options.environment ?? process.env);
     checkDefaultKey(batch, options);

@@ -13,6 +13,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { processStartTicks } from '@delta/process-identity';
 import { imageError } from './image-error.js';
 import { DockerArchiveManifest, ImageConfigFile, imageConfigOf, hostArchitecture } from './oci-types.js';
 import { fileDigest, openBlob } from './read-layer.js';
@@ -68,7 +69,11 @@ function keepBlob(from: string, blobs: string, digest: string): void {
  * digests are their files' own.
  */
 export async function resolveArchive(file: string, tag: string | undefined, reference: string, cacheDir: string): Promise<ResolvedImage> {
-  const staging = join(cacheDir, 'staging', `archive-${process.pid}-${randomBytes(6).toString('hex')}`);
+  const staging = join(
+    cacheDir,
+    'staging',
+    `archive-${process.pid}-${processStartTicks(process.pid) ?? '0'}-${randomBytes(6).toString('hex')}`,
+  );
   mkdirSync(staging, { recursive: true, mode: 0o700 });
   const blobs = join(cacheDir, 'blobs');
   try {

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync } from 'node:fs';
+import { isProcessAlive, processStartTicks } from '@delta/process-identity';
 import { join } from 'node:path';
 import { allocatedBytes, removeTree } from './tree.js';
 import { blobFile, type ResolvedImage } from './resolved-image.js';
@@ -25,6 +26,27 @@ export function chainIdOf(image: Pick<ResolvedImage, 'layers'>): string {
 }
 
 const inFlight = new Map<string, Promise<UnpackedImage>>();
+const cleaned = new Set<string>();
+
+/**
+ * Removes, once per process and cache, the staging directories of unpacks whose process is gone (an engine
+ * killed in the middle of one): named `<pid>-<start ticks>-<random>`, never one whose process still runs.
+ */
+function removeAbandonedStaging(cacheDir: string): void {
+  if (cleaned.has(cacheDir)) return;
+  cleaned.add(cacheDir);
+  const staging = join(cacheDir, 'staging');
+  let names: string[] = [];
+  try {
+    names = readdirSync(staging);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const match = /^(?:archive-)?(\d+)-(\d+)-[0-9a-f]+$/.exec(name);
+    if (match && !isProcessAlive(Number(match[1]), match[2])) removeTree(join(staging, name));
+  }
+}
 
 /**
  * The image's root, unpacked once into `cacheDir/roots/<chain id>/rootfs` and shared: a second caller (in
@@ -53,7 +75,12 @@ async function unpackOnce(
   const found = readRootRecord(target);
   if (found !== undefined) return { root: join(target, 'rootfs'), chainId, reused: true, record: remember(target, found, image) };
   const limits = { ...DEFAULT_UNPACK_LIMITS, ...options.limits };
-  const staging = join(options.cacheDir, 'staging', `${process.pid}-${randomBytes(6).toString('hex')}`);
+  removeAbandonedStaging(options.cacheDir);
+  const staging = join(
+    options.cacheDir,
+    'staging',
+    `${process.pid}-${processStartTicks(process.pid) ?? '0'}-${randomBytes(6).toString('hex')}`,
+  );
   mkdirSync(join(staging, 'rootfs'), { recursive: true, mode: 0o700 });
   try {
     const tally: UnpackTally = { bytes: 0, entries: 0, skipped: [] };

@@ -252,7 +252,9 @@ describe('the packed CLI alone, without the optional scale-out and OpenTelemetry
     expect(batch.exitCode).toBe(2);
     // Stopped before anything was recorded.
     expect(existsSync(join(alone, 'results'))).toBe(false);
-    const worker = await runCommand('npx', ['--no-install', 'delta', 'worker', '--queue', 'redis://127.0.0.1:1', '--root', alone], { cwd: alone });
+    const worker = await runCommand('npx', ['--no-install', 'delta', 'worker', '--queue', 'redis://127.0.0.1:1', '--root', alone], {
+      cwd: alone,
+    });
     expect(worker.stderr).toContain(`Error: delta worker needs the scale-out packages, which are not installed: ${SCALE_OUT}\n`);
     expect(worker.exitCode).toBe(2);
   });

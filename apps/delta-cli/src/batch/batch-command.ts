@@ -7,6 +7,7 @@ import { abortOnSignals } from '../signals.js';
 import { subAgentEnvironment } from '../sub-agent-environment.js';
 import { createBatchDisplay } from './batch-display.js';
 import { taskWorkspaceLimitsFlag } from './task-workspace-flag.js';
+import { imageCacheOption, imageFlag } from '../sandbox-flags.js';
 
 export interface BatchFlags extends RunLimitFlags {
   agent?: string;
@@ -26,6 +27,7 @@ export interface BatchFlags extends RunLimitFlags {
   queue?: string;
   wait?: boolean;
   maxTaskWorkspace?: string | string[];
+  image?: string;
 }
 
 /** `--model a,b --model c`: each model once, in order. */
@@ -83,6 +85,7 @@ export async function batchCommand(tasksFile: string | undefined, flags: BatchFl
     ...(flags.grader === undefined ? {} : { grader: String(flags.grader) }),
     ...(flags.condition === undefined ? {} : { condition: String(flags.condition) }),
     ...taskWorkspaceLimitsFlag(flags.maxTaskWorkspace),
+    ...(flags.image === undefined ? {} : { image: imageFlag(flags.image)! }),
     strict: flags.strict === true,
   };
   if (flags.queue !== undefined) {
@@ -124,6 +127,7 @@ export async function batchCommand(tasksFile: string | undefined, flags: BatchFl
       ...endpoint,
       environment: engineEnvironment(),
       toolEnv: subAgentEnvironment(),
+      ...imageCacheOption(),
       signal: controller.signal,
       onBatchEvent: display.onBatchEvent,
       onRunEvent: (key, event) => display.onRunEvent(event, key),

@@ -23,6 +23,10 @@ export function registerBatchCommands(cli: CAC): void {
       'Scores each completed run: a command (run with sh in the workspace) that prints {"score": N} or exits 0/1, or builtin:exact|includes|regex|numeric[:TOL]|json-subset',
     )
     .option(
+      '--image <ref>',
+      "Run every task's tools in this OCI image, unless its task names one (a layout DIR[:TAG], an archive, HOST[:PORT]/NAME:TAG)",
+    )
+    .option(
       '--max-task-workspace <bounds>',
       "Raise what a task's workspace: directory may hold, e.g. allocated=4G,size=64G,entries=500000 (default: 1G on disk, 8G of file sizes, 100000 entries)",
     )

@@ -1,4 +1,5 @@
-import { type BatchSpec, conditionKeys, prepareBatch, readRunOnDisk, runDirectoryOf } from '@delta/experiments';
+import { type BatchSpec, conditionKeys, pinBatchImages, prepareBatch, readRunOnDisk, runDirectoryOf } from '@delta/experiments';
+import { imageCacheOption } from '../sandbox-flags.js';
 import { printConfigWarning } from '../config-warnings.js';
 import { abortOnSignals } from '../signals.js';
 import { usageError } from '../usage-error.js';
@@ -51,6 +52,8 @@ export async function queueBatchCommand(spec: BatchSpec, flags: QueueBatchFlags)
   const batch = prepareBatch({ ...spec, onWarning: printConfigWarning });
   let enqueued: Awaited<ReturnType<typeof enqueueBatch>>;
   try {
+    // The images, pinned to their digests before a job exists: workers pull or unpack exactly these.
+    await pinBatchImages(batch, imageCacheOption());
     enqueued = await enqueueBatch(batch, address, {
       retryFailed: flags.retryFailed === true,
       ...(flags.maxAttempts === undefined ? {} : { maxAttempts: flags.maxAttempts }),

@@ -3,6 +3,7 @@ import { engineEnvironment } from '../handed-keys.js';
 import { baseUrlFlag } from '../override-flags.js';
 import { abortOnSignals } from '../signals.js';
 import { subAgentEnvironment } from '../sub-agent-environment.js';
+import { imageCacheOption } from '../sandbox-flags.js';
 import { usageError } from '../usage-error.js';
 import { parseWholeNumber } from '../run-limit-flags.js';
 import { describeOutcome } from './batch-display.js';
@@ -54,6 +55,7 @@ export async function workerCommand(flags: WorkerFlags): Promise<number> {
         ...endpoint,
         environment: engineEnvironment(),
         toolEnv: subAgentEnvironment(),
+        ...imageCacheOption(),
         // The queue's address and password: in no tool's, hook's or grader's environment, redacted as keys are.
         secrets: [String(flags.queue), ...(address.password === undefined ? [] : [address.password])],
       },

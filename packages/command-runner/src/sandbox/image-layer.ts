@@ -42,6 +42,11 @@ export function listLayerChanges(layer: string, limit = 10_000): { changes: Laye
   return { changes, more };
 }
 
+/** Removes the overlay's `work/` of a layer no sandbox uses any more, so that a plain `rm -r` of the run removes its layer too. */
+export function removeLayerWork(layer: string): void {
+  removeLayer(join(layer, 'work'));
+}
+
 /**
  * Removes a run's layer. overlayfs leaves directories in `work/` that nobody may enter (mode 0), which a
  * plain recursive removal cannot empty: every directory is opened to its owner first, never through a link.

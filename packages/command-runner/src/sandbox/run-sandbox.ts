@@ -14,6 +14,7 @@ import { SHELL_LAUNCHER_PROGRAM, shellWord } from './shell-launcher.js';
 import { pathInside, SECCOMP_FD, type SandboxPolicy } from './sandbox-policy.js';
 import { inImageRoot, inSandboxMounts, prepareImageRoot } from './image-root.js';
 import { CgroupLimits } from './cgroup-limits.js';
+import { removeLayerWork } from './image-layer.js';
 import { startSoon } from './start-soon.js';
 import { sandboxSeccompFilter } from './seccomp-filter.js';
 
@@ -290,6 +291,8 @@ export class RunSandbox {
       await launcher.kill();
     }
     this.cgroups?.remove();
+    // The overlay's work directory (closed to its owner by the kernel) goes with the sandbox; the layer stays.
+    if (this.policy.image) removeLayerWork(this.policy.image.layer);
     // Off the event loop: deleting is slow on these file systems, and the other runs of a batch go on meanwhile.
     await rm(this.home, { recursive: true, force: true });
   }
