@@ -1,3 +1,4 @@
+import { pathInside } from '@delta/command-runner';
 import { join } from 'node:path';
 import { makeDirectory } from '@delta/errors';
 import { startMcpServers } from '@delta/mcp';
@@ -23,7 +24,8 @@ export async function startRunMcpServers(context: RunContext): Promise<void> {
   context.mcp = await startMcpServers({
     servers: entries,
     agentHome: context.agent.home,
-    workDir: context.paths.workDir,
+    // Under an image the workspace is at its workdir: ${CWD} names it there (wrap takes the cwd there too).
+    workDir: sandbox ? pathInside(sandbox.policy, context.paths.workDir) : context.paths.workDir,
     env: context.env,
     credentials: context.credentials,
     logDir,

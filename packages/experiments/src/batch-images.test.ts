@@ -1,0 +1,64 @@
+// A batch in images (issue 43): each task names its image (or the batch's), every image is pinned to its
+// digest in OUT/.batch/definition.json before any run, each run's ENGINE_START records it, and the same
+// batch again with an image changed under the same name is BATCH_CHANGED. Real bubblewrap, overlay, umoci.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { readJournal, runPaths } from '@delta/journal';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm } from '@delta/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildImage, imageToolsMissing } from '../../images/src/image.test-support.js';
+import { readBatchDefinition } from './batch-definition.js';
+import { runBatch } from './index.js';
+
+const noBubblewrap = process.env.DELTA_TEST_BUBBLEWRAP_UNAVAILABLE;
+const skip = noBubblewrap ?? imageToolsMissing;
+if (noBubblewrap) console.warn(`\n!!!!!!!!\n!!! SKIPPING the batch image tests: ${noBubblewrap}.\n!!!!!!!!\n`);
+
+afterEach(cleanupTestResources);
+
+describe.skipIf(skip !== undefined)('a batch whose tasks run in images', () => {
+  it('pins each image to its digest, runs each task in its own, and refuses the batch again once an image changed', async () => {
+    const base = await createTempDir('batch-images-');
+    const layout = join(base, 'images');
+    for (const tag of ['a', 'b']) buildImage(layout, tag, (rootfs) => writeFileSync(join(rootfs, 'which'), `image ${tag}\n`));
+    const tasks = join(base, 'tasks.jsonl');
+    writeFileSync(
+      tasks,
+      `${JSON.stringify({ id: 't-a', message: 'which', image: 'images:a' })}\n${JSON.stringify({ id: 't-b', message: 'which', image: 'images:b', workdir: '/data' })}\n`,
+    );
+    const agent = await createTempAgent({
+      agentYaml: { name: 'which', llm: { model: 'm', max_retries: 0 }, tools: [{ name: 'which', description: 'x', exec: 'cat /which' }] },
+    });
+    const server = await startFakeLlm({
+      script: (request) =>
+        (request.body as { messages: Array<{ role: string }> }).messages.some((message) => message.role === 'tool')
+          ? { content: 'done' }
+          : { tool_calls: [{ name: 'which', arguments: {} }] },
+    });
+    const out = join(base, 'out');
+    const options = { tasksFile: tasks, agent, out, apiKey: 'sk-test', baseUrl: server.baseUrl, imageCache: join(base, 'cache') };
+    const summary = await runBatch(options);
+    expect(summary.completed).toBe(2);
+    const pinned = readBatchDefinition(out)!.images!;
+    expect(Object.keys(pinned).sort()).toEqual([`${layout}:a`, `${layout}:b`]);
+    for (const [task, tag] of [
+      ['t-a', 'a'],
+      ['t-b', 'b'],
+    ] as const) {
+      const events = readJournal(runPaths(join(out, task, 'm', '1'), 'run-1').journal);
+      expect(events.find((event) => event.type === 'ENGINE_START')).toMatchObject({
+        sandbox: {
+          image: { reference: `${layout}:${tag}`, digest: pinned[`${layout}:${tag}`], workdir: tag === 'b' ? '/data' : '/workspace' },
+        },
+      });
+      expect(events.find((event) => event.type === 'ACTION_RESULT')).toMatchObject({ observation_content: `image ${tag}` });
+    }
+
+    buildImage(layout, 'a', (rootfs) => writeFileSync(join(rootfs, 'which'), 'image a, changed\n'), { from: 'a' });
+    await expect(runBatch(options)).rejects.toMatchObject({
+      code: 'BATCH_CHANGED',
+      message: expect.stringContaining(`${layout}:a is now sha256:`),
+    });
+    expect(readFileSync(join(out, '.batch', 'definition.json'), 'utf8')).toContain(pinned[`${layout}:a`]!);
+  }, 120_000);
+});
