@@ -1,8 +1,9 @@
 // Runs of a batch, and batches in other processes, share one unpacked root: two processes unpacking the
 // same image at once both get it, and the cache holds it once (the first rename wins, the other's staging
 // is removed). Through the built package, as another program would use it.
-import { spawn } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { processStartTicks } from '@delta/process-identity';
 import { join } from 'node:path';
 import { cleanupTempDirs, createTempDir } from '@delta/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -36,5 +37,20 @@ describe.skipIf(imageToolsMissing !== undefined)('one image unpacked by two proc
     expect(JSON.parse(first.output).root).toBe(JSON.parse(second.output).root);
     expect(readdirSync(join(cacheDir, 'roots'))).toHaveLength(1);
     expect(readdirSync(join(cacheDir, 'staging'))).toEqual([]);
+  });
+
+  it("removes what an unpack killed in the middle left (its process gone), never another's in progress", async () => {
+    const base = await createTempDir('images-abandoned-');
+    const layout = buildImage(join(base, 'layout'), 'v1', () => undefined);
+    const cacheDir = join(base, 'cache');
+    // A process that existed and is gone (this test's child, reaped), and one that lives (this test).
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid!;
+    const left = join(cacheDir, 'staging', `${gone}-12345-abcdef`);
+    const live = join(cacheDir, 'staging', `${process.pid}-${processStartTicks(process.pid)}-fedcba`);
+    for (const dir of [left, live]) mkdirSync(join(dir, 'rootfs'), { recursive: true });
+    const { resolveImage, unpackImage } = await import('./index.js');
+    await unpackImage(await resolveImage(layout, { cacheDir }), { cacheDir });
+    expect(existsSync(left)).toBe(false);
+    expect(existsSync(live)).toBe(true);
   });
 });
