@@ -13,6 +13,7 @@ export type RegexOutcome = { kind: 'matched' | 'unmatched' } | { kind: 'invalid'
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 parentPort.on('message', ({ patterns, answer }) => {
+  parentPort.postMessage({ kind: 'started' });
   const compiled = [];
   for (const pattern of patterns) {
     try {
@@ -25,6 +26,9 @@ parentPort.on('message', ({ patterns, answer }) => {
   parentPort.postMessage({ kind: compiled.some((pattern) => pattern.test(answer)) ? 'matched' : 'unmatched' });
 });
 `;
+
+/** How long a worker may take to start and receive the answer, on a machine under load. */
+const STARTUP_LIMIT_MS = 30_000;
 
 /** Idle workers kept for the next grades; more are made while grades run at once, and ended when they finish. */
 const MAX_IDLE_WORKERS = 2;
@@ -53,10 +57,16 @@ export function matchAnyBounded(patterns: string[], answer: string, limitMs = RE
       else void worker.terminate();
       resolve(outcome);
     };
-    const onMessage = (outcome: RegexOutcome) => finish(outcome, true);
+    // The bound counts from the moment the worker has the answer: a new worker's start (slow on a busy
+    // machine) is not the pattern's time. A worker that never starts is given up after STARTUP_LIMIT_MS.
+    let timer = setTimeout(() => finish({ kind: 'timeout' }, false), STARTUP_LIMIT_MS);
+    const onMessage = (outcome: RegexOutcome | { kind: 'started' }) => {
+      if (outcome.kind !== 'started') return finish(outcome, true);
+      clearTimeout(timer);
+      timer = setTimeout(() => finish({ kind: 'timeout' }, false), limitMs);
+    };
     // A worker that failed (out of memory on a huge answer, say) is ended; the match did not finish.
     const onError = () => finish({ kind: 'timeout' }, false);
-    const timer = setTimeout(() => finish({ kind: 'timeout' }, false), limitMs);
     worker.on('message', onMessage);
     worker.once('error', onError);
     worker.postMessage({ patterns, answer });

@@ -227,6 +227,7 @@ async function describe(
     // A command grader gets what the agent's tools get of the environment, and no secret of the run.
     sandboxEnv: batch.agents.get(key.model)?.config.sandbox?.env,
     secrets: [...(options.apiKey === undefined ? [] : [options.apiKey]), ...(options.secrets ?? [])],
+    imageCache: options.imageCache,
   });
   return { ...outcome, grade };
 }

@@ -17,6 +17,8 @@ export interface GradeBatchOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
   onGraded?: (key: BatchRunKey, grade: Grade) => void;
+  /** The cache of unpacked images, where a grader of a run in an image finds its image. */
+  imageCache?: string;
 }
 
 /**

@@ -2,6 +2,8 @@ import type { SandboxEnvConfig } from '@delta/engine';
 import type { BatchRunKey } from './batch-layout.js';
 import type { Task } from './dataset.js';
 import { type Grade, runGrader } from './grade.js';
+import type { RunImage } from './command-grader.js';
+import { join } from 'node:path';
 import { finalAnswerOf, type RunOnDisk } from './run-record.js';
 
 export interface GradeRunOptions {
@@ -15,6 +17,15 @@ export interface GradeRunOptions {
   sandboxEnv?: SandboxEnvConfig | undefined;
   /** More secret values no grader gets (see RunGraderOptions.secrets). */
   secrets?: readonly string[] | undefined;
+  /** The cache of unpacked images, for a grader of a run in an image. */
+  imageCache?: string | undefined;
+}
+
+/** The image the run ran in (its first ENGINE_START's `sandbox.image`), if any. */
+function runImage(run: Extract<RunOnDisk, { kind: 'run' }>): RunImage | undefined {
+  const start = run.events.find((event) => event.type === 'ENGINE_START') as { sandbox?: { image?: Partial<RunImage> } } | undefined;
+  const image = start?.sandbox?.image;
+  return image?.reference && image.digest && image.workdir ? (image as RunImage) : undefined;
 }
 
 /** Runs the grader on one finished run of a batch, telling it the task, the answer and where the run is. */
@@ -26,10 +37,24 @@ export function gradeRun(
   agentHome: string,
   options: GradeRunOptions = {},
 ): Promise<Grade> {
+  const image = runImage(run);
+  // The task's verifier time wins (Harbor's [verifier] timeout_sec).
+  const timeoutMs = task.verifier?.timeout_sec === undefined ? options.timeoutMs : task.verifier.timeout_sec * 1000;
   return runGrader({
     command,
     ...(options.environment ? { environment: options.environment } : {}),
-    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    ...(timeoutMs ? { timeoutMs } : {}),
+    ...(image
+      ? {
+          image: {
+            record: image,
+            runLayer: join(run.paths.runDir, 'layer'),
+            ...(task.tests === undefined ? {} : { tests: task.tests }),
+            ...(options.imageCache === undefined ? {} : { imageCache: options.imageCache }),
+            ...(task.verifier?.env === undefined ? {} : { env: task.verifier.env }),
+          },
+        }
+      : {}),
     ...(options.modelsFile ? { modelsFile: options.modelsFile } : {}),
     ...(options.sandboxEnv ? { sandboxEnv: options.sandboxEnv } : {}),
     ...(options.secrets ? { secrets: options.secrets } : {}),

@@ -15,6 +15,10 @@ export const Grade = z.looseObject({
   /** The first 12 hex digits of its SHA-256: the name of its file under grades/ (absent in older grades). */
   grader_hash: z.string().optional(),
   exit_code: z.number().nullable(),
+  /** Where a command grader's output is kept (its stdout.log, stderr.log, and in an image its /logs/verifier). */
+  output: z.looseObject({ stdout: z.string(), stderr: z.string(), logs: z.string().optional() }).optional(),
+  /** Where it ran: `image` (the run's final environment), else this machine. */
+  ran_in: z.enum(['host', 'image']).optional(),
   run_id: z.string(),
   graded_at: z.string(),
 });

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type SandboxEnvConfig, toolEnvironment } from '@delta/engine';
@@ -8,6 +7,7 @@ import { Grade } from './grade-schema.js';
 import { GRADES_DIRECTORY, gradeFileOf, graderHash, readGrades, writeGrade } from './grade-store.js';
 import { batchKeyVariables } from './batch-model-entry.js';
 import { judgeRun, resolveJudge } from './model-judge.js';
+import { type GraderPlace, runCommandGrader } from './command-grader.js';
 
 export { Grade };
 
@@ -40,11 +40,12 @@ export interface RunGraderOptions {
   timeoutMs?: number;
   /** The batch's models file: where a `model:NAME` grader finds its judge. */
   modelsFile?: string;
+  /** A run in an image: a command grader runs in the run's final environment (see command-grader.ts). */
+  image?: GraderPlace['image'];
 }
 
 export const GRADE_INPUT_FILE = 'grade-input.json';
 const DEFAULT_TIMEOUT_MS = 5 * 60_000;
-const MAX_STDOUT = 1024 * 1024;
 /** Larger values go only through grade-input.json: an environment variable has a size limit. */
 const MAX_VARIABLE = 64 * 1024;
 
@@ -164,61 +165,73 @@ export async function runGrader(given: RunGraderOptions): Promise<Grade> {
     return recordGrade(options, await builtinVerdict(builtin, input.task.expected, input.final_answer), null);
   }
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const { stdout, stderr, exitCode, timedOut } = await new Promise<{
-    stdout: string;
-    stderr: string;
-    exitCode: number | null;
-    timedOut: boolean;
-  }>((resolvePromise) => {
-    // Its own process group, so that a timeout stops whatever the grader started too.
-    const child = spawn('/bin/sh', ['-c', options.command], {
-      cwd: input.work_dir,
-      env: graderEnvironment(options, inputFile),
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    let out = '';
-    let err = '';
-    let expired = false;
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (out.length < MAX_STDOUT) out += chunk.toString('utf8');
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      err = (err + chunk.toString('utf8')).slice(-4000);
-    });
-    const timer = setTimeout(() => {
-      expired = true;
-      try {
-        process.kill(-child.pid!, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    }, timeoutMs);
-    child.once('error', (error) => {
-      clearTimeout(timer);
-      resolvePromise({ stdout: out, stderr: error.message, exitCode: null, timedOut: false });
-    });
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolvePromise({ stdout: out, stderr: err, exitCode: code, timedOut: expired });
-    });
+  const place: GraderPlace = {
+    recordDir: join(input.run_dir, GRADES_DIRECTORY, `${graderHash(options.command)}.grader`),
+    ...(options.image ? { image: options.image } : {}),
+  };
+  const { result, reward, records } = await runCommandGrader(options.command, {
+    cwd: input.work_dir,
+    env: graderEnvironment(options, inputFile),
+    timeoutMs,
+    input: inputFile,
+    place,
   });
-  const found = timedOut
+  const stdout = `${result.stdout.head}${result.stdout.tail}`;
+  const stderr = `${result.stderr.head}${result.stderr.tail}`;
+  const found = result.timedOut
     ? { score: null, passed: null, error: `the grader did not finish within ${Math.round(timeoutMs / 1000)} s and was stopped` }
-    : verdict(stdout, exitCode);
+    : reward !== undefined
+      ? rewardVerdict(reward)
+      : result.startError !== undefined
+        ? { score: null, passed: null, error: `the grader could not start: ${result.startError}` }
+        : verdict(stdout, result.exitCode);
   return recordGrade(
     options,
     {
       ...found,
+      output: records,
+      ran_in: options.image ? 'image' : 'host',
       ...(found.error !== undefined && stderr.trim() !== ''
         ? { error: `${found.error}; its stderr ends: ${stderr.trim().slice(-500)}` }
         : {}),
     },
-    exitCode,
+    result.exitCode,
   );
 }
 
-function recordGrade(options: RunGraderOptions, found: BuiltinVerdict, exitCode: number | null): Grade {
+/** Harbor's verdict: /logs/verifier/reward.txt (a number) or reward.json (`{"reward": N}`, or other numbers). */
+function rewardVerdict(reward: { file: string; text: string }): Pick<Grade, 'score' | 'passed' | 'details' | 'error'> {
+  let score: number | undefined;
+  let details: Record<string, unknown> = { reward_file: reward.file };
+  if (reward.file === 'reward.txt') score = Number(reward.text.trim());
+  else {
+    try {
+      const parsed = JSON.parse(reward.text) as unknown;
+      if (typeof parsed === 'number') score = parsed;
+      else if (parsed !== null && typeof parsed === 'object') {
+        details = { ...details, reward: parsed };
+        const values = parsed as Record<string, unknown>;
+        score =
+          typeof values.reward === 'number'
+            ? values.reward
+            : (Object.values(values).find((value) => typeof value === 'number') as number | undefined);
+      }
+    } catch {
+      score = undefined;
+    }
+  }
+  if (score === undefined || !Number.isFinite(score)) {
+    return {
+      score: null,
+      passed: null,
+      details,
+      error: `the verifier's ${reward.file} holds no number: ${reward.text.trim().slice(0, 200)}`,
+    };
+  }
+  return { score, passed: score >= 1 ? true : score <= 0 ? false : score >= 0.5, details };
+}
+
+function recordGrade(options: RunGraderOptions, found: BuiltinVerdict & Pick<Grade, 'output' | 'ran_in'>, exitCode: number | null): Grade {
   const grade: Grade = {
     ...found,
     grader: options.command,

@@ -152,7 +152,11 @@ describe('a report that compares', () => {
     const second = `sh -c 'test "$DELTA_MODEL" = m-a'`;
     await gradeBatch(copy, { grader: second });
     const runDir = runPaths(join(copy, 't1', 'm-a', '1'), 'run-1').runDir;
-    expect(readdirSync(join(runDir, 'grades')).sort()).toEqual([`${graderHash(firstGrader)}.json`, `${graderHash(second)}.json`].sort());
+    // One verdict per grader, and beside it what that grader printed (its stdout.log and stderr.log).
+    expect(readdirSync(join(runDir, 'grades')).sort()).toEqual(
+      [firstGrader, second].flatMap((grader) => [`${graderHash(grader)}.grader`, `${graderHash(grader)}.json`]).sort(),
+    );
+    expect(readdirSync(join(runDir, 'grades', `${graderHash(second)}.grader`)).sort()).toEqual(['stderr.log', 'stdout.log']);
     const latest = batchReport(copy);
     expect(latest.grader).toMatchObject({ hash: graderHash(second), command: second, runs: 23 });
     expect(latest.graders.map((grader) => grader.hash)).toEqual([graderHash(second), graderHash(firstGrader)]);

@@ -68,9 +68,8 @@ export function imageRootMount(tmpDir: string): string {
 }
 
 function mountArgs(policy: SandboxPolicy, tmpDir: string, coveredSockets: readonly string[]): string[] {
-  const args = policy.image
-    ? [policy.mode === 'workspace-write' ? '--bind' : '--ro-bind', imageRootMount(tmpDir), '/']
-    : ['--ro-bind', '/', '/'];
+  // Under an image the root is the sandbox's own layer, writable whatever the mode (the mode is the workspace's).
+  const args = policy.image ? ['--bind', imageRootMount(tmpDir), '/'] : ['--ro-bind', '/', '/'];
   args.push('--dev', '/dev', '--proc', '/proc', '--remount-ro', '/proc');
   if (!policy.image) {
     // Every run's private /tmp is `<parent>/<the sandbox's directory>/tmp`, with one parent for all (see
@@ -106,6 +105,7 @@ function mountArgs(policy: SandboxPolicy, tmpDir: string, coveredSockets: readon
     if (policy.image) args.push('--perms', '0555', '--size', '4096', '--tmpfs', inside(path));
     else args.push('--ro-bind', path, path);
   }
+  for (const mount of policy.image?.mounts ?? []) args.push(mount.writable ? '--bind' : '--ro-bind', mount.source, mount.target);
   // Last: a socket may be under any of the paths bound above.
   for (const socket of coveredSockets) args.push('--ro-bind', '/dev/null', inside(socket));
   return args;

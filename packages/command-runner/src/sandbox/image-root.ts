@@ -15,19 +15,32 @@ import type { SandboxImage } from './sandbox-policy.js';
  */
 
 /** The shell that mounts the overlay (options by short relative names: no path can break them) and becomes its arguments. */
-const MOUNT_THEN_RUN = 'cd "$1" && mount -t overlay overlay -o lowerdir=lower,upperdir=upper,workdir=work "$2" && shift 2 && exec "$@"';
+const MOUNT_THEN_RUN = 'cd "$1" && mount -t overlay overlay -o "lowerdir=$3,upperdir=upper,workdir=work" "$2" && shift 3 && exec "$@"';
+
+/** The overlay's lower layers by their names under `overlay/`, the topmost first: the layers above the image's root, then it. */
+function lowerNames(image: SandboxImage): string {
+  return [...(image.lowers ?? []).map((_layer, index) => `lower${index + 1}`), 'lower0'].join(':');
+}
 
 /** The directories and names the mount needs, under the sandbox's own directory `home`. */
 export function prepareImageRoot(home: string, image: SandboxImage): void {
   for (const dir of [join(image.layer, 'upper'), join(image.layer, 'work'), join(home, 'root'), join(home, 'overlay')]) {
     mkdirSync(dir, { recursive: true });
   }
-  const names = { lower: image.root, upper: join(image.layer, 'upper'), work: join(image.layer, 'work') };
+  const names: Record<string, string> = { lower0: image.root, upper: join(image.layer, 'upper'), work: join(image.layer, 'work') };
+  for (const [index, layer] of (image.lowers ?? []).entries()) names[`lower${index + 1}`] = layer;
   for (const [name, target] of Object.entries(names)) symlinkSync(target, join(home, 'overlay', name));
+  for (const mount of image.mounts ?? []) mkdirSync(mount.source, { recursive: true });
 }
 
 /** The command that runs `file args` (the sandbox's bubblewrap) with the run's root mounted under an image. */
-export function inImageRoot(home: string, tmpDir: string, file: string, args: readonly string[]): { file: string; args: string[] } {
+export function inImageRoot(
+  home: string,
+  tmpDir: string,
+  image: SandboxImage,
+  file: string,
+  args: readonly string[],
+): { file: string; args: string[] } {
   return {
     file: findProgram('unshare'),
     args: [
@@ -41,6 +54,7 @@ export function inImageRoot(home: string, tmpDir: string, file: string, args: re
       'sh',
       join(home, 'overlay'),
       imageRootMount(tmpDir),
+      lowerNames(image),
       file,
       ...args,
     ],

@@ -116,7 +116,7 @@ export class RunSandbox {
       ...launcherCommand(join('/tmp', LAUNCHER_DIR)),
     ];
     const launcher = CommandLauncher.startCommand({
-      ...(policy.image ? inImageRoot(this.home, this.tmpDir, this.bubblewrap, args) : { file: this.bubblewrap, args }),
+      ...(policy.image ? inImageRoot(this.home, this.tmpDir, policy.image, this.bubblewrap, args) : { file: this.bubblewrap, args }),
       // Nothing of the engine's environment: a tool can read the launcher's through /proc.
       env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
       // INFO_FD, then SECCOMP_FD.

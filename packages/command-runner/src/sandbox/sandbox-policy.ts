@@ -20,6 +20,13 @@ export interface SandboxImage {
   /** The user and group the tools run as inside (the image's User); 0 (root in there) when not given. */
   uid?: number;
   gid?: number;
+  /**
+   * Layers between the image's root and this sandbox's own, topmost first, never written: a run's `upper/`,
+   * for a grader that sees what the run changed without changing it.
+   */
+  lowers?: readonly string[];
+  /** Directories of this machine bound at paths inside, after everything else (a grader's /tests and /logs/verifier). */
+  mounts?: ReadonlyArray<{ source: string; target: string; writable: boolean }>;
 }
 
 /** What the tools of one run may do, when a sandbox is on (see bubblewrapToolArgs). */

@@ -1,0 +1,88 @@
+// A grader where the agent worked (issue 44): for a run in an image, the batch's command grader runs in the
+// run's final environment (the image under the run's layer), with the task's tests at /tests (which the agent
+// never sees) and an empty /logs/verifier (whatever the agent planted there is gone); Harbor's reward.txt is
+// the verdict, and the grader's writes never change the run. Real bubblewrap, overlay and umoci.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { listLayerChanges } from '@delta/command-runner';
+import { readJournal, runPaths } from '@delta/journal';
+import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm } from '@delta/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildImage, imageToolsMissing } from '../../images/src/image.test-support.js';
+import { runBatch } from './index.js';
+
+const noBubblewrap = process.env.DELTA_TEST_BUBBLEWRAP_UNAVAILABLE;
+const skip = noBubblewrap ?? imageToolsMissing;
+if (noBubblewrap) console.warn(`\n!!!!!!!!\n!!! SKIPPING the grader-in-image tests: ${noBubblewrap}.\n!!!!!!!!\n`);
+
+afterEach(cleanupTestResources);
+
+const TEST_SH = `if grep -q fixed /testbed/state; then echo 1; else echo 0; fi > /logs/verifier/reward.txt
+echo graded > /testbed/graded-by-the-verifier
+ls -A /logs/verifier`;
+
+describe.skipIf(skip !== undefined)('a command grader of a run in an image', () => {
+  it("sees the run's changes, keeps /tests from the agent, empties /logs/verifier first, and changes nothing of the run", async () => {
+    const base = await createTempDir('grader-in-image-');
+    buildImage(join(base, 'image'), 'v1', (rootfs) => {
+      mkdirSync(join(rootfs, 'testbed'));
+      writeFileSync(join(rootfs, 'testbed', 'state'), 'broken\n');
+    });
+    mkdirSync(join(base, 'tests'));
+    writeFileSync(join(base, 'tests', 'test.sh'), TEST_SH);
+    const tasks = join(base, 'tasks.jsonl');
+    writeFileSync(
+      tasks,
+      ['honest', 'cheat']
+        .map((id) => JSON.stringify({ id, message: id, image: 'image:v1', tests: 'tests', workdir: '/workspace' }))
+        .join('\n'),
+    );
+    const agent = await createTempAgent({
+      agentYaml: {
+        name: 'fixer',
+        llm: { model: 'm', max_retries: 0 },
+        grader: 'sh /tests/test.sh',
+        tools: [{ name: 'sh', description: 'x', exec: 'sh -c ${script}', allow_option_values: true }],
+      },
+    });
+    const scripts: Record<string, string> = {
+      // Looks for the tests, then fixes what they check.
+      honest: 'cat /tests/test.sh 2>&1 | head -1; echo fixed > /testbed/state',
+      // Plants a passing reward where the verifier writes it, and fixes nothing.
+      cheat:
+        'mkdir -p /logs/verifier /tests && echo 1 > /logs/verifier/reward.txt && echo "echo 1 > /logs/verifier/reward.txt" > /tests/test.sh',
+    };
+    const server = await startFakeLlm({
+      script: (request) => {
+        const messages = (request.body as { messages: Array<{ role: string; content?: unknown }> }).messages;
+        const task = String(messages.find((message) => message.role === 'user')?.content);
+        return messages.some((message) => message.role === 'tool')
+          ? { content: 'done' }
+          : { tool_calls: [{ name: 'sh', arguments: { script: scripts[task] } }] };
+      },
+    });
+    const out = join(base, 'out');
+    const summary = await runBatch({
+      tasksFile: tasks,
+      agent,
+      out,
+      apiKey: 'sk-test',
+      baseUrl: server.baseUrl,
+      imageCache: join(base, 'cache'),
+    });
+    expect(summary.completed).toBe(2);
+
+    const runOf = (task: string) => runPaths(join(out, task, 'm', '1'), 'run-1');
+    const honest = runOf('honest');
+    const seen = readJournal(honest.journal).find((event) => event.type === 'ACTION_RESULT');
+    expect(seen).toMatchObject({ observation_content: expect.stringContaining('No such file or directory') });
+    const grade = (task: string) => JSON.parse(readFileSync(join(runOf(task).runDir, 'grade.json'), 'utf8'));
+    expect(grade('honest')).toMatchObject({ score: 1, passed: true, ran_in: 'image', details: { reward_file: 'reward.txt' } });
+    // The agent's planted reward and tests were not the verifier's: it found the state still broken.
+    expect(grade('cheat')).toMatchObject({ score: 0, passed: false, ran_in: 'image' });
+    expect(readFileSync(grade('honest').output.stdout, 'utf8')).toBe('reward.txt\n');
+    // What the grader wrote in the image is not the run's: its layer holds the agent's change only.
+    expect(listLayerChanges(join(honest.runDir, 'layer')).changes).toEqual([{ path: '/testbed/state', change: 'written' }]);
+    expect(existsSync(join(honest.runDir, 'grades'))).toBe(true);
+  }, 120_000);
+});
