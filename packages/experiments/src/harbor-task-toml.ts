@@ -63,7 +63,10 @@ function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
   return current;
 }
 
-/** Reads a task.toml's text: its settings, or every problem with it (its TOML syntax, or each field of the wrong type). */
+/**
+ * Reads a task.toml's text: its settings, and every problem with it (its TOML syntax, or each field of the
+ * wrong type). Settings are undefined only when the text is not TOML; with problems, they hold only its image.
+ */
 export function parseHarborTaskToml(text: string, file: string): { settings?: HarborTaskSettings; problems: HarborTaskProblem[] } {
   let data: unknown;
   try {
@@ -85,7 +88,10 @@ export function parseHarborTaskToml(text: string, file: string): { settings?: Ha
   }
   const parsed = HarborTaskToml.safeParse(data);
   if (!parsed.success) {
+    // Still say what it gives of the image, so that a task missing one is told so in the same round.
+    const image = valueAt(data, ['environment', 'docker_image']);
     return {
+      settings: typeof image === 'string' && image.trim() !== '' ? { docker_image: image.trim() } : {},
       problems: parsed.error.issues.map((issue) => ({
         file,
         field: formatFieldPath(issue.path),

@@ -94,7 +94,7 @@ export function readHarborTask(directory: string, options: HarborTasksOptions = 
   const settings = toml?.settings;
   const prebuilt = settings?.docker_image === undefined ? undefined : dockerReference(settings.docker_image);
   const image = mappedImage(options.imageMap, id, dockerfileSha256) ?? prebuilt;
-  // A task.toml that could not be read says nothing about docker_image: only a readable one is missing it.
+  // A task.toml that is not TOML says nothing about docker_image: only one that is can be missing it.
   if (image === undefined && settings !== undefined) {
     problems.push({
       file: tomlFile,
