@@ -37,6 +37,10 @@ export const BatchDefinition = z.looseObject({
   schema_version: z.literal(1),
   tasks_file: z.string(),
   tasks_sha256: z.string(),
+  /** For a directory of Harbor tasks: each task's sha256 (its instruction.md, task.toml, tests/ and solution/), by id. */
+  task_sha256: z.record(z.string(), z.string()).optional(),
+  /** `--image-map`: the file the tasks' images came from, and the sha256 of its text then. */
+  image_map: z.object({ file: z.string(), sha256: z.string() }).optional(),
   task_ids: z.array(z.string()),
   agent: z.string(),
   models: z.array(BatchModel).min(1),
@@ -83,10 +87,10 @@ export function writeBatchDefinition(out: string, definition: BatchDefinition): 
 export function definitionDifferences(recorded: BatchDefinition, asked: BatchDefinition): string[] {
   const differences: string[] = [];
   const show = (value: unknown) => JSON.stringify(value);
-  if (recorded.tasks_sha256 !== asked.tasks_sha256) {
-    differences.push(
-      `the tasks: ${asked.tasks_file} is not the TASKS file the batch was started with (${recorded.tasks_file}, as it was then)`,
-    );
+  differences.push(...taskDifferences(recorded, asked));
+  if (show(recorded.image_map ?? null) !== show(asked.image_map ?? null)) {
+    const named = (map: BatchDefinition['image_map']) => (map === undefined ? 'none' : `${map.file} (sha256 ${map.sha256.slice(0, 12)})`);
+    differences.push(`--image-map: ${named(asked.image_map)}, the batch has ${named(recorded.image_map)}, as it was then`);
   }
   if (recorded.agent !== asked.agent) differences.push(`the agent: ${asked.agent}, the batch has ${recorded.agent}`);
   // The models as given; the entries of later conditions (`--condition`) are the batch's, not the command's.
@@ -106,6 +110,23 @@ export function definitionDifferences(recorded: BatchDefinition, asked: BatchDef
     differences.push(`--grader: ${show(asked.grader)}, the batch has ${show(recorded.grader)}`);
   }
   return differences;
+}
+
+/** How the tasks differ: for two directories of Harbor tasks, each task changed, added or gone, by name. */
+export function taskDifferences(recorded: BatchDefinition, asked: BatchDefinition): string[] {
+  if (recorded.tasks_sha256 === asked.tasks_sha256) return [];
+  const before = recorded.task_sha256;
+  const now = asked.task_sha256;
+  if (before === undefined || now === undefined) {
+    return [`the tasks: ${asked.tasks_file} is not the TASKS file the batch was started with (${recorded.tasks_file}, as it was then)`];
+  }
+  const ids = [...new Set([...Object.keys(before), ...Object.keys(now)])].sort();
+  return ids.flatMap((id) => {
+    if (before[id] === now[id]) return [];
+    if (before[id] === undefined) return [`the task "${id}" is new in ${asked.tasks_file} since the batch started`];
+    if (now[id] === undefined) return [`the task "${id}" is gone from ${asked.tasks_file} since the batch started`];
+    return [`the task "${id}" changed since the batch started (its instruction.md, task.toml, tests/ or solution/ in ${asked.tasks_file})`];
+  });
 }
 
 /** A value with its objects' keys in order: the same entry written in another order is the same. */

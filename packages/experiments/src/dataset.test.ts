@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, createTempDir } from '@delta/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -48,5 +48,30 @@ describe('parseTasks', () => {
     mkdirSync(join(directory, 'repo'));
     const [task] = parseTasks('{"id": "a", "message": "m", "workspace": "repo"}', join(directory, 'tasks.jsonl'));
     expect(task?.workspace).toBe(join(directory, 'repo'));
+  });
+
+  it('reads tests, solution, timeouts, verifier and limits on a TASKS line, tests relative to the TASKS file', async () => {
+    const directory = await createTempDir('tasks-');
+    mkdirSync(join(directory, 'checks', 't1'), { recursive: true });
+    writeFileSync(join(directory, 'checks', 't1', 'test.sh'), 'true\n');
+    writeFileSync(join(directory, 'solve-t1.sh'), 'true\n');
+    const file = join(directory, 'tasks.jsonl');
+    const line = {
+      id: 't1',
+      message: 'm',
+      tests: 'checks/t1',
+      solution: 'solve-t1.sh',
+      timeout_sec: 300,
+      verifier: { timeout_sec: 60, env: { MODE: 'x' } },
+      limits: { cpus: 0.5, memory: 1073741824, layer: 2147483648 },
+    };
+    expect(parseTasks(JSON.stringify(line), file)).toEqual([
+      { ...line, tests: join(directory, 'checks', 't1'), solution: join(directory, 'solve-t1.sh') },
+    ]);
+    expect(problem(JSON.stringify({ ...line, tests: 'nowhere' }), file)).toBe(
+      `${file}:1 (tests): ${join(directory, 'nowhere')} is not a directory.`,
+    );
+    expect(problem(JSON.stringify({ ...line, timeout_sec: 'x' }), file)).toMatch(/tasks\.jsonl:1 \(timeout_sec\): /);
+    expect(problem(JSON.stringify({ ...line, limits: { memory: '1G' } }), file)).toMatch(/tasks\.jsonl:1 \(limits\.memory\): /);
   });
 });

@@ -4,6 +4,26 @@ import { ConfigurationError, formatFieldPath } from '@delta/errors';
 import { z } from 'zod';
 import { linkOnPath } from './no-follow-write.js';
 
+/** A task's verifier: its wall-time limit and the variables it is given. */
+export const TaskVerifier = z.strictObject({
+  /** The verifier's wall-time limit, in seconds. */
+  timeout_sec: z.number().positive().optional(),
+  /** Variables set for the verifier, as written (a `${VAR}` in a value is not expanded here). */
+  env: z.record(z.string(), z.string()).optional(),
+});
+export type TaskVerifier = z.infer<typeof TaskVerifier>;
+
+/** What a run of a task may use; each limit is optional. */
+export const TaskLimits = z.strictObject({
+  /** CPUs, a share where one can be set (task.toml `cpus`). */
+  cpus: z.number().positive().optional(),
+  /** Memory, in bytes (task.toml `memory_mb` x 1 MiB). */
+  memory: z.number().int().positive().optional(),
+  /** The size of the run's own copy-on-write layer, in bytes (task.toml `storage_mb` x 1 MiB). */
+  layer: z.number().int().positive().optional(),
+});
+export type TaskLimits = z.infer<typeof TaskLimits>;
+
 /** One line of a TASKS file: what the agent is asked, what its workspace starts with, and what a grader expects. */
 export const Task = z.strictObject({
   id: z.string(),
@@ -36,11 +56,24 @@ export const Task = z.strictObject({
   metadata: z.record(z.string(), z.unknown()).optional(),
   /** Whatever the grader compares the run with; given to it as JSON. */
   expected: z.unknown().optional(),
+  /**
+   * The verifier's directory, placed at /tests for the grader only (relative to the TASKS file on a line;
+   * absolute once read). A Harbor task's `tests/`, whose `test.sh` is the verifier.
+   */
+  tests: z.string().min(1).optional(),
+  /** The oracle: a script that solves the task (a Harbor task's `solution/solve.sh`); relative to the TASKS file on a line, absolute once read. */
+  solution: z.string().min(1).optional(),
+  /** The agent's wall-time limit, in seconds (task.toml `[agent] timeout_sec`). */
+  timeout_sec: z.number().positive().optional(),
+  /** The verifier's settings (task.toml `[verifier]`). */
+  verifier: TaskVerifier.optional(),
+  /** What a run of the task may use (task.toml `[environment]` cpus, memory_mb, storage_mb). */
+  limits: TaskLimits.optional(),
 });
 export type Task = z.infer<typeof Task>;
 
 /** A task id becomes a directory name: letters, digits, `.`, `_` and `-`, not starting with `.`. */
-const SAFE_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}$/;
+export const SAFE_ID = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}$/;
 
 function lineError(file: string, line: number, field: string | undefined, problem: string, hint: string): ConfigurationError {
   return new ConfigurationError(`${file}:${line}${field ? ` (${field})` : ''}: ${problem}`, {
@@ -130,6 +163,19 @@ export function parseTasks(text: string, file: string): Task[] {
       }
       task.workspace = directory;
     }
+    for (const [field, kind] of [
+      ['tests', 'directory'],
+      ['solution', 'file'],
+    ] as const) {
+      const named = task[field];
+      if (named === undefined) continue;
+      const path = resolve(dirname(file), named);
+      const stats = named.includes('\u0000') || !existsSync(path) ? undefined : statSync(path);
+      if (stats === undefined || (kind === 'directory' ? !stats.isDirectory() : !stats.isFile())) {
+        throw lineError(file, line, field, `${path} is not a ${kind}.`, `Name the task's ${field} ${kind}, relative to the TASKS file.`);
+      }
+      task[field] = path;
+    }
     if (task.image !== undefined) {
       // A layout or an archive named relative to the TASKS file; anything else is a registry's reference.
       const local = resolve(dirname(file), task.image.replace(/:[\w][\w.-]*$/, ''));
@@ -182,12 +228,17 @@ export function parseTasks(text: string, file: string): Task[] {
 /** Reads and parses a TASKS file. */
 export function readTasks(file: string): Task[] {
   const path = resolve(file);
+  return parseTasks(readTasksText(path), path);
+}
+
+/** A TASKS file's text; DATASET_INVALID when there is no such file. */
+export function readTasksText(path: string): string {
   if (!existsSync(path) || !statSync(path).isFile()) {
     throw new ConfigurationError(`The TASKS file ${path} does not exist.`, {
       code: 'DATASET_INVALID',
       file: path,
-      hint: 'Pass a JSONL file with one task per line.',
+      hint: 'Pass a JSONL file with one task per line, or a directory of Harbor task directories.',
     });
   }
-  return parseTasks(readFileSync(path, 'utf8'), path);
+  return readFileSync(path, 'utf8');
 }

@@ -1,4 +1,8 @@
-export { Task, parseTasks, readTasks } from './dataset.js';
+export { Task, TaskLimits, TaskVerifier, parseTasks, readTasks } from './dataset.js';
+export { readHarborTasks } from './harbor-tasks.js';
+export type { HarborTasksOptions } from './harbor-tasks.js';
+export { readImageMap } from './image-map.js';
+export type { LoadedImageMap } from './image-map.js';
 export { BatchDefinition } from './batch-definition.js';
 export { describeKey } from './batch-layout.js';
 export type { BatchRunKey } from './batch-layout.js';

@@ -1,11 +1,11 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { agentFingerprint, type LoadedAgent } from '@delta/engine';
 import { ConfigurationError } from '@delta/errors';
 import type { ConfigProblem } from '@delta/yaml-config';
-import { type BatchDefinition, type BatchModel, claimBatchDefinition, definitionDifferences, sha256 } from './batch-definition.js';
+import { type BatchDefinition, type BatchModel, claimBatchDefinition, definitionDifferences } from './batch-definition.js';
 import { type BatchRunKey, batchRunDirectory, modelDirectoryName } from './batch-layout.js';
-import { parseTasks, readTasks, type Task } from './dataset.js';
+import type { Task } from './dataset.js';
+import { openDataset } from './open-dataset.js';
 import { readBatchOrFail } from './read-batch.js';
 import { loadBatchAgent } from './load-batch-agent.js';
 import { lockBatch } from './batch-lock.js';
@@ -29,6 +29,7 @@ export interface OpenedBatch {
 
 /** What `delta batch` is given. */
 export interface BatchSpec {
+  /** A TASKS file (JSONL), or a directory of Harbor task directories (Terminal-Bench 2's format). */
   tasksFile: string;
   agent: string;
   out: string;
@@ -47,6 +48,8 @@ export interface BatchSpec {
   taskWorkspaceLimits?: Partial<TaskWorkspaceLimits>;
   /** `--image`: every run's image (an OCI layout, archive or registry reference), unless its task names one. */
   image?: string;
+  /** `--image-map`: a file (YAML or JSON) from a Harbor task's name or `sha256:<its Dockerfile's hash>` to its image. */
+  imageMap?: string;
 }
 
 function loadAgents(
@@ -120,7 +123,8 @@ export interface PreparedBatch extends OpenedBatch {
 export function prepareBatch(spec: BatchSpec): PreparedBatch {
   const out = resolve(spec.out);
   const tasksFile = resolve(spec.tasksFile);
-  const tasks = readTasks(tasksFile);
+  const dataset = openDataset(tasksFile, { imageMap: spec.imageMap });
+  const tasks = dataset.tasks();
   // Each task workspace is copied for every run: one over its bound is refused now, before anything runs.
   checkTaskWorkspaces(tasks, spec.taskWorkspaceLimits);
   const set = [...(spec.set ?? [])];
@@ -133,7 +137,9 @@ export function prepareBatch(spec: BatchSpec): PreparedBatch {
   const asked: BatchDefinition = {
     schema_version: 1,
     tasks_file: tasksFile,
-    tasks_sha256: sha256(readFileSync(tasksFile, 'utf8')),
+    tasks_sha256: dataset.sha256,
+    ...(dataset.taskSha256 === undefined ? {} : { task_sha256: dataset.taskSha256 }),
+    ...(dataset.imageMap === undefined ? {} : { image_map: { file: dataset.imageMap.file, sha256: dataset.imageMap.sha256 } }),
     task_ids: tasks.map((task) => task.id),
     agent: base.home,
     models,
@@ -178,16 +184,26 @@ export function prepareBatch(spec: BatchSpec): PreparedBatch {
 export function openBatchTasks(outDirectory: string): Omit<OpenedBatch, 'agents'> {
   const out = resolve(outDirectory);
   const definition = readBatchOrFail(out);
-  const text = readFileSync(definition.tasks_file, 'utf8');
-  const current = { ...definition, tasks_sha256: sha256(text) };
-  if (definitionDifferences(definition, current).length > 0) {
-    throw new ConfigurationError(`The TASKS file ${definition.tasks_file} changed since the batch in ${out} started.`, {
+  const dataset = openDataset(definition.tasks_file, { imageMap: definition.image_map?.file });
+  const current: BatchDefinition = {
+    ...definition,
+    tasks_sha256: dataset.sha256,
+    ...(dataset.taskSha256 === undefined ? {} : { task_sha256: dataset.taskSha256 }),
+    ...(dataset.imageMap === undefined ? {} : { image_map: { file: dataset.imageMap.file, sha256: dataset.imageMap.sha256 } }),
+  };
+  const differences = definitionDifferences(definition, current);
+  if (differences.length > 0) {
+    const what =
+      dataset.taskSha256 === undefined
+        ? `The TASKS file ${definition.tasks_file} changed since the batch in ${out} started.`
+        : `The tasks of the batch in ${out} changed since it started: ${differences.join('; ')}.`;
+    throw new ConfigurationError(what, {
       code: 'BATCH_CHANGED',
       file: definition.tasks_file,
-      hint: 'Restore the file as it was, or start a new batch with a new --out.',
+      hint: 'Restore the tasks (and the image map) as they were, or start a new batch with a new --out.',
     });
   }
-  const tasks = parseTasks(text, definition.tasks_file);
+  const tasks = dataset.tasks();
   return { out, definition, tasks: new Map(tasks.map((task) => [task.id, task])) };
 }
 

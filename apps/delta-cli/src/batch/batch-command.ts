@@ -28,6 +28,7 @@ export interface BatchFlags extends RunLimitFlags {
   wait?: boolean;
   maxTaskWorkspace?: string | string[];
   image?: string;
+  imageMap?: string;
 }
 
 /** `--model a,b --model c`: each model once, in order. */
@@ -47,6 +48,15 @@ function modelsFile(flags: BatchFlags): { modelsFile?: string } {
   return { modelsFile: flags.models };
 }
 
+/** `--image-map FILE`: the file that gives Harbor tasks their images. */
+function imageMapFlag(value: unknown): { imageMap?: string } {
+  if (value === undefined) return {};
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw usageError('--image-map needs the path of one image map file.', 'For example: --image-map images.yaml');
+  }
+  return { imageMap: value };
+}
+
 /** Exit code: 0 when every run completed; 130 when stopped; 1 with failed runs; 101 with runs waiting for a person; 3 with runs interrupted. */
 function exitCodeOf(summary: { stopped: boolean; failed: number; errors: number; waiting: number; interrupted: number }): number {
   if (summary.stopped) return 130;
@@ -60,7 +70,7 @@ function exitCodeOf(summary: { stopped: boolean; failed: number; errors: number;
 export async function batchCommand(tasksFile: string | undefined, flags: BatchFlags): Promise<number> {
   if (tasksFile === undefined) {
     throw usageError(
-      'delta batch needs a TASKS file (JSONL, one task per line).',
+      'delta batch needs a TASKS file (JSONL, one task per line) or a directory of Harbor task directories.',
       'For example: delta batch tasks.jsonl --agent ./my-agent --out results',
     );
   }
@@ -86,6 +96,7 @@ export async function batchCommand(tasksFile: string | undefined, flags: BatchFl
     ...(flags.condition === undefined ? {} : { condition: String(flags.condition) }),
     ...taskWorkspaceLimitsFlag(flags.maxTaskWorkspace),
     ...(flags.image === undefined ? {} : { image: imageFlag(flags.image)! }),
+    ...imageMapFlag(flags.imageMap),
     strict: flags.strict === true,
   };
   if (flags.queue !== undefined) {

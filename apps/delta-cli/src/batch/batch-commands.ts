@@ -5,7 +5,7 @@ export function registerBatchCommands(cli: CAC): void {
   cli
     .command(
       'batch [tasks]',
-      'Run an agent over a dataset (JSONL): each task x model x repeat is one run in OUT/<task>/<model>/<k>/, resumable',
+      'Run an agent over a dataset (a JSONL file, or a directory of Harbor task directories): each task x model x repeat is one run in OUT/<task>/<model>/<k>/, resumable',
     )
     .option('--agent <dir>', 'The agent directory (holds agent.yaml)', { default: '.' })
     .option('--out <dir>', 'The batch directory (required); the same command again resumes the batch in it')
@@ -25,6 +25,10 @@ export function registerBatchCommands(cli: CAC): void {
     .option(
       '--image <ref>',
       "Run every task's tools in this OCI image, unless its task names one (a layout DIR[:TAG], an archive, HOST[:PORT]/NAME:TAG)",
+    )
+    .option(
+      '--image-map <file>',
+      'For a directory of Harbor tasks: a YAML or JSON file from a task name, or sha256:<hex of its environment/Dockerfile>, to its image (over docker_image)',
     )
     .option(
       '--max-task-workspace <bounds>',
@@ -53,6 +57,7 @@ export function registerBatchCommands(cli: CAC): void {
     .option('-v, --verbose', 'Show stack traces')
     .example('delta batch tasks.jsonl --agent ./my-agent --out results --concurrency 8 --model gpt-4o,gpt-4o-mini --repeat 3')
     .example('delta batch tasks.jsonl --agent ./my-agent --out results --models models.yaml --repeat 3')
+    .example('delta batch terminal-bench/tasks --agent ./my-agent --out results --image-map images.yaml')
     .example('delta batch tasks.jsonl --agent ./my-agent --out /shared/results --queue "redis://:$REDIS_PASSWORD@10.0.0.5:6379/0" --wait')
     .action(async (tasks: string | undefined, flags) => (await import('./batch-command.js')).batchCommand(tasks, flags));
 
