@@ -21,6 +21,8 @@ export const TaskLimits = z.strictObject({
   memory: z.number().int().positive().optional(),
   /** The size of the run's own copy-on-write layer, in bytes (task.toml `storage_mb` x 1 MiB). */
   layer: z.number().int().positive().optional(),
+  /** Processes (and threads) the run may have at once. */
+  processes: z.number().int().min(8).optional(),
 });
 export type TaskLimits = z.infer<typeof TaskLimits>;
 
@@ -36,23 +38,6 @@ export const Task = z.strictObject({
   image: z.string().min(1).optional(),
   /** Where the workspace is inside the image (absolute; default the image's WorkingDir, else /workspace). */
   workdir: z.string().min(1).optional(),
-  /** The verifier's files (a directory; relative to the TASKS file): placed at /tests for a grader in the run's image only. */
-  tests: z.string().min(1).optional(),
-  /** The oracle (`--oracle`): a script run in the task's image instead of the agent (Harbor's solution/solve.sh). */
-  solution: z.string().min(1).optional(),
-  /** The agent's time for the task, in seconds (Harbor's `[agent] timeout_sec`). */
-  timeout_sec: z.number().positive().optional(),
-  /** The verifier's time and environment (Harbor's `[verifier]`). */
-  verifier: z.strictObject({ timeout_sec: z.number().positive().optional(), env: z.record(z.string(), z.string()).optional() }).optional(),
-  /** What the task's runs may use (Harbor's `cpus`, `memory_mb`, `storage_mb`): over agent.yaml's `sandbox.limits`. */
-  limits: z
-    .strictObject({
-      cpus: z.number().positive().optional(),
-      memory: z.number().int().positive().optional(),
-      layer: z.number().int().positive().optional(),
-      processes: z.number().int().min(8).optional(),
-    })
-    .optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
   /** Whatever the grader compares the run with; given to it as JSON. */
   expected: z.unknown().optional(),
@@ -180,21 +165,6 @@ export function parseTasks(text: string, file: string): Task[] {
       // A layout or an archive named relative to the TASKS file; anything else is a registry's reference.
       const local = resolve(dirname(file), task.image.replace(/:[\w][\w.-]*$/, ''));
       if (existsSync(local)) task.image = resolve(dirname(file), task.image);
-    }
-    for (const field of ['tests', 'solution'] as const) {
-      const given = task[field];
-      if (given === undefined) continue;
-      const path = resolve(dirname(file), given);
-      if (!existsSync(path) || statSync(path).isDirectory() !== (field === 'tests')) {
-        throw lineError(
-          file,
-          line,
-          field,
-          `${path} is not ${field === 'tests' ? 'a directory' : 'a file'}.`,
-          `Name the ${field === 'tests' ? "verifier's directory (with test.sh)" : 'solution script'}, relative to the TASKS file.`,
-        );
-      }
-      task[field] = path;
     }
     if (task.workdir !== undefined && (!task.workdir.startsWith('/') || task.workdir === '/')) {
       throw lineError(
