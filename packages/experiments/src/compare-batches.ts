@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { type BatchRunRow, type CollectOptions, collectBatchRuns } from './collect-runs.js';
 import { comparePaired, type PairedComparison } from './paired-comparison.js';
 import { type ModelTaskMatrix, modelTaskMatrix, modelValues } from './report-matrix.js';
-import type { GraderSummary } from './select-grader.js';
+import type { GraderChoice, GraderSummary } from './select-grader.js';
 
 /** One side of a two-batch comparison. */
 export interface ComparedBatch {
@@ -10,6 +10,7 @@ export interface ComparedBatch {
   models: string[];
   tasks: number;
   grader: GraderSummary | null;
+  grader_choice: GraderChoice | null;
 }
 
 /** A model of batch A compared with a model of batch B, and why these two. */
@@ -47,7 +48,7 @@ function relabel(rows: readonly BatchRunRow[], side: 'A' | 'B'): BatchRunRow[] {
 /**
  * Batch A against batch B (before and after a prompt change, say) on the tasks both hold, matched by task id.
  * Models are matched by name; when each batch has exactly one model they are compared whatever their names.
- * Each batch's scores come from its own latest grader, or from `grader` in both.
+ * Each batch's scores come from its own grader (else its latest), or from `grader` in both.
  */
 export function compareBatches(outA: string, outB: string, options: CollectOptions = {}): BatchComparison {
   const a = collectBatchRuns(outA, options);
@@ -67,6 +68,7 @@ export function compareBatches(outA: string, outB: string, options: CollectOptio
     models,
     tasks: collected.definition.task_ids.length,
     grader: collected.grader,
+    grader_choice: collected.grader_choice,
   });
   return {
     a: side(a, outA, modelsA),
