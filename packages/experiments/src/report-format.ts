@@ -1,6 +1,6 @@
 import { type BatchReport, type GroupStatistics, groupStatistics } from './batch-report.js';
 import { columns, comparisonsText, matrixText, rounded } from './report-comparison-format.js';
-import { graderLine, scoredBy } from './report-grader-format.js';
+import { graderLine, judgeUsageLines, scoredBy } from './report-grader-format.js';
 
 /** `1 task`, `3 tasks`. */
 function plural(count: number, noun: string): string {
@@ -131,6 +131,10 @@ function table(header: string, groups: readonly GroupStatistics[]): string {
   return columns(rows);
 }
 
+function withBlank(lines: readonly string[]): string[] {
+  return lines.length === 0 ? [] : [...lines, ''];
+}
+
 /** The report for a person: a table per model, then per task across models. */
 export function reportText(report: BatchReport): string {
   const { definition } = report;
@@ -146,6 +150,7 @@ export function reportText(report: BatchReport): string {
     `Per task (${by}):`,
     table('task', report.by_task),
     '',
+    ...withBlank(judgeUsageLines(report.graders)),
     ...(report.groups === undefined
       ? []
       : report.groups.groups.flatMap((group) => [

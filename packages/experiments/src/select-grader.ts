@@ -1,6 +1,7 @@
 import { ConfigurationError } from '@delta/errors';
 import type { Grade } from './grade-schema.js';
 import { graderHash } from './grade-store.js';
+import { type JudgeUsage, judgeUsageOf, sumJudgeUsage } from './judge-usage.js';
 
 /** A grader that graded runs of a batch, as a report names it. */
 export interface GraderSummary {
@@ -11,6 +12,8 @@ export interface GraderSummary {
   runs: number;
   /** When it last graded one of them. */
   latest: string;
+  /** A model judge's tokens and cost over the runs it graded, apart from the agent's (absent for a grader that calls no model). */
+  usage?: JudgeUsage;
 }
 
 /**
@@ -27,6 +30,8 @@ function summarize(gradesByRun: readonly ReadonlyMap<string, Grade>[]): GraderSu
       const known = graders.get(hash) ?? { hash, command: grade.grader, runs: 0, latest: grade.graded_at };
       known.runs += 1;
       if (grade.graded_at > known.latest) known.latest = grade.graded_at;
+      const usage = judgeUsageOf(grade);
+      if (usage !== undefined) known.usage = sumJudgeUsage(known.usage, usage);
       graders.set(hash, known);
     }
   }

@@ -109,3 +109,15 @@ export function totals(report: BatchReport): string {
       : `cost ${Number(costs.reduce((total, group) => total + group.cost!, 0).toFixed(6))} ${costs[0]!.currency ?? ''}`.trim();
   return `tokens ${formatCount(sum((group) => group.prompt_tokens))} in (${formatCount(sum((group) => group.cached_tokens))} cached) · ${formatCount(sum((group) => group.completion_tokens))} out · ${esc(cost)}`;
 }
+
+/** Each model judge's tokens and cost, apart from the agent's (which `totals` sums): a line each, or nothing. */
+export function judgeTotals(report: BatchReport): string {
+  const lines = report.graders.flatMap(({ hash, command, usage }) => {
+    if (usage === undefined) return [];
+    const cost = usage.cost === null ? 'no cost (no pricing)' : `cost ${Number(usage.cost.toFixed(6))} ${usage.currency ?? ''}`.trim();
+    return [
+      `<p class="judge" data-grader="${esc(hash)}">judge <code title="${esc(command)}">${esc(hash)}</code> ${esc(command)}, apart from the runs: tokens ${formatCount(usage.input_tokens)} in · ${formatCount(usage.output_tokens)} out · ${esc(cost)} (${usage.runs} runs judged)</p>`,
+    ];
+  });
+  return lines.join('\n');
+}

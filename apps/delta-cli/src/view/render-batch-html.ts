@@ -1,7 +1,7 @@
 import type { BatchReport, BatchRunRow, GroupStatistics } from '@delta/experiments';
 import { formatCount, formatDuration } from '../inspect/format-numbers.js';
 import { BATCH_SCRIPT, BATCH_STYLE } from './batch-page-assets.js';
-import { costScatter, failedRuns, gradedBy, heatmap, scoreBars, scoreWithInterval, totals } from './render-batch-figures.js';
+import { costScatter, failedRuns, gradedBy, heatmap, judgeTotals, scoreBars, scoreWithInterval, totals } from './render-batch-figures.js';
 import { escapeHtml as esc } from './escape-html.js';
 import { htmlPage } from './html-page.js';
 import { PAGE_STYLE } from './page-assets.js';
@@ -64,6 +64,7 @@ export function renderBatchHtml(report: BatchReport, links: ReadonlyMap<BatchRun
 <h1>Batch <code>${esc(report.out)}</code></h1>
 <p class="muted">${definition.task_ids.length} tasks × ${definition.models.length} models × ${definition.repeat} repeats = ${report.runs.length} runs · agent ${esc(definition.agent)}${graderHeader(report)}</p>
 <p id="totals">${totals(report)}</p>
+${judgeTotals(report)}
 <dl class="summary" data-grader="${esc(report.grader?.hash ?? '')}"><div><dt>scores</dt><dd>${gradedBy(report)}</dd></div>${report.by_model.map(modelSummary).join('')}</dl>
 </header>
 <section id="figures" class="figures">
