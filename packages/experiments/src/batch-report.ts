@@ -1,7 +1,7 @@
 import type { BatchDefinition } from './batch-definition.js';
 import { type BatchRunRow, type CollectOptions, collectBatchRuns } from './collect-runs.js';
 import { taskGroups } from './metadata-groups.js';
-import { comparePaired, type PairedComparison } from './paired-comparison.js';
+import { adjustHolm, comparePaired, type PairedComparison } from './paired-comparison.js';
 import { type ModelTaskMatrix, modelTaskMatrix, modelValues, scoreOf } from './report-matrix.js';
 import type { GraderChoice, GraderSummary } from './select-grader.js';
 import { type Interval, meanInterval, median, wilsonInterval } from './statistics.js';
@@ -115,13 +115,16 @@ function metadataGroups(out: string, rows: readonly BatchRunRow[], models: reado
   };
 }
 
-/** Every two models of the matrix compared, in the batch's order (the first of a pair is `a`). */
+/**
+ * Every two models of the matrix compared, in the batch's order (the first of a pair is `a`); with more than
+ * two models, each with its Holm-adjusted p-value.
+ */
 export function modelComparisons(matrix: ModelTaskMatrix): PairedComparison[] {
   const comparisons: PairedComparison[] = [];
   for (const [index, a] of matrix.models.entries()) {
     for (const b of matrix.models.slice(index + 1)) comparisons.push(comparePaired(a, b, modelValues(matrix, a), modelValues(matrix, b)));
   }
-  return comparisons;
+  return adjustHolm(comparisons);
 }
 
 /** The report of the batch in OUT: per model, per task across models, the model x task matrix, paired comparisons. */

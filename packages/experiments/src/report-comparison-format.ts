@@ -63,19 +63,22 @@ export function testName(test: PairedComparison['test']): string {
   return test === 'mcnemar_exact' ? 'McNemar exact' : 'sign test';
 }
 
-/** p-values as people read them: 4 significant digits, and never 0. */
-export function pText(p: number): string {
+/** p-values as people read them: 4 significant digits, and never 0; `-` where nothing was tested (0 common tasks). */
+export function pText(p: number | null): string {
+  if (p === null) return '-';
   return p < 0.0001 ? '<0.0001' : String(Number(p.toPrecision(4)));
 }
 
-/** The paired comparisons as a table, and what they mean. */
+/** The paired comparisons as a table, and what they mean; with several, Holm's adjusted p-values beside the raw ones. */
 export function comparisonsText(comparisons: readonly PairedComparison[], metric: ModelTaskMatrix['metric'], scoredBy: string): string {
   if (comparisons.length === 0) return '';
   const rate = metric !== 'mean_score';
+  const tested = comparisons.filter((comparison) => comparison.p_value !== null).length;
+  const holm = comparisons.some((comparison) => comparison.p_holm !== null);
   return [
     `Paired comparisons (${scoredBy}), task by task (a task's value is its ${rate ? 'pass rate' : 'mean score'} over its repeats; difference = a - b, 95% CI by Student t over the tasks):`,
     columns([
-      ['a', 'b', 'tasks', 'a', 'b', 'difference [95% CI]', 'a better', 'b better', 'test', 'p'],
+      ['a', 'b', 'tasks', 'a', 'b', 'difference [95% CI]', 'a better', 'b better', 'test', 'p', ...(holm ? ['p (Holm)'] : [])],
       ...comparisons.map((comparison) => [
         comparison.a,
         comparison.b,
@@ -85,11 +88,18 @@ export function comparisonsText(comparisons: readonly PairedComparison[], metric
         differenceText(comparison, rate),
         String(comparison.a_better),
         String(comparison.b_better),
-        testName(comparison.test),
+        comparison.tasks === 0 ? '-' : testName(comparison.test),
         pText(comparison.p_value),
+        ...(holm ? [pText(comparison.p_holm)] : []),
       ]),
     ]),
     'McNemar exact: the two-sided binomial test on the tasks where one passed and the other failed. Sign test: the same test on the tasks where one scored higher. Ties are left out.',
+    ...(holm
+      ? [
+          `${tested} comparisons made: p (Holm) is each p adjusted by Holm's method for all ${tested}, so that a difference found by chance among many is not read as real; judge by it, not by the raw p.`,
+        ]
+      : []),
+    ...(comparisons.some((comparison) => comparison.tasks === 0) ? ['A comparison on 0 common tasks tests nothing: its p is -.'] : []),
   ].join('\n');
 }
 
@@ -132,9 +142,13 @@ const COMPARISON_COLUMNS = [
   'ties',
   'test',
   'p_value',
+  'p_holm',
 ] as const;
 
-/** The paired comparisons as CSV, numbers rounded as the text shows them (p to 6 significant digits). */
+/**
+ * The paired comparisons as CSV, numbers rounded as the text shows them (p to 6 significant digits); `p_value`
+ * is empty on 0 common tasks, `p_holm` unless the comparisons are several.
+ */
 export function comparisonsCsv(comparisons: readonly PairedComparison[]): string {
   const cell = (value: unknown) => {
     if (value === null || value === undefined) return '';
@@ -150,7 +164,8 @@ export function comparisonsCsv(comparisons: readonly PairedComparison[]): string
       difference: four(comparison.difference),
       ci_low: four(comparison.low),
       ci_high: four(comparison.high),
-      p_value: Number(comparison.p_value.toPrecision(6)),
+      p_value: comparison.p_value === null ? null : Number(comparison.p_value.toPrecision(6)),
+      p_holm: comparison.p_holm === null ? null : Number(comparison.p_holm.toPrecision(6)),
     };
     return COMPARISON_COLUMNS.map((column) => cell(values[column])).join(',');
   });

@@ -109,8 +109,9 @@ describe('a report that compares', () => {
     const text = reportText(batchReport(outA));
     expect(text).toMatch(/m-a\s+m-b\s+12\s+25\.0%\s+91\.7%\s+-66\.7 \[-100\.0, -25\.\d\] pts\s+1\s+9\s+McNemar exact\s+0\.02148/);
     const csv = comparisonsCsv(batchReport(outA).comparisons).split('\n');
-    expect(csv[0]).toBe('a,b,tasks,mean_a,mean_b,difference,ci_low,ci_high,a_better,b_better,ties,test,p_value');
-    expect(csv[1]).toMatch(/^m-a,m-b,12,0\.25,0\.9167,-0\.6667,-1,-0\.25\d\d,1,9,2,mcnemar_exact,0\.0214844$/);
+    expect(csv[0]).toBe('a,b,tasks,mean_a,mean_b,difference,ci_low,ci_high,a_better,b_better,ties,test,p_value,p_holm');
+    // One comparison: nothing to adjust for, p_holm empty.
+    expect(csv[1]).toMatch(/^m-a,m-b,12,0\.25,0\.9167,-0\.6667,-1,-0\.25\d\d,1,9,2,mcnemar_exact,0\.0214844,$/);
   });
 
   it('writes the matrix and the summary as CSV with numbers rounded as displayed', () => {
