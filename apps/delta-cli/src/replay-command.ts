@@ -1,6 +1,6 @@
 import type { ReplayResult } from '@delta/engine';
 import { withEngineSession } from './engine-session.js';
-import { replayAgentLine } from './inspect/agent-version.js';
+import { keptVersionLine, replayAgentLine } from './inspect/agent-version.js';
 import { parseRunIdFlag } from './run-id-flag.js';
 import { usageError } from './usage-error.js';
 import type { RunLocation } from './inspect/locate-run.js';
@@ -39,6 +39,7 @@ export function replayObject(result: ReplayResult): Record<string, unknown> {
     tools: result.tools,
     start_state: result.startState ?? null,
     agent_changes: result.agentChanges ?? null,
+    kept_agent: result.keptAgentHome ?? null,
     source: { work_dir: result.source.workDir, run_id: result.source.runId },
     replay: { work_dir: result.replay.workDir, run_id: result.replay.runId, status: result.replay.status },
   };
@@ -50,8 +51,8 @@ export async function replayCommand(flags: ReplayFlags): Promise<number> {
   const runId = flags.runId === undefined ? undefined : parseRunIdFlag(flags.runId);
   const engine = await import('@delta/engine');
   const source = engine.openRecordedRun(flags.workDir ?? '.', runId);
-  // A batch run started from its task's files: the replay's own workspace starts from them too.
-  const startState = flags.into === undefined ? (await import('@delta/experiments')).batchRunStartState(source.paths.workDir) : undefined;
+  // A batch run: the agent version it used (kept by the batch), and without --into its task's start state, under OUT.
+  const batch = (await import('@delta/experiments')).batchRunOrigin(source.paths.workDir);
   const result = await withEngineSession(
     false,
     (session) =>
@@ -63,7 +64,8 @@ export async function replayCommand(flags: ReplayFlags): Promise<number> {
         toolEnv: session.toolEnv,
         onLog: session.onLog,
         ...(flags.into === undefined ? {} : { into: String(flags.into) }),
-        ...(startState ? { prepareWorkspace: startState } : {}),
+        ...(batch ? { agentVersions: batch.agentVersions } : {}),
+        ...(batch && flags.into === undefined ? { originBase: batch.originBase, prepareWorkspace: batch.prepareWorkspace } : {}),
       }),
     { quiet: flags.quiet === true || flags.json === true },
   );
@@ -76,6 +78,7 @@ export async function replayCommand(flags: ReplayFlags): Promise<number> {
     if (result.startState && !result.startState.same && flags.into === undefined)
       write('  (to start as the recorded run did, prepare a directory as its workspace was and pass it with --into DIR)\n');
     write(`${replayAgentLine(result.agentChanges, engine)}\n`);
+    if (result.keptAgentHome !== undefined) write(`${keptVersionLine(result.keptAgentHome)}\n`);
     write(`replay run: ${result.replay.runId} in ${result.replay.workDir} (${result.replay.status})\n`);
     if (result.identical) {
       write(

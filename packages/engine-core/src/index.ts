@@ -47,6 +47,7 @@ export { workspaceManifest, compareManifests, MANIFEST_MAX_ENTRIES, MANIFEST_MAX
 export type { ManifestComparison } from './workspace-manifest.js';
 export { openRecordedRun, openRecordedRunAt } from './recorded-run.js';
 export type { RecordedRun } from './recorded-run.js';
+export type { AgentVersions } from './recorded-agent.js';
 export { replayRun } from './replay-run.js';
 export type { ReplayRunOptions, ReplayResult } from './replay-run.js';
 export type { ReplayDivergence } from './replay-check.js';

@@ -3,8 +3,9 @@ import { createOriginWorkspace, createRunId, type ActionResultEvent, type Journa
 import { agentFingerprint } from './agent-fingerprint.js';
 import { continueRun } from './continue-run.js';
 import { compareFingerprints, type FingerprintChanges } from './fingerprint-changes.js';
-import { loadAgent, type LoadedAgent } from './load-agent.js';
-import { openRecordedRun, recordedAgentHome, recordedOverrides, recordedResults, resultKey, type RecordedRun } from './recorded-run.js';
+import type { LoadedAgent } from './load-agent.js';
+import { type AgentVersions, loadRecordedAgent } from './recorded-agent.js';
+import { openRecordedRun, recordedOverrides, recordedResults, resultKey, type RecordedRun } from './recorded-run.js';
 import { compareResult, type ReplayDivergence, type ReplayPlaces } from './replay-check.js';
 import { ReplayCheck, replayModelClient } from './replay-model-client.js';
 import type { EngineOptions, RunResult } from './run-options.js';
@@ -16,8 +17,15 @@ export interface ReplayRunOptions extends Pick<EngineOptions, 'signal' | 'onEven
   source: { workDir: string; runId?: string } | RecordedRun;
   /** `live` (default): tools run for real in the replay's workspace. `recorded`: no tool runs, the recorded results are served. */
   tools?: 'live' | 'recorded';
-  /** The replay's workspace, prepared by the caller; by default a fresh `<agent>/replays/R00N` (never among its workspaces). */
+  /** The replay's workspace, prepared by the caller; by default a fresh `<originBase>/replays/R00N` (never among the agent's workspaces). */
   into?: string;
+  /** Where a fresh `replays/R00N` is made without `into` (a batch's runs: `OUT/.batch`); default the agent directory. */
+  originBase?: string;
+  /**
+   * Kept copies of the agent's versions (a batch keeps one per version it ran): when the recorded run's agent
+   * directory no longer holds the version the run started with, the replay runs the copy of that version.
+   */
+  agentVersions?: AgentVersions;
   /**
    * Fills the replay's workspace before it starts, as the recorded run found its own (a batch run's task
    * files): called with the workspace's path, before its start state is compared with the recorded one.
@@ -48,6 +56,8 @@ export interface ReplayResult {
    * the recorded run's engine did not record its agent's version.
    */
   agentChanges?: FingerprintChanges;
+  /** The kept copy of the version the run used, when the replay ran it (the agent directory holds another version now). */
+  keptAgentHome?: string;
   /** Model calls replayed. */
   iterations: number;
   tools: 'live' | 'recorded';
@@ -79,8 +89,16 @@ function segments(source: RecordedRun, through: number): { message: string; call
 export async function replayRun(options: ReplayRunOptions): Promise<ReplayResult> {
   const source = 'events' in options.source ? options.source : openRecordedRun(options.source.workDir, options.source.runId);
   const tools = options.tools ?? 'live';
-  const agent = options.agent ?? loadAgent(options.agentHome ?? recordedAgentHome(source), { overrides: recordedOverrides(source) });
-  const workDir = options.into === undefined ? createOriginWorkspace(agent.home, 'replay').path : resolve(options.into);
+  const loaded = options.agent
+    ? { agent: options.agent, kept: false }
+    : loadRecordedAgent(source, {
+        agentHome: options.agentHome,
+        agentVersions: options.agentVersions,
+        overrides: recordedOverrides(source),
+      });
+  const { agent } = loaded;
+  const workDir =
+    options.into === undefined ? createOriginWorkspace(options.originBase ?? agent.home, 'replay').path : resolve(options.into);
   options.prepareWorkspace?.(workDir);
   const recordedStart = source.start?.workspace;
   const startState = recordedStart ? compareManifests(recordedStart, workspaceManifest(workDir)) : undefined;
@@ -155,6 +173,7 @@ export async function replayRun(options: ReplayRunOptions): Promise<ReplayResult
     ...(check.divergence ? { divergence: check.divergence } : {}),
     ...(startState ? { startState } : {}),
     ...(agentChanges ? { agentChanges } : {}),
+    ...(loaded.kept ? { keptAgentHome: agent.home } : {}),
     iterations: check.served,
     tools,
     source: { workDir: source.paths.workDir, runId: source.paths.runId },

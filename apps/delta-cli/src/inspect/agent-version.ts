@@ -41,3 +41,8 @@ export function agentVersionLines(starts: readonly EngineStartEvent[], verbose: 
   if (verbose) for (const file of previous.files) lines.push(`  ${file.sha256}  ${file.path}`);
   return lines;
 }
+
+/** `delta replay` and `delta fork`: they ran the batch's kept copy of the run's version, not the edited agent. */
+export function keptVersionLine(home: string): string {
+  return `agent: the agent directory holds another version now; ran the version the run used, kept by its batch in ${home}`;
+}
