@@ -77,6 +77,11 @@ export function registerReplayCommands(cli: CAC): void {
     )
     .option('--tools <mode>', 'live (default): run the tools again; recorded: serve their recorded results, run nothing')
     .option(
+      '--ignore <regex>',
+      'Volatile text (a timestamp, a temporary path) to leave out of the comparison of tool results and requests (repeatable)',
+    )
+    .option('--keep-going', 'Go on past a divergence and report every one, not only the first')
+    .option(
       '--agent <dir>',
       "The agent directory, used as it is (default: the one the run recorded, or a batch's kept copy of the run's version when it was edited since)",
     )
@@ -84,6 +89,7 @@ export function registerReplayCommands(cli: CAC): void {
     .option('-q, --quiet', 'No progress output')
     .example('delta replay -w examples/hello-world/recorded --agent examples/hello-world')
     .example('delta replay -w ws --tools recorded --json | jq .divergence')
+    .example("delta replay -w ws --ignore '\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z' --ignore '/tmp/tmp\\.\\w+' --keep-going")
     .action(async (flags) => (await import('./replay-command.js')).replayCommand(flags));
 
   cli

@@ -43,12 +43,22 @@ export interface ReplayRunOptions extends Pick<EngineOptions, 'signal' | 'onEven
   runId?: string;
   /** Replay only the first N model calls (a fork rebuilds its workspace this way). */
   through?: number;
+  /**
+   * Volatile text (timestamps, temporary paths) left out of every comparison: each match, in the recorded
+   * and the replayed tool results and in the requests that carry them, counts as the same.
+   */
+  ignore?: readonly RegExp[];
+  /** Go on past a divergence and report every one (`divergences`), instead of stopping at the first. */
+  keepGoing?: boolean;
 }
 
 export interface ReplayResult {
   /** True when every request and tool result equals the recorded one, and the replay made as many calls. */
   identical: boolean;
+  /** The first divergence. */
   divergence?: ReplayDivergence;
+  /** Every divergence found: the first alone, unless `keepGoing`. */
+  divergences: ReplayDivergence[];
   /** How the replay's workspace, as it started, compares with the one the recorded run found (when recorded). */
   startState?: ManifestComparison;
   /**
@@ -114,7 +124,11 @@ export async function replayRun(options: ReplayRunOptions): Promise<ReplayResult
     replay: { workDir, runId, agentHome: agent.home },
   };
   const through = Math.min(options.through ?? source.thoughts.length, source.thoughts.length);
-  const check = new ReplayCheck();
+  // Global copies: a mask replaces every match, whatever flags it was given with.
+  const masks = (options.ignore ?? []).map(
+    (pattern) => new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`),
+  );
+  const check = new ReplayCheck(masks, options.keepGoing === true);
   const results = recordedResults(source);
   const replayOf: RunOrigin = { run_id: source.paths.runId, work_dir: source.paths.workDir, tools };
   const onEvent = (event: JournalEvent) => {
@@ -147,10 +161,10 @@ export async function replayRun(options: ReplayRunOptions): Promise<ReplayResult
     maxIterations: Math.max(1, first?.calls ?? 1),
   });
   for (const segment of later) {
-    if (check.divergence || replay.status === 'FAILED' || options.signal?.aborted) break;
+    if (check.stopped || replay.status === 'FAILED' || options.signal?.aborted) break;
     replay = await continueRun({ ...common, agent, workDir, runId, message: segment.message, maxIterations: segment.calls });
   }
-  if (!check.divergence && check.served < through && !options.signal?.aborted) {
+  if (!check.stopped && check.served < through && !options.signal?.aborted) {
     check.diverge({
       iteration: check.served + 1,
       what: 'missing_calls',
@@ -160,7 +174,7 @@ export async function replayRun(options: ReplayRunOptions): Promise<ReplayResult
   }
   // A replay run that FAILED where the recorded one went on (a record refused, a full disk) is no identical replay.
   const recordedFailed = through === source.thoughts.length && source.metadata.status === 'FAILED';
-  if (!check.divergence && !options.signal?.aborted && replay.status === 'FAILED' && !recordedFailed) {
+  if (!check.stopped && !options.signal?.aborted && replay.status === 'FAILED' && !recordedFailed) {
     check.diverge({
       iteration: check.served,
       what: 'status',
@@ -171,6 +185,7 @@ export async function replayRun(options: ReplayRunOptions): Promise<ReplayResult
   return {
     identical: check.divergence === undefined && !options.signal?.aborted,
     ...(check.divergence ? { divergence: check.divergence } : {}),
+    divergences: check.divergences,
     ...(startState ? { startState } : {}),
     ...(agentChanges ? { agentChanges } : {}),
     ...(loaded.kept ? { keptAgentHome: agent.home } : {}),
@@ -192,7 +207,7 @@ function checkResult(check: ReplayCheck, recorded: ActionResultEvent | undefined
     });
     return;
   }
-  const divergence = compareResult(recorded, found, places);
+  const divergence = compareResult(recorded, found, places, check.masks);
   if (divergence) check.diverge(divergence);
 }
 
