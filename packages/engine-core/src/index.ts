@@ -55,6 +55,7 @@ export { forkRun } from './fork-run.js';
 export type { ForkRunOptions, ForkResult } from './fork-run.js';
 export { diffRuns } from './diff-runs.js';
 export type { RunDiff } from './diff-runs.js';
+export type { SettingChange } from './run-settings-diff.js';
 export { agentFingerprint } from './agent-fingerprint.js';
 export { compareFingerprints, describeFingerprintChanges, shortFingerprint } from './fingerprint-changes.js';
 export type { FingerprintChanges } from './fingerprint-changes.js';
