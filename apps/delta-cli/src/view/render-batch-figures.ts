@@ -68,25 +68,6 @@ export function scoreBars(report: BatchReport): string {
   return `<figure data-grader="${esc(report.grader?.hash ?? '')}"><figcaption>${rate ? 'Pass rate' : 'Mean score'} per model, with its 95% interval, ${gradedBy(report)}</figcaption><svg id="score-bars" width="${WIDTH + 80}" height="${height}" role="img" font-size="12">${bars.join('')}</svg></figure>`;
 }
 
-/** Mean cost per run against score, one point per model (models without a cost or a score are left out). */
-export function costScatter(report: BatchReport): string {
-  const groups = report.by_model;
-  const points = groups.filter((group) => group.score !== null && group.cost !== null && group.runs > 0);
-  if (points.length === 0) return '<p class="muted">Cost against score: no model has both (add llm.pricing, and a grader).</p>';
-  const costs = points.map((group) => Number((group.cost! / group.runs).toFixed(10)));
-  const maxCost = Math.max(...costs) || 1;
-  const maxScore = Math.max(1, ...points.map((group) => group.score!.mean));
-  const [width, height, pad] = [360, 220, 40];
-  const dots = points.map((group, index) => {
-    const cx = pad + (costs[index]! / maxCost) * (width - 2 * pad);
-    const cy = height - pad - (group.score!.mean / maxScore) * (height - 2 * pad);
-    return `<g class="point" data-model="${esc(group.name)}" data-cost-per-run="${costs[index]}" data-score="${group.score!.mean}"><circle cx="${cx.toFixed(1)}" cy="${cy.toFixed(1)}" r="5" fill="var(--model)"></circle><text x="${(cx + 8).toFixed(1)}" y="${(cy + 4).toFixed(1)}">${esc(group.name)}</text></g>`;
-  });
-  const currency = points.find((group) => group.currency !== null)?.currency ?? '';
-  const axes = `<line x1="${pad}" y1="${height - pad}" x2="${width - pad}" y2="${height - pad}" stroke="var(--line)"></line><line x1="${pad}" y1="${pad / 2}" x2="${pad}" y2="${height - pad}" stroke="var(--line)"></line><text x="${width / 2}" y="${height - 8}" text-anchor="middle">cost per run (0 to ${esc(maxCost.toPrecision(3))} ${esc(currency)})</text><text x="10" y="${pad / 2 - 4}">score (0 to ${maxScore})</text>`;
-  return `<figure data-grader="${esc(report.grader?.hash ?? '')}"><figcaption>Cost against score per model, ${gradedBy(report)}</figcaption><svg id="cost-score" width="${width + 120}" height="${height}" role="img" font-size="12">${axes}${dots.join('')}</svg></figure>`;
-}
-
 /** Each FAILED run with what it died of, linking to its page. */
 export function failedRuns(rows: readonly BatchRunRow[], links: ReadonlyMap<BatchRunRow, string>): string {
   const failed = rows.filter((row) => row.status === 'FAILED');

@@ -1,7 +1,8 @@
 import type { BatchReport, BatchRunRow, GroupStatistics } from '@delta/experiments';
 import { formatCount, formatDuration } from '../inspect/format-numbers.js';
 import { BATCH_SCRIPT, BATCH_STYLE } from './batch-page-assets.js';
-import { costScatter, failedRuns, gradedBy, heatmap, judgeTotals, scoreBars, scoreWithInterval, totals } from './render-batch-figures.js';
+import { failedRuns, gradedBy, heatmap, judgeTotals, scoreBars, scoreWithInterval, totals } from './render-batch-figures.js';
+import { costScatter } from './render-cost-scatter.js';
 import { escapeHtml as esc } from './escape-html.js';
 import { htmlPage } from './html-page.js';
 import { PAGE_STYLE } from './page-assets.js';
@@ -68,8 +69,8 @@ ${judgeTotals(report)}
 <dl class="summary" data-grader="${esc(report.grader?.hash ?? '')}"><div><dt>scores</dt><dd>${gradedBy(report)}</dd></div>${report.by_model.map(modelSummary).join('')}</dl>
 </header>
 <section id="figures" class="figures">
-${heatmap(report)}
-<div>${scoreBars(report)}${costScatter(report)}</div>
+<div class="matrix-box">${heatmap(report)}</div>
+<div class="charts">${scoreBars(report)}${costScatter(report)}</div>
 </section>
 ${failedRuns(report.runs, links)}
 <header>
