@@ -213,17 +213,24 @@ export async function forkRun(options: ForkRunOptions): Promise<ForkResult> {
   const forkedFrom: RunOrigin = { run_id: source.paths.runId, work_dir: source.paths.workDir, iteration: options.at };
   let rebuild: ReplayResult | undefined;
   if (options.at > 0) {
+    const rebuildId = createRunId();
+    const { onLog } = options;
+    const through = options.at === 1 ? 'iteration 1' : `iterations 1..${options.at}`;
+    onLog?.(`rebuilding the fork's workspace: replaying ${through} of run ${source.paths.runId} in ${workDir}`);
     rebuild = await replayRun({
       source,
       agent,
       into: workDir,
+      runId: rebuildId,
       tools: 'live',
       through: options.at,
       ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.onLog ? { onLog: options.onLog } : {}),
+      // The rebuild stops after iteration N by design, not at a budget: its end is said below, once checked.
+      ...(onLog ? { onLog: (line: string) => (line.startsWith(`run ${rebuildId} ended: `) ? undefined : onLog(line)) } : {}),
       ...(options.toolEnv ? { toolEnv: options.toolEnv } : {}),
       ...(options.environment ? { environment: options.environment } : {}),
     });
+    if (rebuild.identical) onLog?.(`rebuilt: ${through} replayed as recorded (replay run ${rebuildId})`);
     if (!rebuild.identical) {
       const divergence = rebuild.divergence;
       throw new SystemError(
