@@ -247,19 +247,6 @@ describe('delta fork', () => {
     expect(outOfRange.stderr).toContain('has 5 iterations; it cannot be forked at 9');
   });
 
-  it('says it rebuilds the workspace and that the rebuild replayed as recorded, never that a run ended at its iteration budget', async () => {
-    const { work, runId } = await recordedRun();
-    const live = await server([{ content: 'Done differently.' }]);
-    const into = join(await createTempDir('fork-'), 'ws');
-    const fork = await runDelta(['fork', '-w', work, '--at', '2', '--into', into], { env: { DELTA_BASE_URL: live.baseUrl } });
-    expect(fork.exitCode, fork.stderr).toBe(0);
-    expect(fork.stderr).toContain(`rebuilding the fork's workspace: replaying iterations 1..2 of run ${runId} in ${into}\n`);
-    expect(fork.stderr).toMatch(/\nrebuilt: iterations 1\.\.2 replayed as recorded \(replay run \S+\)\n/);
-    expect(fork.stderr).not.toContain('INTERRUPTED (reached the iteration budget');
-    expect(fork.stderr).not.toContain('--max-iterations');
-    expect(fork.stderr).toContain(`Forked run ${runId} after iteration 2`);
-  });
-
   it('at 0: only the task is kept, the workspace starts empty, and the run goes on live from the first model call', async () => {
     const { work, runId } = await recordedRun();
     const live = await server([{ content: 'Fresh start.' }]);
