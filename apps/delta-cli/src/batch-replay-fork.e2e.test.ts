@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readLatestRunId, readMetadata, runPaths } from '@delta/journal';
 import {
@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runDelta } from './test-support.js';
 
 // Batch runs whose task ships `files:` or a `workspace:` directory, replayed and forked with no option:
-// each rebuilds its task's start state in a place of its own, which `delta list --agent` keeps apart.
+// each rebuilds its task's start state in a place of its own under OUT/.batch, never in the agent's directory.
 
 function lastUser(request: RecordedRequest): string {
   const messages = (request.body as { messages: { role: string; content: unknown }[] }).messages;
@@ -67,7 +67,7 @@ async function batchWithStartStates(): Promise<{ agent: string; out: string; sou
 }
 
 describe('delta replay and delta fork on a batch run', () => {
-  it('replay of a run whose task has files: or workspace: is identical, in <agent>/replays, even after the workspace directory changed', async () => {
+  it('replay of a run whose task has files: or workspace: is identical, in OUT/.batch/replays, even after the workspace directory changed', async () => {
     const { agent, out, source, env } = await batchWithStartStates();
     // The task's directory changes after the batch: the replay starts from what the run started from.
     writeFileSync(join(source, 'data', 'input.txt'), 'edited later\n');
@@ -80,50 +80,40 @@ describe('delta replay and delta fork on a batch run', () => {
       expect(replay.stdout).toContain("start state: the same as the recorded run's");
       expect(replay.stdout).toContain('identical: 2 model calls');
       expect(replay.exitCode).toBe(0);
-      const place = join(agent, 'replays', `R00${index}`);
+      const place = join(out, '.batch', 'replays', `R00${index}`);
       expect(replay.stdout).toContain(`in ${place} (COMPLETED)`);
       expect(readMetadata(runPaths(place, readLatestRunId(place)!).metadata).replay_of?.run_id).toBe('run-1');
     }
-    expect(readFileSync(join(agent, 'replays', 'R002', 'data', 'input.txt'), 'utf8')).toBe('from the workspace directory\n');
-    expect(existsSync(join(agent, 'workspaces'))).toBe(false);
+    expect(readFileSync(join(out, '.batch', 'replays', 'R002', 'data', 'input.txt'), 'utf8')).toBe('from the workspace directory\n');
+    // Nothing of the batch's replays goes into the agent's directory.
+    expect(readdirSync(agent).filter((name) => ['replays', 'forks', 'workspaces'].includes(name))).toEqual([]);
   });
 
-  it('fork --at 1 goes on live from the rebuilt start state, in <agent>/forks, and delta list --agent keeps both apart', async () => {
+  it('fork --at 1 goes on live from the rebuilt start state, in OUT/.batch/forks, and delta list -w lists what each holds', async () => {
     const { agent, out, env } = await batchWithStartStates();
     for (const [task, index, said] of [
       ['t-files', 1, 'from the files field'],
       ['t-ws', 2, 'from the workspace directory'],
     ] as const) {
       const fork = await runDelta(['fork', '-w', join(out, task, 'fake-model', '1'), '--at', '1', '-q'], { env });
-      expect(fork.stderr).toContain(`in ${join(agent, 'forks', `F00${index}`)}`);
+      expect(fork.stderr).toContain(`in ${join(out, '.batch', 'forks', `F00${index}`)}`);
       expect(fork.exitCode).toBe(0);
       expect(fork.stdout.trim()).toBe(`It says: ${said}`);
     }
     const replay = await runDelta(['replay', '-w', join(out, 't-files', 'fake-model', '1'), '-q'], { env });
     expect(replay.exitCode).toBe(0);
-    expect(readdirSync(agent)).toEqual(expect.arrayContaining(['forks', 'replays']));
-    expect(existsSync(join(agent, 'workspaces'))).toBe(false);
+    expect(readdirSync(join(out, '.batch'))).toEqual(expect.arrayContaining(['forks', 'replays']));
+    expect(readdirSync(agent).filter((name) => ['replays', 'forks', 'workspaces'].includes(name))).toEqual([]);
 
     const ordinary = await runDelta(['list', '--agent', agent], { env });
     expect(ordinary.exitCode).toBe(0);
     expect(ordinary.stdout).not.toMatch(/COMPLETED|FAILED|INTERRUPTED/);
-    expect(ordinary.stderr).toContain('5 replay or fork runs are kept apart and not listed; --kind all lists them too');
 
-    const apart = await runDelta(['list', '--agent', agent, '--kind', 'replay,fork'], { env });
-    expect(apart.exitCode).toBe(0);
-    const lines = apart.stdout.split('\n');
-    expect(lines[0]).toMatch(/^RUN ID\s+KIND\s+WORKSPACE\s+STATUS/);
-    expect(lines.filter((line) => /fork of run-1 @1\s+forks\/F00[12]\s+COMPLETED/.test(line))).toHaveLength(2);
-    expect(lines.filter((line) => /replay of run-1\s+replays\/R001\s+COMPLETED/.test(line))).toHaveLength(1);
-    // Each fork's workspace also holds the replay that rebuilt it (through iteration 1).
-    expect(lines.filter((line) => /replay of run-1\s+forks\/F00[12]\s/.test(line))).toHaveLength(2);
-    const json = await runDelta(['list', '--agent', agent, '--kind', 'all', '--json'], { env });
-    const kinds = json.stdout
-      .trim()
-      .split('\n')
-      .map((line) => (JSON.parse(line) as { kind: string }).kind)
-      .sort();
-    expect(kinds).toEqual(['fork', 'fork', 'replay', 'replay', 'replay']);
+    const forked = await runDelta(['list', '-w', join(out, '.batch', 'forks', 'F001')], { env });
+    expect(forked.exitCode).toBe(0);
+    // The fork's workspace also holds the replay that rebuilt it (through iteration 1).
+    expect(forked.stdout).toMatch(/fork of run-1 @1 +COMPLETED/);
+    expect(forked.stdout).toMatch(/replay of run-1 +INTERRUPTED +1\/1 /);
   });
 
   it("fork goes on with the run's own model (--model of the batch), on the run's own endpoint", async () => {
@@ -143,7 +133,7 @@ describe('delta replay and delta fork on a batch run', () => {
     const live = llm.requests.slice(before);
     expect(live.map((request) => (request.body as { model: string }).model)).toEqual(['other-model']);
 
-    expect(readdirSync(join(agent, 'forks'))).toEqual(['F001']);
+    expect(readdirSync(join(out, '.batch', 'forks'))).toEqual(['F001']);
   });
 
   it('outside a batch, a run whose workspace held files: the fork is refused with a hint naming --into, and replay says it too', async () => {

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { cleanupTempDirs, runProcess } from '@delta/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DELTA_BIN, runDelta } from './test-support.js';
@@ -33,8 +34,30 @@ describe('delta batch', () => {
     const regrade = await runDelta(['grade', out, '--grader', 'echo \'{"score": 0.25}\'']);
     expect(regrade.exitCode).toBe(0);
     expect(regrade.stdout).toContain('3 runs graded.');
+    // The batch's own grader stays the report's default; --grader (on report and view) picks the other.
     const after = JSON.parse((await runDelta(['report', out, '--json'])).stdout);
-    expect(after.by_model[0]).toMatchObject({ metric: 'mean_score', score: { mean: 0.25 } });
+    expect(after).toMatchObject({ grader: { command: grader }, grader_choice: 'batch' });
+    expect(after.by_model[0]).toMatchObject({ metric: 'pass_rate', score: { mean: 2 / 3 } });
+    const other = after.graders.find((summary: { command: string }) => summary.command !== grader).hash as string;
+    const picked = JSON.parse((await runDelta(['report', out, '--json', '--grader', other])).stdout);
+    expect(picked.by_model[0]).toMatchObject({ metric: 'mean_score', score: { mean: 0.25 } });
+
+    const ownPage = readFileSync((await runDelta(['view', out])).stdout.trim(), 'utf8');
+    expect(ownPage).toContain(`<table id="matrix" class="matrix" data-grader="${after.grader.hash}">`);
+    const view = await runDelta(['view', out, '--grader', other.slice(0, 6)]);
+    expect(view.exitCode, view.stderr).toBe(0);
+    const page = readFileSync(view.stdout.trim(), 'utf8');
+    // Every figure names the grader its scores come from: the matrix, the bars, the per-model summary.
+    expect(page.match(/data-grader="([0-9a-f]*)"/g)).toEqual([
+      `data-grader="${other}"`,
+      `data-grader="${other}"`,
+      `data-grader="${other}"`,
+    ]);
+    expect(page).toContain(`mean score per task and model, grader <code title="echo &#39;{&quot;score&quot;: 0.25}&#39;">${other}</code>`);
+    expect(page).toContain('(picked with --grader;');
+    const unknown = await runDelta(['view', out, '--grader', 'ffffff']);
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.stderr).toContain('No run of the batch');
   });
 
   it.skipIf(spawnSync('sh', ['-c', 'command -v script']).status !== 0)(

@@ -1,5 +1,5 @@
 import type { RunDiff } from '@delta/engine';
-import { diffAgentLine } from './inspect/agent-version.js';
+import { diffAgentLine, diffSettingsLine } from './inspect/agent-version.js';
 
 export interface DiffFlags {
   json?: boolean;
@@ -28,6 +28,7 @@ export async function diffCommand(runA: string, runB: string, flags: DiffFlags):
   const write = (text: string) => process.stdout.write(text);
   write(`A: run ${a.paths.runId} (${a.paths.workDir})\nB: run ${b.paths.runId} (${b.paths.workDir})\n`);
   write(`${diffAgentLine(diff.agentChanges, engine)}\n`);
+  write(`${diffSettingsLine(diff.settingsChanges)}\n`);
   if (diff.first) {
     write(`first divergence: ${diff.first.summary}\n`);
     if (diff.first.diff !== '') write(`${diff.first.diff}\n(- A, + B)\n`);

@@ -1,4 +1,5 @@
 import { withEngineSession } from './engine-session.js';
+import { keptVersionLine } from './inspect/agent-version.js';
 import { baseUrlFlag, configOverrides, type OverrideFlags } from './override-flags.js';
 import { reportOutcome } from './report-outcome.js';
 import { parseOutputFormat } from './result/output-format.js';
@@ -42,8 +43,8 @@ export async function forkCommand(flags: ForkFlags): Promise<number> {
   const overrides = configOverrides(flags);
   const baseUrl = baseUrlFlag(flags);
   const engine = await import('@delta/engine');
-  // A batch run started from its task's files: the fork's own workspace starts from them too.
-  const startState = flags.into === undefined ? (await import('@delta/experiments')).batchRunStartState(flags.workDir ?? '.') : undefined;
+  // A batch run: the agent version it used (kept by the batch), and without --into its task's start state, under OUT.
+  const batch = (await import('@delta/experiments')).batchRunOrigin(flags.workDir ?? '.');
   return withEngineSession(
     flags.interactive === true,
     async (session) => {
@@ -55,11 +56,13 @@ export async function forkCommand(flags: ForkFlags): Promise<number> {
         overrides,
         ...(flags.agent === undefined ? {} : { agentHome: String(flags.agent) }),
         ...(flags.into === undefined ? {} : { into: String(flags.into) }),
-        ...(startState ? { prepareWorkspace: startState } : {}),
+        ...(batch ? { agentVersions: batch.agentVersions } : {}),
+        ...(batch && flags.into === undefined ? { originBase: batch.originBase, prepareWorkspace: batch.prepareWorkspace } : {}),
         ...(flags.message === undefined ? {} : { message: String(flags.message) }),
         ...limits,
       });
       process.stderr.write(`Forked run ${result.forkedFrom.run_id} after iteration ${at}: run ${result.runId} in ${result.workDir}\n`);
+      if (result.keptAgentHome !== undefined) process.stderr.write(`${keptVersionLine(result.keptAgentHome)}\n`);
       return reportOutcome(result, flags.verbose === true, { json: flags.json === true, format });
     },
     flags,

@@ -74,6 +74,9 @@ describe('huge responses', () => {
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain(`The model endpoint ${server.baseUrl}/chat/completions sent a response larger than the 1 MiB limit`);
     expect(result.stderr).toContain('Raise llm.max_response_bytes in agent.yaml');
+    // One way forward: the same request again once the cap is raised, with no new message.
+    expect(result.stderr).toContain(`Then \`delta continue -w ${work}\` sends the same request again.`);
+    expect(result.stderr).not.toContain('Retry it with');
     expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(server.requests).toHaveLength(1);
     const journal = readJournal(join(latestRunDir(work)!, 'journal.jsonl'));

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { join } from 'node:path';
 import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type RecordedRequest } from '@delta/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
+import { graderHash } from '@delta/experiments';
 import { runDelta } from './test-support.js';
 
 // --grader model:NAME: a model of the batch's models file judges each completed run. The judge is a
@@ -124,8 +125,24 @@ describe('delta batch --grader model:NAME', () => {
       expect(request).toContain("The agent's final answer:\\nIt is 4.");
       expect(existsSync(grade.details.judge.response)).toBe(true);
 
+      // The judge's tokens and cost are totalled apart from the agent's: in the report, its --json and the page.
       const report = await runDelta(['report', out]);
       expect(report.stdout).toContain('model:judge');
+      expect(report.stdout).toContain(
+        "Judging, apart from the agent's tokens and cost above:\n  grader 2a5e5e3b7c9f (model:judge): 400 tokens in · 40 out · cost 0.0006 USD (2 runs judged)\n".replace(
+          '2a5e5e3b7c9f',
+          graderHash('model:judge'),
+        ),
+      );
+      const json = JSON.parse((await runDelta(['report', out, '--json'])).stdout);
+      expect(json.grader).toMatchObject({
+        command: 'model:judge',
+        usage: { runs: 2, input_tokens: 400, output_tokens: 40, cost: 0.0006, currency: 'USD' },
+      });
+      // The agent's model has no pricing: its runs have no cost, whatever the judge's.
+      expect(json.by_model[0]).toMatchObject({ name: 'worker', cost: null });
+      const page = readFileSync((await runDelta(['view', out])).stdout.trim(), 'utf8');
+      expect(page).toContain('apart from the runs: tokens 400 in · 40 out · cost 0.0006 USD (2 runs judged)</p>');
       // A command grader gets none of the models file's keys either (it runs outside the sandbox).
       const seen = join(directory, 'grader-env.txt');
       const regrade = await runDelta(['grade', out, '--grader', `env > ${seen}; echo '{"score": 1}'`], { env });

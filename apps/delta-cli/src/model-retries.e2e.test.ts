@@ -141,4 +141,18 @@ describe('retries of model requests', () => {
     }
     expect(server.requests).toHaveLength(0);
   });
+
+  it('after a transient failure gives one way forward, delta continue -w W (no -m), which sends the same request again', async () => {
+    const { agent, work, env } = await setUp([{ error: { status: 503, message: 'overloaded' } }, { content: 'Back again.' }], 0);
+    const failed = await runDelta(['run', '--agent', agent, '-m', 'hi', '-w', work], { env });
+    expect(failed.exitCode).toBe(1);
+    expect(failed.stderr).toContain(`Hint: Once it works again, \`delta continue -w ${work}\` sends the same request again.\n`);
+    // Nothing says a new message is needed, nor a placeholder for the workspace.
+    expect(failed.stderr).not.toContain('Retry it with');
+    expect(failed.stderr).not.toContain(' -m ');
+    expect(failed.stderr).not.toContain('<workspace>');
+    const resumed = await runDelta(['continue', '-w', work], { env });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toBe('Back again.\n');
+  });
 });

@@ -1,6 +1,7 @@
 import type { ReplayResult } from '@delta/engine';
 import { withEngineSession } from './engine-session.js';
-import { replayAgentLine } from './inspect/agent-version.js';
+import { keptVersionLine, replayAgentLine } from './inspect/agent-version.js';
+import { ignorePatterns } from './replay-flags.js';
 import { parseRunIdFlag } from './run-id-flag.js';
 import { usageError } from './usage-error.js';
 import type { RunLocation } from './inspect/locate-run.js';
@@ -11,6 +12,8 @@ export interface ReplayFlags extends RunLocation {
   tools?: string;
   json?: boolean;
   quiet?: boolean;
+  ignore?: string | readonly string[];
+  keepGoing?: boolean;
 }
 
 function parseTools(value: string | undefined): 'live' | 'recorded' {
@@ -35,10 +38,12 @@ export function replayObject(result: ReplayResult): Record<string, unknown> {
   return {
     identical: result.identical,
     divergence: result.divergence ?? null,
+    divergences: result.divergences,
     iterations: result.iterations,
     tools: result.tools,
     start_state: result.startState ?? null,
     agent_changes: result.agentChanges ?? null,
+    kept_agent: result.keptAgentHome ?? null,
     source: { work_dir: result.source.workDir, run_id: result.source.runId },
     replay: { work_dir: result.replay.workDir, run_id: result.replay.runId, status: result.replay.status },
   };
@@ -48,22 +53,26 @@ export function replayObject(result: ReplayResult): Record<string, unknown> {
 export async function replayCommand(flags: ReplayFlags): Promise<number> {
   const tools = parseTools(flags.tools === undefined ? undefined : String(flags.tools));
   const runId = flags.runId === undefined ? undefined : parseRunIdFlag(flags.runId);
+  const ignore = ignorePatterns(flags.ignore);
   const engine = await import('@delta/engine');
   const source = engine.openRecordedRun(flags.workDir ?? '.', runId);
-  // A batch run started from its task's files: the replay's own workspace starts from them too.
-  const startState = flags.into === undefined ? (await import('@delta/experiments')).batchRunStartState(source.paths.workDir) : undefined;
+  // A batch run: the agent version it used (kept by the batch), and without --into its task's start state, under OUT.
+  const batch = (await import('@delta/experiments')).batchRunOrigin(source.paths.workDir);
   const result = await withEngineSession(
     false,
     (session) =>
       engine.replayRun({
         source,
         tools,
+        ignore,
+        keepGoing: flags.keepGoing === true,
         ...(flags.agent === undefined ? {} : { agentHome: String(flags.agent) }),
         signal: session.signal,
         toolEnv: session.toolEnv,
         onLog: session.onLog,
         ...(flags.into === undefined ? {} : { into: String(flags.into) }),
-        ...(startState ? { prepareWorkspace: startState } : {}),
+        ...(batch ? { agentVersions: batch.agentVersions } : {}),
+        ...(batch && flags.into === undefined ? { originBase: batch.originBase, prepareWorkspace: batch.prepareWorkspace } : {}),
       }),
     { quiet: flags.quiet === true || flags.json === true },
   );
@@ -76,11 +85,20 @@ export async function replayCommand(flags: ReplayFlags): Promise<number> {
     if (result.startState && !result.startState.same && flags.into === undefined)
       write('  (to start as the recorded run did, prepare a directory as its workspace was and pass it with --into DIR)\n');
     write(`${replayAgentLine(result.agentChanges, engine)}\n`);
+    if (result.keptAgentHome !== undefined) write(`${keptVersionLine(result.keptAgentHome)}\n`);
     write(`replay run: ${result.replay.runId} in ${result.replay.workDir} (${result.replay.status})\n`);
     if (result.identical) {
       write(
-        `identical: ${result.iterations} model call${result.iterations === 1 ? '' : 's'}, every request${result.tools === 'live' ? ' and tool result' : ''} as recorded\n`,
+        `identical: ${result.iterations} model call${result.iterations === 1 ? '' : 's'}, every request${result.tools === 'live' ? ' and tool result' : ''} as recorded${ignore.length > 0 ? ` (text matching --ignore left out)` : ''}\n`,
       );
+    } else if (result.divergence && flags.keepGoing === true) {
+      const count = result.divergences.length;
+      write(`diverged in ${count} place${count === 1 ? '' : 's'} (--keep-going: every divergence, each after the ones before it):\n`);
+      for (const [index, divergence] of result.divergences.entries()) {
+        write(`${index + 1}. ${divergence.summary}\n`);
+        if (divergence.diff !== '') write(`${divergence.diff}\n`);
+      }
+      write('(- recorded, + replay)\n');
     } else if (result.divergence) {
       write(`diverged at ${result.divergence.summary}\n`);
       if (result.divergence.diff !== '') write(`${result.divergence.diff}\n(- recorded, + replay)\n`);

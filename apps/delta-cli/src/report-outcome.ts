@@ -1,6 +1,7 @@
 import { relative } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { RunResult } from '@delta/engine';
+import { DeltaError } from '@delta/errors';
 import { readLatestRunId } from '@delta/journal';
 import { reportError } from './report-error.js';
 import type { OutputFormat } from './result/output-format.js';
@@ -26,6 +27,13 @@ function continueCommandFor(result: RunResult): string {
   return `delta continue -w ${result.workDir}${latest === result.runId ? '' : ` --run-id ${result.runId}`}`;
 }
 
+/** A copy of the error with another hint (the error itself is left as it is). */
+function withHint(error: DeltaError, hint: string): DeltaError {
+  const copy = Object.create(Object.getPrototypeOf(error), Object.getOwnPropertyDescriptors(error)) as DeltaError;
+  Object.defineProperty(copy, 'hint', { value: hint, enumerable: true });
+  return copy;
+}
+
 /**
  * Tells the person what happened: the result on stdout (see writeResult), everything else on stderr;
  * returns the exit code.
@@ -37,9 +45,23 @@ export function reportOutcome(result: RunResult, verbose: boolean, output: { jso
     case 'COMPLETED':
       break;
     case 'FAILED':
-      reportError(result.error ?? result.reason, verbose, write);
-      write(`The run is recorded in ${result.paths.runDir}\n`);
-      write(`Retry it with: ${continueCommandFor(result)} -m "<what to do differently>"\n`);
+      if (result.resumable) {
+        // The endpoint failed, not the conversation: one way forward, the same request again, with no new message.
+        const command = `\`${continueCommandFor(result)}\``;
+        const error = result.error;
+        const own = DeltaError.isInstance(error) ? (error.hint ?? '') : '';
+        // The engine's hint names no workspace (`delta continue -w <workspace>`): this one does, and only once.
+        const hint = own.includes('`delta continue -w <workspace>`')
+          ? own.replace('`delta continue -w <workspace>`', command)
+          : `${own}${own === '' ? 'Once it works again, ' : ' Then '}${command} sends the same request again.`;
+        reportError(DeltaError.isInstance(error) ? withHint(error, hint) : (error ?? result.reason), verbose, write);
+        if (!DeltaError.isInstance(error)) write(`${hint}\n`);
+        write(`The run is recorded in ${result.paths.runDir}\n`);
+      } else {
+        reportError(result.error ?? result.reason, verbose, write);
+        write(`The run is recorded in ${result.paths.runDir}\n`);
+        write(`Retry it with: ${continueCommandFor(result)} -m "<what to do differently>"\n`);
+      }
       break;
     case 'INTERRUPTED':
       write(`Run ${result.runId} stopped: ${result.reason}.\nResume it with: ${continueCommandFor(result)}\n`);

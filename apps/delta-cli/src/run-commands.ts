@@ -78,14 +78,23 @@ export function registerReplayCommands(cli: CAC): void {
     .option('--run-id <id>', 'The run to replay (default: the latest)')
     .option(
       '--into <dir>',
-      "The replay's workspace, prepared by you (default: a new <agent>/replays/R00N; a batch run's task start state is restored there)",
+      "The replay's workspace, prepared by you (default: a new <agent>/replays/R00N; for a batch run OUT/.batch/replays/R00N, its task start state restored)",
     )
     .option('--tools <mode>', 'live (default): run the tools again; recorded: serve their recorded results, run nothing')
-    .option('--agent <dir>', 'The agent directory (default: the one the run recorded; give it for a copied or cloned recording)')
+    .option(
+      '--ignore <regex>',
+      'Volatile text (a timestamp, a temporary path) to leave out of the comparison of tool results and requests (repeatable)',
+    )
+    .option('--keep-going', 'Go on past a divergence and report every one, not only the first')
+    .option(
+      '--agent <dir>',
+      "The agent directory, used as it is (default: the one the run recorded, or a batch's kept copy of the run's version when it was edited since)",
+    )
     .option('--json', 'Print one JSON object with the result')
     .option('-q, --quiet', 'No progress output')
     .example('delta replay -w examples/hello-world/recorded --agent examples/hello-world')
     .example('delta replay -w ws --tools recorded --json | jq .divergence')
+    .example("delta replay -w ws --ignore '\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z' --ignore '/tmp/tmp\\.\\w+' --keep-going")
     .action(async (flags) => (await import('./replay-command.js')).replayCommand(flags));
 
   cli
@@ -96,7 +105,7 @@ export function registerReplayCommands(cli: CAC): void {
     .option('--agent <dir>', 'The agent directory (default: the one the run recorded)')
     .option(
       '--into <dir>',
-      "The fork's workspace, prepared by you (default: a new <agent>/forks/F00N; a batch run's task start state is restored there)",
+      "The fork's workspace, prepared by you (default: a new <agent>/forks/F00N; for a batch run OUT/.batch/forks/F00N, its task start state restored)",
     )
     .option('-m, --message <text>', "A new message before the model's next turn")
     .option('--model <name>', 'Go on with this model instead of agent.yaml llm.model')

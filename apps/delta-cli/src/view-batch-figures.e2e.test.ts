@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { cleanupTempDirs, createTempAgent, createTempDir, type FakeLlm, startFakeLlm, modelEnv } from '@delta/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromium, chromiumUnavailable, runChromium, warnIfChromiumSkipped } from './headless-chromium.test-support.js';
@@ -10,6 +10,39 @@ import { runDelta } from './test-support.js';
 warnIfChromiumSkipped('the delta view (batch figures) browser test');
 
 const dumpDom = (url: string) => runChromium(['--virtual-time-budget=5000', '--dump-dom', url]);
+
+interface Box {
+  left: number;
+  right: number;
+  width: number;
+}
+
+/**
+ * Where the page's parts are drawn in a window `width` pixels wide: a copy of the page with a measuring
+ * script of the test's own (run under the page's nonce), its answer read back from the DOM Chromium dumps.
+ */
+function layoutAt(width: number): Record<string, Box | null> & { viewport: number } {
+  const nonce = /<script nonce="([^"]+)">/.exec(html)![1]!;
+  const measure = `<script nonce="${nonce}">(function () {
+    function box(selector, content) {
+      var element = document.querySelector(selector);
+      if (!element) return null;
+      var rect = element.getBoundingClientRect(), style = getComputedStyle(element);
+      var inset = content ? [parseFloat(style.paddingLeft), parseFloat(style.paddingRight)] : [0, 0];
+      return { left: rect.left + inset[0], right: rect.right - inset[1], width: rect.width - inset[0] - inset[1] };
+    }
+    document.body.setAttribute('data-layout', JSON.stringify({
+      viewport: document.documentElement.clientWidth,
+      header: box('header', false), column: box('header', true), matrix: box('#matrix'), bars: box('#score-bars'),
+      charts: box('.charts', true), scatter: box('#cost-score'), failed: box('#failed', true), table: box('#runs'),
+    }));
+  })();</script>`;
+  const copy = join(dirname(page), `layout-${width}.html`);
+  writeFileSync(copy, html.replace('</body>', `${measure}\n</body>`));
+  const dom = runChromium([`--window-size=${width},1000`, '--virtual-time-budget=5000', '--dump-dom', `file://${copy}`]);
+  const attribute = /data-layout="([^"]*)"/.exec(dom)![1]!;
+  return JSON.parse(attribute.replaceAll('&quot;', '"').replaceAll('&amp;', '&'));
+}
 
 let llm: FakeLlm;
 let page: string;
@@ -90,6 +123,27 @@ describe('delta view OUT: the figures', () => {
 
       // A cell's link shows that cell's runs alone.
       expect(dumpDom(`file://${page}#task=task-2&model=m-b`)).toMatch(/<body[^>]*data-visible-runs="1"[^>]*data-order="run-3"/);
+    },
+  );
+
+  it.skipIf(!chromium && chromiumUnavailable)(
+    "keeps the heatmap and charts in the page's centred column, the cost chart as wide as its place, at 1400 and 1920 px",
+    () => {
+      for (const width of [1400, 1920]) {
+        const layout = layoutAt(width);
+        const { header, column, charts, scatter } = layout;
+        // The column is centred: as much room on its left as on its right.
+        expect(Math.abs(header!.left - (layout.viewport - header!.right)), `at ${width} px`).toBeLessThanOrEqual(1);
+        for (const part of ['matrix', 'bars', 'scatter', 'failed', 'table'] as const) {
+          const box = layout[part]!;
+          expect(box, `${part} at ${width} px`).not.toBeNull();
+          expect(box.left, `${part}'s left at ${width} px`).toBeGreaterThanOrEqual(column!.left - 0.5);
+          expect(box.right, `${part}'s right at ${width} px`).toBeLessThanOrEqual(column!.right + 0.5);
+        }
+        // The cost chart takes the width of the charts' column, not a fixed 480 px.
+        expect(scatter!.width, `at ${width} px`).toBeGreaterThanOrEqual(charts!.width - 1);
+        expect(scatter!.width, `at ${width} px`).toBeGreaterThan(520);
+      }
     },
   );
 });

@@ -8,6 +8,8 @@ import { usageError } from './usage-error.js';
 export interface ViewFlags extends RunLocation {
   output?: string;
   stdout?: boolean;
+  /** A batch's page: whose scores it shows (default: the batch's own grader). */
+  grader?: string | boolean;
 }
 
 /** `delta view OUT` writes a batch's page (see write-batch-view.ts). `delta view`: writes one self-contained HTML page of a run (default: `<run>/view.html`) and prints its path, or prints the page with --stdout. */
@@ -24,10 +26,18 @@ export async function viewCommand(directory: string | undefined, flags: ViewFlag
         `${directory} is a batch: --run-id names a run of a workspace.`,
         `Use \`delta view -w <run workspace> --run-id ID\` for one run's page.`,
       );
+    if (flags.grader !== undefined && (typeof flags.grader !== 'string' || flags.grader.trim() === ''))
+      throw usageError('--grader is empty.', `Give the hash or command of a grader that delta report ${directory} lists.`);
     const { writeBatchView } = await import('./view/write-batch-view.js');
-    process.stdout.write(`${await writeBatchView(directory, flags.output === undefined ? undefined : String(flags.output))}\n`);
+    const output = flags.output === undefined ? undefined : String(flags.output);
+    process.stdout.write(`${await writeBatchView(directory, output, typeof flags.grader === 'string' ? flags.grader : undefined)}\n`);
     return 0;
   }
+  if (flags.grader !== undefined)
+    throw usageError(
+      '--grader picks the scores of a batch page; a run has no grader.',
+      'Use `delta view OUT --grader HASH` with a batch directory.',
+    );
   // A directory that is not a batch is a workspace, as with -w.
   if (directory !== undefined) flags = { ...flags, workDir: directory };
   const paths = locateRun(flags);

@@ -1,5 +1,6 @@
 import type { ActionResultEvent, AgentFingerprint, JournalEvent, ThoughtEvent } from '@delta/journal';
 import { compareFingerprints, type FingerprintChanges } from './fingerprint-changes.js';
+import { compareRunSettings, type SettingChange } from './run-settings-diff.js';
 import { shortDiff } from './short-diff.js';
 
 /** One iteration of a run, as diff compares it. */
@@ -35,6 +36,12 @@ export interface RunDiff {
    * absent when either run's engine did not record one. Not counted in `same`.
    */
   agentChanges?: FingerprintChanges;
+  /**
+   * The settings the two runs were started with where they differ: model, endpoint, `llm:` parameters and
+   * prices, iteration budget (empty when the same); absent when either run's engine did not record them.
+   * Not counted in `same`.
+   */
+  settingsChanges?: SettingChange[];
 }
 
 function fingerprintOfRun(events: readonly JournalEvent[]): AgentFingerprint | undefined {
@@ -134,6 +141,7 @@ export function diffRuns(a: readonly JournalEvent[], b: readonly JournalEvent[])
   const first = differences.find((difference) => difference.what !== 'tokens');
   const agentA = fingerprintOfRun(a);
   const agentB = fingerprintOfRun(b);
+  const settingsChanges = compareRunSettings(a, b);
   return {
     same: first === undefined,
     iterations: { a: left.length, b: right.length },
@@ -141,5 +149,6 @@ export function diffRuns(a: readonly JournalEvent[], b: readonly JournalEvent[])
     differences,
     sameIterations,
     ...(agentA && agentB ? { agentChanges: compareFingerprints(agentA, agentB) } : {}),
+    ...(settingsChanges ? { settingsChanges } : {}),
   };
 }

@@ -115,6 +115,10 @@ export function finishRun(context: RunContext, outcome: RunOutcome): RunOutcome 
   };
   if (outcome.status === 'FAILED') {
     const error = outcome.error;
+    // The endpoint or the network failed, not the conversation: a plain `delta continue` sends the same request again.
+    // So for an answer over llm.max_response_bytes (not retried: it would come as large again), once the cap is raised.
+    const transient = attemptFailure(error).transient || (DeltaError.isInstance(error) && error.code === 'MODEL_RESPONSE_TOO_LARGE');
+    if (transient) ended = { ...ended, resumable: true };
     try {
       record(context, {
         type: 'ERROR',
@@ -122,11 +126,7 @@ export function finishRun(context: RunContext, outcome: RunOutcome): RunOutcome 
         error_message: outcome.reason ?? 'the run failed',
         ...(DeltaError.isInstance(error) ? { error_code: error.code } : {}),
         error_details: errorDetails(error),
-        // The endpoint or the network failed, not the conversation: a plain `delta continue` sends the same request again.
-        // So for an answer over llm.max_response_bytes (not retried: it would come as large again), once the cap is raised.
-        ...(attemptFailure(error).transient || (DeltaError.isInstance(error) && error.code === 'MODEL_RESPONSE_TOO_LARGE')
-          ? { transient: true }
-          : {}),
+        ...(transient ? { transient: true } : {}),
       });
     } catch {
       // The journal is refused: ENGINE_END, shorter, may still fit; the outcome already says what failed.

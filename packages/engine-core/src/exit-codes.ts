@@ -20,4 +20,9 @@ export interface RunOutcome {
   /** Why the run stopped, when the status alone does not say (a budget, a signal, an error). */
   reason?: string;
   error?: unknown;
+  /**
+   * A FAILED run whose failure was the endpoint's or the network's, not the conversation's (the journal's
+   * ERROR says `transient`): a plain `delta continue` (`continueRun` with no message) sends the same request again.
+   */
+  resumable?: true;
 }

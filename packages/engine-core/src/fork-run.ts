@@ -23,7 +23,8 @@ import { continueRun } from './continue-run.js';
 import { ENGINE_VERSION } from './engine-version.js';
 import { loadAgent } from './load-agent.js';
 import { resolveModel } from './open-run.js';
-import { openRecordedRun, recordedAgentHome, recordedOverrides, type RecordedRun } from './recorded-run.js';
+import { type AgentVersions, loadRecordedAgent } from './recorded-agent.js';
+import { openRecordedRun, recordedOverrides, type RecordedRun } from './recorded-run.js';
 import { replayRun, type ReplayResult } from './replay-run.js';
 import type { EngineOptions, RunResult } from './run-options.js';
 import { workspaceManifest } from './workspace-manifest.js';
@@ -33,8 +34,15 @@ export interface ForkRunOptions extends EngineOptions {
   source: { workDir: string; runId?: string };
   /** The fork keeps the recorded run's iterations 1..at (0: only the task) and goes on from there. */
   at: number;
-  /** The fork's workspace, prepared by the caller; by default a fresh `<agent>/forks/F00N` (never among its workspaces). */
+  /** The fork's workspace, prepared by the caller; by default a fresh `<originBase>/forks/F00N` (never among the agent's workspaces). */
   into?: string;
+  /** Where a fresh `forks/F00N` is made without `into` (a batch's runs: `OUT/.batch`); default the agent directory. */
+  originBase?: string;
+  /**
+   * Kept copies of the agent's versions: when the recorded run's agent directory no longer holds the version
+   * the run started with, the fork (its rebuild and its live part) runs the copy of that version.
+   */
+  agentVersions?: AgentVersions;
   /** Fills the fork's workspace before its rebuild, as the recorded run found its own (a batch run's task files). */
   prepareWorkspace?: (workDir: string) => void;
   /** A new user message before the model's next turn. */
@@ -51,6 +59,8 @@ export interface ForkResult extends RunResult {
   forkedFrom: RunOrigin;
   /** The replay that rebuilt the workspace (absent for `at: 0`). */
   rebuild?: ReplayResult;
+  /** The kept copy of the version the run used, when the fork runs it (the agent directory holds another version now). */
+  keptAgentHome?: string;
 }
 
 /** Engine bookkeeping of the recorded run's own invocations: the fork's journal records its own. */
@@ -181,13 +191,17 @@ export async function forkRun(options: ForkRunOptions): Promise<ForkResult> {
   }
   // The rebuild replays the run as it was made: with the overrides it was started with, not the fork's.
   const recorded = recordedOverrides(source);
-  const agent = loadAgent(options.agentHome ?? recordedAgentHome(source), { overrides: recorded });
+  const { agent, kept } = loadRecordedAgent(source, {
+    agentHome: options.agentHome,
+    agentVersions: options.agentVersions,
+    overrides: recorded,
+  });
   // The live part goes on as the run was made (its --model and --set), with the fork's own overrides on top.
   const set = [...(recorded.set ?? []), ...(options.overrides?.set ?? [])];
   const model = options.overrides?.model ?? recorded.model;
   const live: ConfigOverrides = { ...(model === undefined ? {} : { model }), ...(set.length > 0 ? { set } : {}) };
   const created = options.into === undefined;
-  const workDir = created ? createOriginWorkspace(agent.home, 'fork').path : resolve(options.into!);
+  const workDir = created ? createOriginWorkspace(options.originBase ?? agent.home, 'fork').path : resolve(options.into!);
   try {
     // Its model key and endpoint are checked before anything runs: a fork that cannot go on leaves nothing.
     await resolveModel(options, loadAgent(agent.home, { overrides: live }), workDir, source.metadata.model_endpoint);
@@ -199,17 +213,24 @@ export async function forkRun(options: ForkRunOptions): Promise<ForkResult> {
   const forkedFrom: RunOrigin = { run_id: source.paths.runId, work_dir: source.paths.workDir, iteration: options.at };
   let rebuild: ReplayResult | undefined;
   if (options.at > 0) {
+    const rebuildId = createRunId();
+    const { onLog } = options;
+    const through = options.at === 1 ? 'iteration 1' : `iterations 1..${options.at}`;
+    onLog?.(`rebuilding the fork's workspace: replaying ${through} of run ${source.paths.runId} in ${workDir}`);
     rebuild = await replayRun({
       source,
       agent,
       into: workDir,
+      runId: rebuildId,
       tools: 'live',
       through: options.at,
       ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.onLog ? { onLog: options.onLog } : {}),
+      // The rebuild stops after iteration N by design, not at a budget: its end is said below, once checked.
+      ...(onLog ? { onLog: (line: string) => (line.startsWith(`run ${rebuildId} ended: `) ? undefined : onLog(line)) } : {}),
       ...(options.toolEnv ? { toolEnv: options.toolEnv } : {}),
       ...(options.environment ? { environment: options.environment } : {}),
     });
+    if (rebuild.identical) onLog?.(`rebuilt: ${through} replayed as recorded (replay run ${rebuildId})`);
     if (!rebuild.identical) {
       const divergence = rebuild.divergence;
       throw new SystemError(
@@ -223,7 +244,17 @@ export async function forkRun(options: ForkRunOptions): Promise<ForkResult> {
   }
   const runId = options.runId ?? createRunId();
   writeForkRun(source, agent.home, workDir, runId, options.at, forkedFrom);
-  const { source: _source, at: _at, into: _into, runId: _runId, agentHome: _agentHome, prepareWorkspace: _prepare, ...engine } = options;
+  const {
+    source: _source,
+    at: _at,
+    into: _into,
+    runId: _runId,
+    agentHome: _agentHome,
+    prepareWorkspace: _prepare,
+    originBase: _originBase,
+    agentVersions: _agentVersions,
+    ...engine
+  } = options;
   const secretVariables = source.metadata.model_endpoint?.secret_variables;
   const result = await continueRun({
     ...engine,
@@ -233,5 +264,5 @@ export async function forkRun(options: ForkRunOptions): Promise<ForkResult> {
     runId,
     origin: { forked_from: forkedFrom },
   });
-  return { ...result, forkedFrom, ...(rebuild ? { rebuild } : {}) };
+  return { ...result, forkedFrom, ...(rebuild ? { rebuild } : {}), ...(kept ? { keptAgentHome: agent.home } : {}) };
 }

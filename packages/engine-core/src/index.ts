@@ -48,6 +48,7 @@ export { workspaceManifest, compareManifests, MANIFEST_MAX_ENTRIES, MANIFEST_MAX
 export type { ManifestComparison } from './workspace-manifest.js';
 export { openRecordedRun, openRecordedRunAt } from './recorded-run.js';
 export type { RecordedRun } from './recorded-run.js';
+export type { AgentVersions } from './recorded-agent.js';
 export { replayRun } from './replay-run.js';
 export type { ReplayRunOptions, ReplayResult } from './replay-run.js';
 export type { ReplayDivergence } from './replay-check.js';
@@ -55,6 +56,7 @@ export { forkRun } from './fork-run.js';
 export type { ForkRunOptions, ForkResult } from './fork-run.js';
 export { diffRuns } from './diff-runs.js';
 export type { RunDiff } from './diff-runs.js';
+export type { SettingChange } from './run-settings-diff.js';
 export { agentFingerprint } from './agent-fingerprint.js';
 export { compareFingerprints, describeFingerprintChanges, shortFingerprint } from './fingerprint-changes.js';
 export type { FingerprintChanges } from './fingerprint-changes.js';

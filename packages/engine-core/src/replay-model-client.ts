@@ -1,16 +1,38 @@
 import { SystemError } from '@delta/errors';
 import type { ModelClient } from '@delta/model-wire';
 import { recordedResponse, RecordedRequests, type RecordedRun } from './recorded-run.js';
-import { compareRequest, type ReplayDivergence, type ReplayPlaces } from './replay-check.js';
+import { compareRequest, type ReplayDivergence, type ReplayMasks, type ReplayPlaces } from './replay-check.js';
 
-/** What a replay has found so far: how many recorded answers were served, and the first divergence. */
+/** What a replay has found so far: how many recorded answers were served, and where it diverged. */
 export class ReplayCheck {
   served = 0;
+  /** The first divergence. */
   divergence: ReplayDivergence | undefined;
+  /** Every divergence, in order: the first alone unless `keepGoing`. */
+  readonly divergences: ReplayDivergence[] = [];
 
-  /** Keeps the first divergence only: everything after it follows from it. */
+  /**
+   * `keepGoing`: the replay goes on past a divergence (a request that differs still gets its recorded
+   * answer), so that every one is reported; by default it stops at the first, since what follows depends on it.
+   */
+  constructor(
+    readonly masks: ReplayMasks = [],
+    readonly keepGoing = false,
+  ) {}
+
+  /** The tool calls whose results diverged: the requests after them carry those results, already reported. */
+  readonly reportedCalls = new Set<string>();
+
   diverge(divergence: ReplayDivergence): void {
+    if (this.divergence !== undefined && !this.keepGoing) return;
     this.divergence ??= divergence;
+    this.divergences.push(divergence);
+    if (divergence.action) this.reportedCalls.add(divergence.action.id);
+  }
+
+  /** Whether the replay must stop now. */
+  get stopped(): boolean {
+    return this.divergence !== undefined && !this.keepGoing;
   }
 
   /** The error that ends the replay run at its first divergence. */
@@ -36,7 +58,7 @@ export function replayModelClient(source: RecordedRun, places: ReplayPlaces, che
       const sent = options.body ?? Buffer.from(JSON.stringify(payload), 'utf8');
       options.onRequestBody?.(sent);
       const index = check.served;
-      if (check.divergence) throw check.error();
+      if (check.stopped) throw check.error();
       const thought = source.thoughts[index];
       if (thought === undefined) {
         check.diverge({
@@ -47,7 +69,7 @@ export function replayModelClient(source: RecordedRun, places: ReplayPlaces, che
         });
         throw check.error();
       }
-      const difference = compareRequest(requests.read(thought.llm_invocation_ref), sent, places);
+      const difference = compareRequest(requests.read(thought.llm_invocation_ref), sent, places, check.masks, check.reportedCalls);
       if (difference) {
         check.diverge({
           iteration: thought.iteration,
@@ -55,7 +77,7 @@ export function replayModelClient(source: RecordedRun, places: ReplayPlaces, che
           summary: `iteration ${thought.iteration}: ${difference.summary}`,
           diff: difference.diff,
         });
-        throw check.error();
+        if (check.stopped) throw check.error();
       }
       check.served += 1;
       return recordedResponse(source, thought);

@@ -3,8 +3,9 @@ import { createOriginWorkspace, createRunId, type ActionResultEvent, type Journa
 import { agentFingerprint } from './agent-fingerprint.js';
 import { continueRun } from './continue-run.js';
 import { compareFingerprints, type FingerprintChanges } from './fingerprint-changes.js';
-import { loadAgent, type LoadedAgent } from './load-agent.js';
-import { openRecordedRun, recordedAgentHome, recordedOverrides, recordedResults, resultKey, type RecordedRun } from './recorded-run.js';
+import type { LoadedAgent } from './load-agent.js';
+import { type AgentVersions, loadRecordedAgent } from './recorded-agent.js';
+import { openRecordedRun, recordedOverrides, recordedResults, resultKey, type RecordedRun } from './recorded-run.js';
 import { compareResult, type ReplayDivergence, type ReplayPlaces } from './replay-check.js';
 import { ReplayCheck, replayModelClient } from './replay-model-client.js';
 import type { EngineOptions, RunResult } from './run-options.js';
@@ -17,8 +18,15 @@ export interface ReplayRunOptions extends Pick<EngineOptions, 'signal' | 'onEven
   source: { workDir: string; runId?: string } | RecordedRun;
   /** `live` (default): tools run for real in the replay's workspace. `recorded`: no tool runs, the recorded results are served. */
   tools?: 'live' | 'recorded';
-  /** The replay's workspace, prepared by the caller; by default a fresh `<agent>/replays/R00N` (never among its workspaces). */
+  /** The replay's workspace, prepared by the caller; by default a fresh `<originBase>/replays/R00N` (never among the agent's workspaces). */
   into?: string;
+  /** Where a fresh `replays/R00N` is made without `into` (a batch's runs: `OUT/.batch`); default the agent directory. */
+  originBase?: string;
+  /**
+   * Kept copies of the agent's versions (a batch keeps one per version it ran): when the recorded run's agent
+   * directory no longer holds the version the run started with, the replay runs the copy of that version.
+   */
+  agentVersions?: AgentVersions;
   /**
    * Fills the replay's workspace before it starts, as the recorded run found its own (a batch run's task
    * files): called with the workspace's path, before its start state is compared with the recorded one.
@@ -36,12 +44,22 @@ export interface ReplayRunOptions extends Pick<EngineOptions, 'signal' | 'onEven
   runId?: string;
   /** Replay only the first N model calls (a fork rebuilds its workspace this way). */
   through?: number;
+  /**
+   * Volatile text (timestamps, temporary paths) left out of every comparison: each match, in the recorded
+   * and the replayed tool results and in the requests that carry them, counts as the same.
+   */
+  ignore?: readonly RegExp[];
+  /** Go on past a divergence and report every one (`divergences`), instead of stopping at the first. */
+  keepGoing?: boolean;
 }
 
 export interface ReplayResult {
   /** True when every request and tool result equals the recorded one, and the replay made as many calls. */
   identical: boolean;
+  /** The first divergence. */
   divergence?: ReplayDivergence;
+  /** Every divergence found: the first alone, unless `keepGoing`. */
+  divergences: ReplayDivergence[];
   /** How the replay's workspace, as it started, compares with the one the recorded run found (when recorded). */
   startState?: ManifestComparison;
   /**
@@ -49,6 +67,8 @@ export interface ReplayResult {
    * the recorded run's engine did not record its agent's version.
    */
   agentChanges?: FingerprintChanges;
+  /** The kept copy of the version the run used, when the replay ran it (the agent directory holds another version now). */
+  keptAgentHome?: string;
   /** Model calls replayed. */
   iterations: number;
   tools: 'live' | 'recorded';
@@ -80,8 +100,16 @@ function segments(source: RecordedRun, through: number): { message: string; call
 export async function replayRun(options: ReplayRunOptions): Promise<ReplayResult> {
   const source = 'events' in options.source ? options.source : openRecordedRun(options.source.workDir, options.source.runId);
   const tools = options.tools ?? 'live';
-  const agent = options.agent ?? loadAgent(options.agentHome ?? recordedAgentHome(source), { overrides: recordedOverrides(source) });
-  const workDir = options.into === undefined ? createOriginWorkspace(agent.home, 'replay').path : resolve(options.into);
+  const loaded = options.agent
+    ? { agent: options.agent, kept: false }
+    : loadRecordedAgent(source, {
+        agentHome: options.agentHome,
+        agentVersions: options.agentVersions,
+        overrides: recordedOverrides(source),
+      });
+  const { agent } = loaded;
+  const workDir =
+    options.into === undefined ? createOriginWorkspace(options.originBase ?? agent.home, 'replay').path : resolve(options.into);
   options.prepareWorkspace?.(workDir);
   const recordedStart = source.start?.workspace;
   const startState = recordedStart ? compareManifests(recordedStart, workspaceManifest(workDir)) : undefined;
@@ -97,7 +125,11 @@ export async function replayRun(options: ReplayRunOptions): Promise<ReplayResult
     replay: { workDir, runId, agentHome: agent.home },
   };
   const through = Math.min(options.through ?? source.thoughts.length, source.thoughts.length);
-  const check = new ReplayCheck();
+  // Global copies: a mask replaces every match, whatever flags it was given with.
+  const masks = (options.ignore ?? []).map(
+    (pattern) => new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`),
+  );
+  const check = new ReplayCheck(masks, options.keepGoing === true);
   const results = recordedResults(source);
   const replayOf: RunOrigin = { run_id: source.paths.runId, work_dir: source.paths.workDir, tools };
   const onEvent = (event: JournalEvent) => {
@@ -133,10 +165,10 @@ export async function replayRun(options: ReplayRunOptions): Promise<ReplayResult
     maxIterations: Math.max(1, first?.calls ?? 1),
   });
   for (const segment of later) {
-    if (check.divergence || replay.status === 'FAILED' || options.signal?.aborted) break;
+    if (check.stopped || replay.status === 'FAILED' || options.signal?.aborted) break;
     replay = await continueRun({ ...common, agent, workDir, runId, message: segment.message, maxIterations: segment.calls });
   }
-  if (!check.divergence && check.served < through && !options.signal?.aborted) {
+  if (!check.stopped && check.served < through && !options.signal?.aborted) {
     check.diverge({
       iteration: check.served + 1,
       what: 'missing_calls',
@@ -146,7 +178,7 @@ export async function replayRun(options: ReplayRunOptions): Promise<ReplayResult
   }
   // A replay run that FAILED where the recorded one went on (a record refused, a full disk) is no identical replay.
   const recordedFailed = through === source.thoughts.length && source.metadata.status === 'FAILED';
-  if (!check.divergence && !options.signal?.aborted && replay.status === 'FAILED' && !recordedFailed) {
+  if (!check.stopped && !options.signal?.aborted && replay.status === 'FAILED' && !recordedFailed) {
     check.diverge({
       iteration: check.served,
       what: 'status',
@@ -157,8 +189,10 @@ export async function replayRun(options: ReplayRunOptions): Promise<ReplayResult
   return {
     identical: check.divergence === undefined && !options.signal?.aborted,
     ...(check.divergence ? { divergence: check.divergence } : {}),
+    divergences: check.divergences,
     ...(startState ? { startState } : {}),
     ...(agentChanges ? { agentChanges } : {}),
+    ...(loaded.kept ? { keptAgentHome: agent.home } : {}),
     iterations: check.served,
     tools,
     source: { workDir: source.paths.workDir, runId: source.paths.runId },
@@ -177,7 +211,7 @@ function checkResult(check: ReplayCheck, recorded: ActionResultEvent | undefined
     });
     return;
   }
-  const divergence = compareResult(recorded, found, places);
+  const divergence = compareResult(recorded, found, places, check.masks);
   if (divergence) check.diverge(divergence);
 }
 

@@ -1,9 +1,9 @@
 import type { BatchDefinition } from './batch-definition.js';
 import { type BatchRunRow, type CollectOptions, collectBatchRuns } from './collect-runs.js';
 import { taskGroups } from './metadata-groups.js';
-import { comparePaired, type PairedComparison } from './paired-comparison.js';
+import { adjustHolm, comparePaired, type PairedComparison } from './paired-comparison.js';
 import { type ModelTaskMatrix, modelTaskMatrix, modelValues, scoreOf } from './report-matrix.js';
-import type { GraderSummary } from './select-grader.js';
+import type { GraderChoice, GraderSummary } from './select-grader.js';
 import { type Interval, meanInterval, median, wilsonInterval } from './statistics.js';
 
 /** The figures of a group of runs (one model, or one task across models). */
@@ -36,6 +36,8 @@ export interface BatchReport {
   by_task: GroupStatistics[];
   /** The grader whose grades the scores are (null when no run is graded), and every grader that graded a run. */
   grader: GraderSummary | null;
+  /** Why that grader: `asked` (--grader), `batch` (the batch's own), `latest` (the batch's own graded no run). */
+  grader_choice: GraderChoice | null;
   graders: GraderSummary[];
   /** Each model's pass rate or mean score on each task. */
   matrix: ModelTaskMatrix;
@@ -113,18 +115,21 @@ function metadataGroups(out: string, rows: readonly BatchRunRow[], models: reado
   };
 }
 
-/** Every two models of the matrix compared, in the batch's order (the first of a pair is `a`). */
+/**
+ * Every two models of the matrix compared, in the batch's order (the first of a pair is `a`); with more than
+ * two models, each with its Holm-adjusted p-value.
+ */
 export function modelComparisons(matrix: ModelTaskMatrix): PairedComparison[] {
   const comparisons: PairedComparison[] = [];
   for (const [index, a] of matrix.models.entries()) {
     for (const b of matrix.models.slice(index + 1)) comparisons.push(comparePaired(a, b, modelValues(matrix, a), modelValues(matrix, b)));
   }
-  return comparisons;
+  return adjustHolm(comparisons);
 }
 
 /** The report of the batch in OUT: per model, per task across models, the model x task matrix, paired comparisons. */
 export function batchReport(out: string, options: BatchReportOptions = {}): BatchReport {
-  const { definition, rows, grader, graders } = collectBatchRuns(out, options);
+  const { definition, rows, grader, grader_choice, graders } = collectBatchRuns(out, options);
   const models = definition.models.map((model) => model.name);
   const matrix = modelTaskMatrix(rows, models, definition.task_ids);
   return {
@@ -133,6 +138,7 @@ export function batchReport(out: string, options: BatchReportOptions = {}): Batc
     by_model: groupBy(rows, models, 'model'),
     by_task: groupBy(rows, definition.task_ids, 'task'),
     grader,
+    grader_choice,
     graders,
     matrix,
     comparisons: modelComparisons(matrix),

@@ -3,7 +3,7 @@ import type { JournalEvent, RunStatus } from '@delta/journal';
 import type { BatchDefinition } from './batch-definition.js';
 import type { Grade } from './grade-schema.js';
 import { readGrades } from './grade-store.js';
-import { type GraderSummary, selectGrader } from './select-grader.js';
+import { type GraderChoice, type GraderSummary, selectGrader } from './select-grader.js';
 import { batchKeys, runDirectoryOf } from './open-batch.js';
 import { readRunOnDisk } from './run-record.js';
 import { readBatchOrFail } from './read-batch.js';
@@ -49,7 +49,10 @@ function engineTime(events: readonly JournalEvent[]): number | null {
 }
 
 export interface CollectOptions {
-  /** The grader whose grades the rows carry: its command or its hash (a prefix will do); by default the latest. */
+  /**
+   * The grader whose grades the rows carry: its command or its hash (a prefix will do); by default the batch's
+   * own (its --grader, or agent.yaml's), else the one that graded last.
+   */
   grader?: string | undefined;
 }
 
@@ -58,6 +61,8 @@ export interface CollectedBatch {
   rows: BatchRunRow[];
   /** The grader whose grades the rows carry; null when no run is graded. */
   grader: GraderSummary | null;
+  /** Why that grader: asked for, the batch's own, or the latest (the batch has none of its own that graded a run). */
+  grader_choice: GraderChoice | null;
   /** Every grader that graded a run of the batch, the latest first. */
   graders: GraderSummary[];
 }
@@ -107,10 +112,10 @@ export function collectBatchRuns(outDirectory: string, options: CollectOptions =
       reason: metadata.status_reason ?? null,
     };
   });
-  const { grader, graders } = selectGrader(gradesByRun, options.grader, out);
+  const { grader, graders, choice } = selectGrader(gradesByRun, options.grader, out, definition.grader);
   const scored = rows.map((row, index) => {
     const grade = grader === null ? undefined : gradesByRun[index]!.get(grader.hash);
     return grade === undefined ? row : { ...row, score: grade.score, passed: grade.passed, grade_error: grade.error ?? null };
   });
-  return { definition, rows: scored, grader, graders };
+  return { definition, rows: scored, grader, grader_choice: choice, graders };
 }

@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import { type BatchRunRow, type CollectOptions, collectBatchRuns } from './collect-runs.js';
-import { comparePaired, type PairedComparison } from './paired-comparison.js';
+import { adjustHolm, comparePaired, type PairedComparison } from './paired-comparison.js';
 import { type ModelTaskMatrix, modelTaskMatrix, modelValues } from './report-matrix.js';
-import type { GraderSummary } from './select-grader.js';
+import type { GraderChoice, GraderSummary } from './select-grader.js';
 
 /** One side of a two-batch comparison. */
 export interface ComparedBatch {
@@ -10,6 +10,7 @@ export interface ComparedBatch {
   models: string[];
   tasks: number;
   grader: GraderSummary | null;
+  grader_choice: GraderChoice | null;
 }
 
 /** A model of batch A compared with a model of batch B, and why these two. */
@@ -44,10 +45,16 @@ function relabel(rows: readonly BatchRunRow[], side: 'A' | 'B'): BatchRunRow[] {
   return rows.map((row) => ({ ...row, model: label(side, row.model) }));
 }
 
+/** Each pair's comparison with its Holm-adjusted p-value, when there are several pairs. */
+function pairsWithHolm(pairs: MatchedModels[]): MatchedModels[] {
+  const adjusted = adjustHolm(pairs.map((pair) => pair.comparison));
+  return pairs.map((pair, index) => ({ ...pair, comparison: adjusted[index]! }));
+}
+
 /**
  * Batch A against batch B (before and after a prompt change, say) on the tasks both hold, matched by task id.
  * Models are matched by name; when each batch has exactly one model they are compared whatever their names.
- * Each batch's scores come from its own latest grader, or from `grader` in both.
+ * Each batch's scores come from its own grader (else its latest), or from `grader` in both.
  */
 export function compareBatches(outA: string, outB: string, options: CollectOptions = {}): BatchComparison {
   const a = collectBatchRuns(outA, options);
@@ -67,6 +74,7 @@ export function compareBatches(outA: string, outB: string, options: CollectOptio
     models,
     tasks: collected.definition.task_ids.length,
     grader: collected.grader,
+    grader_choice: collected.grader_choice,
   });
   return {
     a: side(a, outA, modelsA),
@@ -74,10 +82,12 @@ export function compareBatches(outA: string, outB: string, options: CollectOptio
     common_tasks: common,
     only_a: a.definition.task_ids.filter((task) => !common.includes(task)),
     only_b: b.definition.task_ids.filter((task) => !common.includes(task)),
-    pairs: matches.map((match) => {
-      const [columnA, columnB] = [label('A', match.model_a), label('B', match.model_b)];
-      return { ...match, comparison: comparePaired(columnA, columnB, modelValues(matrix, columnA), modelValues(matrix, columnB)) };
-    }),
+    pairs: pairsWithHolm(
+      matches.map((match) => {
+        const [columnA, columnB] = [label('A', match.model_a), label('B', match.model_b)];
+        return { ...match, comparison: comparePaired(columnA, columnB, modelValues(matrix, columnA), modelValues(matrix, columnB)) };
+      }),
+    ),
     unmatched_a: modelsA.filter((model) => !matches.some((match) => match.model_a === model)),
     unmatched_b: modelsB.filter((model) => !matches.some((match) => match.model_b === model)),
     matrix,

@@ -12,6 +12,8 @@ export { DEFAULT_TASK_WORKSPACE_LIMITS } from './task-workspace-limits.js';
 export type { TaskWorkspaceLimits } from './task-workspace-limits.js';
 export { executeBatchRun } from './execute-run.js';
 export { batchRunStartState } from './task-start-state.js';
+export { batchRunOrigin } from './batch-run-origin.js';
+export type { BatchRunOrigin } from './batch-run-origin.js';
 export type { BatchEngineOptions, BatchRunOutcome, ExecuteRunOptions } from './execute-run.js';
 export { runBatch } from './run-batch.js';
 export type { BatchEvent, BatchSummary, RunBatchOptions } from './run-batch.js';

@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { createModelClient, estimateCost, resolveModelSettings } from '@delta/engine';
+import { createModelClient, resolveModelSettings } from '@delta/engine';
 import { ConfigurationError, diskWrite, makeDirectory } from '@delta/errors';
+import { judgeCostOf } from './judge-usage.js';
 import { modelClientOptionsOf, modelKeyOf } from './model-entry.js';
 import { type ModelEntry, pickModelEntry, readModelsFile } from './models-file.js';
 
@@ -195,18 +196,7 @@ export async function judgeRun(input: JudgeInput, options: JudgeOptions): Promis
     ? {
         input_tokens: response.usage.prompt_tokens,
         output_tokens: response.usage.completion_tokens,
-        ...(entry.pricing
-          ? {
-              cost: estimateCost(
-                {
-                  prompt_tokens: response.usage.prompt_tokens,
-                  completion_tokens: response.usage.completion_tokens,
-                  total_tokens: response.usage.total_tokens,
-                },
-                entry.pricing,
-              ).amount,
-            }
-          : {}),
+        ...(entry.pricing ? judgeCostOf(response.usage, entry.pricing) : {}),
       }
     : undefined;
   const found = verdictOf(text);

@@ -13,6 +13,7 @@ import { checkConditionName, conditionOfModel } from './batch-condition.js';
 import { agentForModel } from './model-entry.js';
 import { batchModelOf, modelEntryOf } from './batch-model-entry.js';
 import { pickModelEntry, readModelsFile } from './models-file.js';
+import { keepAgentVersion } from './agent-versions.js';
 import { parseBuiltinGrader } from './builtin-graders.js';
 import { resolveJudge } from './model-judge.js';
 import { checkTaskWorkspaces, type TaskWorkspaceLimits } from './task-workspace-limits.js';
@@ -162,6 +163,8 @@ export function prepareBatch(spec: BatchSpec): PreparedBatch {
   try {
     const claimed = claimBatchDefinition(out, asked, condition);
     const { definition } = claimed;
+    // The version this command runs, kept so that a replay or a fork of its runs finds it after an edit.
+    if (asked.agent_fingerprint) keepAgentVersion(out, base.home, asked.agent_fingerprint);
     for (const model of definition.models) {
       const shared = model.condition && agents.get(model.condition.model);
       if (shared) agents.set(model.name, shared);

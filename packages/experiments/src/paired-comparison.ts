@@ -27,8 +27,13 @@ export interface PairedComparison {
   a_better: number;
   b_better: number;
   ties: number;
-  /** Two-sided. */
-  p_value: number;
+  /** Two-sided; null on 0 common tasks, where there is nothing to test. */
+  p_value: number | null;
+  /**
+   * The p-value adjusted by Holm's method for every comparison of the report that has one, when the report
+   * makes more than one (more than two columns); null otherwise.
+   */
+  p_holm: number | null;
 }
 
 export function comparePaired(
@@ -63,6 +68,29 @@ export function comparePaired(
     a_better: aBetter,
     b_better: bBetter,
     ties: pairs.length - aBetter - bBetter,
-    p_value: binomialTwoSided(aBetter, aBetter + bBetter),
+    p_value: pairs.length === 0 ? null : binomialTwoSided(aBetter, aBetter + bBetter),
+    p_holm: null,
   };
+}
+
+/**
+ * Comparisons with Holm's adjusted p-values, when there is more than one to adjust for: the k-th smallest of m
+ * p-values is multiplied by m - k + 1, kept at most 1 and at least the adjusted value before it (step-down).
+ * A comparison with no p-value (0 common tasks) is not a test and is not counted.
+ */
+export function adjustHolm<Comparison extends PairedComparison>(comparisons: readonly Comparison[]): Comparison[] {
+  const tested = comparisons
+    .map((comparison, index) => ({ p: comparison.p_value, index }))
+    .filter((entry): entry is { p: number; index: number } => entry.p !== null)
+    .sort((x, y) => x.p - y.p || x.index - y.index);
+  const adjusted = new Map<number, number>();
+  let floor = 0;
+  for (const [rank, { p, index }] of tested.entries()) {
+    floor = Math.max(floor, Math.min(1, (tested.length - rank) * p));
+    adjusted.set(index, floor);
+  }
+  return comparisons.map((comparison, index) => ({
+    ...comparison,
+    p_holm: tested.length > 1 ? (adjusted.get(index) ?? null) : null,
+  }));
 }

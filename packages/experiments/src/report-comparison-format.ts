@@ -1,7 +1,7 @@
 import type { BatchComparison } from './compare-batches.js';
 import type { PairedComparison } from './paired-comparison.js';
 import type { ModelTaskMatrix } from './report-matrix.js';
-import type { GraderSummary } from './select-grader.js';
+import { graderLine, scoredBy as sideScoredBy } from './report-grader-format.js';
 
 /** A number as a report prints it: `digits` decimals at most, no float noise (0.015981, not 0.01598100000000001). */
 export function rounded(value: number, digits: number): number {
@@ -21,31 +21,21 @@ export function columns(rows: readonly (readonly string[])[]): string {
     .join('\n');
 }
 
-export function graderLine(grader: GraderSummary | null, graders: readonly GraderSummary[]): string {
-  if (grader === null) return 'Grader: none (no run is graded).';
-  const others = graders.length - 1;
-  return `Grader ${grader.hash}: ${grader.command} (${grader.runs} runs graded${
-    others > 0
-      ? `; ${others} other grader${others > 1 ? 's' : ''}: ${graders
-          .filter((other) => other.hash !== grader.hash)
-          .map((other) => other.hash)
-          .join(', ')}, pick one with --grader HASH`
-      : ''
-  })`;
-}
-
 function cellText(matrix: ModelTaskMatrix, task: string, model: string): string {
   const cell = matrix.cells.find((candidate) => candidate.task === task && candidate.model === model);
   if (cell === undefined || cell.value === null) return '-';
   return cell.passes !== null ? `${cell.passes}/${cell.scored}` : cell.value.toFixed(2);
 }
 
-/** The matrix for a person: a row per task, a column per model; `passes/scored` runs, or the mean score. */
-export function matrixText(matrix: ModelTaskMatrix): string {
+/**
+ * The matrix for a person: a row per task, a column per model; `passes/scored` runs, or the mean score.
+ * `scoredBy` names the grader (or graders) the scores come from.
+ */
+export function matrixText(matrix: ModelTaskMatrix, scoredBy: string): string {
   const heading =
     matrix.metric === 'mean_score'
-      ? 'Mean score per task and model:'
-      : 'Passes per task and model (passed/scored runs; a FAILED run counts as a fail):';
+      ? `Mean score per task and model (${scoredBy}):`
+      : `Passes per task and model (${scoredBy}; passed/scored runs; a FAILED run counts as a fail):`;
   return [
     heading,
     columns([
@@ -73,19 +63,22 @@ export function testName(test: PairedComparison['test']): string {
   return test === 'mcnemar_exact' ? 'McNemar exact' : 'sign test';
 }
 
-/** p-values as people read them: 4 significant digits, and never 0. */
-export function pText(p: number): string {
+/** p-values as people read them: 4 significant digits, and never 0; `-` where nothing was tested (0 common tasks). */
+export function pText(p: number | null): string {
+  if (p === null) return '-';
   return p < 0.0001 ? '<0.0001' : String(Number(p.toPrecision(4)));
 }
 
-/** The paired comparisons as a table, and what they mean. */
-export function comparisonsText(comparisons: readonly PairedComparison[], metric: ModelTaskMatrix['metric']): string {
+/** The paired comparisons as a table, and what they mean; with several, Holm's adjusted p-values beside the raw ones. */
+export function comparisonsText(comparisons: readonly PairedComparison[], metric: ModelTaskMatrix['metric'], scoredBy: string): string {
   if (comparisons.length === 0) return '';
   const rate = metric !== 'mean_score';
+  const tested = comparisons.filter((comparison) => comparison.p_value !== null).length;
+  const holm = comparisons.some((comparison) => comparison.p_holm !== null);
   return [
-    `Paired comparisons, task by task (a task's value is its ${rate ? 'pass rate' : 'mean score'} over its repeats; difference = a - b, 95% CI by Student t over the tasks):`,
+    `Paired comparisons (${scoredBy}), task by task (a task's value is its ${rate ? 'pass rate' : 'mean score'} over its repeats; difference = a - b, 95% CI by Student t over the tasks):`,
     columns([
-      ['a', 'b', 'tasks', 'a', 'b', 'difference [95% CI]', 'a better', 'b better', 'test', 'p'],
+      ['a', 'b', 'tasks', 'a', 'b', 'difference [95% CI]', 'a better', 'b better', 'test', 'p', ...(holm ? ['p (Holm)'] : [])],
       ...comparisons.map((comparison) => [
         comparison.a,
         comparison.b,
@@ -95,18 +88,26 @@ export function comparisonsText(comparisons: readonly PairedComparison[], metric
         differenceText(comparison, rate),
         String(comparison.a_better),
         String(comparison.b_better),
-        testName(comparison.test),
+        comparison.tasks === 0 ? '-' : testName(comparison.test),
         pText(comparison.p_value),
+        ...(holm ? [pText(comparison.p_holm)] : []),
       ]),
     ]),
     'McNemar exact: the two-sided binomial test on the tasks where one passed and the other failed. Sign test: the same test on the tasks where one scored higher. Ties are left out.',
+    ...(holm
+      ? [
+          `${tested} comparisons made: p (Holm) is each p adjusted by Holm's method for all ${tested}, so that a difference found by chance among many is not read as real; judge by it, not by the raw p.`,
+        ]
+      : []),
+    ...(comparisons.some((comparison) => comparison.tasks === 0) ? ['A comparison on 0 common tasks tests nothing: its p is -.'] : []),
   ].join('\n');
 }
 
 /** `delta report A B`: the two batches, what they share, and each matched model compared. */
 export function batchComparisonText(comparison: BatchComparison): string {
   const side = (name: string, batch: BatchComparison['a']) =>
-    `Batch ${name}: ${batch.out} (${batch.tasks} tasks; models ${batch.models.join(', ')}; ${graderLine(batch.grader, batch.grader ? [batch.grader] : [])})`;
+    `Batch ${name}: ${batch.out} (${batch.tasks} tasks; models ${batch.models.join(', ')}; ${graderLine(batch.grader, batch.grader ? [batch.grader] : [], batch.grader_choice)})`;
+  const scoredBy = `A: ${sideScoredBy(comparison.a.grader)}, B: ${sideScoredBy(comparison.b.grader)}`;
   const matched = comparison.pairs.map((pair) =>
     pair.matched_by === 'name' ? pair.model_a : `${pair.model_a} (A) with ${pair.model_b} (B), the only model of each`,
   );
@@ -116,11 +117,12 @@ export function batchComparisonText(comparison: BatchComparison): string {
     `Common tasks (matched by id): ${comparison.common_tasks.length}; only in A: ${comparison.only_a.length}; only in B: ${comparison.only_b.length}.`,
     `Models compared (matched by name): ${matched.length > 0 ? matched.join(', ') : 'none'}.${comparison.unmatched_a.length > 0 ? ` Only in A: ${comparison.unmatched_a.join(', ')}.` : ''}${comparison.unmatched_b.length > 0 ? ` Only in B: ${comparison.unmatched_b.join(', ')}.` : ''}`,
     '',
-    matrixText(comparison.matrix),
+    matrixText(comparison.matrix, scoredBy),
     '',
     comparisonsText(
       comparison.pairs.map((pair) => pair.comparison),
       comparison.matrix.metric,
+      scoredBy,
     ),
     '',
   ].join('\n');
@@ -140,9 +142,13 @@ const COMPARISON_COLUMNS = [
   'ties',
   'test',
   'p_value',
+  'p_holm',
 ] as const;
 
-/** The paired comparisons as CSV, numbers rounded as the text shows them (p to 6 significant digits). */
+/**
+ * The paired comparisons as CSV, numbers rounded as the text shows them (p to 6 significant digits); `p_value`
+ * is empty on 0 common tasks, `p_holm` unless the comparisons are several.
+ */
 export function comparisonsCsv(comparisons: readonly PairedComparison[]): string {
   const cell = (value: unknown) => {
     if (value === null || value === undefined) return '';
@@ -158,7 +164,8 @@ export function comparisonsCsv(comparisons: readonly PairedComparison[]): string
       difference: four(comparison.difference),
       ci_low: four(comparison.low),
       ci_high: four(comparison.high),
-      p_value: Number(comparison.p_value.toPrecision(6)),
+      p_value: comparison.p_value === null ? null : Number(comparison.p_value.toPrecision(6)),
+      p_holm: comparison.p_holm === null ? null : Number(comparison.p_holm.toPrecision(6)),
     };
     return COMPARISON_COLUMNS.map((column) => cell(values[column])).join(',');
   });

@@ -109,8 +109,9 @@ describe('a report that compares', () => {
     const text = reportText(batchReport(outA));
     expect(text).toMatch(/m-a\s+m-b\s+12\s+25\.0%\s+91\.7%\s+-66\.7 \[-100\.0, -25\.\d\] pts\s+1\s+9\s+McNemar exact\s+0\.02148/);
     const csv = comparisonsCsv(batchReport(outA).comparisons).split('\n');
-    expect(csv[0]).toBe('a,b,tasks,mean_a,mean_b,difference,ci_low,ci_high,a_better,b_better,ties,test,p_value');
-    expect(csv[1]).toMatch(/^m-a,m-b,12,0\.25,0\.9167,-0\.6667,-1,-0\.25\d\d,1,9,2,mcnemar_exact,0\.0214844$/);
+    expect(csv[0]).toBe('a,b,tasks,mean_a,mean_b,difference,ci_low,ci_high,a_better,b_better,ties,test,p_value,p_holm');
+    // One comparison: nothing to adjust for, p_holm empty.
+    expect(csv[1]).toMatch(/^m-a,m-b,12,0\.25,0\.9167,-0\.6667,-1,-0\.25\d\d,1,9,2,mcnemar_exact,0\.0214844,$/);
   });
 
   it('writes the matrix and the summary as CSV with numbers rounded as displayed', () => {
@@ -146,7 +147,7 @@ describe('a report that compares', () => {
     expect(comparison.matrix.models).toEqual(['A:m-a', 'B:m-a']);
   });
 
-  it('keeps every grader’s grades; the report shows the latest and says so, and --grader picks another', async () => {
+  it("keeps every grader's grades; the report shows the batch's own grader, names it in every figure, and --grader picks another", async () => {
     const copy = join(await createTempDir(), 'copy');
     cpSync(outA, copy, { recursive: true });
     const second = `sh -c 'test "$DELTA_MODEL" = m-a'`;
@@ -157,17 +158,37 @@ describe('a report that compares', () => {
       [firstGrader, second].flatMap((grader) => [`${graderHash(grader)}.grader`, `${graderHash(grader)}.json`]).sort(),
     );
     expect(readdirSync(join(runDir, 'grades', `${graderHash(second)}.grader`)).sort()).toEqual(['stderr.log', 'stdout.log']);
-    const latest = batchReport(copy);
-    expect(latest.grader).toMatchObject({ hash: graderHash(second), command: second, runs: 23 });
-    expect(latest.graders.map((grader) => grader.hash)).toEqual([graderHash(second), graderHash(firstGrader)]);
-    expect(latest.by_model.map((model) => model.score?.mean)).toEqual([11 / 12, 0]);
-    expect(reportText(latest)).toContain(
-      `Grader ${graderHash(second)}: ${second} (23 runs graded; 1 other grader: ${graderHash(firstGrader)}`,
+    // The later grading does not flip the headline: the batch's own grader (its --grader) stays the default.
+    const own = batchReport(copy);
+    expect(own.grader).toMatchObject({ hash: graderHash(firstGrader), command: firstGrader, runs: 23 });
+    expect(own.grader_choice).toBe('batch');
+    expect(own.graders.map((grader) => grader.hash)).toEqual([graderHash(second), graderHash(firstGrader)]);
+    expect(own.by_model.map((model) => model.score?.mean)).toEqual([3 / 12, 11 / 12]);
+    const text = reportText(own);
+    expect(text.split('\n')[1]).toBe(
+      `Grader ${graderHash(firstGrader)}: ${firstGrader} (the batch's own; 23 runs graded; 1 other grader: ${graderHash(second)}, pick one with --grader HASH)`,
     );
-    const first = batchReport(copy, { grader: graderHash(firstGrader).slice(0, 6) });
-    expect(first.by_model.map((model) => model.score?.mean)).toEqual([3 / 12, 11 / 12]);
-    expect(batchReport(copy, { grader: firstGrader }).grader?.hash).toBe(graderHash(firstGrader));
+    // Each figure names the grader its scores come from.
+    const by = `grader ${graderHash(firstGrader)}`;
+    expect(text).toContain(`Per model (${by}):`);
+    expect(text).toContain(`Per task (${by}):`);
+    expect(text).toContain(`Passes per task and model (${by}; `);
+    expect(text).toContain(`Paired comparisons (${by}), task by task`);
+
+    const picked = batchReport(copy, { grader: graderHash(second).slice(0, 6) });
+    expect(picked.grader_choice).toBe('asked');
+    expect(picked.by_model.map((model) => model.score?.mean)).toEqual([11 / 12, 0]);
+    expect(reportText(picked)).toContain(`Per model (grader ${graderHash(second)}):`);
+    expect(batchReport(copy, { grader: second }).grader?.hash).toBe(graderHash(second));
     expect(() => batchReport(copy, { grader: 'sh other.sh' })).toThrow(/No run of the batch .* was graded by "sh other.sh"/);
+
+    // A batch with no grader of its own shows the latest, and says why.
+    const definitionFile = join(copy, '.batch', 'definition.json');
+    writeFileSync(definitionFile, JSON.stringify({ ...JSON.parse(readFileSync(definitionFile, 'utf8')), grader: null }));
+    const latest = batchReport(copy);
+    expect(latest.grader?.hash).toBe(graderHash(second));
+    expect(latest.grader_choice).toBe('latest');
+    expect(reportText(latest)).toContain('(the latest to grade; the batch has no grader of its own that graded a run; 23 runs graded;');
   });
 
   it('writes no grade through a link planted beside it, and reports a run whose grades/ is not a directory', async () => {

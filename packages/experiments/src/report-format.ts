@@ -1,5 +1,6 @@
 import { type BatchReport, type GroupStatistics, groupStatistics } from './batch-report.js';
-import { columns, comparisonsText, graderLine, matrixText, rounded } from './report-comparison-format.js';
+import { columns, comparisonsText, matrixText, rounded } from './report-comparison-format.js';
+import { graderLine, judgeUsageLines, scoredBy } from './report-grader-format.js';
 
 /** `1 task`, `3 tasks`. */
 function plural(count: number, noun: string): string {
@@ -130,32 +131,41 @@ function table(header: string, groups: readonly GroupStatistics[]): string {
   return columns(rows);
 }
 
+function withBlank(lines: readonly string[]): string[] {
+  return lines.length === 0 ? [] : [...lines, ''];
+}
+
 /** The report for a person: a table per model, then per task across models. */
 export function reportText(report: BatchReport): string {
   const { definition } = report;
   const scored = report.by_model.some((group) => group.scored > 0);
+  const by = scoredBy(report.grader);
   return [
     `Batch ${report.out}: ${plural(definition.task_ids.length, 'task')} x ${plural(definition.models.length, 'model')} x ${plural(definition.repeat, 'repeat')} = ${plural(report.runs.length, 'run')}`,
+    graderLine(report.grader, report.graders, report.grader_choice),
     '',
+    `Per model (${by}):`,
     table('model', report.by_model),
     '',
+    `Per task (${by}):`,
     table('task', report.by_task),
     '',
+    ...withBlank(judgeUsageLines(report.graders)),
     ...(report.groups === undefined
       ? []
       : report.groups.groups.flatMap((group) => [
+          `By ${report.groups!.key} (${by}):`,
           table(`${report.groups!.key} = ${group.value} (${group.tasks.length} tasks)`, [
             ...group.by_model,
             { ...group.all, name: 'all models' },
           ]),
           '',
         ])),
-    matrixText(report.matrix),
+    matrixText(report.matrix, by),
     '',
-    ...(report.comparisons.length > 0 ? [comparisonsText(report.comparisons, report.matrix.metric), ''] : []),
-    graderLine(report.grader, report.graders),
+    ...(report.comparisons.length > 0 ? [comparisonsText(report.comparisons, report.matrix.metric, by), ''] : []),
     scored
-      ? "Scores come from the grader above (each run's grades/<hash>.json); a FAILED run counts as 0, unfinished runs are left out."
+      ? "Scores come from the grader named at the top (each run's grades/<hash>.json); a FAILED run counts as 0, unfinished runs are left out."
       : 'No run is graded: give the batch a --grader, or score it with delta grade OUT --grader CMD.',
     '',
   ].join('\n');

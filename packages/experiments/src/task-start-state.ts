@@ -4,7 +4,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import { compareManifests, workspaceManifest } from '@delta/engine';
 import { ConfigurationError, makeDirectory } from '@delta/errors';
 import { batchControlDirectory, batchDefinitionFile } from './batch-layout.js';
-import { readBatchDefinition } from './batch-definition.js';
+import { type BatchDefinition, readBatchDefinition } from './batch-definition.js';
 import type { Task } from './dataset.js';
 import { copyDirectoryNoFollow } from './no-follow-write.js';
 import { openBatchTasks } from './open-batch.js';
@@ -55,16 +55,13 @@ export function recordTaskStartState(out: string, task: Task, workDir: string): 
   );
 }
 
-/**
- * When `workDir` is a run directory of a batch (`OUT/<task>/<model>/<k>`), what fills a new workspace with
- * the start state its task's runs had (for a replay or a fork of the run); undefined for any other workspace.
- */
-export function batchRunStartState(workDir: string): ((into: string) => void) | undefined {
+/** The batch in which `workDir` is a run's directory (`OUT/<task>/<model>/<k>`), and the task; undefined for any other workspace. */
+export function batchOfRunDirectory(workDir: string): { out: string; definition: BatchDefinition; task: string } | undefined {
   const run = resolve(workDir);
   const out = resolve(run, '..', '..', '..');
   // Looked for above any workspace replayed: only a regular file there is a batch's definition.
   if (lstatSync(batchDefinitionFile(out), { throwIfNoEntry: false, bigint: true })?.isFile() !== true) return undefined;
-  let definition: ReturnType<typeof readBatchDefinition>;
+  let definition: BatchDefinition | undefined;
   try {
     definition = readBatchDefinition(out);
   } catch {
@@ -73,6 +70,17 @@ export function batchRunStartState(workDir: string): ((into: string) => void) | 
   const [task, model, repeat, ...more] = relative(out, run).split(sep);
   if (!definition || task === undefined || more.length > 0 || !/^\d+$/.test(repeat ?? '')) return undefined;
   if (!definition.task_ids.includes(task) || !definition.models.some((candidate) => candidate.directory === model)) return undefined;
+  return { out, definition, task };
+}
+
+/**
+ * When `workDir` is a run directory of a batch (`OUT/<task>/<model>/<k>`), what fills a new workspace with
+ * the start state its task's runs had (for a replay or a fork of the run); undefined for any other workspace.
+ */
+export function batchRunStartState(workDir: string): ((into: string) => void) | undefined {
+  const batch = batchOfRunDirectory(workDir);
+  if (batch === undefined) return undefined;
+  const { out, task } = batch;
   const recorded = taskStartDirectory(out, task);
   if (existsSync(recorded)) return (into) => copyDirectoryNoFollow(recorded, into, withoutRuns);
   // A batch recorded before start states were kept: the task as its TASKS file has it (refused if that file changed).

@@ -13,8 +13,8 @@ export interface RunWorkerOptions extends Omit<RunProcessorOptions, 'signal' | '
   /** Runs at a time in this process, per batch (default 1). */
   concurrency?: number;
   /**
-   * How long a job stays with a worker that stopped renewing its lock (killed, its machine lost) before
-   * another worker takes it (default 30 s; the stall check runs as often).
+   * The longest a job stays with a worker that stopped renewing its lock (killed, its machine lost) before
+   * another worker takes it (default 30 s): BullMQ's lock is 2/3 of it and its stall check runs every 1/6.
    */
   lockDurationMs?: number;
   /** How often to look for new batches in the registry (default 2 s). */
@@ -40,7 +40,12 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
   const refused = new Set<string>();
   /** Queues in which a job was refused as not a run of its batch. */
   const forged = new Set<string>();
-  const lockDuration = options.lockDurationMs ?? 30_000;
+  const takeover = options.lockDurationMs ?? 30_000;
+  // BullMQ hands a job over once its lock has lapsed and a stall check has seen it unlocked twice (the
+  // first marks it): a lock of the whole --lock-duration and a check as often took up to twice as long.
+  // A lock of 2/3 of it (renewed every 1/3) and a check every 1/6 hand it over within 5/6 of it.
+  const lockDuration = Math.max(1, Math.round((takeover * 2) / 3));
+  const stalledInterval = Math.max(1, Math.round(takeover / 6));
   // Every job in flight (--concurrency per batch) listens to it: one signal that takes them all.
   const shared = sharedSignal(options.signal);
   const processor = createRunProcessor({
@@ -60,7 +65,7 @@ export async function runWorker(options: RunWorkerOptions): Promise<void> {
       connection,
       concurrency: options.concurrency ?? 1,
       lockDuration,
-      stalledInterval: lockDuration,
+      stalledInterval,
       // A run whose worker dies twice more still gets a third one: it resumes from its journal each time.
       maxStalledCount: 3,
     });

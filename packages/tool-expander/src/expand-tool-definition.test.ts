@@ -219,6 +219,27 @@ describe('the definition shape', () => {
     expect(result.warnings).toEqual([]);
   });
 
+  it("reports a template's own problem with a misspelled key or a wrong value in the same round", () => {
+    const result = safeExpandTool(
+      { name: 'quoted', descripton: 'typo', shell: "echo '${x}'", timeout_ms: 'soon', parameters: [{ name: 'x', type: 'string' }] },
+      { path: 'tools[0]', file: 'agent.yaml' },
+    );
+    expect(result.success).toBe(false);
+    const error = (result as { error: ToolDefinitionError }).error;
+    expect(error.issues.map((issue) => issue.field)).toEqual(['tools[0].descripton', 'tools[0].timeout_ms', 'tools[0].shell']);
+    expect(error.issues[2]!.message).toBe('A placeholder inside single quotes would not be substituted.');
+    expect(error.message).toContain("found '${x}' at column 6");
+
+    const exec = safeExpandTool({ name: 'piped', exec: 'grep ${p} | wc -l', timout_ms: 5 }, { path: 'tools[1]' });
+    expect((exec as { error: ToolDefinitionError }).error.issues.map((issue) => issue.field)).toEqual([
+      'tools[1].timout_ms',
+      'tools[1].exec',
+    ]);
+    // What cannot be read as a definition at all reports its shape alone.
+    const shapeless = safeExpandTool({ exec: "echo '${x}'", shell: 'true' }, { path: 'tools[2]' });
+    expect((shapeless as { error: ToolDefinitionError }).error.issues.map((issue) => issue.field)).not.toContain('tools[2].exec');
+  });
+
   it('throws from expandTool and rethrows nothing else', () => {
     expect(() => expandTool({ name: 'a', exec: 'a | b' }, { file: 'agent.yaml' })).toThrow("agent.yaml: exec: Shell metacharacter '|'");
   });

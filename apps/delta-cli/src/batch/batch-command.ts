@@ -123,7 +123,7 @@ export async function batchCommand(tasksFile: string | undefined, flags: BatchFl
   const controller = new AbortController();
   const release = abortOnSignals(controller, (text) => process.stderr.write(text), 'the batch');
   const display = createBatchDisplay(
-    { json: flags.json === true, terminal: process.stderr.isTTY === true },
+    { json: flags.json === true, terminal: process.stderr.isTTY === true, stdoutTerminal: process.stdout.isTTY === true },
     (text) => process.stdout.write(text),
     (text) => process.stderr.write(text),
   );

@@ -96,7 +96,10 @@ export function registerBatchCommands(cli: CAC): void {
     )
     .option('--json', 'The whole report as JSON, every run included')
     .option('--csv [table]', 'CSV: one row per model, task, matrix cell (and --by group); --csv comparisons: the paired comparisons')
-    .option('--grader <hash|command>', 'Show the grades of this grader (its hash, a prefix of it, or its command; default: the latest)')
+    .option(
+      '--grader <hash|command>',
+      "Show the grades of this grader (its hash, a prefix of it, or its command; default: the batch's own, else the latest)",
+    )
     .option('--by <field>', 'Also group the runs by a task metadata field, e.g. --by metadata.difficulty')
     .example('delta report results --csv > results.csv')
     .example('delta report results-before results-after')

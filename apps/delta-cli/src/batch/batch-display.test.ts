@@ -65,8 +65,8 @@ function thought(tokens: number): JournalEvent {
   } as JournalEvent;
 }
 
-function start(models: string[], tasks: number): BatchEvent {
-  return { type: 'batch_start', out: '/out', runs: models.length * tasks, tasks, models, repeat: 1, concurrency: 2 };
+function start(models: string[], tasks: number, concurrency = 2): BatchEvent {
+  return { type: 'batch_start', out: '/out', runs: models.length * tasks, tasks, models, repeat: 1, concurrency };
 }
 
 /** A display on a terminal: stdout and stderr go to the same screen, as they do in a terminal (160 columns). */
@@ -136,6 +136,96 @@ describe('delta batch on a terminal', () => {
     expect(lines).toHaveLength(2);
     expect(lines[1]).toMatch(/^1\/2 done · 0 running · 0 failed · pass rate 100% \(1\/1\) · ETA \S+ · 0 tokens · 130 processes, 1\.2 GB$/);
     display.stop();
+  });
+
+  it('estimates the ETA from the runs finished and those still queued at the concurrency: 71 of 200 done at 2 s each is about 32 s', () => {
+    let clock = 0;
+    const screen = new Screen();
+    const display = createBatchDisplay(
+      { json: false, terminal: true },
+      (text) => screen.write(text),
+      (text) => screen.write(text),
+      () => ({ processes: 1, rssBytes: 1e8 }),
+      () => clock,
+    );
+    display.onBatchEvent(start(['m'], 200, 8));
+    const key = (index: number) => ({ task: `t${index}`, model: 'm', repeat: 1 });
+    // Eight at a time, each run 2 s long, until 71 have ended (the 72nd started with the last wave).
+    let next = 0;
+    const running: number[] = [];
+    const startRun = () => {
+      display.onBatchEvent({ type: 'run_start', ...key(next), work_dir: `/out/t${next}/m/1` });
+      running.push(next);
+      next += 1;
+    };
+    for (let index = 0; index < 8; index += 1) startRun();
+    for (let done = 0; done < 71; done += 1) {
+      clock += 2000 / 8;
+      const index = running.shift()!;
+      display.onBatchEvent({ type: 'run_end', key: key(index), workDir: `/out/t${index}/m/1`, action: 'started', status: 'COMPLETED' });
+      startRun();
+    }
+    const line = screen.lines().at(-1)!;
+    expect(line).toMatch(/^71\/200 done · 8 running · 0 failed · ETA /);
+    // 121 queued and 8 running, at 2 s each and 8 at a time: (121 + about half of 8) x 2 s / 8, about 31 s.
+    const seconds = Number(/ETA ([\d.]+)s/.exec(line)?.[1]);
+    expect(seconds).toBeGreaterThan(29);
+    expect(seconds).toBeLessThan(33);
+    display.stop();
+  });
+
+  it('counts the processes a run started at once: a sample from before it started is not shown for it', () => {
+    let clock = 0;
+    let processes = 1;
+    const screen = new Screen();
+    const display = createBatchDisplay(
+      { json: false, terminal: true },
+      (text) => screen.write(text),
+      (text) => screen.write(text),
+      () => ({ processes, rssBytes: processes * 1e7 }),
+      () => clock,
+    );
+    display.onBatchEvent(start(['m'], 100));
+    expect(screen.lines().at(-1)).toMatch(/ · 1 process, 10 MB$/);
+    // 92 sandboxes start (bubblewrap, its launcher, the tools): the next drawing after their runs started counts them.
+    processes = 93 * 4;
+    clock += 300;
+    for (let index = 0; index < 92; index += 1)
+      display.onBatchEvent({ type: 'run_start', task: `t${index}`, model: 'm', repeat: 1, work_dir: '/w' });
+    expect(screen.lines().at(-1)).toMatch(/^0\/100 done · 92 running · .* · 372 processes, 3\.7 GB$/);
+    display.stop();
+  });
+
+  it('with stdout redirected, writes the closing summary to the terminal (stderr) too', () => {
+    const out: string[] = [];
+    const status: string[] = [];
+    const display = createBatchDisplay(
+      { json: false, terminal: true, stdoutTerminal: false },
+      (text) => out.push(text),
+      (text) => status.push(text),
+      () => undefined,
+    );
+    display.onBatchEvent(start(['m'], 1));
+    display.onBatchEvent(runEnd('t1', 'm', 'COMPLETED'));
+    const summary = {
+      type: 'batch_end',
+      out: '/out',
+      runs: 1,
+      completed: 1,
+      failed: 0,
+      interrupted: 0,
+      waiting: 0,
+      errors: 0,
+      executed: 1,
+      stopped: false,
+      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      cost: 0,
+    } as unknown as BatchEvent;
+    display.onBatchEvent(summary);
+    display.stop();
+    const closing = out.find((text) => text.startsWith('1 run: 1 completed'))!;
+    expect(closing).toContain('Report: delta report /out');
+    expect(status.some((text) => text.includes(closing))).toBe(true);
   });
 
   it('with --json, writes the events as JSON lines and nothing else', () => {

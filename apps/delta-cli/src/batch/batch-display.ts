@@ -3,6 +3,7 @@ import { type BatchEvent, type BatchRunKey, type BatchRunOutcome, type BatchSumm
 import type { JournalEvent } from '@delta/journal';
 import { formatCount, formatDuration } from '../inspect/format-numbers.js';
 import { fitWidth } from '../progress/status-line.js';
+import { BatchEta } from './batch-eta.js';
 import { ModelLines, scoreText } from './batch-model-lines.js';
 
 /**
@@ -46,17 +47,26 @@ function heldText(usage: ProcessTreeUsage | undefined): string[] {
   return usage === undefined ? [] : [`${usage.processes} process${usage.processes === 1 ? '' : 'es'}, ${formatBytes(usage.rssBytes)}`];
 }
 
+/**
+ * `mode.terminal`: stderr is a terminal (the live block); `mode.stdoutTerminal`: stdout is one too. When it is
+ * not (redirected to a file), the closing summary is written to stderr as well, so that it stays on the screen.
+ */
 export function createBatchDisplay(
-  mode: { json: boolean; terminal: boolean },
+  mode: { json: boolean; terminal: boolean; stdoutTerminal?: boolean },
   write: (text: string) => void,
   writeStatus: (text: string) => void,
   usage: () => ProcessTreeUsage | undefined = processTreeUsage,
+  now: () => number = Date.now,
 ): BatchDisplay {
-  const started = Date.now();
-  // What the batch holds (processes, memory), read from /proc at most once a second.
+  const started = now();
+  const eta = new BatchEta(now);
+  // What the batch holds (processes, memory), read from /proc once a second, and again soon after a run
+  // starts or ends: a sample taken before its sandbox started must not stand for it.
   let held: { at: number; usage: ProcessTreeUsage | undefined } | undefined;
+  let changedAt = now();
   const holding = () => {
-    if (held === undefined || Date.now() - held.at >= 1000) held = { at: Date.now(), usage: usage() };
+    const age = held === undefined ? Number.POSITIVE_INFINITY : now() - held.at;
+    if (held === undefined || age >= 1000 || (held.at <= changedAt && age >= 200)) held = { at: now(), usage: usage() };
     return held.usage;
   };
   const counts = { total: 0, done: 0, running: 0, failed: 0, waiting: 0, executed: 0, tokens: 0, cost: 0 };
@@ -70,16 +80,14 @@ export function createBatchDisplay(
   };
   const draw = () => {
     if (!mode.terminal || mode.json) return;
-    const perRun = counts.executed > 0 ? (Date.now() - started) / counts.executed : undefined;
-    const left = counts.total - counts.done;
-    const eta = perRun === undefined ? '-' : formatDuration((perRun * left) / Math.max(1, counts.running || 1));
+    const left = eta.remaining(counts.total - counts.done - counts.running);
     const line = [
       `${counts.done}/${counts.total} done`,
       `${counts.running} running`,
       `${counts.failed} failed`,
       ...(counts.waiting ? [`${counts.waiting} waiting`] : []),
       ...(scoreText(models.allScores()) === '' ? [] : [scoreText(models.allScores())]),
-      `ETA ${eta}`,
+      `ETA ${left === undefined ? '-' : formatDuration(left)}`,
       `${formatCount(counts.tokens)} tokens`,
       ...(counts.cost > 0 ? [`cost ${counts.cost.toFixed(4)}`] : []),
       ...heldText(holding()),
@@ -97,10 +105,16 @@ export function createBatchDisplay(
       if (mode.json) write(`${JSON.stringify(event)}\n`);
       if (event.type === 'batch_start') {
         counts.total = event.runs;
+        eta.begin(event.concurrency);
         models.start(event.models, event.runs);
-      } else if (event.type === 'run_start') counts.running += 1;
-      else if (event.type === 'run_end') {
+      } else if (event.type === 'run_start') {
+        counts.running += 1;
+        eta.runStarted(event);
+        changedAt = now();
+      } else if (event.type === 'run_end') {
         counts.running -= 1;
+        eta.runEnded(event.key, event.action !== 'skipped');
+        changedAt = now();
         counts.done += 1;
         if (event.action !== 'skipped') counts.executed += 1;
         if (event.status === 'FAILED' || event.error !== undefined) counts.failed += 1;
@@ -111,9 +125,12 @@ export function createBatchDisplay(
           clear();
           write(`${describeOutcome(event)}\n`);
         }
-      } else if (event.type === 'batch_end' && !mode.json) {
+      } else if (event.type === 'batch_end') {
         clear();
-        write(describeSummary(event, Date.now() - started));
+        const summary = describeSummary(event, now() - started);
+        if (!mode.json) write(summary);
+        // stdout went to a file (or a pipe): the person at the terminal still sees how the batch ended.
+        if (mode.terminal && mode.stdoutTerminal === false) writeStatus(summary);
       }
       draw();
     },

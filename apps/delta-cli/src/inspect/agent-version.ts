@@ -12,6 +12,20 @@ export function diffAgentLine(changes: Engine.FingerprintChanges | undefined, to
   return `agents differ: ${tools.describeFingerprintChanges(changes)} (A's agent -> B's)`;
 }
 
+const SETTING_NAMES: Record<string, string> = { 'llm.model': 'model', base_url: 'endpoint' };
+
+/**
+ * `delta diff`'s line about what the two runs were started with besides the agent's files: the model, the
+ * endpoint, the `llm:` parameters and prices, the iteration budget.
+ */
+export function diffSettingsLine(changes: readonly Engine.SettingChange[] | undefined): string {
+  if (changes === undefined) return "settings: not compared (a run's engine did not record its configuration)";
+  if (changes.length === 0) return 'settings: the same model, endpoint and parameters';
+  const show = (value: string | null) => (value === null ? '(none)' : value);
+  const parts = changes.map(({ field, a, b }) => `${SETTING_NAMES[field] ?? field} ${show(a)} (A) -> ${show(b)} (B)`);
+  return `settings differ: ${parts.join('; ')}`;
+}
+
 /** `delta replay`'s line about the replay's agent against the recorded run's. */
 export function replayAgentLine(changes: Engine.FingerprintChanges | undefined, tools: Describe): string {
   if (changes === undefined) return "agent: not compared (the recorded run's engine did not record its agent's version)";
@@ -40,4 +54,9 @@ export function agentVersionLines(starts: readonly EngineStartEvent[], verbose: 
   }
   if (verbose) for (const file of previous.files) lines.push(`  ${file.sha256}  ${file.path}`);
   return lines;
+}
+
+/** `delta replay` and `delta fork`: they ran the batch's kept copy of the run's version, not the edited agent. */
+export function keptVersionLine(home: string): string {
+  return `agent: the agent directory holds another version now; ran the version the run used, kept by its batch in ${home}`;
 }

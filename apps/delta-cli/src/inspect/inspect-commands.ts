@@ -54,6 +54,10 @@ export function registerInspectCommands(cli: CAC): void {
     .option('--run-id <id>', 'The run (default: the latest)')
     .option('-o, --output <file>', 'Where to write the page (default: <run>/view.html; for a batch OUT/index.html)')
     .option('--stdout', 'Print the page on stdout instead')
+    .option(
+      '--grader <hash|command>',
+      "A batch's page: show this grader's scores (its hash, a prefix of it, or its command; default: the batch's own)",
+    )
     .example('delta view -w examples/hello-world/workspaces/W001 -o run.html')
     .example('delta view results   # a batch: results/index.html, a sortable table of its runs, each linked to its page')
     .action(async (dir: string | undefined, flags) => (await import('../view-command.js')).viewCommand(dir, flags));

@@ -8,7 +8,13 @@ td.number, th.number { text-align: right; }
 tr:hover td { background: var(--panel); }
 .filters { display: flex; gap: 8px; align-items: center; margin: 8px 0; }
 input, select { font: inherit; padding: 3px 6px; border: 1px solid var(--line); border-radius: 6px; }
-.figures { display: flex; flex-wrap: wrap; gap: 24px; align-items: flex-start; margin: 12px 0; }
+/* The figures and the failed runs sit in the page's centred column, as the header and the table do. */
+.figures, #failed { max-width: 1100px; margin: 12px auto; padding: 0 24px; }
+.figures { display: flex; flex-wrap: wrap; gap: 24px; align-items: flex-start; }
+.matrix-box { flex: 0 1 auto; max-width: 100%; overflow-x: auto; }
+.charts { flex: 1 1 420px; min-width: 0; }
+.charts svg { max-width: 100%; }
+figure.chart, figure.chart svg { display: block; width: 100%; }
 table.matrix { width: auto; }
 table.matrix caption { text-align: left; color: var(--muted); padding-bottom: 4px; }
 td.heat { text-align: center; min-width: 56px; }

@@ -30,7 +30,7 @@ export function heatmap(report: BatchReport): string {
     return `<tr><th scope="row">${esc(task)}</th>${cells.join('')}</tr>`;
   });
   const what = matrix.metric === 'pass_rate' ? 'passed / scored runs' : 'mean score';
-  return `<table id="matrix" class="matrix"><caption>${esc(what)} per task and model (a FAILED run counts as 0)</caption><thead><tr><th>task</th>${matrix.models.map((model) => `<th>${esc(model)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  return `<table id="matrix" class="matrix" data-grader="${esc(report.grader?.hash ?? '')}"><caption>${esc(what)} per task and model, ${gradedBy(report)} (a FAILED run counts as 0)</caption><thead><tr><th>task</th>${matrix.models.map((model) => `<th>${esc(model)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
 /** A pass rate `67% [35-88]`, or a mean score `0.72 [0.51, 0.93]`, with its 95% interval. */
@@ -44,8 +44,15 @@ const WIDTH = 420;
 const ROW = 26;
 const LEFT = 150;
 
+/** `grader <code>3fa2c1d09e12</code>`: the grader a figure's scores come from, its command on hover. */
+export function gradedBy(report: BatchReport): string {
+  const { grader } = report;
+  return grader === null ? 'no grader' : `grader <code title="${esc(grader.command)}">${esc(grader.hash)}</code>`;
+}
+
 /** Pass rate or mean score per model as bars, each with its 95% interval as a whisker. */
-export function scoreBars(groups: readonly GroupStatistics[]): string {
+export function scoreBars(report: BatchReport): string {
+  const groups = report.by_model;
   const scored = groups.filter((group) => group.score !== null);
   if (scored.length === 0) return '';
   const rate = scored.every((group) => group.metric === 'pass_rate');
@@ -58,25 +65,7 @@ export function scoreBars(groups: readonly GroupStatistics[]): string {
     return `<g class="bar" data-model="${esc(group.name)}" data-mean="${mean}" data-low="${low}" data-high="${high}"><text x="${LEFT - 6}" y="${y + 13}" text-anchor="end">${esc(group.name)}</text><rect x="${LEFT}" y="${y + 2}" width="${(x(mean) - LEFT).toFixed(1)}" height="${ROW - 10}" fill="var(--tool)" opacity="0.7"></rect><line x1="${x(low).toFixed(1)}" x2="${x(high).toFixed(1)}" y1="${y + 10}" y2="${y + 10}" stroke="var(--fg)" stroke-width="1.5"></line><text x="${(x(high) + 4).toFixed(1)}" y="${y + 13}">${esc(label)}</text></g>`;
   });
   const height = 16 + scored.length * ROW;
-  return `<figure><figcaption>${rate ? 'Pass rate' : 'Mean score'} per model, with its 95% interval</figcaption><svg id="score-bars" width="${WIDTH + 80}" height="${height}" role="img" font-size="12">${bars.join('')}</svg></figure>`;
-}
-
-/** Mean cost per run against score, one point per model (models without a cost or a score are left out). */
-export function costScatter(groups: readonly GroupStatistics[]): string {
-  const points = groups.filter((group) => group.score !== null && group.cost !== null && group.runs > 0);
-  if (points.length === 0) return '<p class="muted">Cost against score: no model has both (add llm.pricing, and a grader).</p>';
-  const costs = points.map((group) => Number((group.cost! / group.runs).toFixed(10)));
-  const maxCost = Math.max(...costs) || 1;
-  const maxScore = Math.max(1, ...points.map((group) => group.score!.mean));
-  const [width, height, pad] = [360, 220, 40];
-  const dots = points.map((group, index) => {
-    const cx = pad + (costs[index]! / maxCost) * (width - 2 * pad);
-    const cy = height - pad - (group.score!.mean / maxScore) * (height - 2 * pad);
-    return `<g class="point" data-model="${esc(group.name)}" data-cost-per-run="${costs[index]}" data-score="${group.score!.mean}"><circle cx="${cx.toFixed(1)}" cy="${cy.toFixed(1)}" r="5" fill="var(--model)"></circle><text x="${(cx + 8).toFixed(1)}" y="${(cy + 4).toFixed(1)}">${esc(group.name)}</text></g>`;
-  });
-  const currency = points.find((group) => group.currency !== null)?.currency ?? '';
-  const axes = `<line x1="${pad}" y1="${height - pad}" x2="${width - pad}" y2="${height - pad}" stroke="var(--line)"></line><line x1="${pad}" y1="${pad / 2}" x2="${pad}" y2="${height - pad}" stroke="var(--line)"></line><text x="${width / 2}" y="${height - 8}" text-anchor="middle">cost per run (0 to ${esc(maxCost.toPrecision(3))} ${esc(currency)})</text><text x="10" y="${pad / 2 - 4}">score (0 to ${maxScore})</text>`;
-  return `<figure><figcaption>Cost against score per model</figcaption><svg id="cost-score" width="${width + 120}" height="${height}" role="img" font-size="12">${axes}${dots.join('')}</svg></figure>`;
+  return `<figure data-grader="${esc(report.grader?.hash ?? '')}"><figcaption>${rate ? 'Pass rate' : 'Mean score'} per model, with its 95% interval, ${gradedBy(report)}</figcaption><svg id="score-bars" width="${WIDTH + 80}" height="${height}" role="img" font-size="12">${bars.join('')}</svg></figure>`;
 }
 
 /** Each FAILED run with what it died of, linking to its page. */
@@ -100,4 +89,16 @@ export function totals(report: BatchReport): string {
       ? 'no cost (no llm.pricing)'
       : `cost ${Number(costs.reduce((total, group) => total + group.cost!, 0).toFixed(6))} ${costs[0]!.currency ?? ''}`.trim();
   return `tokens ${formatCount(sum((group) => group.prompt_tokens))} in (${formatCount(sum((group) => group.cached_tokens))} cached) · ${formatCount(sum((group) => group.completion_tokens))} out · ${esc(cost)}`;
+}
+
+/** Each model judge's tokens and cost, apart from the agent's (which `totals` sums): a line each, or nothing. */
+export function judgeTotals(report: BatchReport): string {
+  const lines = report.graders.flatMap(({ hash, command, usage }) => {
+    if (usage === undefined) return [];
+    const cost = usage.cost === null ? 'no cost (no pricing)' : `cost ${Number(usage.cost.toFixed(6))} ${usage.currency ?? ''}`.trim();
+    return [
+      `<p class="judge" data-grader="${esc(hash)}">judge <code title="${esc(command)}">${esc(hash)}</code> ${esc(command)}, apart from the runs: tokens ${formatCount(usage.input_tokens)} in · ${formatCount(usage.output_tokens)} out · ${esc(cost)} (${usage.runs} runs judged)</p>`,
+    ];
+  });
+  return lines.join('\n');
 }

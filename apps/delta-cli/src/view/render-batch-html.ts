@@ -1,13 +1,16 @@
 import type { BatchReport, BatchRunRow, GroupStatistics } from '@delta/experiments';
 import { formatCount, formatDuration } from '../inspect/format-numbers.js';
 import { BATCH_SCRIPT, BATCH_STYLE } from './batch-page-assets.js';
-import { costScatter, failedRuns, heatmap, scoreBars, scoreWithInterval, totals } from './render-batch-figures.js';
+import { failedRuns, gradedBy, heatmap, judgeTotals, scoreBars, scoreWithInterval, totals } from './render-batch-figures.js';
+import { costScatter } from './render-cost-scatter.js';
 import { escapeHtml as esc } from './escape-html.js';
 import { htmlPage } from './html-page.js';
 import { PAGE_STYLE } from './page-assets.js';
 
 /** A column of the runs' table: its key, heading, whether it holds numbers, and a run's value (it sorts by) and HTML. */
 type Column = [string, string, boolean, (row: BatchRunRow, link: string | undefined) => [string | number | null, string]];
+
+const GRADER_CHOICE = { asked: 'picked with --grader', batch: "the batch's own", latest: 'the latest to grade' } as const;
 
 const tokens = (row: BatchRunRow) => row.prompt_tokens + row.completion_tokens;
 
@@ -33,6 +36,14 @@ function runRow(row: BatchRunRow, index: number, link: string | undefined): stri
   return `<tr id="run-${index}" data-status="${esc(row.status)}" data-task="${esc(row.task)}" data-model="${esc(row.model)}" data-search="${esc(search)}">${cells.join('')}</tr>`;
 }
 
+/** ` · grader HASH COMMAND (why this one; the others)`, or nothing when no run is graded. */
+function graderHeader({ grader, graders, grader_choice }: BatchReport): string {
+  if (grader === null) return '';
+  const others = graders.filter((other) => other.hash !== grader.hash).map((other) => `<code>${esc(other.hash)}</code>`);
+  const pick = others.length > 0 ? `; others: ${others.join(', ')}, pick one with delta view OUT --grader HASH` : '';
+  return ` · grader <code>${esc(grader.hash)}</code> <code>${esc(grader.command)}</code> (${esc(GRADER_CHOICE[grader_choice ?? 'latest'])}${pick})`;
+}
+
 function modelSummary(group: GroupStatistics): string {
   const rate = group.metric === 'pass_rate';
   const score = group.score === null ? 'no scores' : `${rate ? 'pass rate' : 'mean score'} ${scoreWithInterval(group.score, rate)}`;
@@ -52,13 +63,14 @@ export function renderBatchHtml(report: BatchReport, links: ReadonlyMap<BatchRun
     style: `${PAGE_STYLE}${BATCH_STYLE}`,
     body: `<header>
 <h1>Batch <code>${esc(report.out)}</code></h1>
-<p class="muted">${definition.task_ids.length} tasks × ${definition.models.length} models × ${definition.repeat} repeats = ${report.runs.length} runs · agent ${esc(definition.agent)}${report.grader ? ` · grader <code>${esc(report.grader.hash)}</code> <code>${esc(report.grader.command)}</code>` : ''}</p>
+<p class="muted">${definition.task_ids.length} tasks × ${definition.models.length} models × ${definition.repeat} repeats = ${report.runs.length} runs · agent ${esc(definition.agent)}${graderHeader(report)}</p>
 <p id="totals">${totals(report)}</p>
-<dl class="summary">${report.by_model.map(modelSummary).join('')}</dl>
+${judgeTotals(report)}
+<dl class="summary" data-grader="${esc(report.grader?.hash ?? '')}"><div><dt>scores</dt><dd>${gradedBy(report)}</dd></div>${report.by_model.map(modelSummary).join('')}</dl>
 </header>
 <section id="figures" class="figures">
-${heatmap(report)}
-<div>${scoreBars(report.by_model)}${costScatter(report.by_model)}</div>
+<div class="matrix-box">${heatmap(report)}</div>
+<div class="charts">${scoreBars(report)}${costScatter(report)}</div>
 </section>
 ${failedRuns(report.runs, links)}
 <header>

@@ -8,11 +8,12 @@ import { renderRunHtml } from './render-html.js';
 
 /**
  * `delta view OUT` for a batch: writes each run's own page (`<run>/view.html`, as `delta view -w` does) and
- * one batch page linking to them (default `OUT/index.html`). Returns the batch page's path.
+ * one batch page linking to them (default `OUT/index.html`), its scores from `grader` (a hash, a prefix of one, or
+ * a command; default the batch's own). Returns the batch page's path.
  */
-export async function writeBatchView(out: string, output: string | undefined): Promise<string> {
+export async function writeBatchView(out: string, output: string | undefined, grader?: string): Promise<string> {
   const { batchReport } = await import('@delta/experiments');
-  const report = batchReport(resolve(out));
+  const report = batchReport(resolve(out), { grader });
   const page = output === undefined ? join(report.out, 'index.html') : resolve(output);
   const links = new Map<BatchRunRow, string>();
   for (const row of report.runs) {
