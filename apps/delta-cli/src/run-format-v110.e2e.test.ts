@@ -63,15 +63,23 @@ describe('delta run --format json, as a v1.10 script reads it', () => {
 
   it('gives a waiting run its interaction, and a failed one no result', async () => {
     const waiting = await setup([{ tool_calls: [{ name: 'ask_human', arguments: { prompt: 'Which colour?' } }] }]);
-    const paused = await runDelta(['run', '--agent', waiting.agent, '-w', waiting.work, '-m', 'Pick', '--format', 'json'], { env: waiting.env });
+    const paused = await runDelta(['run', '--agent', waiting.agent, '-w', waiting.work, '-m', 'Pick', '--format', 'json'], {
+      env: waiting.env,
+    });
     expect(paused.exitCode).toBe(101);
     const object = JSON.parse(paused.stdout) as Record<string, unknown>;
     expect(schemaProblems(SCHEMA, object)).toEqual([]);
-    expect(object).toMatchObject({ status: 'WAITING_FOR_INPUT', result: null, interaction: { prompt: 'Which colour?', input_type: 'text', sensitive: false } });
+    expect(object).toMatchObject({
+      status: 'WAITING_FOR_INPUT',
+      result: null,
+      interaction: { prompt: 'Which colour?', input_type: 'text', sensitive: false },
+    });
     expect((object.metrics as { end_time: unknown }).end_time).toEqual(expect.any(String));
 
     const failing = await setup([{ error: { status: 400, message: 'The model refuses.' } }]);
-    const failed = await runDelta(['run', '--agent', failing.agent, '-w', failing.work, '-m', 'x', '--format', 'json'], { env: failing.env });
+    const failed = await runDelta(['run', '--agent', failing.agent, '-w', failing.work, '-m', 'x', '--format', 'json'], {
+      env: failing.env,
+    });
     expect(failed.exitCode).toBe(1);
     const failure = JSON.parse(failed.stdout) as Record<string, unknown>;
     expect(schemaProblems(SCHEMA, failure)).toEqual([]);

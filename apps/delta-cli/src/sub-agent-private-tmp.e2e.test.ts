@@ -51,12 +51,17 @@ async function parentWith(workspace: string) {
 }
 
 async function observationOf(agent: string, task: string, env: Record<string, string>) {
-  const run = await runDelta(['run', '--agent', agent, '-w', join(agent, 'w'), '-m', `delegate: ${task}`, '--sandbox', 'workspace-write'], { env });
+  const run = await runDelta(['run', '--agent', agent, '-w', join(agent, 'w'), '-m', `delegate: ${task}`, '--sandbox', 'workspace-write'], {
+    env,
+  });
   expect(run.exitCode, run.stderr).toBe(0);
   const runId = readFileSync(join(agent, 'w', '.delta', 'LATEST'), 'utf8').trim();
   const journal = readJournal(join(agent, 'w', '.delta', runId, 'journal.jsonl'));
   const result = journal.find((event) => event.type === 'ACTION_RESULT');
-  return { observation: result?.type === 'ACTION_RESULT' ? result.observation_content : '', status: result?.type === 'ACTION_RESULT' ? result.status : undefined };
+  return {
+    observation: result?.type === 'ACTION_RESULT' ? result.observation_content : '',
+    status: result?.type === 'ACTION_RESULT' ? result.status : undefined,
+  };
 }
 
 describe('a sub-agent whose workspace is in the private /tmp of the run', () => {

@@ -96,7 +96,10 @@ function sessionsDir(options: GlobalOptions): { sessionsDir?: string } {
 function idFirst(usageLine: string, given: string | undefined, rest: readonly unknown[]): [string, ...string[]] {
   const words = (given === undefined ? rest : [given, ...rest]).map(String);
   const [id, ...after] = words;
-  if (id === undefined) throw usage(`missing required args for command \`${usageLine}\`: give the session id, as in ${usageLine.split(' ')[0]} sess_3f9a1c0b2d4e.`);
+  if (id === undefined)
+    throw usage(
+      `missing required args for command \`${usageLine}\`: give the session id, as in ${usageLine.split(' ')[0]} sess_3f9a1c0b2d4e.`,
+    );
   return [id, ...after];
 }
 

@@ -45,7 +45,13 @@ describe('delta-sessions with -- before the session id', () => {
   });
 
   it('still says which argument is missing', () => {
-    expect(run(['exec', '--'])).toMatchObject({ status: 2, json: { error: { code: 'INVALID_ARGUMENT', message: expect.stringContaining('<id>') } } });
-    expect(run(['end'])).toMatchObject({ status: 2, json: { error: { code: 'INVALID_ARGUMENT', message: expect.stringContaining('<id>') } } });
+    expect(run(['exec', '--'])).toMatchObject({
+      status: 2,
+      json: { error: { code: 'INVALID_ARGUMENT', message: expect.stringContaining('<id>') } },
+    });
+    expect(run(['end'])).toMatchObject({
+      status: 2,
+      json: { error: { code: 'INVALID_ARGUMENT', message: expect.stringContaining('<id>') } },
+    });
   });
 });

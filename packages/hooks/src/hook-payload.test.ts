@@ -41,7 +41,7 @@ describe('input/payload.dat (spec 002 §6.4.1)', () => {
     expect(result.gateProblem).toBeUndefined();
   });
 
-  it('post_tool_execution: the observation as text, byte for byte, in observation.txt\'s format', async () => {
+  it("post_tool_execution: the observation as text, byte for byte, in observation.txt's format", async () => {
     const observation = 'line 1\nline 2 é';
     const upper = 'tr a-z A-Z < "$DELTA_HOOK_IO_PATH/input/payload.dat" > "$DELTA_HOOK_IO_PATH/output/payload_override.dat"';
     const result = await runHook(

@@ -8,12 +8,7 @@ import type { HookName } from './hook-names.js';
  * (post_tool_execution). Any other hook gets its main input as JSON: the response, the error, or else the
  * facts of `context.json`.
  */
-export function hookPayload(
-  name: HookName,
-  inputs: HookInputs,
-  context: Record<string, unknown>,
-  toolResult: string | undefined,
-): string {
+export function hookPayload(name: HookName, inputs: HookInputs, context: Record<string, unknown>, toolResult: string | undefined): string {
   switch (name) {
     case 'pre_llm_request':
       return json(inputs.proposed_payload ?? {});

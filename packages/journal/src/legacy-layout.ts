@@ -30,11 +30,7 @@ function runsDirectory(workDir: string): string {
 
 /** Whether `runId` is a v1.2 run of the workspace, not yet migrated (a v1.3 run of the same id wins). */
 export function isLegacyRun(workDir: string, runId: string): boolean {
-  return (
-    isRunId(runId) &&
-    !existsSync(join(workDir, '.delta', runId)) &&
-    isRealDirectory(join(runsDirectory(workDir), runId, EXECUTION))
-  );
+  return isRunId(runId) && !existsSync(join(workDir, '.delta', runId)) && isRealDirectory(join(runsDirectory(workDir), runId, EXECUTION));
 }
 
 /** Where a v1.2 run's files are, for reading it in place. */
@@ -70,7 +66,9 @@ export function listLegacyRunIds(workDir: string): string[] {
 
 /** The run id in v1.2's `.delta/runs/LATEST`, if any. */
 export function readLegacyLatestRunId(workDir: string): string | undefined {
-  const value = readRunRecord(join(runsDirectory(workDir), 'LATEST'), SMALL_RECORD_MAX_BYTES)?.toString('utf8').trim();
+  const value = readRunRecord(join(runsDirectory(workDir), 'LATEST'), SMALL_RECORD_MAX_BYTES)
+    ?.toString('utf8')
+    .trim();
   return value === undefined || value === '' ? undefined : value;
 }
 
@@ -138,7 +136,9 @@ function tidyControlPlane(workDir: string): void {
 /** The journal's words for a migration. */
 export function describeLegacyRunMigration(migration: LegacyRunMigration): string {
   const kept =
-    migration.kept.length === 0 ? '' : `; left in .delta/${migration.runId}/ because a file of the same name is there: ${migration.kept.join(', ')}`;
+    migration.kept.length === 0
+      ? ''
+      : `; left in .delta/${migration.runId}/ because a file of the same name is there: ${migration.kept.join(', ')}`;
   return (
     `Migrated this v1.2 run from .delta/${LEGACY_RUNS_DIRECTORY}/${migration.runId}/${EXECUTION}/ to .delta/${migration.runId}/ ` +
     `(spec v1.3 flattened the layout): ${migration.moved.join(', ') || 'nothing'} moved up${kept}. Every record is kept.`

@@ -17,7 +17,7 @@ describe('argument injection: who reads the argument (issue 46, item 15)', () =>
     expect(warningsOf({ [mode]: template })).toEqual([]);
   });
 
-  it("names the script, not the interpreter, for a value after a script path, and suggests -- where the script reads it", () => {
+  it('names the script, not the interpreter, for a value after a script path, and suggests -- where the script reads it', () => {
     const [message] = warningsOf({ exec: 'python3 script.py ${x}' });
     expect(message).toContain('${x} is a whole argument of script.py with no -- before it');
     expect(message).toContain('Put -- before it (python3 script.py -- ${x})');

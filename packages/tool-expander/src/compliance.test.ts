@@ -131,7 +131,7 @@ describe('Test Suite 5: stdin handling', () => {
   // `wc -l` counts newline characters, of which "line1\nline2\nline3" has two (its last line has none).
   // Adding a newline the model did not send would corrupt every file written through stdin, so the
   // spec's input is kept and its expectation corrected; a newline-terminated input gives 3.
-  it('5.1 passes a stdin parameter in exec: mode, exactly: the spec\'s input gives 2 from wc -l', async () => {
+  it("5.1 passes a stdin parameter in exec: mode, exactly: the spec's input gives 2 from wc -l", async () => {
     const { dir } = workspaceWithMarker();
     const tool = { name: 'test_stdin_exec', exec: 'wc -l', stdin: 'content' };
     const spec = await run(tool, { content: 'line1\nline2\nline3' }, dir);

@@ -144,7 +144,7 @@ describe('typed parameters', () => {
   it('refuse an unknown type: with the list of the types accepted (issue 46, item 17)', () => {
     const error = definitionError({ name: 'a', exec: 'x ${n}', parameters: [{ name: 'n', type: 'banana' }] });
     expect(error.message).toBe(
-      "agent.yaml: tools[0].parameters[0].type: 'type' has the wrong value. Expected one of string, integer, number, boolean, found \"banana\".",
+      'agent.yaml: tools[0].parameters[0].type: \'type\' has the wrong value. Expected one of string, integer, number, boolean, found "banana".',
     );
     expect(error.hint).toBe('Write type: string, integer, number or boolean, or leave type: out for a string.');
     expect(error.message).not.toContain('only type');
