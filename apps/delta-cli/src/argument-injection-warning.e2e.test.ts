@@ -7,7 +7,7 @@ import { runDelta } from './test-support.js';
 
 afterEach(cleanupTestResources);
 
-/** Spec 000/001's own example tools, as its compliance agents write them. */
+/** Spec 000/001's own example tools, as its compliance agents write them, and spec 000 2.3.4's session tools. */
 const SPEC_TOOLS = `name: spec-tools
 llm: {model: m}
 tools:
@@ -19,6 +19,13 @@ tools:
     shell: "grep \${pattern} \${file} | wc -l"
   - name: run_script
     exec: "bash -c \${script}"
+  - name: session_start
+    exec: "delta-sessions start"
+  - name: session_exec
+    exec: "delta-sessions exec \${session_id}"
+    stdin: command
+  - name: session_end
+    exec: "delta-sessions end \${session_id}"
 `;
 
 const RISKY_TOOLS = `name: risky

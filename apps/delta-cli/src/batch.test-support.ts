@@ -18,11 +18,14 @@ export function toolResults(request: RecordedRequest): number {
 /** The file's model server: started by `startLlm` (a beforeAll), closed by `stopLlm` (an afterAll). */
 export let llm: FakeLlm;
 
-/** Starts the model server; `onRequest` is called with each request it answers. */
-export async function startLlm(onRequest: (request: RecordedRequest) => void = () => {}): Promise<void> {
+/**
+ * Starts the model server; `onRequest` is called with each request it answers, and the answer waits for
+ * what it returns (a test holds a request, so that its run waits on the model, until it lets it go).
+ */
+export async function startLlm(onRequest: (request: RecordedRequest) => void | Promise<void> = () => {}): Promise<void> {
   llm = await startFakeLlm({
-    script: (request) => {
-      onRequest(request);
+    script: async (request) => {
+      await onRequest(request);
       const tools = toolResults(request);
       if (tools < 2) return { tool_calls: [{ name: 'note', arguments: { text: `step ${tools + 1}\n` } }], delay_ms: 20 };
       return { content: `answer to ${JSON.parse(userText(request))}`, delay_ms: 120 };
@@ -37,8 +40,8 @@ export async function stopLlm(): Promise<void> {
 export const agentYaml = {
   name: 'batcher',
   llm: { model: 'fake-model', max_retries: 0 },
-  // Unsandboxed: the SIGKILL test expects a tool in flight at the kill to finish on its own (as an
-  // unsandboxed tool does); in the sandbox it ends with the killed engine's run, and the model is told.
+  // Unsandboxed, so that a tool call is the only thing a batch's run does outside the engine. The SIGKILL
+  // test kills when no call is in flight: one the kill lands in is not run again, and the model is told.
   sandbox: { mode: 'off' },
   tools: [{ name: 'note', description: 'Append a line to notes.txt', exec: 'tee -a -- notes.txt', stdin: 'text' }],
 };

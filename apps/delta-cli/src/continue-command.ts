@@ -42,11 +42,11 @@ export async function continueCommand(flags: RunFlags): Promise<number> {
 
 /** The agent of the run to continue (its metadata.json's agent_home), loaded with --set and the entry applied. */
 async function modelAgent(flags: RunFlags, apply: (agent: LoadedAgent) => LoadedAgent): Promise<LoadedAgent> {
-  const { readLatestRunId, readMetadata, runPaths } = await import('@delta/journal');
+  const { findRunPaths, readLatestRunId, readMetadata } = await import('@delta/journal');
   const { loadAgent } = await import('@delta/engine');
   const workDir = flags.workDir!;
   const runId = flags.runId === undefined ? readLatestRunId(workDir) : String(flags.runId);
-  const metadata = runId === undefined ? undefined : runPaths(workDir, runId).metadata;
+  const metadata = runId === undefined ? undefined : findRunPaths(workDir, runId).metadata;
   if (metadata === undefined || !existsSync(metadata)) {
     throw usageError(`No existing run found in the work directory ${workDir}.`, 'Use `delta run` to start a new run.');
   }

@@ -10,7 +10,7 @@ import {
   readOtherWorkspaces,
   RunStatus,
   runKind,
-  runPaths,
+  findRunPaths,
   workspacesDirectory,
   type RunKind,
   type RunMetadata,
@@ -98,7 +98,7 @@ interface ListedRun {
 
 function runsOf(workDir: string, workspace: string): ListedRun[] {
   return listRunIds(workDir).map((runId) => {
-    const paths = runPaths(workDir, runId);
+    const paths = findRunPaths(workDir, runId);
     try {
       const metadata = readMetadata(paths.metadata);
       return { runId, startedAt: metadata.created_at, workDir, workspace, metadata };

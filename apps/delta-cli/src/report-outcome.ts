@@ -6,14 +6,16 @@ import { readLatestRunId } from '@delta/journal';
 import { reportError } from './report-error.js';
 import type { OutputFormat } from './result/output-format.js';
 import { runResultObject } from './result/run-result.js';
+import { runSummaryText } from './result/run-summary.js';
 
-/** What stdout gets when the run stops: the answer for a person, `raw` bytes, one `json` object, or --json's OUTCOME line. */
+/** What stdout gets when the run stops: the answer for a person, `raw` bytes, one `json` object, a `text` summary, or --json's OUTCOME line. */
 function writeResult(result: RunResult, output: { json?: boolean; format?: OutputFormat }): void {
   if (output.json) {
     process.stdout.write(`${JSON.stringify(outcomeLine(result))}\n`);
-  } else if (output.format === 'json') {
+  } else if (output.format === 'json' || output.format === 'text') {
     // performance.now() counts from the start of this process: how long the command ran.
-    process.stdout.write(`${JSON.stringify(runResultObject(result, performance.now()))}\n`);
+    const object = runResultObject(result, performance.now());
+    process.stdout.write(output.format === 'json' ? `${JSON.stringify(object)}\n` : runSummaryText(object));
   } else if (result.status === 'COMPLETED' && result.finalAnswer) {
     // Two writes: `${answer}\n` would copy a long answer once more before it is encoded.
     process.stdout.write(result.finalAnswer);

@@ -44,7 +44,7 @@ export async function runCommand(flags: RunCommandFlags): Promise<number> {
   }
   const { format, runId, engine: flagOptions } = parseRunFlags(flags);
   const engine = await import('@delta/engine');
-  const { readLatestRunId, readMetadata, recordOtherWorkspace, runPaths } = await import('@delta/journal');
+  const { findRunPaths, readLatestRunId, readMetadata, recordOtherWorkspace } = await import('@delta/journal');
   // --models: the entry --model names, its key read now (before a workspace is made), laid over agent.yaml.
   const model = await runModelOf(flags, engineEnvironment());
   const loaded = engine.loadAgent(flags.agent ?? '.', { strict: flags.strict === true, overrides: runOverrides(flags) });
@@ -58,7 +58,7 @@ export async function runCommand(flags: RunCommandFlags): Promise<number> {
   // --run-id or --new: the caller asked for a new run (another run may be going on beside it).
   const latest = runId === undefined && flags.new !== true ? readLatestRunId(workDir) : undefined;
   const latestMetadata =
-    latest && existsSync(runPaths(workDir, latest).metadata) ? readMetadata(runPaths(workDir, latest).metadata) : undefined;
+    latest && existsSync(findRunPaths(workDir, latest).metadata) ? readMetadata(findRunPaths(workDir, latest).metadata) : undefined;
   const resume = latestMetadata !== undefined && RESUMABLE.has(latestMetadata.status);
   if (flags.verbose === true) {
     // What the run will use: --base-url, the models file entry's key, a resumed run's recorded endpoint.
@@ -73,7 +73,7 @@ export async function runCommand(flags: RunCommandFlags): Promise<number> {
       let result;
       if (resume) {
         const waiting = latestMetadata.status === 'WAITING_FOR_INPUT';
-        const responseFile = join(runPaths(workDir, latest!).interactionDir, 'response.txt');
+        const responseFile = join(findRunPaths(workDir, latest!).interactionDir, 'response.txt');
         const answerFromFile = waiting && existsSync(responseFile);
         process.stderr.write(
           `Resuming run ${latest} (${latestMetadata.status}) in ${workDir}: ` +

@@ -7,7 +7,7 @@ import { readLatestRunId, readMetadata, runPaths } from '@delta/journal';
 import { schemaProblems, type Schema } from './result/json-schema.test-support.js';
 import { DELTA_BIN, runDelta } from './test-support.js';
 
-const SCHEMA = JSON.parse(readFileSync(new URL('../../../docs/schemas/run-result.v1.schema.json', import.meta.url), 'utf8')) as Schema;
+const SCHEMA = JSON.parse(readFileSync(new URL('../../../docs/schemas/run-result.v2.schema.json', import.meta.url), 'utf8')) as Schema;
 
 /** jq, which .ci/run installs. Only a machine where that install failed may skip the jq step, loudly. */
 const jq = spawnSync('sh', ['-c', 'command -v jq'], { encoding: 'utf8' }).status === 0;
@@ -62,7 +62,7 @@ describe('delta run --format json', () => {
     const paths = runPaths(work, runId);
     const metadata = readMetadata(paths.metadata);
     expect(object).toMatchObject({
-      schema_version: 1,
+      schema_version: '2.0',
       run_id: runId,
       agent_name: 'formats',
       agent_home: metadata.agent_home,
@@ -157,12 +157,12 @@ describe('delta run --format json', () => {
 });
 
 describe('--format raw and text, and what --format refuses', () => {
-  it('raw prints the final answer byte for byte; text adds a newline, as before', async () => {
+  it('raw prints the final answer byte for byte; without --format it gets a newline, as before', async () => {
     const { agent, work, env } = await setup([{ content: 'line one\nline two' }, { content: 'again' }, { content: 'third' }]);
     const raw = await runDelta(['run', '--agent', agent, '-w', work, '-m', 'x', '--format', 'raw'], { env });
     expect(raw.exitCode).toBe(0);
     expect(raw.stdout).toBe('line one\nline two');
-    const text = await runDelta(['continue', '-w', work, '-m', 'y', '--format', 'text'], { env });
+    const text = await runDelta(['continue', '-w', work, '-m', 'y'], { env });
     expect(text.stdout).toBe('again\n');
     const continued = await runDelta(['continue', '-w', work, '-m', 'z', '--format', 'raw'], { env });
     expect(continued.stdout).toBe('third');

@@ -38,7 +38,8 @@ cli
   });
 
 cli
-  .command('exec <id> [...command]', 'Run a command in a session; without one, it is read from stdin (pipes, heredocs)')
+  // [id], not <id>: the id may come after -- (exec -- ID), as the argument-injection warning advises.
+  .command('exec [id] [...command]', 'Run a command in a session; without one, it is read from stdin (pipes, heredocs)')
   .option('--timeout-ms <ms>', `Stop the command after this long (default: $DELTA_SESSIONS_TIMEOUT_MS, else ${DEFAULT_TIMEOUT_MS})`)
   .option(
     '--max-output-bytes <bytes>',
@@ -46,11 +47,12 @@ cli
   )
   .example('delta-sessions exec sess_3f9a1c0b2d4e "ls -la"')
   .example("delta-sessions exec sess_3f9a1c0b2d4e <<'EOF'")
-  .action(async (id: string, command: string[], options: ExecCommandOptions) => {
-    const words = [...command, ...(options['--'] ?? [])].map(String);
+  .example('delta-sessions exec -- sess_3f9a1c0b2d4e "ls -la"')
+  .action(async (given: string | undefined, command: string[], options: ExecCommandOptions) => {
+    const [id, ...words] = idFirst('exec <id> [...command]', given, [...command, ...(options['--'] ?? [])]);
     const code = words.length > 0 ? words.join(' ') : await commandFromStdin();
     printJson(
-      await execInSession(String(id), code, {
+      await execInSession(id, code, {
         ...sessionsDir(options),
         ...(options.timeoutMs === undefined ? {} : { timeoutMs: Number(options.timeoutMs) }),
         ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: Number(options.maxOutputBytes) }),
@@ -58,9 +60,14 @@ cli
     );
   });
 
-cli.command('end <id>', 'End a session and stop its processes').action(async (id: string, options: GlobalOptions) => {
-  printJson(await endSession(String(id), sessionsDir(options)));
-});
+cli
+  .command('end [id]', 'End a session and stop its processes')
+  .example('delta-sessions end -- sess_3f9a1c0b2d4e')
+  .action(async (given: string | undefined, options: GlobalOptions) => {
+    const [id, ...extra] = idFirst('end <id>', given, options['--'] ?? []);
+    if (extra.length > 0) throw usage(`end takes one session id; found also ${extra.join(' ')}.`);
+    printJson(await endSession(id, sessionsDir(options)));
+  });
 
 cli
   .command('cleanup', 'End every session of this workspace not yet terminated, dead ones included (for an on_run_end hook)')
@@ -83,6 +90,21 @@ cli.version(version);
 
 function sessionsDir(options: GlobalOptions): { sessionsDir?: string } {
   return options.sessionsDir === undefined ? {} : { sessionsDir: String(options.sessionsDir) };
+}
+
+/** The session id and the words after it: the id given before `--`, or else the first word after it. */
+function idFirst(usageLine: string, given: string | undefined, rest: readonly unknown[]): [string, ...string[]] {
+  const words = (given === undefined ? rest : [given, ...rest]).map(String);
+  const [id, ...after] = words;
+  if (id === undefined)
+    throw usage(
+      `missing required args for command \`${usageLine}\`: give the session id, as in ${usageLine.split(' ')[0]} sess_3f9a1c0b2d4e.`,
+    );
+  return [id, ...after];
+}
+
+function usage(message: string): SessionError {
+  return new SessionError(message, { code: 'INVALID_ARGUMENT' });
 }
 
 async function commandFromStdin(): Promise<string> {

@@ -8,6 +8,8 @@ import {
   isRunId,
   JournalWriter,
   migrateLegacyIo,
+  migrateLegacyRun,
+  describeLegacyRunMigration,
   readLatestRunId,
   readMetadata,
   runPaths,
@@ -130,6 +132,8 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
       hint: 'A run id is a name such as 20261122_143522_a1b2c3 or nightly-42 (see `delta list -w <workspace>`); without --run-id the latest run is used.',
     });
   }
+  // A v1.2 run (.delta/runs/<id>/execution/) moves to where this engine writes, records and all: this is its first write.
+  const legacyMigration = migrateLegacyRun(workDir, runId);
   const paths = runPaths(workDir, runId);
   if (!existsSync(paths.metadata)) throw noRun(workDir, ` with id ${runId}`);
   const metadata = readMetadata(paths.metadata);
@@ -236,6 +240,8 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
             content: `The journal's last line was cut off by a crash (${journalRepair.bytes} bytes); it was removed and kept in ${journalRepair.savedTo}.`,
           });
         }
+        if (legacyMigration)
+          record(context, { type: 'SYSTEM_MESSAGE', level: 'INFO', content: describeLegacyRunMigration(legacyMigration) });
         if (ioMigration) record(context, { type: 'SYSTEM_MESSAGE', level: 'INFO', content: describeIoMigration(ioMigration) });
         if (crashed) record(context, { type: 'SYSTEM_MESSAGE', level: 'WARN', content: unfinishedEnd(metadata) });
         if (![...journal.state.events].some((event) => event.type === 'USER_MESSAGE')) {

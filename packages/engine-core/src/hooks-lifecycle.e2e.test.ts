@@ -37,16 +37,16 @@ describe('lifecycle hooks in a run', () => {
       'on_error',
       'on_run_end',
     ]);
-    expect(lines[0]).toMatch(/^on_iteration_start iter=1 tool= result= error= inputs=context\.json, key=none /);
-    expect(lines[1]).toContain('inputs=context.json,proposed_payload.json,');
-    expect(lines[2]).toContain('inputs=context.json,response.json,');
+    expect(lines[0]).toMatch(/^on_iteration_start iter=1 tool= result= error= inputs=context\.json,payload\.dat, key=none /);
+    expect(lines[1]).toContain('inputs=context.json,payload.dat,proposed_payload.json,');
+    expect(lines[2]).toContain('inputs=context.json,payload.dat,response.json,');
     expect(lines[3]).toContain('pre_tool_execution iter=1 tool=say result= ');
-    expect(lines[3]).toContain('inputs=context.json,tool_call.json,');
+    expect(lines[3]).toContain('inputs=context.json,payload.dat,tool_call.json,');
     expect(lines[4]).toContain('post_tool_execution iter=1 tool=say result=hi ');
-    expect(lines[4]).toContain('inputs=context.json,tool_call.json,tool_result.json,');
+    expect(lines[4]).toContain('inputs=context.json,payload.dat,tool_call.json,tool_result.json,');
     expect(lines[6]).toContain('on_iteration_start iter=2');
     expect(lines[8]).toMatch(/^on_error iter=1 .*error=The model endpoint .* answered HTTP 500: .*model down/);
-    expect(lines[8]).toContain('inputs=context.json,error.json,');
+    expect(lines[8]).toContain('inputs=context.json,error.json,payload.dat,');
     for (const line of lines) {
       expect(line).toContain(`cwd=${workDir} run=${result.runId}`);
       expect(line).toContain('key=none');
@@ -71,6 +71,11 @@ describe('lifecycle hooks in a run', () => {
     ]);
     const proposed = JSON.parse(readFileSync(join(result.paths.hooksDir, '002_pre_llm_request', 'input', 'proposed_payload.json'), 'utf8'));
     expect(proposed).toEqual(server.requests[0]!.body);
+    // payload.dat is what each hook may override, in the override's format (issue 46, item 16).
+    const payload = (dir: string) => readFileSync(join(result.paths.hooksDir, dir, 'input', 'payload.dat'), 'utf8');
+    expect(JSON.parse(payload('002_pre_llm_request'))).toEqual(server.requests[0]!.body);
+    expect(JSON.parse(payload('004_pre_tool_execution'))).toEqual({ text: 'hi' });
+    expect(payload('005_post_tool_execution')).toBe('hi');
   });
 
   it('accepts the legacy short hook names with a deprecation warning', async () => {

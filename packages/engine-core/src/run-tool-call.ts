@@ -12,6 +12,7 @@ import {
 import { DEFAULT_TOOL_OUTPUT_BYTES } from './agent-config.js';
 import { formatObservation } from './observation.js';
 import { environmentForTool } from './model-credentials.js';
+import { privateTmpSubAgentNote, subAgentWorkspacesInPrivateTmp } from './private-tmp-sub-agents.js';
 
 export interface ToolCallOutcome {
   status: ActionResultStatus;
@@ -100,6 +101,9 @@ export function prepareToolCall(call: RecordedToolCall, context: ToolCallContext
   }
 }
 
+/** File times come from a coarser clock than Date.now(); a sub-agent takes far longer than this to start. */
+const CLOCK_SLACK_MS = 20;
+
 /**
  * Runs a prepared call in the workspace, recording it under io/tool_executions/. The tool's own
  * `timeout_ms` stops its whole process group; only a tool that opts in gets the model credentials.
@@ -109,6 +113,7 @@ export async function executeToolCall(call: RecordedToolCall, invocation: Invoca
   const timeoutMs = Math.min(tool?.timeout_ms ?? DEFAULT_TOOL_TIMEOUT_MS, context.timeoutMs ?? Number.POSITIVE_INFINITY);
   const record = createToolExecutionRecord(context.paths, call.id, invocation.commandLine);
   const hitBefore = context.sandbox?.limits.hit ?? [];
+  const startedAt = Date.now();
   const result = await runCommand({
     // Who is running, so that a run resumed after a crash can stop a tool the dead engine left behind.
     processFile: record.process,
@@ -130,7 +135,13 @@ export async function executeToolCall(call: RecordedToolCall, invocation: Invoca
   const observation = formatObservation(result, record, context.paths.workDir, { timeoutMs });
   // A failed call that named something under /tmp the sandbox hides: say so, and how to fix it.
   const hidden = result.exitCode !== 0 && context.sandbox ? context.sandbox.hiddenPaths([invocation.file, ...invocation.args]) : [];
-  const notes = [...(hidden.length === 0 ? [] : [hiddenPathsNote(hidden)]), ...limitNotes(context.sandbox, hitBefore)];
+  // A sub-agent this call ran with its workspace in the sandbox's /tmp loses it when the run ends: say so, and the fix.
+  const lost = context.sandbox ? subAgentWorkspacesInPrivateTmp(context.sandbox.tmpDir, startedAt - CLOCK_SLACK_MS) : [];
+  const notes = [
+    ...(hidden.length === 0 ? [] : [hiddenPathsNote(hidden)]),
+    ...(lost.length === 0 ? [] : [privateTmpSubAgentNote(lost)]),
+    ...limitNotes(context.sandbox, hitBefore),
+  ];
   return {
     status: result.exitCode === 0 ? 'SUCCESS' : result.startError ? 'ERROR' : 'FAILED',
     observation: [observation, ...notes].join('\n'),

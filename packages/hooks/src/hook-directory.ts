@@ -44,6 +44,8 @@ export function createHookDirectory(options: {
   name: HookName;
   context: Record<string, unknown>;
   inputs: HookInputs;
+  /** `input/payload.dat`, written as given (see hookPayload). */
+  payload: string;
 }): HookDirectory {
   const base = join(options.hooksDir, hookDirectoryName(options.step, options.name));
   let dir = base;
@@ -57,6 +59,7 @@ export function createHookDirectory(options: {
   };
   for (const path of [directory.inputDir, directory.outputDir, directory.metaDir]) makeDirectory(path);
   writeJson(join(directory.inputDir, 'context.json'), options.context);
+  writeFileSync(join(directory.inputDir, 'payload.dat'), options.payload);
   for (const [file, value] of Object.entries(options.inputs)) {
     if (value !== undefined) writeJson(join(directory.inputDir, `${file}.json`), value);
   }

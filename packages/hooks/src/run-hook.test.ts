@@ -23,7 +23,7 @@ describe('runHook: the I/O directory', () => {
     expect(result.ioPath).toBe(`${dir}/`);
     expect(result.ioPathRef).toBe('io/hooks/005_pre_llm_request/');
     expect(readdirSync(dir).sort()).toEqual(['execution_meta', 'input', 'output']);
-    expect(readdirSync(join(dir, 'input')).sort()).toEqual(['context.json', 'proposed_payload.json']);
+    expect(readdirSync(join(dir, 'input')).sort()).toEqual(['context.json', 'payload.dat', 'proposed_payload.json']);
     expect(run.json(join(dir, 'input', 'proposed_payload.json'))).toEqual({ model: 'm', messages: [] });
     expect(run.json(join(dir, 'input', 'context.json'))).toMatchObject({
       hook_name: 'pre_llm_request',
@@ -151,7 +151,7 @@ describe('runHook: each hook kind gets its inputs and environment', () => {
     const command = run.script('ctx.sh', 'cp "$DELTA_HOOK_IO_PATH/input/context.json" "$DELTA_HOOK_IO_PATH/output/ctx.json"');
     for (const [step, name] of (['on_iteration_start', 'on_iteration_end', 'on_run_end'] as const).entries()) {
       const result = await runHook(run.options(name, command, { step: step + 1, context: { status: 'COMPLETED' } }));
-      expect(readdirSync(join(result.ioPath, 'input'))).toEqual(['context.json']);
+      expect(readdirSync(join(result.ioPath, 'input')).sort()).toEqual(['context.json', 'payload.dat']);
       expect(run.json(join(result.ioPath, 'output', 'ctx.json'))).toMatchObject({ hook_name: name, status: 'COMPLETED', run_id: 'run-1' });
     }
   });

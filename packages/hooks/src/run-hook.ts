@@ -5,6 +5,7 @@ import type { HookName } from './hook-names.js';
 import { DEFAULT_HOOK_TIMEOUT_MS, type HookDefinition } from './hooks-config.js';
 import { substituteEngineVariables } from './engine-variables.js';
 import { createHookDirectory, type HookInputs } from './hook-directory.js';
+import { hookPayload } from './hook-payload.js';
 import { hookEnvironment, type HookRunFacts, type HookValues } from './hook-environment.js';
 import { readHookOutputs, type HookOutputs } from './hook-outputs.js';
 import { quoteCommand } from './quote-command.js';
@@ -63,22 +64,25 @@ export interface HookResult {
  */
 export async function runHook(options: RunHookOptions): Promise<HookResult> {
   const { name, run } = options;
+  const context = {
+    hook_name: name,
+    step: options.step,
+    run_id: run.runId,
+    iteration: run.iterationCount,
+    timestamp: new Date().toISOString(),
+    ...(options.toolName === undefined ? {} : { tool_name: options.toolName }),
+    ...(options.errorMessage === undefined ? {} : { error_message: options.errorMessage }),
+    ...options.context,
+  };
+  const inputs = options.inputs ?? {};
   const directory = createHookDirectory({
     hooksDir: options.hooksDir,
     runDir: run.runDir,
     step: options.step,
     name,
-    context: {
-      hook_name: name,
-      step: options.step,
-      run_id: run.runId,
-      iteration: run.iterationCount,
-      timestamp: new Date().toISOString(),
-      ...(options.toolName === undefined ? {} : { tool_name: options.toolName }),
-      ...(options.errorMessage === undefined ? {} : { error_message: options.errorMessage }),
-      ...options.context,
-    },
-    inputs: options.inputs ?? {},
+    context,
+    inputs,
+    payload: hookPayload(name, inputs, context, options.toolResult),
   });
   const variables = { agentHome: options.agentHome, cwd: options.cwd };
   const argv = options.definition.command.map((part) => substituteEngineVariables(part, variables));

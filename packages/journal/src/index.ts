@@ -53,6 +53,7 @@ export {
   runPaths,
   createRunDirectories,
   readLatestRunId,
+  findRunPaths,
   writeLatestRunId,
   listRunIds,
   workspacesDirectory,
@@ -70,6 +71,8 @@ export {
 export type { RunKind, RunPaths } from './layout.js';
 export { describeIoMigration, migrateLegacyIo } from './legacy-io.js';
 export type { IoMigration } from './legacy-io.js';
+export { describeLegacyRunMigration, isLegacyRun, migrateLegacyRun } from './legacy-layout.js';
+export type { LegacyRunMigration } from './legacy-layout.js';
 export { acquireRunLock, RUN_LOCK_LEASE_MS } from './run-lock.js';
 export type { RunLock, RunLockOptions } from './run-lock.js';
 export { holderIsAlive, RunLockHolder, safeParseRunLockHolder } from './run-lock-holder.js';

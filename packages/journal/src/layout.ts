@@ -1,6 +1,7 @@
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, relative } from 'node:path';
 import { asDiskFault, ConfigurationError, diskWrite, makeDirectory } from '@delta/errors';
+import { isLegacyRun, legacyRunPaths, listLegacyRunIds, readLegacyLatestRunId } from './legacy-layout.js';
 import { CONTROL_PLANE_VERSION } from './metadata.js';
 import { isRunId } from './run-id.js';
 import { readRunRecord, SMALL_RECORD_MAX_BYTES } from './read-record.js';
@@ -83,9 +84,14 @@ function readLine(file: string): string | undefined {
   return value === '' ? undefined : value;
 }
 
-/** The run id in `.delta/LATEST`, if any. */
+/** The run id in `.delta/LATEST`, or in a v1.2 workspace `.delta/runs/LATEST`, if any. */
 export function readLatestRunId(workDir: string): string | undefined {
-  return readLine(join(controlDirectory(workDir), 'LATEST'));
+  return readLine(join(controlDirectory(workDir), 'LATEST')) ?? readLegacyLatestRunId(workDir);
+}
+
+/** Where a run of the workspace is: `runPaths`, or a v1.2 run's place until it is migrated (legacy-layout.ts). */
+export function findRunPaths(workDir: string, runId: string): RunPaths {
+  return isLegacyRun(workDir, runId) ? legacyRunPaths(workDir, runId) : runPaths(workDir, runId);
 }
 
 export function writeLatestRunId(workDir: string, runId: string): void {
@@ -95,16 +101,17 @@ export function writeLatestRunId(workDir: string, runId: string): void {
 
 /**
  * The runs in a workspace, by name: generated ids sort by time, chosen ids (`--run-id`) do not. A run is a
- * directory under `.delta/` with a run id for its name and its `io/` (created first) or `metadata.json`.
+ * directory under `.delta/` with a run id for its name and its `io/` (created first) or `metadata.json`, or
+ * a v1.2 run under `.delta/runs/` not yet migrated (find its files with findRunPaths).
  */
 export function listRunIds(workDir: string): string[] {
   const dir = controlDirectory(workDir);
   if (!existsSync(dir)) return [];
-  return readdirSync(dir, { withFileTypes: true })
+  const current = readdirSync(dir, { withFileTypes: true })
     .filter((entry) => entry.isDirectory() && isRunId(entry.name))
     .map((entry) => entry.name)
-    .filter((name) => existsSync(join(dir, name, 'io')) || existsSync(join(dir, name, 'metadata.json')))
-    .sort();
+    .filter((name) => existsSync(join(dir, name, 'io')) || existsSync(join(dir, name, 'metadata.json')));
+  return [...new Set([...current, ...listLegacyRunIds(workDir)])].sort();
 }
 
 const WORKSPACE = /^W(\d{3,})$/;

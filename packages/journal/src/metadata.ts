@@ -1,12 +1,16 @@
 import { existsSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
-import { asDiskFault, parseJson, SystemError } from '@delta/errors';
+import { asDiskFault, ConfigurationError, parseJson } from '@delta/errors';
 import { RunOrigin, RunStatus, TokenUsage } from './events.js';
 import { readRunRecord, SMALL_RECORD_MAX_BYTES } from './read-record.js';
 
-/** The control-plane schema this package writes, and the ones it reads. */
+/**
+ * The control-plane schema this package writes, and the ones it reads. A v1.2 metadata.json (spec 000
+ * §2.1.4) has the same fields and no schema_version, or "1.2"; it becomes 1.3 when its run is migrated.
+ */
 export const CONTROL_PLANE_VERSION = '1.3';
-export const SUPPORTED_CONTROL_PLANE_VERSIONS: readonly string[] = ['1.3'];
+export const SUPPORTED_CONTROL_PLANE_VERSIONS: readonly string[] = ['1.3', '1.2'];
+const VERSION_WHEN_UNSAID = '1.2';
 
 /** A run's cost so far, estimated from the prices in agent.yaml `llm.pricing` when the model was called. */
 export const EstimatedCost = z.looseObject({
@@ -76,7 +80,7 @@ export type RunMetadata = z.infer<typeof RunMetadata>;
 function readMetadataJson(file: string): unknown {
   for (let attempt = 1; ; attempt += 1) {
     const bytes = readRunRecord(file, SMALL_RECORD_MAX_BYTES);
-    if (bytes === undefined) throw new SystemError(`${file} does not exist`, { code: 'METADATA_MISSING', file });
+    if (bytes === undefined) throw missing(file);
     const text = bytes.toString('utf8');
     try {
       return parseJson(text, file);
@@ -88,23 +92,32 @@ function readMetadataJson(file: string): unknown {
   }
 }
 
+// A run directory this engine cannot read is refused like a configuration mistake (exit 2): the user named it.
+function missing(file: string): ConfigurationError {
+  return new ConfigurationError(`${file} does not exist`, {
+    code: 'METADATA_MISSING',
+    file,
+    hint: 'Check the run id (`delta list -w <workspace>` lists the runs); a run directory without it was not made by the engine, or was damaged.',
+  });
+}
+
 export function readMetadata(file: string): RunMetadata {
-  if (!existsSync(file)) {
-    throw new SystemError(`${file} does not exist`, { code: 'METADATA_MISSING', file });
-  }
+  if (!existsSync(file)) throw missing(file);
   const value = readMetadataJson(file);
-  const result = RunMetadata.safeParse(value);
+  const unsaid = typeof value === 'object' && value !== null && !Array.isArray(value) && !('schema_version' in value);
+  const result = RunMetadata.safeParse(unsaid ? { ...value, schema_version: VERSION_WHEN_UNSAID } : value);
   if (!result.success) {
     const issue = result.error.issues[0];
-    throw new SystemError(`${file}: field "${issue?.path.join('.')}" ${issue?.message ?? 'is invalid'}`, {
+    throw new ConfigurationError(`${file}: field "${issue?.path.join('.')}" ${issue?.message ?? 'is invalid'}`, {
       code: 'METADATA_INVALID',
       file,
       field: issue?.path.join('.'),
+      hint: 'Restore the file from a backup; the journal holds the run itself.',
     });
   }
   if (!SUPPORTED_CONTROL_PLANE_VERSIONS.includes(result.data.schema_version)) {
-    throw new SystemError(
-      `${file} has schema_version ${result.data.schema_version}; this engine reads ${SUPPORTED_CONTROL_PLANE_VERSIONS.join(', ')}`,
+    throw new ConfigurationError(
+      `${file} has schema_version ${result.data.schema_version}; this engine reads ${SUPPORTED_CONTROL_PLANE_VERSIONS.join(' and ')}`,
       { code: 'METADATA_VERSION', file, field: 'schema_version', hint: 'Use the engine version that wrote this run.' },
     );
   }

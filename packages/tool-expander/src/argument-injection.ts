@@ -1,4 +1,5 @@
 import type { ExpandedTool } from './expanded-tool.js';
+import { argumentReader, type ArgumentReader } from './argument-reader.js';
 import { optionCouldHarm, programName } from './option-danger.js';
 import { isEngineVariable } from './placeholder.js';
 import type { ToolDefinitionWarning } from './tool-definition-error.js';
@@ -8,32 +9,53 @@ const WHOLE_PLACEHOLDER = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 /** A parameter passed whole, with no `--` before it, to a program that may act on it as an option. */
 export interface UnguardedArgument {
   name: string;
-  /** The program that reads it (`find`), as written in the tool. */
+  /** The program that reads it (`find`, or `script.py` for `python3 script.py ${x}`), as written in the tool. */
   program: string;
+  /** The words before it, when a `--` must go after them rather than after the program (`python3 script.py`). */
+  before?: string;
 }
 
 /**
  * The parameters of an exec: or command: tool that are whole arguments with no `--` before them, of a
  * program whose options can do harm. A program reads an argument that starts with '-' as an option:
  * `find ${directory}` given "-delete" deletes the workspace; `echo ${message}` given "-n" only prints less.
+ * After an interpreter's script (`python3 script.py ${x}`) the script reads the value; see argumentReader.
  */
 export function unguardedArguments(tool: ExpandedTool): UnguardedArgument[] {
-  const program = programName(tool.command[0] ?? '');
+  const words = tool.command;
+  const reader = argumentReader(words);
   if (tool.mode === 'command') {
-    if (tool.command.includes('--') || !optionCouldHarm(tool.command)) return [];
+    const guarded = reader.script === undefined ? words.includes('--') : words.slice(reader.script + 1).includes('--');
+    if (guarded || !readerCouldHarm(words, words.length, reader)) return [];
     return tool.parameters
       .filter((parameter) => parameter.inject_as === 'argument')
-      .map((parameter) => ({ name: parameter.name, program }));
+      .map((parameter) => unguarded(parameter.name, words, words.length, reader));
   }
   const found: UnguardedArgument[] = [];
-  for (const [index, element] of tool.command.entries()) {
+  for (const [index, element] of words.entries()) {
     if (index === 0) continue;
-    if (element === '--') break;
     const name = WHOLE_PLACEHOLDER.exec(element)?.[1];
     if (name === undefined || isEngineVariable(name) || found.some((argument) => argument.name === name)) continue;
-    if (optionCouldHarm(tool.command.slice(0, index))) found.push({ name, program });
+    const from = reader.script !== undefined && index > reader.script ? reader.script + 1 : 1;
+    if (words.slice(from, index).includes('--')) continue;
+    if (readerCouldHarm(words, index, reader)) found.push(unguarded(name, words, index, reader));
   }
   return found;
+}
+
+function readsAsScript(index: number, reader: ArgumentReader): reader is ArgumentReader & { script: number } {
+  return reader.script !== undefined && index > reader.script;
+}
+
+/** Whether an option at `index` could harm: judged for the script when the script reads it, else for the program. */
+function readerCouldHarm(words: readonly string[], index: number, reader: ArgumentReader): boolean {
+  if (!readsAsScript(index, reader)) return optionCouldHarm(words.slice(0, index));
+  return optionCouldHarm([reader.program, ...words.slice(reader.script + 1, index)]);
+}
+
+function unguarded(name: string, words: readonly string[], index: number, reader: ArgumentReader): UnguardedArgument {
+  if (!readsAsScript(index, reader)) return { name, program: programName(words[0] ?? '') };
+  return { name, program: reader.program, before: words.slice(0, index).join(' ') };
 }
 
 /** Marks the argument-injection warning, so that an agent's loader can say it once for all its tools. */
@@ -69,7 +91,7 @@ export function argumentInjectionWarning(
     message:
       `${list} ${exposed.length === 1 ? 'is a whole argument' : 'are whole arguments'} of ${programs} with no -- before ${exposed.length === 1 ? 'it' : 'them'}: ` +
       `a value starting with '-' would be read as an option (find \${directory} given "-delete" deletes the workspace). ` +
-      `Put -- before ${exposed.length === 1 ? 'it' : 'them'} (${exposed[0]?.program} -- ${first}), join it to its option (--name=${first}), declare an enum:, ` +
+      `Put -- before ${exposed.length === 1 ? 'it' : 'them'} (${exposed[0]?.before ?? exposed[0]?.program} -- ${first}), join it to its option (--name=${first}), declare an enum:, ` +
       `or, if no option of ${programs} can do harm here, say so with allow_option_values: true.`,
   };
 }

@@ -88,7 +88,7 @@ describe('Test Suite 3: :raw modifier behaviour', () => {
     expect(error.field).toBe('exec');
   });
 
-  // Spec 001 says this input deletes the file. It cannot: the spec's own expansion (section 4.3) makes
+  // Spec 001 says this input deletes the file (see also 5.1, the other expectation of the suite we correct). It cannot: the spec's own expansion (section 4.3) makes
   // ${input:raw} an unquoted $1, and a POSIX shell only splits and globs an expansion, never re-parses
   // it, so ';' stays a word. What :raw does expose is argument injection; this test confirms that.
   it('3.3 :raw with malicious input is interpreted: split and globbed, so arguments can be injected', async () => {
@@ -127,11 +127,17 @@ describe('Test Suite 4: tokenization and whitespace (exec: mode)', () => {
 });
 
 describe('Test Suite 5: stdin handling', () => {
-  it('5.1 passes a stdin parameter in exec: mode', async () => {
+  // Spec 001 expects "3" from this input. It is 2, and rightly: stdin is passed byte for byte, and
+  // `wc -l` counts newline characters, of which "line1\nline2\nline3" has two (its last line has none).
+  // Adding a newline the model did not send would corrupt every file written through stdin, so the
+  // spec's input is kept and its expectation corrected; a newline-terminated input gives 3.
+  it("5.1 passes a stdin parameter in exec: mode, exactly: the spec's input gives 2 from wc -l", async () => {
     const { dir } = workspaceWithMarker();
-    // Byte-exact stdin: three newline-terminated lines.
-    const outcome = await run({ name: 'test_stdin_exec', exec: 'wc -l', stdin: 'content' }, { content: 'line1\nline2\nline3\n' }, dir);
-    expect(outcome.stdout.trim()).toBe('3');
+    const tool = { name: 'test_stdin_exec', exec: 'wc -l', stdin: 'content' };
+    const spec = await run(tool, { content: 'line1\nline2\nline3' }, dir);
+    expect(spec.stdout.trim()).toBe('2');
+    const terminated = await run(tool, { content: 'line1\nline2\nline3\n' }, dir);
+    expect(terminated.stdout.trim()).toBe('3');
   });
 
   it('5.2 passes a stdin parameter in shell: mode', async () => {

@@ -10,6 +10,9 @@ const OPTIONS_CANNOT_HARM = new Set([
   'cat',
   'cmp',
   'cut',
+  // Its options say where sessions live, a time limit, an output cap, help and version; a session runs
+  // what the model sends it by design, so no single option can make a call do more (spec 000 2.3.4).
+  'delta-sessions',
   'diff',
   'dirname',
   'du',

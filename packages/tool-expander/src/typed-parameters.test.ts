@@ -141,6 +141,15 @@ describe('typed parameters', () => {
     expect(() => buildInvocation(tool, { port: '8080', config: 1 }, VARIABLES)).toThrow("Argument 'port' must be an integer");
   });
 
+  it('refuse an unknown type: with the list of the types accepted (issue 46, item 17)', () => {
+    const error = definitionError({ name: 'a', exec: 'x ${n}', parameters: [{ name: 'n', type: 'banana' }] });
+    expect(error.message).toBe(
+      'agent.yaml: tools[0].parameters[0].type: \'type\' has the wrong value. Expected one of string, integer, number, boolean, found "banana".',
+    );
+    expect(error.hint).toBe('Write type: string, integer, number or boolean, or leave type: out for a string.');
+    expect(error.message).not.toContain('only type');
+  });
+
   it('refuse at load an enum or a default that does not fit the type, and a default outside the enum', () => {
     const enumError = definitionError({ name: 'a', exec: 'x ${n}', parameters: [{ name: 'n', type: 'integer', enum: [1, 2.5] }] });
     expect(enumError.message).toBe(

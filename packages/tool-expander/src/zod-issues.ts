@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { describeValue, fieldPath, valueAt } from './field-path.js';
+import { PARAMETER_TYPES } from './parameter-type.js';
 import type { ToolDefinitionIssue } from './tool-definition-error.js';
 
 const ARTICLES: Record<string, string> = {
@@ -22,8 +23,14 @@ const FIELD_EXPECTATIONS: Record<string, { expected: string; hint: string }> = {
   exec: { expected: 'a command template such as "ls -la ${directory}"', hint: 'Write the command to run.' },
   shell: { expected: 'a shell script such as "cat ${file} | wc -l"', hint: 'Write the script to run.' },
   command: { expected: 'a list of strings such as ["ls", "-la"]', hint: 'List the program and its fixed arguments.' },
-  default: { expected: 'a string', hint: 'Quote the value, for example default: "10"; every parameter is a string.' },
-  type: { expected: '"string" (the only type supported)', hint: 'Remove type:, or write type: string.' },
+  default: {
+    expected: 'a string, a number or true or false',
+    hint: 'Write one value of the parameter\'s type, for example default: "10", or default: 10 with type: integer.',
+  },
+  type: {
+    expected: `one of ${PARAMETER_TYPES.join(', ')}`,
+    hint: `Write type: ${PARAMETER_TYPES.slice(0, -1).join(', ')} or ${PARAMETER_TYPES.at(-1)}, or leave type: out for a string.`,
+  },
   inject_as: { expected: 'one of argument, stdin, option', hint: 'Use argument (the default), stdin or option.' },
   position: { expected: 'a whole number from 0', hint: 'Positions count arguments from 0.' },
   option_name: { expected: 'a flag such as "--port"', hint: 'Write the flag that precedes the value.' },

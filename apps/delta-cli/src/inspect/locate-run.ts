@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { controlDirectory, isRunId, listRunIds, readLatestRunId, runPaths, type RunPaths } from '@delta/journal';
+import { controlDirectory, findRunPaths, isRunId, listRunIds, readLatestRunId, type RunPaths } from '@delta/journal';
 import { usageError } from '../usage-error.js';
 
 export interface RunLocation {
@@ -23,7 +23,7 @@ export function locateRun(location: RunLocation): RunPaths {
   if (runId === undefined) {
     throw usageError(`${workDir} holds no runs yet.`, 'Start one with `delta run`.');
   }
-  const paths = runPaths(workDir, runId);
+  const paths = findRunPaths(workDir, runId);
   if (!isRunId(runId) || !existsSync(paths.runDir)) {
     const known = listRunIds(workDir).slice(-5).reverse().join(', ');
     throw usageError(

@@ -1,18 +1,22 @@
 import { usageError } from '../usage-error.js';
 
-/** What `delta run` and `delta continue` print on stdout when the run stops (`--format`). */
-export type OutputFormat = 'text' | 'json' | 'raw';
+/**
+ * What `delta run` and `delta continue` print on stdout when the run stops: without `--format`, the
+ * `answer` for a person; `--format text` v1.10's summary block with it; `json` one object; `raw` the
+ * answer's bytes alone.
+ */
+export type OutputFormat = 'answer' | 'text' | 'json' | 'raw';
 
 const FORMATS: readonly OutputFormat[] = ['text', 'json', 'raw'];
 
-/** `--format` (default text), refused with `--json`, which prints the event stream on stdout instead. */
+/** `--format`, refused with `--json`, which prints the event stream on stdout instead. */
 export function parseOutputFormat(flags: { format?: unknown; json?: boolean }): OutputFormat {
-  if (flags.format === undefined) return 'text';
+  if (flags.format === undefined) return 'answer';
   const value = String(flags.format);
   if (!(FORMATS as readonly string[]).includes(value)) {
     throw usageError(
       `--format must be text, json or raw, got "${value}".`,
-      '--format json prints one JSON object with the result, --format raw only the final answer, --format text (the default) the answer for a person.',
+      '--format json prints one JSON object with the result, --format raw only the final answer, --format text a summary of the run with the answer (without --format: the answer alone).',
     );
   }
   if (flags.json === true && value !== 'text') {

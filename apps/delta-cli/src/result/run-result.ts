@@ -4,8 +4,12 @@ import type { RunResult } from '@delta/engine';
 import { formatError } from '@delta/errors';
 import { parseJson, readMetadata } from '@delta/journal';
 
-/** The version of the `--format json` object; docs/schemas/run-result.v1.schema.json describes it. */
-export const RUN_RESULT_SCHEMA_VERSION = 1;
+/**
+ * The version of the `--format json` object; docs/schemas/run-result.v2.schema.json describes it. Version 2.0
+ * is version 1 plus the names v1.10's RunResult 2.0 gave the same facts (result, metrics, metadata,
+ * interaction), so that scripts written for either read it; "2.0" is v1.10's own spelling.
+ */
+export const RUN_RESULT_SCHEMA_VERSION = '2.0';
 
 export interface PendingQuestion {
   prompt: string;
@@ -36,6 +40,14 @@ export interface RunResultObject {
   work_dir: string;
   run_dir: string;
   journal: string;
+  /** v1.10's name for final_answer: the answer when COMPLETED, else null. */
+  result: string | null;
+  /** v1.10's metrics: model calls, and the run's span (its end is now while it waits for input). */
+  metrics: { iterations: number; duration_ms: number; start_time: string; end_time: string };
+  /** v1.10's metadata. */
+  metadata: { agent_name: string; workspace_path: string };
+  /** v1.10's name for the pending question, without where the answer goes (see question). */
+  interaction: { prompt: string; input_type: string; sensitive: boolean } | null;
 }
 
 /** ask_human's question, from `interaction/request.json`, with where the answer goes. */
@@ -56,8 +68,11 @@ function pendingQuestion(result: RunResult): PendingQuestion | null {
 }
 
 /** The run's result with its totals from metadata.json; `durationMs` is how long this command ran. */
-export function runResultObject(result: RunResult, durationMs: number): RunResultObject {
+export function runResultObject(result: RunResult, durationMs: number, now: Date = new Date()): RunResultObject {
   const metadata = readMetadata(result.paths.metadata);
+  const question = pendingQuestion(result);
+  const finalAnswer = result.status === 'COMPLETED' ? (result.finalAnswer ?? '') : null;
+  const endTime = metadata.end_time ?? now.toISOString();
   return {
     schema_version: RUN_RESULT_SCHEMA_VERSION,
     run_id: result.runId,
@@ -65,8 +80,8 @@ export function runResultObject(result: RunResult, durationMs: number): RunResul
     agent_home: metadata.agent_home,
     status: result.status,
     exit_code: result.exitCode,
-    final_answer: result.status === 'COMPLETED' ? (result.finalAnswer ?? '') : null,
-    question: pendingQuestion(result),
+    final_answer: finalAnswer,
+    question,
     reason: result.reason ?? null,
     error: result.status === 'FAILED' ? formatError(result.error ?? result.reason) : null,
     iterations: metadata.iterations,
@@ -78,5 +93,14 @@ export function runResultObject(result: RunResult, durationMs: number): RunResul
     work_dir: result.workDir,
     run_dir: result.paths.runDir,
     journal: result.paths.journal,
+    result: finalAnswer,
+    metrics: {
+      iterations: metadata.iterations,
+      duration_ms: Math.max(0, Date.parse(endTime) - Date.parse(metadata.created_at)),
+      start_time: metadata.created_at,
+      end_time: endTime,
+    },
+    metadata: { agent_name: metadata.agent_name, workspace_path: result.workDir },
+    interaction: question === null ? null : { prompt: question.prompt, input_type: question.input_type, sensitive: question.sensitive },
   };
 }
