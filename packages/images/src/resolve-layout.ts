@@ -1,10 +1,10 @@
-import { closeSync, readSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import { join } from 'node:path';
 import { imageError } from './image-error.js';
 import { ImageIndex } from './oci-types.js';
 import { openBlob } from './read-layer.js';
 import { MAX_MANIFEST_BYTES, resolveFromDescriptor } from './resolve-manifest.js';
-import { parseImageJson, readVerifiedBlob, type ResolvedImage } from './resolved-image.js';
+import { parseImageJson, readBounded, readVerifiedBlob, type ResolvedImage } from './resolved-image.js';
 
 const REF_NAME = 'org.opencontainers.image.ref.name';
 
@@ -12,17 +12,7 @@ const REF_NAME = 'org.opencontainers.image.ref.name';
 function readLayoutFile(file: string, what: string): Buffer {
   const fd = openBlob(file, () => what);
   try {
-    const buffer = Buffer.alloc(MAX_MANIFEST_BYTES + 1);
-    let length = 0;
-    for (
-      let read = readSync(fd, buffer, 0, buffer.length, 0);
-      read > 0;
-      read = readSync(fd, buffer, length, buffer.length - length, length)
-    ) {
-      length += read;
-      if (length > MAX_MANIFEST_BYTES) throw imageError('IMAGE_INVALID', `${what} is larger than ${MAX_MANIFEST_BYTES} bytes`);
-    }
-    return buffer.subarray(0, length);
+    return readBounded(fd, MAX_MANIFEST_BYTES, () => imageError('IMAGE_INVALID', `${what} is larger than ${MAX_MANIFEST_BYTES} bytes`));
   } finally {
     closeSync(fd);
   }

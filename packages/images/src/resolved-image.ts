@@ -37,22 +37,32 @@ export function blobFile(blobs: string, digest: string): string {
   return join(blobs, 'sha256', digest.slice('sha256:'.length));
 }
 
+/**
+ * The whole of the open file `fd`, refused (`tooLarge`) past `maxBytes`. Read in chunks of at most 64 KiB, so
+ * that a file of a few hundred bytes costs a few hundred bytes: a buffer of the bound (megabytes, zeroed) per
+ * read, for every run's index.json, manifest and config, made hundreds of runs starting at once hold
+ * gigabytes (bench/environments.mjs).
+ */
+export function readBounded(fd: number, maxBytes: number, tooLarge: () => Error): Buffer {
+  const parts: Buffer[] = [];
+  let length = 0;
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, maxBytes + 1 - length));
+    const read = readSync(fd, chunk, 0, chunk.length, length);
+    if (read === 0) break;
+    parts.push(chunk.subarray(0, read));
+    length += read;
+    if (length > maxBytes) throw tooLarge();
+  }
+  return Buffer.concat(parts, length);
+}
+
 /** The bytes of a small blob (a manifest, a config), checked against its digest (and size, when known), at most `maxBytes`. */
 export function readVerifiedBlob(blobs: string, digest: string, what: string, maxBytes: number, size?: number): Buffer {
   const file = blobFile(blobs, digest);
   const fd = openBlob(file, () => what);
   try {
-    const buffer = Buffer.alloc(maxBytes + 1);
-    let length = 0;
-    for (
-      let read = readSync(fd, buffer, 0, buffer.length, 0);
-      read > 0;
-      read = readSync(fd, buffer, length, buffer.length - length, length)
-    ) {
-      length += read;
-      if (length > maxBytes) throw imageError('IMAGE_INVALID', `${what} is larger than ${maxBytes} bytes`);
-    }
-    const bytes = buffer.subarray(0, length);
+    const bytes = readBounded(fd, maxBytes, () => imageError('IMAGE_INVALID', `${what} is larger than ${maxBytes} bytes`));
     checkDigest(bytes, digest, what, size);
     return bytes;
   } finally {
