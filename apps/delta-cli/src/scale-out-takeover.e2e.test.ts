@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runPaths } from '@delta/journal';
 import {
@@ -44,10 +45,14 @@ afterAll(async () => {
 
 /** A `delta worker` whose stderr lines are watched: `line(test)` resolves with the first line that passes, and when. */
 function startWorker(env: Record<string, string>) {
-  const child = spawn(process.execPath, [DELTA_BIN, 'worker', '--queue', redis.url, '--lock-duration', String(LOCK_SECONDS)], {
-    env: deltaEnv(env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [DELTA_BIN, 'worker', '--queue', redis.url, '--root', tmpdir(), '--lock-duration', String(LOCK_SECONDS)],
+    {
+      env: deltaEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   const waiting: { test: (line: string) => boolean; resolve: (found: { line: string; at: number }) => void }[] = [];
   // What it says on stderr (runs started, queues served) and on stdout (runs ended), as one text.

@@ -32,7 +32,7 @@ function tooLarge(options: ReadOptions, status: number): ModelWireError {
       code: 'MODEL_RESPONSE_TOO_LARGE',
       transient: false,
       status,
-      hint: 'Raise llm.max_response_bytes in agent.yaml if answers this large are expected, then `delta continue -w <workspace>` sends the request again.',
+      hint: 'Raise llm.max_response_bytes in agent.yaml if answers this large are expected.',
     },
   );
 }
