@@ -92,7 +92,8 @@ describe('delta batch', () => {
       // The last drawing of the live block, before it is cleared: the live line, then one line per model.
       const last = result.stdout.lastIndexOf('4/4 done');
       const block = result.stdout.slice(last, result.stdout.indexOf('\r\u001b[2K', last));
-      expect(block).toMatch(
+      // The whole block in the message: the diff of a long line is cut short.
+      expect(block, JSON.stringify(block)).toMatch(
         /^4\/4 done · 0 running · 0 failed · pass rate 100% \(4\/4\) · ETA [^·]+ · [\d,]+ tokens · \d+ process(es)?, \d+(\.\d)? [MG]B\r?\n {2}model-a {2}2\/2 done · 0 failed · pass rate 100% \(2\/2\) · [1-9][\d,]* tokens\r?\n {2}model-b {2}2\/2 done · 0 failed · pass rate 100% \(2\/2\) · [1-9][\d,]* tokens/,
       );
     },
