@@ -55,7 +55,7 @@ describe('examples/experiments', () => {
 
     const report = await runProcess(process.execPath, [DELTA_BIN, 'report', out]);
     expect(report.exitCode).toBe(0);
-    expect(report.stdout).toMatch(/gpt-4o-mini\s+10\s+10\s+0\s+0\s+80% \[49-94\]\s+2\s/);
+    expect(report.stdout).toMatch(/gpt-4o-mini\s+10\s+10\s+0\s+0\s+0\s+8\/10\s+2\s+0\s+80% \[49-94\]\s+2\s/);
     const csv = await runProcess(process.execPath, [DELTA_BIN, 'report', out, '--csv']);
     expect(csv.stdout.split('\n')[1]).toMatch(/^model,gpt-4o-mini,10,10,0,0,10,pass_rate,0\.8,0\.49/);
   });

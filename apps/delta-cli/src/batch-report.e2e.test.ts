@@ -22,8 +22,8 @@ describe('delta batch', () => {
     const text = await runDelta(['report', out]);
     expect(text.exitCode).toBe(0);
     expect(text.stdout).toContain('3 tasks x 1 model x 1 repeat = 3 runs');
-    expect(text.stdout).toMatch(/fake-model\s+3\s+3\s+0\s+0\s+67% \[21-94\]\s+3\s/);
-    expect(text.stdout).toMatch(/task-3\s+1\s+1\s+0\s+0\s+0% \[0-79\]/);
+    expect(text.stdout).toMatch(/fake-model\s+3\s+3\s+0\s+0\s+0\s+2\/3\s+1\s+0\s+67% \[21-94\]\s+3\s/);
+    expect(text.stdout).toMatch(/task-3\s+1\s+1\s+0\s+0\s+0\s+0\/1\s+1\s+0\s+0% \[0-79\]/);
 
     const csv = await runDelta(['report', out, '--csv']);
     expect(csv.stdout.split('\n')[1]).toMatch(/^model,fake-model,3,3,0,0,3,pass_rate,0\.6667,/);

@@ -14,8 +14,19 @@ export interface GroupStatistics {
   failed: number;
   /** Interrupted, killed, waiting for a person, or not started yet. */
   unfinished: number;
+  /** Runs that ran into a limit (memory, processes, ...; metadata.json's limits_hit), whatever their status. */
+  limit_hits: number;
   /** Runs with a score: graded completed runs, and failed runs (which count as 0). */
   scored: number;
+  /** With a pass rate: the scored runs that passed (score 1); null for a mean score. */
+  passes: number | null;
+  /** With a pass rate: the completed runs the verifier (the grader) failed (score 0); null for a mean score. */
+  failed_verifications: number | null;
+  /**
+   * Completed runs the grader gave no verdict on: it could not run, timed out, crashed or printed no score.
+   * Left out of the pass rate (the verifier failed, not the model), and counted here.
+   */
+  verifier_errors: number;
   /** `pass_rate` when every score is 0 or 1, else `mean_score`; null without scores. */
   metric: 'pass_rate' | 'mean_score' | null;
   /** The pass rate or mean score with its 95% confidence interval (Wilson for a rate, Student t for a mean). */
@@ -76,7 +87,11 @@ export function groupStatistics(name: string, rows: readonly BatchRunRow[]): Gro
     completed: rows.filter((row) => row.status === 'COMPLETED').length,
     failed: rows.filter((row) => row.status === 'FAILED').length,
     unfinished: rows.length - finished.length,
+    limit_hits: rows.filter((row) => row.limits_hit.length > 0).length,
     scored: scores.length,
+    passes: binary ? scores.filter((score) => score === 1).length : null,
+    failed_verifications: binary ? rows.filter((row) => row.status === 'COMPLETED' && row.score === 0).length : null,
+    verifier_errors: rows.filter((row) => row.status === 'COMPLETED' && row.score === null && row.grade_error !== null).length,
     metric: scores.length === 0 ? null : binary ? 'pass_rate' : 'mean_score',
     score:
       scores.length === 0

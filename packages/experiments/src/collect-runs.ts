@@ -30,6 +30,8 @@ export interface BatchRunRow {
   grade_error: string | null;
   /** Why the run ended as it did (metadata.json's status_reason): what a FAILED run died of. */
   reason: string | null;
+  /** The limits the run ran into (metadata.json's limits_hit: `memory`, `processes`, ...); empty when none. */
+  limits_hit: string[];
 }
 
 /** The time between each ENGINE_START and the ENGINE_END that follows it, summed. */
@@ -90,6 +92,7 @@ export function collectBatchRuns(outDirectory: string, options: CollectOptions =
       passed: null,
       grade_error: null,
       reason: null,
+      limits_hit: [],
     };
     const found = readRunOnDisk(workDir);
     // A grade of an earlier run in the same workspace (a --retry-failed) is not this run's.
@@ -110,6 +113,7 @@ export function collectBatchRuns(outDirectory: string, options: CollectOptions =
       currency: metadata.estimated_cost?.currency ?? null,
       duration_ms: engineTime(found.events),
       reason: metadata.status_reason ?? null,
+      limits_hit: metadata.limits_hit ?? [],
     };
   });
   const { grader, graders, choice } = selectGrader(gradesByRun, options.grader, out, definition.grader);

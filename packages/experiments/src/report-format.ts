@@ -28,6 +28,10 @@ const CSV_COLUMNS = [
   'median_duration_ms',
   'model',
   'task',
+  'limit_hits',
+  'passes',
+  'failed_verifications',
+  'verifier_errors',
 ] as const;
 
 function csvCell(value: unknown): string {
@@ -107,6 +111,10 @@ function table(header: string, groups: readonly GroupStatistics[]): string {
       'completed',
       'failed',
       'unfinished',
+      'hit a limit',
+      'passed',
+      'failed verification',
+      'verifier errors',
       metric,
       'median iterations',
       'tokens in (cached)',
@@ -120,6 +128,10 @@ function table(header: string, groups: readonly GroupStatistics[]): string {
       String(group.completed),
       String(group.failed),
       String(group.unfinished),
+      String(group.limit_hits),
+      group.passes === null ? '-' : `${group.passes}/${group.scored}`,
+      group.failed_verifications === null ? '-' : String(group.failed_verifications),
+      String(group.verifier_errors),
       scoreText(group),
       group.median_iterations === null ? '-' : String(group.median_iterations),
       `${number(group.prompt_tokens)} (${number(group.cached_tokens)})`,
@@ -164,9 +176,13 @@ export function reportText(report: BatchReport): string {
     matrixText(report.matrix, by),
     '',
     ...(report.comparisons.length > 0 ? [comparisonsText(report.comparisons, report.matrix.metric, by), ''] : []),
-    scored
-      ? "Scores come from the grader named at the top (each run's grades/<hash>.json); a FAILED run counts as 0, unfinished runs are left out."
-      : 'No run is graded: give the batch a --grader, or score it with delta grade OUT --grader CMD.',
+    ...(scored
+      ? [
+          "Scores come from the grader named at the top (each run's grades/<hash>.json); a FAILED run counts as 0, unfinished runs are left out.",
+          "A verifier error (the grader could not run, timed out, crashed or gave no verdict) is left out of the rate: see the run's grade.json and grades/<hash>.grader/.",
+          'Hit a limit: runs that ran into one of their limits (metadata.json limits_hit: memory, processes, ...), counted apart from failures; each is scored as its status and grade say.',
+        ]
+      : ['No run is graded: give the batch a --grader, or score it with delta grade OUT --grader CMD.']),
     '',
   ].join('\n');
 }

@@ -29,6 +29,7 @@ function row(task: string, model: string): BatchRunRow {
     passed: score === null ? null : score === 1,
     grade_error: null,
     reason: null,
+    limits_hit: [],
   };
 }
 
