@@ -58,4 +58,30 @@ describe.skipIf(swebenchSkip !== undefined)('examples/swe-bench-shaped', () => {
     expect(report.stdout).toMatch(/\ntextkit-clamp\s+1\s+1\s+0\s+0\s+0\s+1\/1\s+0\s+0\s+100% \[21-100\]\s/);
     expect(report.stdout).toMatch(/\ntextkit-percent\s+1\s+1\s+0\s+0\s+0\s+0\/1\s+1\s+0\s+0% \[0-79\]\s/);
   }, 180_000);
+
+  it('many-tasks.mjs: 16 tasks over the image, 13 resolved, 2 failed verifications, 1 verifier error, through delta report', async () => {
+    const { layout, imageCache } = swebenchImage();
+    const directory = await createTempDir('swe-bench-16-');
+    cpSync(layout, join(directory, 'image'), { recursive: true });
+    const written = await runProcess(process.execPath, [join(EXAMPLE, 'many-tasks.mjs'), directory]);
+    expect(written.exitCode, written.stderr).toBe(0);
+    expect(written.stdout).toContain(`16 tasks in ${join(directory, 'tasks.jsonl')}`);
+    const out = join(directory, 'results');
+    const batch = await runScripted(
+      join(directory, 'fake-llm.yaml'),
+      ['batch', join(directory, 'tasks.jsonl'), '--agent', EXAMPLE, '--out', out, '--concurrency', '4'],
+      { env: { DELTA_IMAGE_CACHE: imageCache } },
+    );
+    expect(batch.stderr).toBe('');
+    expect(batch.exitCode).toBe(0);
+    expect(batch.stdout).toContain('16 runs: 16 completed, 0 failed');
+    expect(batch.stdout).toContain("can't cd to /testbed/src");
+
+    const report = await runProcess(process.execPath, [DELTA_BIN, 'report', out]);
+    expect(report.exitCode).toBe(0);
+    expect(report.stdout).toContain('16 tasks x 1 model x 1 repeat = 16 runs');
+    expect(report.stdout).toMatch(/\ngpt-4o-mini\s+16\s+16\s+0\s+0\s+0\s+13\/15\s+2\s+1\s+87% \[62-96\]\s/);
+    expect(report.stdout).toMatch(/\ntextkit-fib\s+1\s+1\s+0\s+0\s+0\s+-\s+-\s+1\s+-\s/);
+    for (const task of ['textkit-mean', 'textkit-percent']) expect(grade(out, task)).toMatchObject({ score: 0, ran_in: 'image' });
+  }, 180_000);
 });
