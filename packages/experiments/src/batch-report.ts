@@ -162,7 +162,7 @@ export function batchReport(out: string, options: BatchReportOptions = {}): Batc
     matrix,
     comparisons: modelComparisons(matrix),
     ...(options.by === undefined ? {} : { groups: metadataGroups(out, rows, models, options.by) }),
-    runs: rows,
+    runs: collected.rows,
     ...(oracle === undefined ? {} : { oracle }),
   };
 }
