@@ -9,7 +9,7 @@ export function oracleLines(oracle: BatchOracle | undefined): string[] {
   const passed = oracle.tasks.filter((task) => task.verdict === 'passed').length;
   const notRun = oracle.tasks.filter((task) => task.verdict === 'not-run').map((task) => task.task);
   const parts = [
-    `${passed} of ${oracle.tasks.length} tasks passed`,
+    `${passed} of ${oracle.tasks.length} task${oracle.tasks.length === 1 ? '' : 's'} passed`,
     `${oracle.left_out.length} failed${oracle.left_out.length > 0 ? ', left out of every figure below' : ''}`,
     ...(oracle.no_oracle.length > 0 ? [`${oracle.no_oracle.length} with no oracle, kept`] : []),
     ...(notRun.length > 0 ? [`${notRun.length} not run yet, kept`] : []),
