@@ -58,8 +58,9 @@ describe('delta report compares', () => {
     );
     const csv = await runDelta(['report', outA, outB, '--csv']);
     // The columns are the same whatever the number of comparisons: p_holm, last, is empty for a single one.
-    expect(csv.stdout.split('\n')[0].endsWith(',p_value,p_holm')).toBe(true);
-    expect(csv.stdout.split('\n')[1]).toBe('A:fake-model,B:fake-model,4,0.5,1,-0.5,-1,0.4186,0,2,2,mcnemar_exact,0.5,');
+    const [header, row] = csv.stdout.split('\n');
+    expect(header?.endsWith(',p_value,p_holm')).toBe(true);
+    expect(row).toBe('A:fake-model,B:fake-model,4,0.5,1,-0.5,-1,0.4186,0,2,2,mcnemar_exact,0.5,');
 
     const grouped = await runDelta(['report', outA, '--by', 'metadata.level', '--json']);
     const groups = JSON.parse(grouped.stdout).groups;

@@ -1,6 +1,7 @@
 import type { BatchDefinition } from './batch-definition.js';
 import { type BatchRunRow, type CollectOptions, collectBatchRuns } from './collect-runs.js';
 import { taskGroups } from './metadata-groups.js';
+import { type OracleVerdict, oracleVerdicts } from './oracle-verdict.js';
 import { adjustHolm, comparePaired, type PairedComparison } from './paired-comparison.js';
 import { type ModelTaskMatrix, modelTaskMatrix, modelValues, scoreOf } from './report-matrix.js';
 import type { GraderChoice, GraderSummary } from './select-grader.js';
@@ -57,6 +58,19 @@ export interface BatchReport {
   /** With `by`: the runs grouped by a task metadata field, per model. */
   groups?: { key: string; groups: MetadataGroup[] };
   runs: BatchRunRow[];
+  /** When the batch's oracle ran (`delta batch --oracle`): its verdicts, and the tasks left out of every figure above. */
+  oracle?: BatchOracle;
+}
+
+/** The oracle's part of a report: tasks whose solution the verifier did not pass are left out of the pass rates. */
+export interface BatchOracle {
+  verifier: string;
+  /** Each task's verdict (`passed`, `failed`, `no-oracle`, `not-run`). */
+  tasks: OracleVerdict[];
+  /** The tasks whose oracle failed: a broken task or image, left out of the figures. */
+  left_out: string[];
+  /** The tasks with no solution, kept in the figures. */
+  no_oracle: string[];
 }
 
 /** The runs of the tasks whose metadata field has one value: per model, and all models together. */
@@ -144,20 +158,39 @@ export function modelComparisons(matrix: ModelTaskMatrix): PairedComparison[] {
 
 /** The report of the batch in OUT: per model, per task across models, the model x task matrix, paired comparisons. */
 export function batchReport(out: string, options: BatchReportOptions = {}): BatchReport {
-  const { definition, rows, grader, grader_choice, graders } = collectBatchRuns(out, options);
+  const collected = collectBatchRuns(out, options);
+  const { definition, grader, grader_choice, graders } = collected;
+  const oracle = batchOracle(out, definition);
+  // A task whose oracle failed is broken, not hard: its runs count in no figure.
+  const rows = collected.rows.filter((row) => !oracle?.left_out.includes(row.task));
+  const taskIds = definition.task_ids.filter((task) => !oracle?.left_out.includes(task));
   const models = definition.models.map((model) => model.name);
-  const matrix = modelTaskMatrix(rows, models, definition.task_ids);
+  const matrix = modelTaskMatrix(rows, models, taskIds);
   return {
     out,
     definition,
     by_model: groupBy(rows, models, 'model'),
-    by_task: groupBy(rows, definition.task_ids, 'task'),
+    by_task: groupBy(rows, taskIds, 'task'),
     grader,
     grader_choice,
     graders,
     matrix,
     comparisons: modelComparisons(matrix),
     ...(options.by === undefined ? {} : { groups: metadataGroups(out, rows, models, options.by) }),
-    runs: rows,
+    runs: collected.rows,
+    ...(oracle === undefined ? {} : { oracle }),
+  };
+}
+
+function batchOracle(out: string, definition: BatchDefinition): BatchOracle | undefined {
+  const found = oracleVerdicts(out, definition);
+  if (found === undefined) return undefined;
+  const { verifier, tasks } = found;
+  const of = (kind: OracleVerdict['verdict']) => tasks.filter((task) => task.verdict === kind).map((task) => task.task);
+  return {
+    verifier,
+    tasks,
+    left_out: of('failed'),
+    no_oracle: of('no-oracle'),
   };
 }

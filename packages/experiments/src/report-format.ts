@@ -1,6 +1,7 @@
 import { type BatchReport, type GroupStatistics, groupStatistics } from './batch-report.js';
 import { columns, comparisonsText, matrixText, rounded } from './report-comparison-format.js';
 import { graderLine, judgeUsageLines, scoredBy } from './report-grader-format.js';
+import { oracleLines } from './report-oracle-format.js';
 
 /** `1 task`, `3 tasks`. */
 function plural(count: number, noun: string): string {
@@ -155,6 +156,7 @@ export function reportText(report: BatchReport): string {
   return [
     `Batch ${report.out}: ${plural(definition.task_ids.length, 'task')} x ${plural(definition.models.length, 'model')} x ${plural(definition.repeat, 'repeat')} = ${plural(report.runs.length, 'run')}`,
     graderLine(report.grader, report.graders, report.grader_choice),
+    ...oracleLines(report.oracle),
     '',
     `Per model (${by}):`,
     table('model', report.by_model),

@@ -29,6 +29,7 @@ export interface BatchFlags extends RunLimitFlags {
   maxTaskWorkspace?: string | string[];
   image?: string;
   imageMap?: string;
+  oracle?: boolean;
 }
 
 /** `--model a,b --model c`: each model once, in order. */
@@ -99,6 +100,17 @@ export async function batchCommand(tasksFile: string | undefined, flags: BatchFl
     ...imageMapFlag(flags.imageMap),
     strict: flags.strict === true,
   };
+  if (flags.oracle === true) {
+    if (flags.queue !== undefined) {
+      throw usageError(
+        '--oracle runs here, not through a queue: leave out --queue.',
+        `For example: delta batch ${tasksFile} --agent ... --out ... --oracle`,
+      );
+    }
+    const { oracleCommand } = await import('./oracle-command.js');
+    const concurrency = parseWholeNumber('--concurrency', flags.concurrency, '--concurrency 8') ?? 4;
+    return oracleCommand(spec, { concurrency, json: flags.json === true });
+  }
   if (flags.queue !== undefined) {
     const { queueBatchCommand } = await import('./queue-batch.js');
     const { concurrency, baseUrl, maxIterations, retries, maxCost, timeout } = flags;

@@ -34,6 +34,10 @@ export function registerBatchCommands(cli: CAC): void {
       '--max-task-workspace <bounds>',
       "Raise what a task's workspace: directory may hold, e.g. allocated=4G,size=64G,entries=500000 (default: 1G on disk, 8G of file sizes, 100000 entries)",
     )
+    .option(
+      '--oracle',
+      "Instead of the model, run each task's solution (solution/solve.sh) in its image, then its verifier, in OUT/<task>/oracle/1/; lists the tasks whose oracle fails and exits 1 if any does",
+    )
     .option('--retry-failed', 'Run FAILED runs again (by default they are left as they are)')
     .option(
       '--max-attempts <n>',
@@ -58,6 +62,9 @@ export function registerBatchCommands(cli: CAC): void {
     .example('delta batch tasks.jsonl --agent ./my-agent --out results --concurrency 8 --model gpt-4o,gpt-4o-mini --repeat 3')
     .example('delta batch tasks.jsonl --agent ./my-agent --out results --models models.yaml --repeat 3')
     .example('delta batch terminal-bench/tasks --agent ./my-agent --out results --image-map images.yaml')
+    .example(
+      "delta batch terminal-bench/tasks --agent ./my-agent --out results --image-map images.yaml --grader 'bash /tests/test.sh' --oracle",
+    )
     .example('delta batch tasks.jsonl --agent ./my-agent --out /shared/results --queue "redis://:$REDIS_PASSWORD@10.0.0.5:6379/0" --wait')
     .action(async (tasks: string | undefined, flags) => (await import('./batch-command.js')).batchCommand(tasks, flags));
 
