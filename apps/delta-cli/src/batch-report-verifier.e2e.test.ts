@@ -75,7 +75,7 @@ describe('delta report of a verified batch', () => {
       'the grader printed a JSON object without a numeric "score"',
     ]);
     const csv = (await runDelta(['report', out, '--csv'])).stdout.split('\n');
-    expect(csv[0]).toMatch(/,limit_hits,passes,failed_verifications,verifier_errors$/);
-    expect(csv[1]).toMatch(/^model,fake-model,5,5,0,0,3,pass_rate,0\.6667,.*,0,2,1,2$/);
+    expect(csv[0]).toMatch(/,median_duration_ms,limit_hits,passes,failed_verifications,verifier_errors,model,task$/);
+    expect(csv[1]).toMatch(/^model,fake-model,5,5,0,0,3,pass_rate,0\.6667,.*,0,2,1,2,,$/);
   });
 });

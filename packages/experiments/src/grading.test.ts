@@ -58,7 +58,7 @@ describe('grading', () => {
     expect(report.by_model[0]!.median_duration_ms).toBeGreaterThan(0);
     const csv = reportCsv(report).split('\n');
     expect(csv[0]).toBe(
-      'group,name,runs,completed,failed,unfinished,scored,metric,score,ci_low,ci_high,median_iterations,prompt_tokens,completion_tokens,cached_tokens,cost,currency,median_duration_ms,model,task',
+      'group,name,runs,completed,failed,unfinished,scored,metric,score,ci_low,ci_high,median_iterations,prompt_tokens,completion_tokens,cached_tokens,cost,currency,median_duration_ms,limit_hits,passes,failed_verifications,verifier_errors,model,task',
     );
     expect(csv[1]).toMatch(/^model,fake-model,3,3,0,0,3,pass_rate,0\.6667,/);
     expect(csv[4]).toMatch(/^task,t3,1,1,0,0,1,pass_rate,0,/);

@@ -117,7 +117,7 @@ describe('a report that compares', () => {
   it('writes the matrix and the summary as CSV with numbers rounded as displayed', () => {
     const csv = reportCsv(batchReport(outA));
     const lines = csv.trim().split('\n');
-    expect(lines[0]).toMatch(/,median_duration_ms,model,task$/);
+    expect(lines[0]).toMatch(/,median_duration_ms,limit_hits,passes,failed_verifications,verifier_errors,model,task$/);
     expect(lines).toContainEqual(expect.stringMatching(/^cell,t1,1,1,0,0,1,pass_rate,1,[0-9.]+,1,.*,m-a,t1$/));
     expect(lines).toContainEqual(expect.stringMatching(/^cell,t12,1,0,1,0,1,pass_rate,0,0,[0-9.]+,.*,m-a,t12$/));
     expect(lines.filter((line) => line.startsWith('cell,'))).toHaveLength(24);

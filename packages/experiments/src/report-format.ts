@@ -27,12 +27,12 @@ const CSV_COLUMNS = [
   'cost',
   'currency',
   'median_duration_ms',
-  'model',
-  'task',
   'limit_hits',
   'passes',
   'failed_verifications',
   'verifier_errors',
+  'model',
+  'task',
 ] as const;
 
 function csvCell(value: unknown): string {

@@ -109,7 +109,7 @@ describe('a report of a verified benchmark', () => {
     );
 
     const csv = reportCsv(report).split('\n');
-    expect(csv[0]!.endsWith(',model,task,limit_hits,passes,failed_verifications,verifier_errors')).toBe(true);
-    expect(csv[1]).toMatch(/^model,m,8,7,1,0,7,pass_rate,0\.5714,0\.2505,0\.8418,2,80,40,0,,,1000,,,2,4,2,1$/);
+    expect(csv[0]!.endsWith(',median_duration_ms,limit_hits,passes,failed_verifications,verifier_errors,model,task')).toBe(true);
+    expect(csv[1]).toMatch(/^model,m,8,7,1,0,7,pass_rate,0\.5714,0\.2505,0\.8418,2,80,40,0,,,1000,2,4,2,1,,$/);
   });
 });
