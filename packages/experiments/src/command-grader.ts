@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { type CommandResult, probeBubblewrap, removeLayer, RunSandbox, runCommand, type SandboxLimits } from '@delta/command-runner';
 import { defaultImageCache } from '@delta/engine';
 import { ConfigurationError } from '@delta/errors';
+import { readUntrustedFile } from '@delta/untrusted-file';
 
 /** The image a run ran in, as its ENGINE_START recorded it (`sandbox.image`). */
 export interface RunImage {
@@ -22,10 +23,31 @@ export interface GraderPlace {
 
 export interface GraderOutput {
   result: CommandResult;
-  /** The text of /logs/verifier/reward.txt or reward.json (Harbor's verdict), when the grader wrote one. */
-  reward?: { file: 'reward.txt' | 'reward.json'; text: string };
+  /**
+   * The text of /logs/verifier/reward.json or reward.txt (Harbor's verdict), when the grader wrote one; or
+   * why it was not read (`refused`: a link out of the grader's logs, a FIFO, a device, over 64 KiB).
+   */
+  reward?: { file: 'reward.txt' | 'reward.json'; text: string; refused?: string };
   /** Where its output is kept. */
   records: { stdout: string; stderr: string; logs?: string };
+}
+
+/** The largest reward file read: a number, or a small JSON object. */
+const MAX_REWARD_BYTES = 64 * 1024;
+
+/**
+ * Harbor's verdict in the grader's `logs` (its /logs/verifier). The grader ran in the run's final
+ * environment, whose programs the run's tools could have replaced: the file is hostile input, read as
+ * `@delta/untrusted-file` reads one (a regular file, never through a link out of `logs`, never blocking,
+ * bounded), and a refused one is the verdict's error, never a file of this machine read in its place.
+ */
+function readReward(logs: string): GraderOutput['reward'] {
+  for (const file of ['reward.json', 'reward.txt'] as const) {
+    const found = readUntrustedFile(join(logs, file), { allowedRoots: [logs], maxBytes: MAX_REWARD_BYTES });
+    if (found.kind === 'file') return { file, text: found.bytes.toString('utf8') };
+    if (found.kind === 'refused') return { file, text: '', refused: found.reason };
+  }
+  return undefined;
 }
 
 /**
@@ -134,9 +156,7 @@ export async function runCommandGrader(
       stderrFile: records.stderr,
       sandbox,
     });
-    const rewardFile = (['reward.json', 'reward.txt'] as const).find((name) => existsSync(join(logs, name)));
-    const reward =
-      rewardFile === undefined ? undefined : { file: rewardFile, text: readFileSync(join(logs, rewardFile), 'utf8').slice(0, 64 * 1024) };
+    const reward = readReward(logs);
     return { result, records: { ...records, logs }, ...(reward ? { reward } : {}) };
   } finally {
     await sandbox.stop();

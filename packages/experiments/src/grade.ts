@@ -8,6 +8,7 @@ import { GRADES_DIRECTORY, gradeFileOf, graderHash, readGrades, writeGrade } fro
 import { batchKeyVariables } from './batch-model-entry.js';
 import { judgeRun, resolveJudge } from './model-judge.js';
 import { type GraderPlace, runCommandGrader } from './command-grader.js';
+import { replacedGraderPrograms } from './replaced-programs.js';
 
 export { Grade };
 
@@ -164,6 +165,12 @@ export async function runGrader(given: RunGraderOptions): Promise<Grade> {
     // A built-in grader compares in this process (a regex in a worker thread, bounded in time): nothing is started.
     return recordGrade(options, await builtinVerdict(builtin, input.task.expected, input.final_answer), null);
   }
+  const replaced = options.image ? replacedGraderPrograms(options.command, options.image.runLayer) : [];
+  if (replaced.length > 0) {
+    // The verifier would run the run's own programs: whatever it said would be the run's word, not its own.
+    const error = `the run changed the verifier's own programs in its layer: ${replaced.join(', ')}; the grader was not run`;
+    return recordGrade(options, { score: null, passed: null, error, ran_in: 'image' }, null);
+  }
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const place: GraderPlace = {
     recordDir: join(input.run_dir, GRADES_DIRECTORY, `${graderHash(options.command)}.grader`),
@@ -200,9 +207,12 @@ export async function runGrader(given: RunGraderOptions): Promise<Grade> {
 }
 
 /** Harbor's verdict: /logs/verifier/reward.txt (a number) or reward.json (`{"reward": N}`, or other numbers). */
-function rewardVerdict(reward: { file: string; text: string }): Pick<Grade, 'score' | 'passed' | 'details' | 'error'> {
+function rewardVerdict(reward: { file: string; text: string; refused?: string }): Pick<Grade, 'score' | 'passed' | 'details' | 'error'> {
   let score: number | undefined;
   let details: Record<string, unknown> = { reward_file: reward.file };
+  if (reward.refused !== undefined) {
+    return { score: null, passed: null, details, error: `the verifier's ${reward.file} was not read: it ${reward.refused}` };
+  }
   if (reward.file === 'reward.txt') score = Number(reward.text.trim());
   else {
     try {

@@ -62,6 +62,23 @@ export function bubblewrapSandboxArgs(
 /** Where, under the sandbox's /tmp, the launcher inside starts: its program, and later each call's files (see RunSandbox). */
 export const LAUNCHER_DIR = '.delta-io';
 
+/**
+ * Every path inside the sandbox that its bubblewrap mounts something on (all but `/`): under an image,
+ * each is checked before bubblewrap starts (see image-root.ts), since bubblewrap follows a link on the
+ * way to one, and the image and the run's layer are hostile.
+ */
+export function mountTargets(policy: SandboxPolicy, tmpDir: string, coveredSockets: readonly string[] = []): string[] {
+  const args = mountArgs(policy, tmpDir, coveredSockets);
+  const targets: string[] = [];
+  for (let index = 0; index < args.length; index++) {
+    const option = args[index];
+    if (option === '--bind' || option === '--ro-bind') targets.push(args[(index += 2)]!);
+    else if (option === '--dev' || option === '--proc' || option === '--tmpfs' || option === '--remount-ro') targets.push(args[++index]!);
+    else if (option === '--perms' || option === '--size') index++;
+  }
+  return [...new Set(targets.filter((target) => target !== '/'))];
+}
+
 /** Where the run's root is mounted (its image under its own layer): beside its /tmp (see RunSandbox). */
 export function imageRootMount(tmpDir: string): string {
   return join(dirname(tmpDir), 'root');

@@ -14,8 +14,35 @@ import type { SandboxImage } from './sandbox-policy.js';
  * it (the user the engine runs as: see @delta/images); in the namespace both are root.
  */
 
-/** The shell that mounts the overlay (options by short relative names: no path can break them) and becomes its arguments. */
-const MOUNT_THEN_RUN = 'cd "$1" && mount -t overlay overlay -o "lowerdir=$3,upperdir=upper,workdir=work" "$2" && shift 3 && exec "$@"';
+/**
+ * A shell function: `check ROOT N TARGET…` fails, saying why, when a component of a TARGET (a path inside the
+ * sandbox that its bubblewrap mounts something on) is a symbolic link under ROOT (the mounted root), and
+ * otherwise leaves `$@` at the command after the targets. bubblewrap follows such a link while it builds the
+ * root, where this machine's root is `/oldroot`: a run's tool that made `/logs` a link to `/oldroot/etc` had
+ * the grader's bubblewrap make `/etc/verifier` on this machine. The image and the run's layer are hostile;
+ * nothing of the run runs while this looks (the sandbox is not started yet).
+ */
+const CHECK_TARGETS = [
+  'check() { root=$1; n=$2; shift 2; while [ "$n" -gt 0 ]; do',
+  'rest=${1#/}; path=$root;',
+  'while [ -n "$rest" ]; do part=${rest%%/*}; if [ "$part" = "$rest" ]; then rest=; else rest=${rest#*/}; fi; path=$path/$part;',
+  'if [ -L "$path" ]; then echo "delta: the sandbox cannot mount $1: ${path#"$root"} is a symbolic link in the image or the layer of the run, which bubblewrap would follow out of the sandbox" >&2; exit 125; fi;',
+  'done; shift; n=$((n - 1)); done; }',
+].join(' ');
+
+/**
+ * The shell that mounts the overlay (options by short relative names: no path can break them), checks the
+ * mount targets that follow (their count, then each) and becomes the command after them.
+ */
+const MOUNT_THEN_RUN = `${CHECK_TARGETS}; cd "$1" && mount -t overlay overlay -o "lowerdir=$3,upperdir=upper,workdir=work" "$2" && root=$2 && shift 3 && check "$root" "$@" && shift $(($1 + 1)) && exec "$@"`;
+
+/** The shell that checks the mount targets under a mounted root (`root N TARGET…`) and becomes the command after them. */
+const CHECK_THEN_RUN = `${CHECK_TARGETS}; root=$1 && shift && check "$root" "$@" && shift $(($1 + 1)) && exec "$@"`;
+
+/** `command`, run only when none of `targets` goes through a link under `root` (see CHECK_TARGETS). */
+export function afterTargetsChecked(root: string, targets: readonly string[], command: readonly string[]): string[] {
+  return ['/bin/sh', '-c', CHECK_THEN_RUN, 'sh', root, String(targets.length), ...targets, ...command];
+}
 
 /** The overlay's lower layers by their names under `overlay/`, the topmost first: the layers above the image's root, then it. */
 function lowerNames(image: SandboxImage): string {
@@ -40,6 +67,7 @@ export function inImageRoot(
   image: SandboxImage,
   file: string,
   args: readonly string[],
+  targets: readonly string[],
 ): { file: string; args: string[] } {
   return {
     file: findProgram('unshare'),
@@ -55,6 +83,8 @@ export function inImageRoot(
       join(home, 'overlay'),
       imageRootMount(tmpDir),
       lowerNames(image),
+      String(targets.length),
+      ...targets,
       file,
       ...args,
     ],

@@ -5,14 +5,14 @@ import type { Writable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { CommandLauncher, launcherProgramPath, type LaunchRequest, type LaunchedCommand } from '../launcher.js';
-import { bubblewrapSandboxArgs, bubblewrapToolArgs, LAUNCHER_DIR } from './bubblewrap-args.js';
+import { bubblewrapSandboxArgs, bubblewrapToolArgs, imageRootMount, LAUNCHER_DIR, mountTargets } from './bubblewrap-args.js';
 import { launcherCommand, placeLauncherFiles, releaseLauncherFiles } from './launcher-files.js';
 import { outsideSockets } from './outside-sockets.js';
 import { createSandboxTmp, removeAbandonedSandboxTmpsOnce, sandboxTmpParent } from './sandbox-tmp.js';
 import { stageFile, stageInput, stageOutput, type StagedOutput } from './stage-output.js';
 import { SHELL_LAUNCHER_PROGRAM, shellWord } from './shell-launcher.js';
 import { pathInside, SECCOMP_FD, type SandboxPolicy } from './sandbox-policy.js';
-import { inImageRoot, inSandboxMounts, prepareImageRoot } from './image-root.js';
+import { afterTargetsChecked, inImageRoot, inSandboxMounts, prepareImageRoot } from './image-root.js';
 import { CgroupLimits } from './cgroup-limits.js';
 import { removeLayerWork } from './image-layer.js';
 import { startSoon } from './start-soon.js';
@@ -116,7 +116,9 @@ export class RunSandbox {
       ...launcherCommand(join('/tmp', LAUNCHER_DIR)),
     ];
     const launcher = CommandLauncher.startCommand({
-      ...(policy.image ? inImageRoot(this.home, this.tmpDir, policy.image, this.bubblewrap, args) : { file: this.bubblewrap, args }),
+      ...(policy.image
+        ? inImageRoot(this.home, this.tmpDir, policy.image, this.bubblewrap, args, mountTargets(seen, this.tmpDir, outsideSockets(seen)))
+        : { file: this.bubblewrap, args }),
       // Nothing of the engine's environment: a tool can read the launcher's through /proc.
       env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
       // INFO_FD, then SECCOMP_FD.
@@ -255,7 +257,13 @@ export class RunSandbox {
       ...args,
     ];
     // Under an image, in the namespaces where the run's root is mounted (those of the sandbox's bubblewrap).
-    const mounted = this.policy.image ? inSandboxMounts(launcher.childProcess.pid!, command) : command;
+    // Its targets checked there first: a tool may have made a link on the way to one since the sandbox started.
+    const mounted = this.policy.image
+      ? inSandboxMounts(
+          launcher.childProcess.pid!,
+          afterTargetsChecked(imageRootMount(this.tmpDir), mountTargets(this.policy, this.tmpDir, outsideSockets(this.policy)), command),
+        )
+      : command;
     // In the run's cgroups before it starts anything.
     const [program, ...rest] = this.cgroups ? ['/bin/sh', '-c', `${this.cgroups.joinScript()} && exec "$@"`, 'sh', ...mounted] : mounted;
     return {
