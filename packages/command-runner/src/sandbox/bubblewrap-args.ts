@@ -70,11 +70,23 @@ export const LAUNCHER_DIR = '.delta-io';
 export function mountTargets(policy: SandboxPolicy, tmpDir: string, coveredSockets: readonly string[] = []): string[] {
   const args = mountArgs(policy, tmpDir, coveredSockets);
   const targets: string[] = [];
-  for (let index = 0; index < args.length; index++) {
-    const option = args[index];
-    if (option === '--bind' || option === '--ro-bind') targets.push(args[(index += 2)]!);
-    else if (option === '--dev' || option === '--proc' || option === '--tmpfs' || option === '--remount-ro') targets.push(args[++index]!);
-    else if (option === '--perms' || option === '--size') index++;
+  // Each option's operands: a bind's source and target, a mount's target, a setting's value.
+  const operands: Record<string, number> = {
+    '--bind': 2,
+    '--ro-bind': 2,
+    '--dev': 1,
+    '--proc': 1,
+    '--tmpfs': 1,
+    '--remount-ro': 1,
+    '--perms': 1,
+    '--size': 1,
+  };
+  let index = 0;
+  while (index < args.length) {
+    const option = args[index]!;
+    const count = operands[option] ?? 0;
+    if (option !== '--perms' && option !== '--size' && count > 0) targets.push(args[index + count]!);
+    index += count + 1;
   }
   return [...new Set(targets.filter((target) => target !== '/'))];
 }
