@@ -13,7 +13,8 @@ import { stageFile, stageInput, stageOutput, type StagedOutput } from './stage-o
 import { SHELL_LAUNCHER_PROGRAM, shellWord } from './shell-launcher.js';
 import { pathInside, SECCOMP_FD, type SandboxPolicy } from './sandbox-policy.js';
 import { inImageRoot, inSandboxMounts, prepareImageRoot } from './image-root.js';
-import { CgroupLimits } from './cgroup-limits.js';
+import { CgroupLimits, type LimitEnforcement, type LimitName } from './cgroup-limits.js';
+import { LayerWatch } from './layer-watch.js';
 import { removeLayerWork } from './image-layer.js';
 import { startSoon } from './start-soon.js';
 import { sandboxSeccompFilter } from './seccomp-filter.js';
@@ -29,6 +30,18 @@ export interface SandboxedCommand {
 }
 
 const INFO_FD = 3;
+
+/** Why a layer limit cannot be held for a run that is not in an image. */
+export const LAYER_WITHOUT_IMAGE = 'the run is not in an image, so it has no layer of its own (its writes go to its workspace)';
+
+/** What a caller hears from a sandbox besides its calls' results. */
+export interface RunSandboxOptions {
+  /**
+   * A limit the sandbox holds by itself was passed (the layer's): it is ending every process in it. Called
+   * once, so that the run ends too (see docs/environments.md, "Limits per run").
+   */
+  onLimit?: (limit: LimitName, detail: string) => void;
+}
 
 /** The top directory under /tmp of `path`, if it is under /tmp (the sandbox's /tmp is its own). */
 function topUnderTmp(path: string): string[] {
@@ -67,10 +80,13 @@ export class RunSandbox {
   private hidden = false;
   /** The cgroups holding the run to `policy.limits`, when it has any. */
   private readonly cgroups: CgroupLimits | undefined;
+  /** What holds the run's layer to `policy.limits.layerBytes` (a run in an image), or why nothing can. */
+  private readonly layer: { watch: LayerWatch } | { unenforced: string } | undefined;
 
   private constructor(
     readonly policy: SandboxPolicy,
     private readonly bubblewrap: string,
+    options: RunSandboxOptions = {},
   ) {
     const parent = sandboxTmpParent(tmpdir());
     removeAbandonedSandboxTmpsOnce(parent);
@@ -81,8 +97,24 @@ export class RunSandbox {
     placeLauncherFiles(parent, this.ioDir);
     if (policy.image) prepareImageRoot(this.home, policy.image);
     this.cgroups =
-      policy.limits && Object.keys(policy.limits).length > 0 ? new CgroupLimits(policy.limits, basename(this.home)) : undefined;
+      policy.limits && Object.keys(policy.limits).some((limit) => limit !== 'layerBytes')
+        ? new CgroupLimits(policy.limits, basename(this.home))
+        : undefined;
+    this.layer = this.watchLayer(options);
     startSoon(this);
+  }
+
+  private watchLayer(options: RunSandboxOptions): RunSandbox['layer'] {
+    const bound = this.policy.limits?.layerBytes;
+    if (bound === undefined) return undefined;
+    if (!this.policy.image) return { unenforced: LAYER_WITHOUT_IMAGE };
+    const watch = new LayerWatch(join(this.policy.image.layer, 'upper'), bound, (bytes) => {
+      const detail = `the run's layer holds ${bytes} bytes, past its limit of ${bound}`;
+      options.onLimit?.('layerBytes', detail);
+      // Every process in the sandbox ends with it: nothing more is written there.
+      if (this.running) void this.running.launcher.kill(`the run's sandbox was ended: ${detail}`);
+    });
+    return { watch };
   }
 
   /**
@@ -95,7 +127,10 @@ export class RunSandbox {
 
   private started(): NonNullable<RunSandbox['running']> {
     if (this.running === undefined && this.stopped) throw Object.assign(new Error("the run's sandbox was stopped"), { code: 'ELAUNCHER' });
-    this.running ??= this.startBubblewrap();
+    if (this.running === undefined) {
+      this.running = this.startBubblewrap();
+      if (this.layer && 'watch' in this.layer) this.layer.watch.start();
+    }
     return this.running;
   }
 
@@ -170,8 +205,8 @@ export class RunSandbox {
   }
 
   /** Starts the run's sandbox with the bubblewrap at `bubblewrap` (see probeBubblewrap). */
-  static start(policy: SandboxPolicy, bubblewrap: string): RunSandbox {
-    return new RunSandbox(policy, bubblewrap);
+  static start(policy: SandboxPolicy, bubblewrap: string, options: RunSandboxOptions = {}): RunSandbox {
+    return new RunSandbox(policy, bubblewrap, options);
   }
 
   /**
@@ -223,6 +258,8 @@ export class RunSandbox {
       ...launched,
       finish: () => {
         for (const output of staged) output.finish();
+        // What a call wrote is measured as it ends, so that a quick write passing the bound is caught at once.
+        if (this.layer && 'watch' in this.layer) this.layer.watch.check();
       },
       // A call stopped (timeout, interrupt) whose end the launcher never reports: a tool has stopped or
       // taken over the launcher. The sandbox is ended, and every call in it with it.
@@ -236,8 +273,17 @@ export class RunSandbox {
    * for a long-lived command such as a server. Rejects when the sandbox could not start.
    */
   /** How `policy.limits` are held (or why one is not), and which of them the run ran into so far. */
-  get limits(): { enforcement: CgroupLimits['enforcement'] | undefined; hit: ReturnType<CgroupLimits['hit']> } {
-    return { enforcement: this.cgroups?.enforcement, hit: this.cgroups?.hit() ?? [] };
+  get limits(): { enforcement: LimitEnforcement | undefined; hit: LimitName[] } {
+    const layer = this.layer;
+    if (layer === undefined) return { enforcement: this.cgroups?.enforcement, hit: this.cgroups?.hit() ?? [] };
+    const enforcement: LimitEnforcement = {
+      enforced: [...(this.cgroups?.enforcement.enforced ?? [])],
+      unenforced: [...(this.cgroups?.enforcement.unenforced ?? [])],
+    };
+    if ('watch' in layer) enforcement.enforced.push({ limit: 'layerBytes', by: 'layer watch' });
+    else enforcement.unenforced.push({ limit: 'layerBytes', reason: layer.unenforced });
+    const passed = 'watch' in layer && layer.watch.passedAt !== undefined;
+    return { enforcement, hit: [...(this.cgroups?.hit() ?? []), ...(passed ? (['layerBytes'] as const) : [])] };
   }
 
   /** The paths these words name under /tmp that exist here but that the sandbox's tools cannot see (see hidden-paths.ts). */
@@ -290,6 +336,7 @@ export class RunSandbox {
       }
       await launcher.kill();
     }
+    if (this.layer && 'watch' in this.layer) this.layer.watch.stop();
     this.cgroups?.remove();
     // The overlay's work directory (closed to its owner by the kernel) goes with the sandbox; the layer stays.
     if (this.policy.image) removeLayerWork(this.policy.image.layer);
