@@ -64,7 +64,8 @@ export async function driveRun(context: RunContext, begin: () => void = () => un
   outcome = withoutSecret(limitOutcome(outcome, context.signal), context.secrets);
   // One of the run's own limits (its time, its layer): recorded in limits_hit.
   const reason = context.signal.reason;
-  if (outcome.status === 'INTERRUPTED' && reason instanceof RunLimitReached && reason.limit !== undefined) context.limitsHit.add(reason.limit);
+  if (outcome.status === 'INTERRUPTED' && reason instanceof RunLimitReached && reason.limit !== undefined)
+    context.limitsHit.add(reason.limit);
   // Nothing a tool started may still run while the end hooks (unsandboxed) look at the workspace.
   await stopToolProcesses(context);
   await endHooks(context, outcome);

@@ -69,12 +69,19 @@ export function limitedSignal(
     timers.push(timer);
   };
   if (timeoutMs !== undefined) {
-    after(timeoutMs, () => new RunLimitReached(`reached the time limit (--timeout ${describeDuration(timeoutMs)}) before the task was complete`));
+    after(
+      timeoutMs,
+      () => new RunLimitReached(`reached the time limit (--timeout ${describeDuration(timeoutMs)}) before the task was complete`),
+    );
   }
   if (timeLimit !== undefined) {
     after(
       timeLimit.ms - timeLimit.spentMs,
-      () => new RunLimitReached(`reached the run's time limit (${describeDuration(timeLimit.ms)} of wall time) before the task was complete`, 'time'),
+      () =>
+        new RunLimitReached(
+          `reached the run's time limit (${describeDuration(timeLimit.ms)} of wall time) before the task was complete`,
+          'time',
+        ),
     );
   }
   const stop = () => controller.abort(signal?.reason);

@@ -62,7 +62,14 @@ function imageMapFlag(value: unknown): { imageMap?: string } {
  * Exit code: 0 when every run completed; 130 when stopped; 1 with failed runs or runs ended at a limit of their
  * own; 101 with runs waiting for a person; 3 with runs interrupted.
  */
-function exitCodeOf(summary: { stopped: boolean; failed: number; limited: number; errors: number; waiting: number; interrupted: number }): number {
+function exitCodeOf(summary: {
+  stopped: boolean;
+  failed: number;
+  limited: number;
+  errors: number;
+  waiting: number;
+  interrupted: number;
+}): number {
   if (summary.stopped) return 130;
   if (summary.failed > 0 || summary.limited > 0 || summary.errors > 0) return 1;
   if (summary.waiting > 0) return 101;
