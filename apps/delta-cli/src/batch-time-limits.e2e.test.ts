@@ -74,6 +74,10 @@ describe("a task's time limits", () => {
     expect(again.stdout).toContain('2 runs: 1 completed, 0 failed, 1 ended at a limit, 0 interrupted, 0 waiting for input (0 executed');
     const journal = readFileSync(join(out, 'slow', 'm', '1', '.delta', 'run-1', 'journal.jsonl'), 'utf8');
     expect(journal.match(/"type":"ENGINE_START"/g)).toHaveLength(1);
+    // The report counts it apart from failures.
+    const report = await runDelta(['report', out, '--json']);
+    const slow = JSON.parse(report.stdout).by_task.find((group: { name: string }) => group.name === 'slow');
+    expect(slow).toMatchObject({ runs: 1, failed: 0, limit_hits: 1 });
   }, 60_000);
 
   it('delta batch --timeout stops each run of the batch, which the batch continues when run again', async () => {
