@@ -1,5 +1,5 @@
 // Limits per run (issue 44 item 4): a bounded fork bomb in one run of a batch of eight, its process limit set
-// by its task. As root the run's cgroup stops it (limits_hit: processes) and the other seven complete; as
+// by its task (and, likewise, a bounded memory hog held to its task's memory limit). As root the run's cgroup stops it (limits_hit: processes) and the other seven complete; as
 // nobody, where no cgroup can be made, the batch says ONCE that the limit is not enforced, the bomb is bounded
 // by itself, and the other seven complete all the same.
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -34,6 +34,28 @@ afterEach(async () => {
   await cleanupTestResources();
 });
 
+/** An agent with one tool, `sh`, in `base`. */
+function writeAgent(base: string): string {
+  const agent = join(base, 'agent');
+  mkdirSync(agent, { mode: 0o755 });
+  writeFileSync(
+    join(agent, 'agent.yaml'),
+    [
+      'name: bomb',
+      'llm: {model: fake-model, max_retries: 0}',
+      'tools:',
+      '  - {name: sh, description: run a script, exec: "sh -c ${script}", allow_option_values: true}',
+      '',
+    ].join('\n'),
+  );
+  writeFileSync(join(agent, 'system_prompt.md'), 'Run the script you are given.\n');
+  writeFileSync(
+    join(agent, 'context.yaml'),
+    'sources:\n  - {type: file, id: system_prompt, path: "${AGENT_HOME}/system_prompt.md"}\n  - {type: journal, id: conversation_history}\n',
+  );
+  return agent;
+}
+
 /** A directory outside /tmp (the sandbox's /tmp is its own) that anyone may write. */
 function shared(prefix: string): string {
   const dir = mkdtempSync(join('/var/tmp', prefix));
@@ -49,23 +71,7 @@ describe.skipIf(noBubblewrap !== undefined)('a fork bomb in one run of a batch o
       async () => {
         const llm = await startModel();
         const base = shared('delta-fork-bomb-');
-        const agent = join(base, 'agent');
-        mkdirSync(agent, { mode: 0o755 });
-        writeFileSync(
-          join(agent, 'agent.yaml'),
-          [
-            'name: bomb',
-            'llm: {model: fake-model, max_retries: 0}',
-            'tools:',
-            '  - {name: sh, description: run a script, exec: "sh -c ${script}", allow_option_values: true}',
-            '',
-          ].join('\n'),
-        );
-        writeFileSync(join(agent, 'system_prompt.md'), 'Run the script you are given.\n');
-        writeFileSync(
-          join(agent, 'context.yaml'),
-          'sources:\n  - {type: file, id: system_prompt, path: "${AGENT_HOME}/system_prompt.md"}\n  - {type: journal, id: conversation_history}\n',
-        );
+        const agent = writeAgent(base);
         const tasks = [
           ...Array.from({ length: 7 }, (_, index) => ({ id: `t${index + 1}`, message: `sleep 1; echo ok > done-${index + 1}.txt` })),
           { id: 'bomb', message: BOMB, limits: { processes: 64 } },
@@ -120,6 +126,47 @@ describe.skipIf(noBubblewrap !== undefined)('a fork bomb in one run of a batch o
           ]);
           expect(metadata.limits_hit).toBeUndefined();
           expect(journal).toContain('"observation_content":"forked"');
+        }
+      },
+      180_000,
+    );
+
+    it.skipIf(identity.unavailable !== undefined)(
+      `as ${identity.name}: a memory hog is held to its task's memory limit, or said to be unheld, and the run beside it completes`,
+      async () => {
+        const llm = await startModel();
+        const base = shared('delta-memory-hog-');
+        const agent = writeAgent(base);
+        const tasks = [
+          { id: 'plain', message: 'sleep 1; echo ok > done.txt' },
+          // 200 MB held at once (tail keeps a stream with no newline whole): bounded, even where nothing stops it.
+          { id: 'hog', message: 'head -c 200000000 /dev/zero | tail > /dev/null; echo "status $?"', limits: { memory: 64 * 1024 * 1024 } },
+        ];
+        writeFileSync(join(base, 'tasks.jsonl'), tasks.map((task) => `${JSON.stringify(task)}\n`).join(''));
+        const out = join(base, 'out');
+        const args = ['batch', join(base, 'tasks.jsonl'), '--agent', agent, '--out', out, '--concurrency', '2'];
+        const [file, ...rest] = [...identity.prefix, process.execPath, DELTA_BIN, ...args];
+        const result = await runProcess(file!, rest, { env: deltaEnv({ ...modelEnv(llm), HOME: base }) });
+
+        expect(result.exitCode, `${result.stdout}\n${result.stderr}`).toBe(0);
+        expect(readFileSync(join(out, 'plain', 'fake-model', '1', 'done.txt'), 'utf8')).toBe('ok\n');
+        const hogRun = join(out, 'hog', 'fake-model', '1', '.delta', 'run-1');
+        const metadata = JSON.parse(readFileSync(join(hogRun, 'metadata.json'), 'utf8'));
+        const journal = readFileSync(join(hogRun, 'journal.jsonl'), 'utf8');
+        const warnings = result.stderr.split('\n').filter((line) => line.includes('NOT enforced'));
+        expect(metadata.status).toBe('COMPLETED');
+        if (identity.name === 'root') {
+          expect(warnings).toEqual([]);
+          expect(metadata.limits_hit).toEqual(['memory']);
+          expect(journal).toMatch(
+            /"observation_content":"status (137|1)\\n.*Note: the run reached its memory limit \(64 MiB for all its processes\): the kernel killed a process\."/,
+          );
+        } else {
+          expect(warnings).toEqual([
+            expect.stringMatching(/^warning: the memory limit is NOT enforced for the runs of task hog: cgroup v1: EACCES /),
+          ]);
+          expect(metadata.limits_hit).toBeUndefined();
+          expect(journal).toContain('"observation_content":"status 0"');
         }
       },
       180_000,
