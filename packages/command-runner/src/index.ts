@@ -7,7 +7,7 @@ export { jsonStringPieces } from './json-pieces.js';
 export { CommandLauncher, launcherArgs, launcherProgramPath } from './launcher.js';
 export type { LaunchRequest, LaunchOutcome, LaunchedCommand, LauncherCommand } from './launcher.js';
 export { RunSandbox } from './sandbox/run-sandbox.js';
-export type { RunSandboxOptions } from './sandbox/run-sandbox.js';
+export type { RunSandboxOptions } from './sandbox/sandbox-layer-limit.js';
 export { hiddenPathsNote } from './sandbox/hidden-paths.js';
 export type { SandboxedCommand } from './sandbox/run-sandbox.js';
 export { probeBubblewrap } from './sandbox/probe-bubblewrap.js';

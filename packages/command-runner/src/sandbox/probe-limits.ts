@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { CgroupLimits, type LimitEnforcement, type SandboxLimits } from './cgroup-limits.js';
-import { LAYER_WITHOUT_IMAGE } from './run-sandbox.js';
+import { LAYER_WITHOUT_IMAGE } from './sandbox-layer-limit.js';
 
 /**
  * How `limits` would be held for a run started now by this process, found by making (and removing at once)

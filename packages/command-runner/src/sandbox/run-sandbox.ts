@@ -14,7 +14,7 @@ import { SHELL_LAUNCHER_PROGRAM, shellWord } from './shell-launcher.js';
 import { pathInside, SECCOMP_FD, type SandboxPolicy } from './sandbox-policy.js';
 import { inImageRoot, inSandboxMounts, prepareImageRoot } from './image-root.js';
 import { CgroupLimits, type LimitEnforcement, type LimitName } from './cgroup-limits.js';
-import { LayerWatch } from './layer-watch.js';
+import { type RunSandboxOptions, type SandboxLayerLimit, sandboxLayerLimit, withLayerLimit } from './sandbox-layer-limit.js';
 import { removeLayerWork } from './image-layer.js';
 import { startSoon } from './start-soon.js';
 import { sandboxSeccompFilter } from './seccomp-filter.js';
@@ -30,18 +30,6 @@ export interface SandboxedCommand {
 }
 
 const INFO_FD = 3;
-
-/** Why a layer limit cannot be held for a run that is not in an image. */
-export const LAYER_WITHOUT_IMAGE = 'the run is not in an image, so it has no layer of its own (its writes go to its workspace)';
-
-/** What a caller hears from a sandbox besides its calls' results. */
-export interface RunSandboxOptions {
-  /**
-   * A limit the sandbox holds by itself was passed (the layer's): it is ending every process in it. Called
-   * once, so that the run ends too (see docs/environments.md, "Limits per run").
-   */
-  onLimit?: (limit: LimitName, detail: string) => void;
-}
 
 /** The top directory under /tmp of `path`, if it is under /tmp (the sandbox's /tmp is its own). */
 function topUnderTmp(path: string): string[] {
@@ -81,7 +69,7 @@ export class RunSandbox {
   /** The cgroups holding the run to `policy.limits`, when it has any. */
   private readonly cgroups: CgroupLimits | undefined;
   /** What holds the run's layer to `policy.limits.layerBytes` (a run in an image), or why nothing can. */
-  private readonly layer: { watch: LayerWatch } | { unenforced: string } | undefined;
+  private readonly layer: SandboxLayerLimit | undefined;
 
   private constructor(
     readonly policy: SandboxPolicy,
@@ -100,21 +88,13 @@ export class RunSandbox {
       policy.limits && Object.keys(policy.limits).some((limit) => limit !== 'layerBytes')
         ? new CgroupLimits(policy.limits, basename(this.home))
         : undefined;
-    this.layer = this.watchLayer(options);
-    startSoon(this);
-  }
-
-  private watchLayer(options: RunSandboxOptions): RunSandbox['layer'] {
-    const bound = this.policy.limits?.layerBytes;
-    if (bound === undefined) return undefined;
-    if (!this.policy.image) return { unenforced: LAYER_WITHOUT_IMAGE };
-    const watch = new LayerWatch(join(this.policy.image.layer, 'upper'), bound, (bytes) => {
+    this.layer = sandboxLayerLimit(policy, (bytes, bound) => {
       const detail = `the run's layer holds ${bytes} bytes, past its limit of ${bound}`;
       options.onLimit?.('layerBytes', detail);
       // Every process in the sandbox ends with it: nothing more is written there.
       if (this.running) void this.running.launcher.kill(`the run's sandbox was ended: ${detail}`);
     });
-    return { watch };
+    startSoon(this);
   }
 
   /**
@@ -274,16 +254,7 @@ export class RunSandbox {
    */
   /** How `policy.limits` are held (or why one is not), and which of them the run ran into so far. */
   get limits(): { enforcement: LimitEnforcement | undefined; hit: LimitName[] } {
-    const layer = this.layer;
-    if (layer === undefined) return { enforcement: this.cgroups?.enforcement, hit: this.cgroups?.hit() ?? [] };
-    const enforcement: LimitEnforcement = {
-      enforced: [...(this.cgroups?.enforcement.enforced ?? [])],
-      unenforced: [...(this.cgroups?.enforcement.unenforced ?? [])],
-    };
-    if ('watch' in layer) enforcement.enforced.push({ limit: 'layerBytes', by: 'layer watch' });
-    else enforcement.unenforced.push({ limit: 'layerBytes', reason: layer.unenforced });
-    const passed = 'watch' in layer && layer.watch.passedAt !== undefined;
-    return { enforcement, hit: [...(this.cgroups?.hit() ?? []), ...(passed ? (['layerBytes'] as const) : [])] };
+    return withLayerLimit(this.cgroups, this.layer);
   }
 
   /** The paths these words name under /tmp that exist here but that the sandbox's tools cannot see (see hidden-paths.ts). */
