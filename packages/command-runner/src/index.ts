@@ -7,6 +7,7 @@ export { jsonStringPieces } from './json-pieces.js';
 export { CommandLauncher, launcherArgs, launcherProgramPath } from './launcher.js';
 export type { LaunchRequest, LaunchOutcome, LaunchedCommand, LauncherCommand } from './launcher.js';
 export { RunSandbox } from './sandbox/run-sandbox.js';
+export type { RunSandboxOptions } from './sandbox/sandbox-layer-limit.js';
 export { hiddenPathsNote } from './sandbox/hidden-paths.js';
 export type { SandboxedCommand } from './sandbox/run-sandbox.js';
 export { probeBubblewrap } from './sandbox/probe-bubblewrap.js';
@@ -18,3 +19,4 @@ export type { SandboxImage, SandboxMode, SandboxPolicy } from './sandbox/sandbox
 export { listLayerChanges, removeLayer } from './sandbox/image-layer.js';
 export type { LayerChange } from './sandbox/image-layer.js';
 export type { LimitEnforcement, LimitName, SandboxLimits } from './sandbox/cgroup-limits.js';
+export { probeSandboxLimits } from './sandbox/probe-limits.js';

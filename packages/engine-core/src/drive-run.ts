@@ -1,4 +1,4 @@
-import { limitOutcome } from './run-limits.js';
+import { limitOutcome, RunLimitReached } from './run-limits.js';
 import { asDiskFault, DeltaError, exitCodeOf } from '@delta/errors';
 import { attemptFailure } from '@delta/model-wire';
 import { redactSecretText, type Secrets } from './redact-secret.js';
@@ -62,6 +62,10 @@ export async function driveRun(context: RunContext, begin: () => void = () => un
   }
   // A limit (--timeout) stopped it through the signal: it says which, with exit code 3.
   outcome = withoutSecret(limitOutcome(outcome, context.signal), context.secrets);
+  // One of the run's own limits (its time, its layer): recorded in limits_hit.
+  const reason = context.signal.reason;
+  if (outcome.status === 'INTERRUPTED' && reason instanceof RunLimitReached && reason.limit !== undefined)
+    context.limitsHit.add(reason.limit);
   // Nothing a tool started may still run while the end hooks (unsandboxed) look at the workspace.
   await stopToolProcesses(context);
   await endHooks(context, outcome);

@@ -1,5 +1,8 @@
 export { AgentConfig, LlmConfig, LlmPricing, ImportedToolsFile, DEFAULT_MAX_ITERATIONS } from './agent-config.js';
 export type { SandboxOptions } from './sandbox-choice.js';
+export { LIMIT_NAMES } from './sandbox-choice.js';
+export { sandboxLimitsOf } from './sandbox-limits-config.js';
+export type { SandboxLimitsConfig } from './sandbox-limits-config.js';
 export { defaultImageCache } from './prepare-image.js';
 export { SandboxEnvConfig } from './sandbox-env-config.js';
 export { toolEnvironment } from './tool-environment.js';

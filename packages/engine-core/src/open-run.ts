@@ -22,7 +22,7 @@ import { judgeWorkspaceEnv, recordWorkspaceEnvEnd, recordWorkspaceEnvStart, type
 import { type RunContext, stopToolProcesses } from './run-context.js';
 import type { SandboxChoice } from './sandbox-choice.js';
 import type { EngineOptions } from './run-options.js';
-import { checkCostLimit, limitedSignal } from './run-limits.js';
+import { checkCostLimit, engineTime, limitedSignal, RunLimitReached } from './run-limits.js';
 import { modelCredentials } from './model-credentials.js';
 import { toolEnvironment, userEnvironment } from './tool-environment.js';
 
@@ -145,8 +145,9 @@ export function openRunContext(
   image?: { env: Record<string, string>; release: () => void },
 ): RunContext {
   const { model, apiKey } = resolved;
-  // --timeout: the run's signal aborts when this invocation's time is up.
-  const limit = limitedSignal(options.signal, options.timeoutMs);
+  // --timeout: the run's signal aborts when this invocation's time is up; a task's timeout_sec, when the run's is.
+  const timeLimit = options.timeLimitMs === undefined ? undefined : { ms: options.timeLimitMs, spentMs: engineTime(journal.state.events) };
+  const limit = limitedSignal(options.signal, options.timeoutMs, timeLimit);
   let engineLog: number | undefined;
   // The person sees the line first: engine.log may be what the disk refuses (then the run fails, naming it).
   // The values of the other model keys' variables (a models file's): redacted, and kept from tools, as the run's own.
@@ -211,7 +212,10 @@ export function openRunContext(
       (agent.tools.length > 0 || agent.mcpServers.some((entry) => entry.config.command !== undefined)) &&
       sandbox.policy &&
       sandbox.bubblewrap
-        ? RunSandbox.start(sandbox.policy, sandbox.bubblewrap)
+        ? RunSandbox.start(sandbox.policy, sandbox.bubblewrap, {
+            // The run's layer passed its limit: the sandbox ends, and the run with it.
+            onLimit: (_limit, detail) => limit.reach(new RunLimitReached(`stopped: ${detail}`, 'layer')),
+          })
         : undefined,
     // The run has ended (its outcome is decided and recorded): nothing here may throw over it.
     close: async () => {

@@ -51,6 +51,41 @@ describe('run limits', () => {
     expect(resumed).toMatchObject({ status: 'COMPLETED', finalAnswer: 'finished' });
   });
 
+  it("timeLimitMs is the run's time over all its invocations: a continue has what is left, then limits_hit time", async () => {
+    const server = await startFakeLlm({
+      script: [
+        { tool_calls: [{ name: 'slow', arguments: {} }] },
+        { tool_calls: [{ name: 'slow', arguments: {} }] },
+        { content: 'finished' },
+      ],
+    });
+    const home = await createTempAgent({
+      agentYaml: {
+        name: 'slow',
+        llm: { model: 'm', max_retries: 0 },
+        sandbox: { mode: 'off' },
+        tools: [{ name: 'slow', description: 'Sleeps', exec: 'sleep 30' }],
+      },
+    });
+    const workDir = join(await createTempDir('work-'), 'w');
+    const options = { baseUrl: server.baseUrl, apiKey: 'k' };
+    // The first invocation stopped by its own --timeout after 1.2 s of the run's 2 s.
+    const first = await startRun({ ...options, agent: loadAgent(home), message: 'go', workDir, timeoutMs: 1200, timeLimitMs: 2000 });
+    expect(first).toMatchObject({ status: 'INTERRUPTED', reason: 'reached the time limit (--timeout 1.2s) before the task was complete' });
+    expect(readMetadata(first.paths.metadata).limits_hit).toBeUndefined();
+    const started = Date.now();
+    const second = await continueRun({ ...options, workDir, timeLimitMs: 2000 });
+    // What was left: about 0.8 s, not another 2 s.
+    expect(Date.now() - started).toBeLessThan(1800);
+    expect(second).toMatchObject({
+      status: 'INTERRUPTED',
+      exitCode: ExitCode.ITERATION_BUDGET,
+      reason: "reached the run's time limit (2s of wall time) before the task was complete",
+    });
+    expect(readMetadata(second.paths.metadata).limits_hit).toEqual(['time']);
+    expect(readJournal(second.paths.journal).at(-1)).toMatchObject({ type: 'ENGINE_END', limits_hit: ['time'] });
+  });
+
   it('maxCost stops the run before a model call once this invocation has spent it; a continue gets a new allowance', async () => {
     const server = await startFakeLlm({
       script: [

@@ -45,6 +45,11 @@ export interface EngineOptions {
   maxCost?: number;
   /** Wall-clock milliseconds this engine invocation may take; then the run stops as INTERRUPTED (exit 3), as by a signal. */
   timeoutMs?: number;
+  /**
+   * Wall-clock milliseconds the run may take in all, over every engine invocation (a task's `timeout_sec`):
+   * then it stops as INTERRUPTED (exit 3) with `limits_hit: ["time"]`, which a batch takes as its end.
+   */
+  timeLimitMs?: number;
   /** Aborting stops the running tool's process group and ends the run as INTERRUPTED. */
   signal?: AbortSignal;
   /** Every journal event, as it is written. */

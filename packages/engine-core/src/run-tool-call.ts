@@ -160,6 +160,8 @@ function limitNotes(sandbox: RunSandbox | undefined, before: readonly string[]):
     .map((limit) =>
       limit === 'memoryBytes'
         ? `Note: the run reached its memory limit (${Math.round((asked.memoryBytes ?? 0) / 1048576)} MiB for all its processes): the kernel killed a process.`
-        : `Note: the run reached its process limit (${asked.processes} processes and threads at once): a new process was refused.`,
+        : limit === 'layerBytes'
+          ? `Note: the run wrote more than its layer limit (${Math.round((asked.layerBytes ?? 0) / 1048576)} MiB outside its workspace): its sandbox was ended, and the run ends.`
+          : `Note: the run reached its process limit (${asked.processes} processes and threads at once): a new process was refused.`,
     );
 }

@@ -1,7 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { BUBBLEWRAP_INSTALL, probeBubblewrap, type RunSandbox, type SandboxMode, type SandboxPolicy } from '@delta/command-runner';
-import { cgroupLimitsOf, type SandboxLimitsConfig } from './sandbox-limits-config.js';
+import { sandboxLimitsOf, type SandboxLimitsConfig } from './sandbox-limits-config.js';
 import type { ImageRecord } from './prepare-image.js';
 import { ConfigurationError } from '@delta/errors';
 import type { LoadedAgent } from './load-agent.js';
@@ -63,8 +63,12 @@ function limitsRecord(config: SandboxLimitsConfig): NonNullable<SandboxRecord['l
   };
 }
 
+/** How to have limits held that cannot be here. */
+export const UNENFORCED_HINT =
+  'For memory, processes and cpus: run as root, or in a cgroup delegated to you (systemd-run --user --scope -p Delegate=yes ...); a layer limit needs a run in an image.';
+
 /** The names of a limit in records and messages, by command-runner's names. */
-export const LIMIT_NAMES = { memoryBytes: 'memory', processes: 'processes', cpus: 'cpus' } as const;
+export const LIMIT_NAMES = { memoryBytes: 'memory', processes: 'processes', cpus: 'cpus', layerBytes: 'layer' } as const;
 
 /**
  * The sandbox's record with how its limits are held, once the sandbox has made its cgroups; and the warning,
@@ -81,7 +85,7 @@ export function recordLimits(record: SandboxRecord, sandbox: RunSandbox | undefi
       ? undefined
       : `warning: these limits are NOT enforced for this run: ${Object.entries(unenforced)
           .map(([name, why]) => `${name} (${why})`)
-          .join('; ')}. Run as root, or in a cgroup delegated to you (systemd-run --user --scope -p Delegate=yes ...).`;
+          .join('; ')}. ${UNENFORCED_HINT}`;
   return { record: { ...record, limits }, ...(warning ? { warning } : {}) };
 }
 
@@ -190,7 +194,7 @@ export function chooseSandbox(
     );
   }
   const limitsConfig = { ...configured?.limits, ...options.limits };
-  const limits = cgroupLimitsOf(limitsConfig);
+  const limits = sandboxLimitsOf(limitsConfig);
   return {
     policy: {
       mode,

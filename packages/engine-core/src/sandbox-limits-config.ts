@@ -39,13 +39,14 @@ export const SandboxLimitsConfig = z.strictObject({
 });
 export type SandboxLimitsConfig = z.infer<typeof SandboxLimitsConfig>;
 
-/** The limits cgroups hold (command-runner's SandboxLimits) of a `sandbox.limits`; undefined when it sets none. */
-export function cgroupLimitsOf(config: SandboxLimitsConfig | undefined): SandboxLimits | undefined {
+/** The limits a sandbox holds (command-runner's SandboxLimits) of a `sandbox.limits`; undefined when it sets none. */
+export function sandboxLimitsOf(config: SandboxLimitsConfig | undefined): SandboxLimits | undefined {
   if (config === undefined) return undefined;
   const limits: SandboxLimits = {
     ...(config.memory === undefined ? {} : { memoryBytes: config.memory }),
     ...(config.processes === undefined ? {} : { processes: config.processes }),
     ...(config.cpus === undefined ? {} : { cpus: config.cpus }),
+    ...(config.layer === undefined ? {} : { layerBytes: config.layer }),
   };
   return Object.keys(limits).length === 0 ? undefined : limits;
 }

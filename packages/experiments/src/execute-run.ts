@@ -43,6 +43,8 @@ export interface BatchRunOutcome {
   error?: string;
   /** With `error`: its code (`RUN_LOCKED`, `DISK_FULL`, `API_KEY_MISSING`...), for a caller that retries some. */
   errorCode?: string;
+  /** The limits the run ran into (metadata.json's `limits_hit`): `processes`, `memory`, `layer`, `time`. */
+  limitsHit?: string[];
   /** FAILED by a transient fault of the model endpoint: the same request may succeed later (see `retryTransient`). */
   transient?: boolean;
   /** With `transient`: how many attempts of the run have ended so (see run-attempts.ts). */
@@ -52,7 +54,18 @@ export interface BatchRunOutcome {
 /** The engine options a batch passes to every run (the model endpoint, environments, the signal). */
 export type BatchEngineOptions = Pick<
   EngineOptions,
-  'apiKey' | 'baseUrl' | 'model' | 'environment' | 'toolEnv' | 'secrets' | 'maxIterations' | 'maxRetries' | 'signal' | 'onEvent'
+  | 'apiKey'
+  | 'baseUrl'
+  | 'model'
+  | 'environment'
+  | 'toolEnv'
+  | 'secrets'
+  | 'maxIterations'
+  | 'maxRetries'
+  | 'maxCost'
+  | 'timeoutMs'
+  | 'signal'
+  | 'onEvent'
 > & {
   /** The cache of unpacked images (default ~/.cache/delta/images). */
   imageCache?: string;
@@ -87,6 +100,14 @@ function nextRunId(workDir: string): string {
   return `run-${attempt}`;
 }
 
+/** The limits that end a run for good (the run's own time, its layer); the others leave it going or resumable. */
+const FINAL_LIMITS = new Set(['time', 'layer']);
+
+/** Whether the run ended at one of its own limits (see FINAL_LIMITS): nothing in the batch continues it. */
+export function endedByLimit(limitsHit: readonly string[] | undefined): boolean {
+  return (limitsHit ?? []).some((limit) => FINAL_LIMITS.has(limit));
+}
+
 function lastErrorWasTransient(events: readonly { type: string }[]): boolean {
   const last = events.findLast((event) => event.type === 'ERROR') as { transient?: unknown } | undefined;
   return last?.transient === true;
@@ -118,8 +139,20 @@ export async function executeBatchRun(batch: OpenedBatch, key: BatchRunKey, opti
     const own = modelRunOptions(batch.definition, key.model, engineOptions.environment ?? process.env);
     // A run stops rather than send a request made from an agent changed while it went.
     // A run in an image: the task's, the batch's or the agent's, at the digest the batch pinned.
-    const sandbox = imageSandboxOptions(batch.definition, imageOfTask(batch.definition, task, agent), imageCache);
-    const engine = { ...engineOptions, ...own, agent, pinAgentVersion: true, ...(Object.keys(sandbox).length > 0 ? { sandbox } : {}) };
+    // The task's limits over agent.yaml's sandbox.limits, field by field (the engine merges them).
+    const sandbox = {
+      ...imageSandboxOptions(batch.definition, imageOfTask(batch.definition, task, agent), imageCache),
+      ...(task.limits === undefined ? {} : { limits: task.limits }),
+    };
+    const engine = {
+      ...engineOptions,
+      ...own,
+      agent,
+      pinAgentVersion: true,
+      ...(Object.keys(sandbox).length > 0 ? { sandbox } : {}),
+      // The task's timeout_sec: the run's own wall time, over all its engine invocations.
+      ...(task.timeout_sec === undefined ? {} : { timeLimitMs: Math.round(task.timeout_sec * 1000) }),
+    };
     const found = readRunOnDisk(workDir);
     // Whatever this does with the run, it does it with the agent version the run (and its condition) started with.
     const checkVersion = () => checkAgentVersion(batch, key, agent, found.kind === 'run' ? found.events : undefined);
@@ -133,6 +166,8 @@ export async function executeBatchRun(batch: OpenedBatch, key: BatchRunKey, opti
       const runId = found.kind === 'unstarted' ? found.runId : 'run-1';
       result = await startRun({ ...engine, message: task.message, workDir, runId });
       action = 'started';
+    } else if (found.status === 'INTERRUPTED' && endedByLimit(found.metadata.limits_hit)) {
+      // Its time or its layer ran out: the run is over, as a failed one is, and never continued.
     } else if (found.status === 'INTERRUPTED' || found.crashed) {
       checkVersion();
       result = await continueRun({ ...engine, workDir, runId: found.runId });
@@ -187,6 +222,7 @@ async function describe(
   // classify, nothing to grade), so it is not read back from disk.
   if (result && result.status !== 'FAILED' && (grader === null || result.status !== 'COMPLETED')) {
     const reason = result.reason ?? result.metadata.status_reason;
+    const limitsHit = result.metadata.limits_hit;
     return {
       key,
       workDir,
@@ -198,6 +234,7 @@ async function describe(
       ...(reason ? { reason } : {}),
       ...(result.metadata.usage ? { usage: result.metadata.usage } : {}),
       ...(result.metadata.estimated_cost ? { cost: result.metadata.estimated_cost.amount } : {}),
+      ...(limitsHit && limitsHit.length > 0 ? { limitsHit } : {}),
     };
   }
   const found = readRunOnDisk(workDir);
@@ -213,6 +250,7 @@ async function describe(
     ...((result?.reason ?? found.metadata.status_reason) ? { reason: (result?.reason ?? found.metadata.status_reason)! } : {}),
     ...(found.metadata.usage ? { usage: found.metadata.usage } : {}),
     ...(found.metadata.estimated_cost ? { cost: found.metadata.estimated_cost.amount } : {}),
+    ...(found.metadata.limits_hit && found.metadata.limits_hit.length > 0 ? { limitsHit: found.metadata.limits_hit } : {}),
     ...(found.status === 'FAILED' && lastErrorWasTransient(found.events)
       ? { transient: true, failedAttempts: transientFailures(found.events) }
       : {}),

@@ -58,6 +58,7 @@ export function gradeRun(
     ...(options.modelsFile ? { modelsFile: options.modelsFile } : {}),
     ...(options.sandboxEnv ? { sandboxEnv: options.sandboxEnv } : {}),
     ...(options.secrets ? { secrets: options.secrets } : {}),
+    ...(run.metadata.limits_hit ? { limitsHit: run.metadata.limits_hit } : {}),
     input: {
       task: {
         id: task.id,

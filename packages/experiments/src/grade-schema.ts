@@ -19,6 +19,10 @@ export const Grade = z.looseObject({
   output: z.looseObject({ stdout: z.string(), stderr: z.string(), logs: z.string().optional() }).optional(),
   /** Where it ran: `image` (the run's final environment), else this machine. */
   ran_in: z.enum(['host', 'image']).optional(),
+  /** The grader passed its time limit (the task's `verifier.timeout_sec`, else 5 minutes) and was stopped: a verifier error. */
+  timed_out: z.boolean().optional(),
+  /** The limits the run ran into (its metadata.json's `limits_hit`): a score got under them, or none. */
+  limits_hit: z.array(z.string()).optional(),
   run_id: z.string(),
   graded_at: z.string(),
 });

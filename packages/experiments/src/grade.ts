@@ -43,6 +43,8 @@ export interface RunGraderOptions {
   modelsFile?: string;
   /** A run in an image: a command grader runs in the run's final environment (see command-grader.ts). */
   image?: GraderPlace['image'];
+  /** The limits the run ran into (metadata.json's `limits_hit`), recorded with its grade. */
+  limitsHit?: readonly string[] | undefined;
 }
 
 export const GRADE_INPUT_FILE = 'grade-input.json';
@@ -186,7 +188,12 @@ export async function runGrader(given: RunGraderOptions): Promise<Grade> {
   const stdout = `${result.stdout.head}${result.stdout.tail}`;
   const stderr = `${result.stderr.head}${result.stderr.tail}`;
   const found = result.timedOut
-    ? { score: null, passed: null, error: `the grader did not finish within ${Math.round(timeoutMs / 1000)} s and was stopped` }
+    ? {
+        score: null,
+        passed: null,
+        timed_out: true,
+        error: `the grader did not finish within ${Math.round(timeoutMs / 1000)} s and was stopped`,
+      }
     : reward !== undefined
       ? rewardVerdict(reward)
       : result.startError !== undefined
@@ -241,9 +248,15 @@ function rewardVerdict(reward: { file: string; text: string; refused?: string })
   return { score, passed: score >= 1 ? true : score <= 0 ? false : score >= 0.5, details };
 }
 
-function recordGrade(options: RunGraderOptions, found: BuiltinVerdict & Pick<Grade, 'output' | 'ran_in'>, exitCode: number | null): Grade {
+function recordGrade(
+  options: RunGraderOptions,
+  found: BuiltinVerdict & Pick<Grade, 'output' | 'ran_in' | 'timed_out'>,
+  exitCode: number | null,
+): Grade {
+  const limitsHit = options.limitsHit ?? [];
   const grade: Grade = {
     ...found,
+    ...(limitsHit.length > 0 ? { limits_hit: [...limitsHit] } : {}),
     grader: options.command,
     grader_hash: graderHash(options.command),
     exit_code: exitCode,

@@ -8,9 +8,13 @@ import { runPool } from './run-pool.js';
 import { pinBatchImages } from './batch-images.js';
 import { sharedSignal } from './shared-signal.js';
 import { checkModelKeys } from './batch-model-entry.js';
+import { type BatchLimit, probeBatchLimits } from './batch-limits.js';
+import { endedByLimit } from './execute-run.js';
 
 /** What a batch reports as it goes (`delta batch --json` prints each as a line). */
 export type BatchEvent =
+  /** Before the first run, when the runs ask for limits: how each is held on this machine, or why it cannot be (`OUT/.batch/limits.jsonl`). */
+  | { type: 'batch_limits'; limits: BatchLimit[] }
   | { type: 'batch_start'; out: string; runs: number; tasks: number; models: string[]; repeat: number; concurrency: number }
   | { type: 'run_start'; task: string; model: string; repeat: number; work_dir: string }
   | ({ type: 'run_end' } & BatchRunOutcome)
@@ -22,6 +26,8 @@ export interface BatchSummary {
   completed: number;
   failed: number;
   interrupted: number;
+  /** Runs ended by a limit of their own (their time, their layer): final, as failed runs are, but not failures of the agent's. */
+  limited: number;
   /** Runs paused on a question for a person (`delta continue -w <run dir> -m ANSWER`, then the batch again). */
   waiting: number;
   /** Runs that could not be executed (locked by another process, a disk fault). */
@@ -56,6 +62,7 @@ function emptySummary(out: string, runs: number): BatchSummary {
     completed: 0,
     failed: 0,
     interrupted: 0,
+    limited: 0,
     waiting: 0,
     errors: 0,
     executed: 0,
@@ -70,6 +77,7 @@ function count(summary: BatchSummary, outcome: BatchRunOutcome): void {
   else if (outcome.status === 'COMPLETED') summary.completed += 1;
   else if (outcome.status === 'FAILED') summary.failed += 1;
   else if (outcome.status === 'WAITING_FOR_INPUT') summary.waiting += 1;
+  else if (endedByLimit(outcome.limitsHit)) summary.limited += 1;
   else summary.interrupted += 1;
   if (outcome.action !== 'skipped') summary.executed += 1;
   const usage = outcome.usage;
@@ -79,8 +87,23 @@ function count(summary: BatchSummary, outcome: BatchRunOutcome): void {
 
 /** The options every run gets, from the batch's. */
 function engineOptionsOf(options: Omit<RunBatchOptions, keyof BatchSpec>): ExecuteRunOptions {
-  const { apiKey, baseUrl, model, environment, toolEnv, secrets, maxIterations, maxRetries, signal, retryFailed, imageCache } = options;
-  const picked = { apiKey, baseUrl, model, environment, toolEnv, secrets, maxIterations, maxRetries, signal, retryFailed, imageCache };
+  const keys = [
+    'apiKey',
+    'baseUrl',
+    'model',
+    'environment',
+    'toolEnv',
+    'secrets',
+    'maxIterations',
+    'maxRetries',
+    // --max-cost and --timeout: each engine invocation's, as `delta run` has them.
+    'maxCost',
+    'timeoutMs',
+    'signal',
+    'retryFailed',
+    'imageCache',
+  ] as const;
+  const picked = Object.fromEntries(keys.map((key) => [key, options[key]]));
   return Object.fromEntries(Object.entries(picked).filter(([, value]) => value !== undefined)) as ExecuteRunOptions;
 }
 
@@ -107,6 +130,9 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> 
     // Every model's key variable is checked before any run starts, not run by run.
     checkModelKeys(batch.definition, options.environment ?? process.env);
     checkDefaultKey(batch, options);
+    // Said once, here, for the whole batch: how each limit asked for is held, or why it cannot be.
+    const limits = probeBatchLimits(batch);
+    if (limits.length > 0) options.onBatchEvent?.({ type: 'batch_limits', limits });
     return await executeBatch(batch, options);
   } finally {
     batch.release();

@@ -120,7 +120,11 @@ async function executeOracleRun(
     rmSync(workDir, { recursive: true, force: true });
     prepareWorkspace(workDir, task);
     const agent = oracleAgent(batch.out, task, batchAgent);
-    const sandbox = imageSandboxOptions(batch.definition, imageOfTask(batch.definition, task, batchAgent), imageCache);
+    // The task's limits hold its oracle as they hold its agent's runs.
+    const sandbox = {
+      ...imageSandboxOptions(batch.definition, imageOfTask(batch.definition, task, batchAgent), imageCache),
+      ...(task.limits === undefined ? {} : { limits: task.limits }),
+    };
     try {
       await startRun({
         agent,
@@ -133,6 +137,7 @@ async function executeOracleRun(
         ...(secrets ? { secrets } : {}),
         ...(signal ? { signal } : {}),
         ...(Object.keys(sandbox).length > 0 ? { sandbox } : {}),
+        ...(task.timeout_sec === undefined ? {} : { timeLimitMs: Math.round(task.timeout_sec * 1000) }),
       });
     } catch (error) {
       if (!DeltaError.isInstance(error)) throw error;

@@ -58,10 +58,20 @@ function imageMapFlag(value: unknown): { imageMap?: string } {
   return { imageMap: value };
 }
 
-/** Exit code: 0 when every run completed; 130 when stopped; 1 with failed runs; 101 with runs waiting for a person; 3 with runs interrupted. */
-function exitCodeOf(summary: { stopped: boolean; failed: number; errors: number; waiting: number; interrupted: number }): number {
+/**
+ * Exit code: 0 when every run completed; 130 when stopped; 1 with failed runs or runs ended at a limit of their
+ * own; 101 with runs waiting for a person; 3 with runs interrupted.
+ */
+function exitCodeOf(summary: {
+  stopped: boolean;
+  failed: number;
+  limited: number;
+  errors: number;
+  waiting: number;
+  interrupted: number;
+}): number {
   if (summary.stopped) return 130;
-  if (summary.failed > 0 || summary.errors > 0) return 1;
+  if (summary.failed > 0 || summary.limited > 0 || summary.errors > 0) return 1;
   if (summary.waiting > 0) return 101;
   if (summary.interrupted > 0) return 3;
   return 0;

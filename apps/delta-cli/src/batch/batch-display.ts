@@ -1,5 +1,12 @@
 import { formatBytes, type ProcessTreeUsage, processTreeUsage } from './process-tree.js';
-import { type BatchEvent, type BatchRunKey, type BatchRunOutcome, type BatchSummary, describeKey } from '@delta/experiments';
+import {
+  type BatchEvent,
+  type BatchRunKey,
+  type BatchRunOutcome,
+  type BatchSummary,
+  describeKey,
+  unenforcedLimitWarning,
+} from '@delta/experiments';
 import type { JournalEvent } from '@delta/journal';
 import { formatCount, formatDuration } from '../inspect/format-numbers.js';
 import { fitWidth } from '../progress/status-line.js';
@@ -25,6 +32,7 @@ export function describeOutcome(outcome: BatchRunOutcome): string {
     ...(outcome.usage ? [`${formatCount(outcome.usage.total_tokens)} tokens`] : []),
     ...(outcome.grade ? [outcome.grade.score === null ? `grader error: ${outcome.grade.error}` : `score ${outcome.grade.score}`] : []),
     ...(outcome.reason && outcome.status !== 'COMPLETED' ? [outcome.reason] : []),
+    ...(outcome.limitsHit && outcome.limitsHit.length > 0 ? [`limits hit: ${outcome.limitsHit.join(', ')}`] : []),
   ];
   const paused = outcome.status === 'WAITING_FOR_INPUT' ? ` — answer with: delta continue -w ${outcome.workDir} -m "..."` : '';
   return `${outcome.status.padEnd(9)} ${describeKey(outcome.key)} (${details.join(', ')})${paused}`;
@@ -33,7 +41,7 @@ export function describeOutcome(outcome: BatchRunOutcome): string {
 /** The closing lines: counts, tokens, cost, and what to do next. */
 export function describeSummary(summary: BatchSummary, elapsedMs: number): string {
   const lines = [
-    `${summary.runs} run${summary.runs === 1 ? '' : 's'}: ${summary.completed} completed, ${summary.failed} failed, ${summary.interrupted} interrupted, ${summary.waiting} waiting for input${summary.errors ? `, ${summary.errors} not executed` : ''} (${summary.executed} executed by this command in ${formatDuration(elapsedMs)}; ${formatCount(summary.usage.total_tokens)} tokens${summary.cost > 0 ? `, cost ${summary.cost.toFixed(4)}` : ''})`,
+    `${summary.runs} run${summary.runs === 1 ? '' : 's'}: ${summary.completed} completed, ${summary.failed} failed, ${summary.limited ? `${summary.limited} ended at a limit, ` : ''}${summary.interrupted} interrupted, ${summary.waiting} waiting for input${summary.errors ? `, ${summary.errors} not executed` : ''} (${summary.executed} executed by this command in ${formatDuration(elapsedMs)}; ${formatCount(summary.usage.total_tokens)} tokens${summary.cost > 0 ? `, cost ${summary.cost.toFixed(4)}` : ''})`,
   ];
   if (summary.stopped) lines.push('Stopped: run the same command again to resume the batch.');
   else if (summary.interrupted > 0) lines.push('Run the same command again to continue the interrupted runs.');
@@ -103,7 +111,10 @@ export function createBatchDisplay(
   return {
     onBatchEvent(event) {
       if (mode.json) write(`${JSON.stringify(event)}\n`);
-      if (event.type === 'batch_start') {
+      if (event.type === 'batch_limits') {
+        // Once for the whole batch, whatever the mode: a limit it cannot hold is never dropped silently.
+        for (const line of event.limits) if (!line.enforced) writeStatus(`${unenforcedLimitWarning(line)}\n`);
+      } else if (event.type === 'batch_start') {
         counts.total = event.runs;
         eta.begin(event.concurrency);
         models.start(event.models, event.runs);

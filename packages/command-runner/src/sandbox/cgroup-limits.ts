@@ -9,19 +9,25 @@ export interface SandboxLimits {
   processes?: number;
   /** A share of CPU time, in CPUs (1.5: one and a half CPUs' worth of time in every period). */
   cpus?: number;
+  /**
+   * Bytes on disk of the run's own layer (a run in an image): what it writes outside its workspace. Held by
+   * the sandbox itself, which measures the layer and ends the sandbox once it is past this (see layer-watch.ts).
+   */
+  layerBytes?: number;
 }
 
 export type LimitName = keyof SandboxLimits;
+type CgroupLimitName = Exclude<LimitName, 'layerBytes'>;
 
 /** How each limit asked for is held, or why it is not. */
 export interface LimitEnforcement {
-  enforced: Array<{ limit: LimitName; by: 'cgroup v1' | 'cgroup v2' }>;
+  enforced: Array<{ limit: LimitName; by: 'cgroup v1' | 'cgroup v2' | 'layer watch' }>;
   unenforced: Array<{ limit: LimitName; reason: string }>;
 }
 
 const CGROUP_ROOT = '/sys/fs/cgroup';
-const V1_CONTROLLER: Record<LimitName, string> = { memoryBytes: 'memory', processes: 'pids', cpus: 'cpu' };
-const V2_CONTROLLER: Record<LimitName, string> = { memoryBytes: 'memory', processes: 'pids', cpus: 'cpu' };
+const V1_CONTROLLER: Record<CgroupLimitName, string> = { memoryBytes: 'memory', processes: 'pids', cpus: 'cpu' };
+const V2_CONTROLLER: Record<CgroupLimitName, string> = { memoryBytes: 'memory', processes: 'pids', cpus: 'cpu' };
 const CPU_PERIOD_US = 100_000;
 
 /** This process's cgroup per v1 controller, and its v2 cgroup (`/proc/self/cgroup`). */
@@ -38,7 +44,7 @@ function ownCgroups(): { v1: Map<string, string>; v2: string | undefined } {
 }
 
 /** The lines of the limits a cgroup of each version is given. */
-function settings(limit: LimitName, value: number, version: 1 | 2): Array<[string, string]> {
+function settings(limit: CgroupLimitName, value: number, version: 1 | 2): Array<[string, string]> {
   if (limit === 'memoryBytes')
     return version === 1
       ? [['memory.limit_in_bytes', String(value)]]
@@ -83,6 +89,7 @@ export class CgroupLimits {
   ) {
     const own = ownCgroups();
     for (const limit of Object.keys(limits) as LimitName[]) {
+      if (limit === 'layerBytes') continue;
       const value = limits[limit];
       if (value === undefined) continue;
       const failures: string[] = [];
@@ -140,8 +147,8 @@ export class CgroupLimits {
   }
 
   /** The limits the run's processes ran into: memory (the kernel killed a process for it), processes (a fork refused). */
-  hit(): LimitName[] {
-    const found = new Set<LimitName>();
+  hit(): CgroupLimitName[] {
+    const found = new Set<CgroupLimitName>();
     for (const [directory, version] of this.directories) {
       const read = (file: string) => {
         try {

@@ -13,7 +13,8 @@ import { stageFile, stageInput, stageOutput, type StagedOutput } from './stage-o
 import { SHELL_LAUNCHER_PROGRAM, shellWord } from './shell-launcher.js';
 import { pathInside, SECCOMP_FD, type SandboxPolicy } from './sandbox-policy.js';
 import { afterTargetsChecked, inImageRoot, inSandboxMounts, prepareImageRoot } from './image-root.js';
-import { CgroupLimits } from './cgroup-limits.js';
+import { CgroupLimits, type LimitEnforcement, type LimitName } from './cgroup-limits.js';
+import { type RunSandboxOptions, type SandboxLayerLimit, sandboxLayerLimit, withLayerLimit } from './sandbox-layer-limit.js';
 import { removeLayerWork } from './image-layer.js';
 import { startSoon } from './start-soon.js';
 import { sandboxSeccompFilter } from './seccomp-filter.js';
@@ -67,10 +68,13 @@ export class RunSandbox {
   private hidden = false;
   /** The cgroups holding the run to `policy.limits`, when it has any. */
   private readonly cgroups: CgroupLimits | undefined;
+  /** What holds the run's layer to `policy.limits.layerBytes` (a run in an image), or why nothing can. */
+  private readonly layer: SandboxLayerLimit | undefined;
 
   private constructor(
     readonly policy: SandboxPolicy,
     private readonly bubblewrap: string,
+    options: RunSandboxOptions = {},
   ) {
     const parent = sandboxTmpParent(tmpdir());
     removeAbandonedSandboxTmpsOnce(parent);
@@ -81,7 +85,15 @@ export class RunSandbox {
     placeLauncherFiles(parent, this.ioDir);
     if (policy.image) prepareImageRoot(this.home, policy.image);
     this.cgroups =
-      policy.limits && Object.keys(policy.limits).length > 0 ? new CgroupLimits(policy.limits, basename(this.home)) : undefined;
+      policy.limits && Object.keys(policy.limits).some((limit) => limit !== 'layerBytes')
+        ? new CgroupLimits(policy.limits, basename(this.home))
+        : undefined;
+    this.layer = sandboxLayerLimit(policy, (bytes, bound) => {
+      const detail = `the run's layer holds ${bytes} bytes, past its limit of ${bound}`;
+      options.onLimit?.('layerBytes', detail);
+      // Every process in the sandbox ends with it: nothing more is written there.
+      if (this.running) void this.running.launcher.kill(`the run's sandbox was ended: ${detail}`);
+    });
     startSoon(this);
   }
 
@@ -95,7 +107,10 @@ export class RunSandbox {
 
   private started(): NonNullable<RunSandbox['running']> {
     if (this.running === undefined && this.stopped) throw Object.assign(new Error("the run's sandbox was stopped"), { code: 'ELAUNCHER' });
-    this.running ??= this.startBubblewrap();
+    if (this.running === undefined) {
+      this.running = this.startBubblewrap();
+      if (this.layer && 'watch' in this.layer) this.layer.watch.start();
+    }
     return this.running;
   }
 
@@ -172,8 +187,8 @@ export class RunSandbox {
   }
 
   /** Starts the run's sandbox with the bubblewrap at `bubblewrap` (see probeBubblewrap). */
-  static start(policy: SandboxPolicy, bubblewrap: string): RunSandbox {
-    return new RunSandbox(policy, bubblewrap);
+  static start(policy: SandboxPolicy, bubblewrap: string, options: RunSandboxOptions = {}): RunSandbox {
+    return new RunSandbox(policy, bubblewrap, options);
   }
 
   /**
@@ -225,6 +240,8 @@ export class RunSandbox {
       ...launched,
       finish: () => {
         for (const output of staged) output.finish();
+        // What a call wrote is measured as it ends, so that a quick write passing the bound is caught at once.
+        if (this.layer && 'watch' in this.layer) this.layer.watch.check();
       },
       // A call stopped (timeout, interrupt) whose end the launcher never reports: a tool has stopped or
       // taken over the launcher. The sandbox is ended, and every call in it with it.
@@ -238,8 +255,8 @@ export class RunSandbox {
    * for a long-lived command such as a server. Rejects when the sandbox could not start.
    */
   /** How `policy.limits` are held (or why one is not), and which of them the run ran into so far. */
-  get limits(): { enforcement: CgroupLimits['enforcement'] | undefined; hit: ReturnType<CgroupLimits['hit']> } {
-    return { enforcement: this.cgroups?.enforcement, hit: this.cgroups?.hit() ?? [] };
+  get limits(): { enforcement: LimitEnforcement | undefined; hit: LimitName[] } {
+    return withLayerLimit(this.cgroups, this.layer);
   }
 
   /** The paths these words name under /tmp that exist here but that the sandbox's tools cannot see (see hidden-paths.ts). */
@@ -298,6 +315,7 @@ export class RunSandbox {
       }
       await launcher.kill();
     }
+    if (this.layer && 'watch' in this.layer) this.layer.watch.stop();
     this.cgroups?.remove();
     // The overlay's work directory (closed to its owner by the kernel) goes with the sandbox; the layer stays.
     if (this.policy.image) removeLayerWork(this.policy.image.layer);
