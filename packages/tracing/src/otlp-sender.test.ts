@@ -81,6 +81,19 @@ describe('OtlpSender', () => {
     }
   });
 
+  it('says nothing listens at an address that refuses the connection, when the export finds it before any probe', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const sender = new OtlpSender({ endpoint: `http://127.0.0.1:${port}`, timeoutMs: 2000 });
+    sender.send([root]);
+    await expect(sender.close()).rejects.toMatchObject({
+      code: 'TRACE_EXPORT_FAILED',
+      message: `1 of 1 spans could not be sent to http://127.0.0.1:${port}/v1/traces: nothing listens there (connect ECONNREFUSED 127.0.0.1:${port}).`,
+    });
+  });
+
   it('refuses an endpoint that is not an http(s) URL, naming the option', () => {
     expect(() => tracesUrl('localhost:4318')).toThrow('--endpoint "localhost:4318" is not an http(s) URL');
     expect(() => tracesUrl('not a url', 'OTEL_EXPORTER_OTLP_ENDPOINT')).toThrow('OTEL_EXPORTER_OTLP_ENDPOINT "not a url" is not a URL.');

@@ -48,8 +48,13 @@ export function tracesUrl(endpoint: string, source = '--endpoint'): string {
 function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const status = (error as { code?: unknown }).code;
-  return typeof status === 'number' ? `HTTP ${status} ${error.message}` : error.message;
+  if (typeof status === 'number') return `HTTP ${status} ${error.message}`;
+  // The same words whether the background probe (see probeCollector) or the export itself found the address dead.
+  return NOTHING_LISTENS.test(error.message) ? nothingListens(error.message) : error.message;
 }
+
+const NOTHING_LISTENS = /^connect (ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH) /;
+const nothingListens = (reason: string) => `nothing listens there (${reason})`;
 
 /** Hands the SDK the ids of the span being started: ids come from the journal (see run-spans.ts). */
 class GivenIds implements IdGenerator {
@@ -167,7 +172,7 @@ export class OtlpSender {
         failures.push(describe(error));
       }
     };
-    if (this.unreachable !== undefined) failures.unshift(`nothing listens there (${this.unreachable})`);
+    if (this.unreachable !== undefined) failures.unshift(nothingListens(this.unreachable));
     if (options.waitMs === undefined) await finish();
     else {
       let timer: NodeJS.Timeout | undefined;
