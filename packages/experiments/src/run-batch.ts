@@ -125,11 +125,17 @@ function checkDefaultKey(batch: OpenedBatch, options: RunBatchOptions): void {
 export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> {
   const batch = prepareBatch(options);
   try {
-    // Every image is read and pinned to its digest before any run starts.
-    await pinBatchImages(batch, options);
-    // Every model's key variable is checked before any run starts, not run by run.
-    checkModelKeys(batch.definition, options.environment ?? process.env);
-    checkDefaultKey(batch, options);
+    try {
+      // Every image is read and pinned to its digest before any run starts.
+      await pinBatchImages(batch, options);
+      // Every model's key variable is checked before any run starts, not run by run.
+      checkModelKeys(batch.definition, options.environment ?? process.env);
+      checkDefaultKey(batch, options);
+    } catch (error) {
+      // Nothing ran: a batch this command recorded is not kept, so that the fixed command starts it afresh.
+      batch.forgetIfNew();
+      throw error;
+    }
     // Said once, here, for the whole batch: how each limit asked for is held, or why it cannot be.
     const limits = probeBatchLimits(batch);
     if (limits.length > 0) options.onBatchEvent?.({ type: 'batch_limits', limits });
