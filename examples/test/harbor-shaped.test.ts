@@ -80,5 +80,10 @@ describe.skipIf(unavailable !== undefined)('examples/harbor-shaped', () => {
     const shown = await runProcess(process.execPath, [DELTA_BIN, 'show', 'run', '-w', join(out, 'fix-greeting', 'oracle', '1')], { env });
     expect(shown.exitCode, shown.stderr).toBe(0);
     expect(shown.stdout).toContain('changed outside the workspace: 1 path\n  written /app/greeting.txt\n');
+
+    // Graded again by another command (the same verifier, said otherwise): one run, in the singular.
+    const regraded = await runProcess(process.execPath, [DELTA_BIN, 'grade', out, '--grader', 'sh /tests/test.sh'], { env });
+    expect(regraded.exitCode, regraded.stderr).toBe(0);
+    expect(regraded.stdout).toBe(`fix-greeting / gpt-4o-mini / 1: score 1\n1 run graded. Report: delta report ${out}\n`);
   }, 180_000);
 });
