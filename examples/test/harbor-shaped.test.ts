@@ -74,5 +74,16 @@ describe.skipIf(unavailable !== undefined)('examples/harbor-shaped', () => {
     expect(report.exitCode, report.stderr).toBe(0);
     expect(report.stdout).toContain("Oracle (each task's solution, verified by bash /tests/test.sh): 1 of 1 task passed; 0 failed.\n");
     expect(report.stdout).toMatch(/^gpt-4o-mini\s+1\s+1\s+0\s+0\s+0\s+1\/1\s+0\s+0\s+100% \[21-100\]/m);
+    expect(report.stdout).toContain("Grader cc1df8655a05: bash /tests/test.sh (the batch's own; 1 run graded)\n");
+
+    // The oracle's run, as the README says to look at it: what solve.sh changed in the image.
+    const shown = await runProcess(process.execPath, [DELTA_BIN, 'show', 'run', '-w', join(out, 'fix-greeting', 'oracle', '1')], { env });
+    expect(shown.exitCode, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain('changed outside the workspace: 1 path\n  written /app/greeting.txt\n');
+
+    // Graded again by another command (the same verifier, said otherwise): one run, in the singular.
+    const regraded = await runProcess(process.execPath, [DELTA_BIN, 'grade', out, '--grader', 'sh /tests/test.sh'], { env });
+    expect(regraded.exitCode, regraded.stderr).toBe(0);
+    expect(regraded.stdout).toBe(`fix-greeting / gpt-4o-mini / 1: score 1\n1 run graded. Report: delta report ${out}\n`);
   }, 180_000);
 });

@@ -53,7 +53,7 @@ describe("a task's time limits", () => {
 
     expect(result.exitCode, result.stderr).toBe(1);
     expect(result.stdout).toMatch(
-      /INTERRUPTED slow \/ m \/ 1 \(started, 1 iterations, \d+ tokens, reached the run's time limit \(1\.5s of wall time\) before the task was complete, limits hit: time\)/,
+      /INTERRUPTED slow \/ m \/ 1 \(started, 1 iteration, \d+ tokens, reached the run's time limit \(1\.5s of wall time\) before the task was complete, limits hit: time\)/,
     );
     expect(result.stdout).toMatch(
       /COMPLETED fast \/ m \/ 1 \(started, 2 iterations, \d+ tokens, grader error: the grader did not finish within 1 s and was stopped\)/,

@@ -33,7 +33,7 @@ describe('delta batch DIR (Harbor task directories)', () => {
 
     const refused = await runDelta(['batch', root, '--agent', agent, '--out', out]);
     expect(refused.exitCode).toBe(2);
-    expect(refused.stderr).toContain(`The tasks in ${root} has 4 configuration errors`);
+    expect(refused.stderr).toContain(`The task directory ${root} has 4 configuration errors`);
     expect(refused.stderr).toContain(`${root}/broken/task.toml (verifier.timeout_sec): the task "broken": expected a number of seconds`);
     expect(refused.stderr).toContain(`${root}/broken/tests/test.sh: the task "broken": there is no tests/test.sh.`);
     expect(refused.stderr).toContain(`${root}/broken/task.toml (environment.docker_image): the task "broken": the task names no image`);

@@ -106,7 +106,9 @@ function environmentLines(
   if (image?.reference) {
     lines.push(`image ${image.reference} (${image.digest}), workspace at ${image.workdir}`);
     const { changes, more } = listLayerChanges(join(paths.runDir, 'layer'), verbose ? 100_000 : 20);
-    lines.push(`changed outside the workspace: ${changes.length === 0 ? 'nothing' : `${changes.length}${more ? '+' : ''} paths`}`);
+    lines.push(
+      `changed outside the workspace: ${changes.length === 0 ? 'nothing' : `${changes.length}${more ? '+' : ''} path${changes.length === 1 && !more ? '' : 's'}`}`,
+    );
     for (const change of changes) lines.push(`  ${change.change === 'deleted' ? 'deleted' : 'written'} ${change.path}`);
     if (more) lines.push('  ... (all of them with -v)');
   }

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { SandboxOptions } from '@delta/engine';
-import { ConfigurationError } from '@delta/errors';
+import { ConfigurationError, DeltaError, SystemError } from '@delta/errors';
 import type { BatchDefinition } from './batch-definition.js';
 import { readBatchDefinition, writeBatchDefinition } from './batch-definition.js';
 import type { Task } from './dataset.js';
@@ -60,10 +60,10 @@ export async function pinBatchImages(
 ): Promise<BatchDefinition> {
   const agent = [...batch.agents.values()][0];
   if (agent === undefined) return batch.definition;
-  const references = new Set<string>();
+  const references = new Map<string, Task[]>();
   for (const task of batch.tasks.values()) {
     const chosen = imageOfTask(batch.definition, task, agent);
-    if (chosen) references.add(chosen.image);
+    if (chosen) references.set(chosen.image, [...(references.get(chosen.image) ?? []), task]);
   }
   if (references.size === 0) return batch.definition;
   const images = await import('@delta/images');
@@ -71,8 +71,10 @@ export async function pinBatchImages(
   const cacheDir = options.imageCache ?? defaultImageCache();
   const pinned: Record<string, string> = { ...(batch.definition.images ?? {}) };
   const changed: string[] = [];
-  for (const reference of references) {
-    const image = await images.resolveImage(reference, { cacheDir });
+  for (const [reference, tasks] of references) {
+    const image = await images.resolveImage(reference, { cacheDir }).catch((error: unknown) => {
+      throw imageErrorOfTasks(error, batch.definition, tasks);
+    });
     const before = pinned[reference];
     if (before !== undefined && before !== image.digest)
       changed.push(`${reference} is now ${image.digest}; the batch's runs used ${before}`);
@@ -88,4 +90,46 @@ export async function pinBatchImages(
   writeBatchDefinition(batch.out, definition);
   batch.definition = definition;
   return definition;
+}
+
+/** Where the tasks' image was named: the TASKS line's "image", a Harbor task's task.toml or --image-map, --image, agent.yaml. */
+function imageSource(definition: BatchDefinition, task: Task): { file?: string; field?: string; where: string } {
+  if (task.image === undefined && definition.image !== undefined) return { field: '--image', where: '--image' };
+  if (task.image === undefined)
+    return { file: resolve(definition.agent, 'agent.yaml'), field: 'sandbox.image', where: "agent.yaml's sandbox.image" };
+  if (definition.task_sha256 === undefined)
+    return { file: definition.tasks_file, field: 'image', where: `${definition.tasks_file} ("image")` };
+  const where = `${resolve(definition.tasks_file, task.id, 'task.toml')} ([environment] docker_image)`;
+  const map = definition.image_map?.file;
+  return {
+    file: map ?? resolve(definition.tasks_file, task.id, 'task.toml'),
+    where: map === undefined ? where : `${where} or --image-map ${map}`,
+  };
+}
+
+/**
+ * An image that cannot be read, said with the tasks whose runs use it and where their image was named, so
+ * that a dataset of many tasks says which line to fix. Its code and hint are the image error's.
+ */
+function imageErrorOfTasks(error: unknown, definition: BatchDefinition, tasks: readonly Task[]): unknown {
+  if (!DeltaError.isInstance(error)) return error;
+  const first = tasks[0]!;
+  const source = imageSource(definition, first);
+  const more =
+    tasks.length === 1
+      ? ''
+      : ` (and ${tasks.length - 1} more: ${tasks
+          .slice(1, 4)
+          .map((task) => task.id)
+          .join(', ')}${tasks.length > 4 ? ', ...' : ''})`;
+  const message = `The image of the task "${first.id}"${more}, named in ${source.where}: ${error.message}`;
+  const options = {
+    cause: error,
+    ...(source.file === undefined ? {} : { file: source.file }),
+    ...(source.field === undefined ? {} : { field: source.field }),
+    ...(error.hint === undefined ? {} : { hint: error.hint }),
+  };
+  return error.kind === 'system'
+    ? new SystemError(message, { ...options, code: error.code as SystemError['code'] })
+    : new ConfigurationError(message, { ...options, code: error.code as ConfigurationError['code'] });
 }

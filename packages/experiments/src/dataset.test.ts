@@ -36,6 +36,11 @@ describe('parseTasks', () => {
     expect(problem('{"id": "../up", "message": "m"}\n')).toContain('tasks.jsonl:1 (id): the id "../up" cannot name a directory');
     expect(problem('{"id": ".hidden", "message": "m"}\n')).toContain('cannot name a directory');
     expect(problem('{"id": "a", "message": "m", "expeted": 1}\n')).toMatch(/tasks\.jsonl:1: .*expeted/);
+    // A misspelled key is named with the one it most likely meant; the hint lists the keys of a run in an image.
+    expect(problem('{"id": "a", "message": "m", "Workdir": "/w", "imgae": "x"}\n')).toBe(
+      '/data/tasks.jsonl:1: unknown keys: "Workdir" (did you mean "workdir"?), "imgae" (did you mean "image"?).',
+    );
+    expect(problem('{"id": "a", "message": "m", "zzz": 1}\n')).toBe('/data/tasks.jsonl:1: an unknown key: "zzz".');
     expect(problem('{"id": "a", "message": "m", "files": {"../x": "y"}}\n')).toContain(
       'tasks.jsonl:1 (files["../x"]): the path "../x" is not inside the workspace',
     );

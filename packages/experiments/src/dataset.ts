@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, normalize, resolve } from 'node:path';
-import { ConfigurationError, formatFieldPath } from '@delta/errors';
+import { ConfigurationError, formatFieldPath, suggestName } from '@delta/errors';
 import { z } from 'zod';
 import { linkOnPath } from './no-follow-write.js';
 
@@ -70,7 +70,17 @@ function lineError(file: string, line: number, field: string | undefined, proble
 }
 
 const TASK_HINT =
-  'Each line is one JSON object: {"id": "t1", "message": "...", "files": {"a.txt": "..."} or "workspace": "dir", "metadata": {...}, "expected": ...}.';
+  'Each line is one JSON object: {"id": "t1", "message": "...", "files": {"a.txt": "..."} or "workspace": "dir", "metadata": {...}, "expected": ...}; ' +
+  'for a run in an image also "image", "workdir", "tests", "solution", "timeout_sec", "verifier" and "limits" (docs/experiments.md, "The dataset").';
+
+/** A key a line may not have: named, with the key it most likely meant (`Workdir` -> `workdir`). */
+function unknownKeys(keys: readonly string[]): string {
+  const named = keys.map((key) => {
+    const meant = suggestName(key, Object.keys(Task.shape));
+    return meant === undefined ? JSON.stringify(key) : `${JSON.stringify(key)} (did you mean "${meant}"?)`;
+  });
+  return `${keys.length === 1 ? 'an unknown key' : 'unknown keys'}: ${named.join(', ')}`;
+}
 
 /** A relative path that stays inside the workspace (no `..` anywhere, not absolute). */
 function insideWorkspace(path: string): boolean {
@@ -109,7 +119,8 @@ export function parseTasks(text: string, file: string): Task[] {
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       const field = issue.path.length > 0 ? formatFieldPath(issue.path) : undefined;
-      throw lineError(file, line, field, `${issue.message}.`, TASK_HINT);
+      const problem = issue.code === 'unrecognized_keys' && issue.path.length === 0 ? unknownKeys(issue.keys) : issue.message;
+      throw lineError(file, line, field, `${problem}.`, TASK_HINT);
     }
     const task = parsed.data;
     if (!SAFE_ID.test(task.id)) {

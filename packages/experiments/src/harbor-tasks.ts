@@ -151,7 +151,7 @@ export function readHarborTasks(directory: string, options: HarborTasksOptions =
     if (read.task) tasks.push(read.task);
   }
   if (errors.length === 1) throw errors[0]!;
-  if (errors.length > 1) throw new ConfigurationErrors(`The tasks in ${root}`, errors);
+  if (errors.length > 1) throw new ConfigurationErrors(`The task directory ${root}`, errors);
   if (tasks.length === 0) {
     throw new ConfigurationError(`${root} holds no task directory.`, {
       code: 'DATASET_INVALID',

@@ -1,9 +1,16 @@
+import { rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { agentFingerprint, type LoadedAgent } from '@delta/engine';
 import { ConfigurationError } from '@delta/errors';
 import type { ConfigProblem } from '@delta/yaml-config';
-import { type BatchDefinition, type BatchModel, claimBatchDefinition, definitionDifferences } from './batch-definition.js';
-import { type BatchRunKey, batchRunDirectory, modelDirectoryName } from './batch-layout.js';
+import {
+  type BatchDefinition,
+  type BatchModel,
+  claimBatchDefinition,
+  definitionDifferences,
+  readBatchDefinition,
+} from './batch-definition.js';
+import { type BatchRunKey, batchDefinitionFile, batchRunDirectory, modelDirectoryName } from './batch-layout.js';
 import type { Task } from './dataset.js';
 import { openDataset } from './open-dataset.js';
 import { readBatchOrFail } from './read-batch.js';
@@ -115,6 +122,12 @@ function batchModels(names: readonly string[] | undefined, defaultModel: string)
 /** A batch this process has prepared: it holds OUT's batch lock until `release()`. */
 export interface PreparedBatch extends OpenedBatch {
   release(): void;
+  /**
+   * Called when the batch stops before its first run (an image that cannot be read, a key missing): when this
+   * command recorded it, its definition is removed, so that the command, once fixed, starts it afresh instead
+   * of being BATCH_CHANGED against a batch that never ran. A batch recorded before is left as it is.
+   */
+  forgetIfNew(): void;
 }
 
 /**
@@ -161,6 +174,7 @@ export function prepareBatch(spec: BatchSpec): PreparedBatch {
   // Everything read and checked: only now is OUT touched, by the one process that holds its lock.
   const lock = lockBatch(out);
   try {
+    const recordedNow = readBatchDefinition(out) === undefined;
     const claimed = claimBatchDefinition(out, asked, condition);
     const { definition } = claimed;
     // The version this command runs, kept so that a replay or a fork of its runs finds it after an edit.
@@ -176,6 +190,9 @@ export function prepareBatch(spec: BatchSpec): PreparedBatch {
       agents,
       ...(claimed.condition === undefined ? {} : { condition: claimed.condition }),
       release: lock.release,
+      forgetIfNew: () => {
+        if (recordedNow) rmSync(batchDefinitionFile(out), { force: true });
+      },
     };
   } catch (error) {
     lock.release();

@@ -13,7 +13,7 @@ export function graderLine(grader: GraderSummary | null, graders: readonly Grade
   const others = graders.filter((other) => other.hash !== grader.hash);
   const parts = [
     ...(choice === null ? [] : [CHOICE[choice]]),
-    `${grader.runs} runs graded`,
+    `${grader.runs} run${grader.runs === 1 ? '' : 's'} graded`,
     ...(others.length > 0
       ? [
           `${others.length} other grader${others.length > 1 ? 's' : ''}: ${others.map((other) => other.hash).join(', ')}, pick one with --grader HASH`,

@@ -41,6 +41,46 @@ describe('runBatch', () => {
     expect(llm.requests.length).toBe(requests);
   });
 
+  it('warns once when the tasks bring a verifier (tests) and the batch has no grader to run it', async () => {
+    const agent = await createNoteAgent();
+    const tasksFile = await writeTasks(1);
+    const directory = join(tasksFile, '..');
+    mkdirSync(join(directory, 'verify'));
+    writeFileSync(join(directory, 'verify', 'test.sh'), 'exit 0\n');
+    const line = JSON.parse(readFileSync(tasksFile, 'utf8'));
+    writeFileSync(tasksFile, `${JSON.stringify({ ...line, tests: 'verify' })}\n`);
+    const out = join(await createTempDir(), 'out');
+    const warnings: Array<{ file: string; field: string; message: string }> = [];
+    const summary = await runBatch({
+      tasksFile,
+      agent,
+      out,
+      baseUrl: llm.baseUrl,
+      apiKey: 'k',
+      onWarning: (warning) => warnings.push(warning),
+    });
+    expect(summary).toMatchObject({ runs: 1, completed: 1 });
+    expect(warnings).toEqual([
+      {
+        file: join(agent, 'agent.yaml'),
+        field: 'grader',
+        message: `the tasks have a verifier (tests/: t1) but the batch has no grader, so no run is graded. Give grader: bash /tests/test.sh in agent.yaml (or --grader 'bash /tests/test.sh') for a new batch, or grade these runs afterwards: delta grade ${out} --grader 'bash /tests/test.sh'.`,
+      },
+    ]);
+    // With a grader there is nothing to say.
+    warnings.length = 0;
+    await runBatch({
+      tasksFile,
+      agent,
+      out: join(out, '..', 'graded'),
+      grader: 'exit 0',
+      baseUrl: llm.baseUrl,
+      apiKey: 'k',
+      onWarning: (warning) => warnings.push(warning),
+    });
+    expect(warnings).toEqual([]);
+  });
+
   it('starts a run whose directory a killed engine created before it wrote LATEST', async () => {
     const agent = await createNoteAgent();
     const tasksFile = await writeTasks(1);

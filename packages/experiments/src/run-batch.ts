@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { resolveModelSettings } from '@delta/engine';
 import { addTokenUsage, type JournalEvent, type TokenUsage } from '@delta/journal';
 import type { BatchRunKey } from './batch-layout.js';
@@ -117,6 +118,24 @@ function checkDefaultKey(batch: OpenedBatch, options: RunBatchOptions): void {
 }
 
 /**
+ * Tasks that bring a verifier (`tests`, a Harbor task's tests/) in a batch with no grader: their runs would
+ * end ungraded, in silence. Said once, as a warning on agent.yaml's `grader`, with the command that grades them.
+ */
+function warnUngradedVerifiers(batch: OpenedBatch, options: RunBatchOptions): void {
+  if (batch.definition.grader !== null || options.onWarning === undefined) return;
+  const verified = [...batch.tasks.values()].filter((task) => task.tests !== undefined).map((task) => task.id);
+  if (verified.length === 0) return;
+  const named = `${verified.slice(0, 3).join(', ')}${verified.length > 3 ? `, ... (${verified.length} tasks)` : ''}`;
+  options.onWarning({
+    file: join(batch.definition.agent, 'agent.yaml'),
+    field: 'grader',
+    message:
+      `the tasks have a verifier (tests/: ${named}) but the batch has no grader, so no run is graded. ` +
+      `Give grader: bash /tests/test.sh in agent.yaml (or --grader 'bash /tests/test.sh') for a new batch, or grade these runs afterwards: delta grade ${batch.out} --grader 'bash /tests/test.sh'.`,
+  });
+}
+
+/**
  * Runs a batch in this process: every task × model × repeat, `concurrency` at a time, each through
  * `executeBatchRun` (so a second call with the same spec resumes: completed runs are left alone). Aborting
  * `signal` interrupts the runs in flight (INTERRUPTED, resumable) and starts no more. OUT's batch lock is
@@ -125,11 +144,18 @@ function checkDefaultKey(batch: OpenedBatch, options: RunBatchOptions): void {
 export async function runBatch(options: RunBatchOptions): Promise<BatchSummary> {
   const batch = prepareBatch(options);
   try {
-    // Every image is read and pinned to its digest before any run starts.
-    await pinBatchImages(batch, options);
-    // Every model's key variable is checked before any run starts, not run by run.
-    checkModelKeys(batch.definition, options.environment ?? process.env);
-    checkDefaultKey(batch, options);
+    try {
+      // Every image is read and pinned to its digest before any run starts.
+      await pinBatchImages(batch, options);
+      // Every model's key variable is checked before any run starts, not run by run.
+      checkModelKeys(batch.definition, options.environment ?? process.env);
+      checkDefaultKey(batch, options);
+      warnUngradedVerifiers(batch, options);
+    } catch (error) {
+      // Nothing ran: a batch this command recorded is not kept, so that the fixed command starts it afresh.
+      batch.forgetIfNew();
+      throw error;
+    }
     // Said once, here, for the whole batch: how each limit asked for is held, or why it cannot be.
     const limits = probeBatchLimits(batch);
     if (limits.length > 0) options.onBatchEvent?.({ type: 'batch_limits', limits });

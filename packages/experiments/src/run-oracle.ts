@@ -166,9 +166,16 @@ async function executeOracleRun(
 export async function runOracle(options: RunOracleOptions): Promise<OracleSummary> {
   const batch = prepareBatch(options);
   try {
-    const verifier = oracleVerifier(batch);
-    // Every image is read and pinned to its digest before any run starts, as for the agent's runs.
-    await pinBatchImages(batch, options);
+    let verifier: string;
+    try {
+      verifier = oracleVerifier(batch);
+      // Every image is read and pinned to its digest before any run starts, as for the agent's runs.
+      await pinBatchImages(batch, options);
+    } catch (error) {
+      // Nothing ran: a batch this command recorded is not kept, so that the fixed command starts it afresh.
+      batch.forgetIfNew();
+      throw error;
+    }
     recordOracle(batch, verifier);
     const batchAgent = batch.agents.get(batch.definition.models[0]!.name)!;
     const verdicts = new Map<string, OracleVerdict>();

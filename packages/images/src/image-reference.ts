@@ -44,7 +44,7 @@ export function parseImageReference(text: string, cwd = process.cwd()): ImageRef
   }
   throw imageError(
     'IMAGE_NOT_FOUND',
-    `The image ${JSON.stringify(text)} is neither a directory or file here (${resolve(cwd, trimmed)}) nor a registry reference (host[:port]/name:tag).`,
+    `The image ${JSON.stringify(text)} is not a directory or a file here (${resolve(cwd, trimmed)}), nor a registry reference (host[:port]/name:tag).`,
   );
 }
 

@@ -1,6 +1,6 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { safeParseJson } from '@delta/errors';
+import { asDiskFault, DeltaError, safeParseJson, SystemError } from '@delta/errors';
 import { z } from 'zod';
 import { parseImageReference } from './image-reference.js';
 import type { RegistryOptions } from './registry-client.js';
@@ -29,6 +29,7 @@ function imageRecordFile(cacheDir: string, digest: string): string {
  */
 export async function resolveImage(reference: string, options: ResolveImageOptions): Promise<ResolvedImage> {
   const parsed = parseImageReference(reference, options.cwd);
+  makeCacheDirectory(options.cacheDir);
   const image =
     parsed.kind === 'layout'
       ? await resolveLayout(parsed.path, parsed.tag, reference)
@@ -40,6 +41,27 @@ export async function resolveImage(reference: string, options: ResolveImageOptio
   writeFileSync(`${file}.${process.pid}.tmp`, `${JSON.stringify(image, null, 2)}\n`);
   renameSync(`${file}.${process.pid}.tmp`, file);
   return image;
+}
+
+/**
+ * The cache's `images/` directory, made (or found) before anything is read: a cache this user may not write
+ * (another user's, a read-only disk) is said as such, with the cache named and the way to choose another.
+ */
+function makeCacheDirectory(cacheDir: string): void {
+  const directory = join(cacheDir, 'images');
+  try {
+    mkdirSync(directory, { recursive: true, mode: 0o700 });
+    accessSync(directory, constants.W_OK);
+  } catch (error) {
+    const fault = asDiskFault(error, directory);
+    if (!DeltaError.isInstance(fault) || fault.kind !== 'system') throw error;
+    throw new SystemError(`The image cache ${cacheDir} cannot be written by this user: ${fault.message}`, {
+      code: fault.code as SystemError['code'],
+      cause: error,
+      file: directory,
+      hint: `The cache belongs to the user who runs delta: set DELTA_IMAGE_CACHE to a directory of your own (the default is ~/.cache/delta/images), or fix the owner and mode of ${cacheDir} (\`ls -ld ${cacheDir} ${directory}\`).`,
+    });
+  }
 }
 
 const RecordedImage = z.looseObject({

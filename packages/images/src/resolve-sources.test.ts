@@ -51,6 +51,10 @@ describe.skipIf(imageToolsMissing !== undefined)('an image from a layout or an a
       code: 'IMAGE_NOT_FOUND',
       message: expect.stringContaining('tags: v1'),
     });
+    await expect(resolveImage('nope:tag', { cacheDir, cwd: base })).rejects.toMatchObject({
+      code: 'IMAGE_NOT_FOUND',
+      message: `The image "nope:tag" is not a directory or a file here (${join(base, 'nope:tag')}), nor a registry reference (host[:port]/name:tag).`,
+    });
   });
 
   it('reads the oci-archive and the docker-archive skopeo writes of it, to the same root', async () => {

@@ -28,7 +28,7 @@ export function describeOutcome(outcome: BatchRunOutcome): string {
   if (outcome.error !== undefined) return `ERROR     ${describeKey(outcome.key)}: ${outcome.error}`;
   const details = [
     outcome.action,
-    ...(outcome.iterations === undefined ? [] : [`${formatCount(outcome.iterations)} iterations`]),
+    ...(outcome.iterations === undefined ? [] : [`${formatCount(outcome.iterations)} iteration${outcome.iterations === 1 ? '' : 's'}`]),
     ...(outcome.usage ? [`${formatCount(outcome.usage.total_tokens)} tokens`] : []),
     ...(outcome.grade ? [outcome.grade.score === null ? `grader error: ${outcome.grade.error}` : `score ${outcome.grade.score}`] : []),
     ...(outcome.reason && outcome.status !== 'COMPLETED' ? [outcome.reason] : []),

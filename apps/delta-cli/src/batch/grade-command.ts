@@ -35,7 +35,9 @@ export async function gradeCommand(out: string | undefined, flags: GradeFlags): 
       },
     });
     if (flags.json !== true)
-      process.stdout.write(`${grades.length} runs graded${failed ? `, ${failed} without a score` : ''}. Report: delta report ${out}\n`);
+      process.stdout.write(
+        `${grades.length} run${grades.length === 1 ? '' : 's'} graded${failed ? `, ${failed} without a score` : ''}. Report: delta report ${out}\n`,
+      );
     if (controller.signal.aborted) return 130;
     return failed > 0 ? 1 : 0;
   } finally {

@@ -53,7 +53,11 @@ export async function queueBatchCommand(spec: BatchSpec, flags: QueueBatchFlags)
   let enqueued: Awaited<ReturnType<typeof enqueueBatch>>;
   try {
     // The images, pinned to their digests before a job exists: workers pull or unpack exactly these.
-    await pinBatchImages(batch, imageCacheOption());
+    await pinBatchImages(batch, imageCacheOption()).catch((error: unknown) => {
+      // Nothing is queued: a batch this command recorded is not kept, so that the fixed command starts it afresh.
+      batch.forgetIfNew();
+      throw error;
+    });
     enqueued = await enqueueBatch(batch, address, {
       retryFailed: flags.retryFailed === true,
       ...(flags.maxAttempts === undefined ? {} : { maxAttempts: flags.maxAttempts }),
