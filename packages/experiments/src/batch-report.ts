@@ -100,7 +100,8 @@ export function groupStatistics(name: string, rows: readonly BatchRunRow[]): Gro
     runs: rows.length,
     completed: rows.filter((row) => row.status === 'COMPLETED').length,
     failed: rows.filter((row) => row.status === 'FAILED').length,
-    unfinished: rows.length - finished.length,
+    // A run its own time or layer limit ended is final: a limit hit, not a run still to finish.
+    unfinished: rows.filter((row) => !finished.includes(row) && row.limits_hit.length === 0).length,
     limit_hits: rows.filter((row) => row.limits_hit.length > 0).length,
     scored: scores.length,
     passes: binary ? scores.filter((score) => score === 1).length : null,

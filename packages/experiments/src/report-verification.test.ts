@@ -64,6 +64,12 @@ describe('a report of a verified benchmark', () => {
     expect(statistics.score!.high).toBeCloseTo(0.84178, 4);
   });
 
+  it('counts a run its own time or layer limit ended (INTERRUPTED, final) as a limit hit, not as unfinished', () => {
+    const ended = { ...row('t1'), task: 't9', status: 'INTERRUPTED', score: null, passed: null, limits_hit: ['time'] } as BatchRunRow;
+    const waiting = { ...row('t1'), task: 't10', status: 'INTERRUPTED', score: null, passed: null, limits_hit: [] } as BatchRunRow;
+    expect(groupStatistics('m', [...rows, ended, waiting])).toMatchObject({ runs: 10, unfinished: 1, limit_hits: 3 });
+  });
+
   it('prints them as columns of the text, and as columns of the CSV', () => {
     const definition = { task_ids: TASKS, models: [{ name: 'm' }], repeat: 1 } as unknown as BatchDefinition;
     const report: BatchReport = {
