@@ -1,17 +1,23 @@
-import { lstatSync, readdirSync } from 'node:fs';
+import { lstatSync, opendirSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** How often a run's layer is measured while its sandbox runs. */
 export const LAYER_WATCH_INTERVAL_MS = 500;
 
+/** What each entry of a layer counts at least: its inode, so that empty files cannot be made without bound. */
+export const LAYER_ENTRY_BYTES = 512;
+
 /**
  * The bytes a directory tree takes on disk (allocated blocks, so a sparse file counts what it holds; a file
- * linked twice, once), walked without following a link. Everything there was written by the run's tools.
+ * linked twice, once; each entry at least LAYER_ENTRY_BYTES), walked without following a link. Everything
+ * there was written by the run's tools, so the walk stops as soon as the total is past `stopAbove`: a run
+ * that made millions of entries costs the engine one bounded walk, not a stalled event loop every interval.
  */
-export function allocatedBytes(directory: string): number {
+export function allocatedBytes(directory: string, stopAbove = Number.POSITIVE_INFINITY): number {
   const seen = new Set<string>();
   let total = 0;
   const walk = (path: string): void => {
+    if (total > stopAbove) return;
     let stats: ReturnType<typeof lstatSync>;
     try {
       stats = lstatSync(path);
@@ -21,15 +27,22 @@ export function allocatedBytes(directory: string): number {
     const id = `${stats.dev}:${stats.ino}`;
     if (seen.has(id)) return;
     seen.add(id);
-    total += stats.blocks * 512;
+    total += Math.max(Number(stats.blocks) * 512, LAYER_ENTRY_BYTES);
     if (!stats.isDirectory()) return;
-    let names: string[] = [];
+    let dir: ReturnType<typeof opendirSync>;
     try {
-      names = readdirSync(path);
+      dir = opendirSync(path);
     } catch {
       return;
     }
-    for (const name of names) walk(join(path, name));
+    // Read an entry at a time, so that a directory of millions is never listed whole past the bound.
+    try {
+      for (let entry = dir.readSync(); entry !== null && total <= stopAbove; entry = dir.readSync()) walk(join(path, entry.name));
+    } catch {
+      // A directory that changed or vanished while it was read: what was counted stands.
+    } finally {
+      dir.closeSync();
+    }
   };
   walk(directory);
   return total;
@@ -61,7 +74,7 @@ export class LayerWatch {
   /** Measures the layer now; true when it is past the bound (now or before). */
   check(): boolean {
     if (this.passedAt !== undefined) return true;
-    const bytes = allocatedBytes(this.upper);
+    const bytes = allocatedBytes(this.upper, this.bound);
     if (bytes <= this.bound) return false;
     this.passedAt = bytes;
     this.stop();
