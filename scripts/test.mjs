@@ -29,7 +29,8 @@ function workspaceDirectories() {
 const reports = workspaceDirectories().map((directory) => join(directory, '.test-report.json'));
 for (const report of reports) rmSync(report, { force: true });
 
-const result = spawnSync('pnpm', ['exec', 'turbo', 'run', 'test', ...process.argv.slice(2)], {
+// One failing package does not cancel the others: the closing line counts the whole suite.
+const result = spawnSync('pnpm', ['exec', 'turbo', 'run', 'test', '--continue=dependencies-successful', ...process.argv.slice(2)], {
   cwd: root,
   stdio: 'inherit',
   env: { TURBO_TELEMETRY_DISABLED: '1', ...process.env },

@@ -141,9 +141,11 @@ describe('startMcpServers', () => {
   });
 
   it('a call past timeout_ms is stopped, and the server restarted', async () => {
+    // timeout_ms also bounds starting the server (initialize, tools/list): 1.5 s was too little for a node
+    // process to start while CI ran every package's tests at once.
     const settings = await options([
       {
-        config: { name: 'hang', command: process.execPath, args: [HANG_SERVER], timeout_ms: 1500 },
+        config: { name: 'hang', command: process.execPath, args: [HANG_SERVER], timeout_ms: 5000 },
         file: 'agent.yaml',
         field: 'mcp_servers[0]',
       },
@@ -152,7 +154,7 @@ describe('startMcpServers', () => {
     servers = await startMcpServers(settings);
     const timedOut = await servers.call('mcp__hang__hang', {});
     expect(timedOut.text).toBe(
-      'Error: the MCP server hang did not answer within 1500 ms (timeout_ms). It was restarted: call the tool again if you still need it.',
+      'Error: the MCP server hang did not answer within 5000 ms (timeout_ms). It was restarted: call the tool again if you still need it.',
     );
     expect((await servers.call('mcp__hang__echo', { text: 'ok' })).status).toBe('SUCCESS');
   });
