@@ -41,7 +41,7 @@ export function parseDurationFlag(flag: string, value: string | number): number 
   const milliseconds = match ? Number(match[1]) * UNITS[match[2] ?? 's']! : Number.NaN;
   if (!Number.isFinite(milliseconds) || milliseconds <= 0) {
     throw usageError(
-      `${flag} must be a duration such as 90s, 5m or 1h, got "${value}".`,
+      `${flag} must be a duration such as 90s, 5m, 1h or 7d, got "${value}".`,
       `For example: ${flag} 10m (a number alone is seconds)`,
     );
   }

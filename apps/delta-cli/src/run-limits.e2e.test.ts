@@ -41,7 +41,7 @@ describe('delta run --timeout and --max-cost', () => {
     const env = { DELTA_API_KEY: 'k', DELTA_BASE_URL: 'http://127.0.0.1:9/v1' };
     const timeout = await runDelta(['run', '--agent', agent, '-w', workDir, '-m', 'go', '--timeout', 'soon'], { env });
     expect(timeout.exitCode).toBe(2);
-    expect(timeout.stderr).toContain('--timeout must be a duration such as 90s, 5m or 1h, got "soon".');
+    expect(timeout.stderr).toContain('--timeout must be a duration such as 90s, 5m, 1h or 7d, got "soon".');
     const cost = await runDelta(['run', '--agent', agent, '-w', workDir, '-m', 'go', '--max-cost', '0'], { env });
     expect(cost.exitCode).toBe(2);
     expect(cost.stderr).toContain('--max-cost must be a positive amount');
