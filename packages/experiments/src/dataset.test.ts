@@ -48,6 +48,31 @@ describe('parseTasks', () => {
     expect(problem('\n\n')).toContain('holds no task');
   });
 
+  it('reports every line with a problem in one round, each with its line and field', () => {
+    const text = [
+      '{"id": "a", "message": "m"',
+      '{"id": "b", "message": "m", "imgae": "x"}',
+      '{"id": "c", "message": "m"}',
+      '{"id": "c", "message": "again"}',
+      '{"id": "d"}',
+    ].join('\n');
+    const message = problem(text);
+    expect(message).toMatch(/^The TASKS file \/data\/tasks\.jsonl has 4 configuration errors:\n/);
+    expect(message).toContain('  1. /data/tasks.jsonl:1: not valid JSON');
+    expect(message).toContain('  2. /data/tasks.jsonl:2: an unknown key: "imgae" (did you mean "image"?).');
+    expect(message).toContain('  3. /data/tasks.jsonl:4 (id): the id "c" is already used on line 3.');
+    expect(message).toContain('  4. /data/tasks.jsonl:5 (message): ');
+  });
+
+  it('lists the first 20 problems of a file of many bad lines, and how many more there are', () => {
+    const text = Array.from({ length: 25 }, (_, index) => `{"id": "t${index}"}`).join('\n');
+    const message = problem(text);
+    expect(message).toContain('has 21 configuration errors');
+    expect(message).toContain('20. /data/tasks.jsonl:20 (message): ');
+    expect(message).not.toContain('tasks.jsonl:21 (message)');
+    expect(message).toContain('21. /data/tasks.jsonl: and 5 more lines with problems, not listed here.');
+  });
+
   it('resolves a workspace directory against the TASKS file', async () => {
     const directory = await createTempDir();
     mkdirSync(join(directory, 'repo'));

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, normalize, resolve } from 'node:path';
-import { ConfigurationError, formatFieldPath, suggestName } from '@delta/errors';
+import { ConfigurationError, ConfigurationErrors, formatFieldPath, suggestName } from '@delta/errors';
 import { z } from 'zod';
 import { linkOnPath } from './no-follow-write.js';
 
@@ -103,107 +103,130 @@ function filePathProblem(path: string, workspace: string | undefined): string | 
  */
 export function parseTasks(text: string, file: string): Task[] {
   const tasks: Task[] = [];
+  const errors: ConfigurationError[] = [];
   const seen = new Map<string, number>();
-  const lines = text.split('\n');
-  for (const [index, content] of lines.entries()) {
-    const line = index + 1;
+  for (const [index, content] of text.split('\n').entries()) {
     if (content.trim() === '') continue;
-    let value: unknown;
-    // Not safeParseJson: the error names the dataset's line (lineError), which the helper cannot.
     try {
-      value = JSON.parse(content);
+      const task = parseTaskLine(content, file, index + 1, seen);
+      seen.set(task.id, index + 1);
+      tasks.push(task);
     } catch (error) {
-      throw lineError(file, line, undefined, `not valid JSON (${error instanceof Error ? error.message : String(error)}).`, TASK_HINT);
+      if (!(error instanceof ConfigurationError)) throw error;
+      errors.push(error);
     }
-    const parsed = Task.safeParse(value);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      const field = issue.path.length > 0 ? formatFieldPath(issue.path) : undefined;
-      const problem = issue.code === 'unrecognized_keys' && issue.path.length === 0 ? unknownKeys(issue.keys) : issue.message;
-      throw lineError(file, line, field, `${problem}.`, TASK_HINT);
-    }
-    const task = parsed.data;
-    if (!SAFE_ID.test(task.id)) {
-      throw lineError(
-        file,
-        line,
-        'id',
-        `the id ${JSON.stringify(task.id)} cannot name a directory: use letters, digits, ".", "_" and "-" (up to 100, not starting with ".").`,
-        'The id names the run directories OUT/<id>/<model>/<k>/; for example "task-001".',
-      );
-    }
-    const earlier = seen.get(task.id);
-    if (earlier !== undefined) {
-      throw lineError(file, line, 'id', `the id "${task.id}" is already used on line ${earlier}.`, 'Every task needs its own id.');
-    }
-    seen.set(task.id, line);
-    if (task.workspace?.includes('\u0000')) {
-      throw lineError(
-        file,
-        line,
-        'workspace',
-        'the directory name contains a NUL character.',
-        'Name a directory to copy, relative to the TASKS file.',
-      );
-    }
-    if (task.workspace !== undefined) {
-      const directory = resolve(dirname(file), task.workspace);
-      if (!existsSync(directory) || !statSync(directory).isDirectory()) {
-        throw lineError(
+  }
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) {
+    // Every line's problem in one round, as a compiler lists them; a file of thousands of bad lines lists the first ones.
+    const listed = errors.slice(0, MAX_LISTED_ERRORS);
+    if (errors.length > listed.length) {
+      const more = errors.length - listed.length;
+      listed.push(
+        new ConfigurationError(`${file}: and ${more} more line${more === 1 ? '' : 's'} with problems, not listed here.`, {
+          code: 'DATASET_INVALID',
           file,
-          line,
-          'workspace',
-          `${directory} is not a directory.`,
-          'Name a directory to copy, relative to the TASKS file.',
-        );
-      }
-      task.workspace = directory;
-    }
-    for (const [field, kind] of [
-      ['tests', 'directory'],
-      ['solution', 'file'],
-    ] as const) {
-      const named = task[field];
-      if (named === undefined) continue;
-      const path = resolve(dirname(file), named);
-      const stats = named.includes('\u0000') || !existsSync(path) ? undefined : statSync(path);
-      if (stats === undefined || (kind === 'directory' ? !stats.isDirectory() : !stats.isFile())) {
-        throw lineError(file, line, field, `${path} is not a ${kind}.`, `Name the task's ${field} ${kind}, relative to the TASKS file.`);
-      }
-      task[field] = path;
-    }
-    if (task.image !== undefined) {
-      // A layout or an archive named relative to the TASKS file; anything else is a registry's reference.
-      const local = resolve(dirname(file), task.image.replace(/:[\w][\w.-]*$/, ''));
-      if (existsSync(local)) task.image = resolve(dirname(file), task.image);
-    }
-    if (task.workdir !== undefined && (!task.workdir.startsWith('/') || task.workdir === '/')) {
-      throw lineError(
-        file,
-        line,
-        'workdir',
-        `"${task.workdir}" is not an absolute directory other than /.`,
-        'Give where the workspace goes inside the image, e.g. "/workspace".',
+          hint: 'Fix the lines above and run again to see the rest.',
+        }),
       );
     }
-    for (const path of Object.keys(task.files ?? {})) {
-      const problem = filePathProblem(path, task.workspace);
-      if (problem !== undefined) {
-        throw lineError(
-          file,
-          line,
-          `files[${JSON.stringify(path)}]`,
-          `the path ${JSON.stringify(path)} ${problem}.`,
-          'Give paths relative to the workspace, without "..", outside .delta/, and not through a symbolic link of the task workspace directory.',
-        );
-      }
-    }
-    tasks.push(task);
+    throw new ConfigurationErrors(`The TASKS file ${file}`, listed);
   }
   if (tasks.length === 0) {
     throw new ConfigurationError(`${file} holds no task.`, { code: 'DATASET_INVALID', file, hint: TASK_HINT });
   }
   return tasks;
+}
+
+/** The most problems one error lists. */
+const MAX_LISTED_ERRORS = 20;
+
+/** One line of a TASKS file as a task, or the DATASET_INVALID error naming its line and field. */
+function parseTaskLine(content: string, file: string, line: number, seen: ReadonlyMap<string, number>): Task {
+  let value: unknown;
+  // Not safeParseJson: the error names the dataset's line (lineError), which the helper cannot.
+  try {
+    value = JSON.parse(content);
+  } catch (error) {
+    throw lineError(file, line, undefined, `not valid JSON (${error instanceof Error ? error.message : String(error)}).`, TASK_HINT);
+  }
+  const parsed = Task.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = issue.path.length > 0 ? formatFieldPath(issue.path) : undefined;
+    const problem = issue.code === 'unrecognized_keys' && issue.path.length === 0 ? unknownKeys(issue.keys) : issue.message;
+    throw lineError(file, line, field, `${problem}.`, TASK_HINT);
+  }
+  const task = parsed.data;
+  if (!SAFE_ID.test(task.id)) {
+    throw lineError(
+      file,
+      line,
+      'id',
+      `the id ${JSON.stringify(task.id)} cannot name a directory: use letters, digits, ".", "_" and "-" (up to 100, not starting with ".").`,
+      'The id names the run directories OUT/<id>/<model>/<k>/; for example "task-001".',
+    );
+  }
+  const earlier = seen.get(task.id);
+  if (earlier !== undefined) {
+    throw lineError(file, line, 'id', `the id "${task.id}" is already used on line ${earlier}.`, 'Every task needs its own id.');
+  }
+  if (task.workspace?.includes('\u0000')) {
+    throw lineError(
+      file,
+      line,
+      'workspace',
+      'the directory name contains a NUL character.',
+      'Name a directory to copy, relative to the TASKS file.',
+    );
+  }
+  if (task.workspace !== undefined) {
+    const directory = resolve(dirname(file), task.workspace);
+    if (!existsSync(directory) || !statSync(directory).isDirectory()) {
+      throw lineError(file, line, 'workspace', `${directory} is not a directory.`, 'Name a directory to copy, relative to the TASKS file.');
+    }
+    task.workspace = directory;
+  }
+  for (const [field, kind] of [
+    ['tests', 'directory'],
+    ['solution', 'file'],
+  ] as const) {
+    const named = task[field];
+    if (named === undefined) continue;
+    const path = resolve(dirname(file), named);
+    const stats = named.includes('\u0000') || !existsSync(path) ? undefined : statSync(path);
+    if (stats === undefined || (kind === 'directory' ? !stats.isDirectory() : !stats.isFile())) {
+      throw lineError(file, line, field, `${path} is not a ${kind}.`, `Name the task's ${field} ${kind}, relative to the TASKS file.`);
+    }
+    task[field] = path;
+  }
+  if (task.image !== undefined) {
+    // A layout or an archive named relative to the TASKS file; anything else is a registry's reference.
+    const local = resolve(dirname(file), task.image.replace(/:[\w][\w.-]*$/, ''));
+    if (existsSync(local)) task.image = resolve(dirname(file), task.image);
+  }
+  if (task.workdir !== undefined && (!task.workdir.startsWith('/') || task.workdir === '/')) {
+    throw lineError(
+      file,
+      line,
+      'workdir',
+      `"${task.workdir}" is not an absolute directory other than /.`,
+      'Give where the workspace goes inside the image, e.g. "/workspace".',
+    );
+  }
+  for (const path of Object.keys(task.files ?? {})) {
+    const problem = filePathProblem(path, task.workspace);
+    if (problem !== undefined) {
+      throw lineError(
+        file,
+        line,
+        `files[${JSON.stringify(path)}]`,
+        `the path ${JSON.stringify(path)} ${problem}.`,
+        'Give paths relative to the workspace, without "..", outside .delta/, and not through a symbolic link of the task workspace directory.',
+      );
+    }
+  }
+  return task;
 }
 
 /** Reads and parses a TASKS file. */
