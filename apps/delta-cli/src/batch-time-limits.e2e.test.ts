@@ -72,13 +72,21 @@ describe("a task's time limits", () => {
     const again = await runDelta(args, { env: modelEnv(llm) });
     expect(again.exitCode).toBe(1);
     expect(again.stdout).toContain('2 runs: 1 completed, 0 failed, 1 ended at a limit, 0 interrupted, 0 waiting for input (0 executed');
+    expect(again.stdout).toContain('Add --retry-failed to run the runs ended at a limit again.');
     const journal = readFileSync(join(out, 'slow', 'm', '1', '.delta', 'run-1', 'journal.jsonl'), 'utf8');
     expect(journal.match(/"type":"ENGINE_START"/g)).toHaveLength(1);
     // The report counts it apart from failures.
     const report = await runDelta(['report', out, '--json']);
     const slow = JSON.parse(report.stdout).by_task.find((group: { name: string }) => group.name === 'slow');
     expect(slow).toMatchObject({ runs: 1, failed: 0, limit_hits: 1 });
-  }, 60_000);
+
+    // --retry-failed tries it again, as a failed run: a new run (run-2) in the reset workspace.
+    const retried = await runDelta([...args, '--retry-failed'], { env: modelEnv(llm) });
+    expect(retried.stdout).toMatch(/INTERRUPTED slow \/ m \/ 1 \(retried, 1 iteration, .*limits hit: time\)/);
+    expect(retried.stdout).toContain('(1 executed');
+    const second = JSON.parse(readFileSync(join(out, 'slow', 'm', '1', '.delta', 'run-2', 'metadata.json'), 'utf8'));
+    expect(second).toMatchObject({ status: 'INTERRUPTED', limits_hit: ['time'] });
+  }, 90_000);
 
   it('delta batch --timeout stops each run of the batch, which the batch continues when run again', async () => {
     const llm = await startModel();

@@ -167,7 +167,15 @@ export async function executeBatchRun(batch: OpenedBatch, key: BatchRunKey, opti
       result = await startRun({ ...engine, message: task.message, workDir, runId });
       action = 'started';
     } else if (found.status === 'INTERRUPTED' && endedByLimit(found.metadata.limits_hit)) {
-      // Its time or its layer ran out: the run is over, as a failed one is, and never continued.
+      // Its time or its layer ran out: the run is over, as a failed one is, and never continued; with
+      // --retry-failed it is tried again, as a failed one is: a new run in the reset workspace.
+      if (retryFailed === true) {
+        checkVersion();
+        resetWorkspace(workDir, task);
+        recordTaskStartState(batch.out, task, workDir);
+        result = await startRun({ ...engine, message: task.message, workDir, runId: nextRunId(workDir) });
+        action = 'retried';
+      }
     } else if (found.status === 'INTERRUPTED' || found.crashed) {
       checkVersion();
       result = await continueRun({ ...engine, workDir, runId: found.runId });

@@ -38,7 +38,7 @@ export function registerBatchCommands(cli: CAC): void {
       '--oracle',
       "Instead of the model, run each task's solution (solution/solve.sh) in its image, then its verifier, in OUT/<task>/oracle/1/; lists the tasks whose oracle fails and exits 1 if any does",
     )
-    .option('--retry-failed', 'Run FAILED runs again (by default they are left as they are)')
+    .option('--retry-failed', 'Run FAILED runs, and runs ended at their time or layer limit, again (by default they are left as they are)')
     .option(
       '--max-attempts <n>',
       'Attempts of a run in all when its endpoint still fails after --retries: each resends the request after 5 s, 10 s, ... (default: 1), locally and through --queue',

@@ -45,7 +45,15 @@ export function describeSummary(summary: BatchSummary, elapsedMs: number): strin
   ];
   if (summary.stopped) lines.push('Stopped: run the same command again to resume the batch.');
   else if (summary.interrupted > 0) lines.push('Run the same command again to continue the interrupted runs.');
-  if (summary.failed > 0) lines.push('Add --retry-failed to run the failed runs again.');
+  if (summary.failed > 0 || summary.limited) {
+    const which =
+      summary.failed > 0 && summary.limited
+        ? 'failed runs and those ended at a limit'
+        : summary.failed > 0
+          ? 'failed runs'
+          : 'runs ended at a limit';
+    lines.push(`Add --retry-failed to run the ${which} again.`);
+  }
   lines.push(`Report: delta report ${summary.out}`);
   return `${lines.join('\n')}\n`;
 }
