@@ -11,6 +11,12 @@
 // iteration: the engine's own, and its children's (the tool launcher and the tools). CPU time moves much
 // less with the machine's load than wall time does. Prints every round, then the median of the rounds and
 // their spread (min-max) for each variant.
+//
+// Then, per round and variant, a long run as a user runs one (lib/long-run.mjs, issue 45 item 6): 400
+// iterations in the default sandbox, the whole journal as context, the model a scripted server in a process
+// of its own; the median wall time of its first 50 and of its last 50 iterations, from the journal's
+// THOUGHT timestamps. A run whose iterations wait longer as it grows shows here, not in the turns above,
+// whose server shares the bench's process and whose runs have no sandbox.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -52,9 +58,12 @@ if (!flags['skip-build']) {
 const { useProjectWorkDir } = await import('./lib/work-dir.mjs');
 const workDir = await useProjectWorkDir(progress);
 const { benchEngineRun, turnsOf } = await import('./lib/engine-run.mjs');
+const { benchLongRun } = await import('./lib/long-run.mjs');
 
 const loadBefore = loadavg()[0];
-const figures = new Map(variants.map((variant) => [variant.name, { at200: [], at2000: [], wall1000: [], cpu: [], childrenCpu: [] }]));
+const figures = new Map(
+  variants.map((variant) => [variant.name, { at200: [], at2000: [], wall1000: [], cpu: [], childrenCpu: [], longEarly: [], longLate: [] }]),
+);
 const roundRows = [];
 try {
   for (const variant of variants) {
@@ -68,12 +77,16 @@ try {
       progress(`round ${round}/${rounds}, ${variant.name}: 1,000 then 2,000 iterations...`);
       const thousand = await benchEngineRun({ iterations: 1000, bin: variant.bin });
       const twoThousand = await benchEngineRun({ iterations: 2000, bin: variant.bin });
+      progress(`round ${round}/${rounds}, ${variant.name}: 400 sandboxed iterations, the server in its own process...`);
+      const long = await benchLongRun({ iterations: 400, bin: variant.bin });
       const row = {
         at200: median(turnsOf(twoThousand, 176, 225)),
         at2000: median(turnsOf(twoThousand, 1951, 2000)),
         wall1000: thousand.wallMs / 1000,
         cpu: (thousand.cpuMs + twoThousand.cpuMs) / 3000,
         childrenCpu: (thousand.childrenCpuMs + twoThousand.childrenCpuMs) / 3000,
+        longEarly: long.early,
+        longLate: long.late,
       };
       const entry = figures.get(variant.name);
       for (const key of Object.keys(row)) entry[key].push(row[key]);
@@ -85,6 +98,8 @@ try {
         row.wall1000.toFixed(2),
         row.cpu.toFixed(2),
         row.childrenCpu.toFixed(2),
+        row.longEarly.toFixed(1),
+        row.longLate.toFixed(1),
         loadavg()[0].toFixed(1),
       ]);
     }
@@ -100,7 +115,18 @@ console.log(
 );
 console.log(
   formatTable(
-    ['round', 'variant', 'ms/iter at 200', 'ms/iter at 2,000', '1,000 iter wall s', 'engine CPU ms/iter', 'children CPU ms/iter', 'load'],
+    [
+      'round',
+      'variant',
+      'ms/iter at 200',
+      'ms/iter at 2,000',
+      '1,000 iter wall s',
+      'engine CPU ms/iter',
+      'children CPU ms/iter',
+      'long: ms/iter 2-51',
+      'long: ms/iter 351-400',
+      'load',
+    ],
     roundRows,
   ),
 );
@@ -114,6 +140,8 @@ console.log(
       '1,000-iteration wall s',
       'engine CPU ms/iter',
       'children CPU ms/iter',
+      'long, sandboxed: ms/iter 2-51',
+      'ms/iter 351-400',
     ],
     variants.map((variant) => {
       const entry = figures.get(variant.name);
@@ -124,6 +152,8 @@ console.log(
         spread(entry.wall1000, 2),
         spread(entry.cpu, 2),
         spread(entry.childrenCpu, 2),
+        spread(entry.longEarly, 1),
+        spread(entry.longLate, 1),
       ];
     }),
   ),
