@@ -17,7 +17,12 @@ import { summarise } from './summarise.js';
 import { gate } from './tool-gate.js';
 
 /** A call that runs as a command: prepared, its request emitted, gated, run, observed; emits and returns its result. */
-async function runCommandCall(context: RunContext, tools: ToolCallContext, { call, iteration }: PendingCall, emit: Emit): Promise<JournalEvent> {
+async function runCommandCall(
+  context: RunContext,
+  tools: ToolCallContext,
+  { call, iteration }: PendingCall,
+  emit: Emit,
+): Promise<JournalEvent> {
   const prepared = prepareToolCall(call, tools);
   // On disk before the tool starts: a run that dies while it runs says so on resume (answerLostCall).
   emit({
@@ -44,20 +49,11 @@ async function runCommandCall(context: RunContext, tools: ToolCallContext, { cal
   context.log(`[${iteration}] ← ${call.name}: ${outcome.interrupted ? 'interrupted' : `exit ${outcome.exitCode ?? 'none'}`}`);
   // Observe. post_tool_execution may replace what the model sees; the logs under io/ keep what the tool wrote.
   const { status, exitCode, observation, executionRef } = outcome;
-  const post = await invokeHook(
-    context,
-    'post_tool_execution',
-    {
-      iteration,
-      toolName: call.name,
-      toolResult: observation,
-      inputs: {
-        tool_call: { name: call.name, arguments: prepared.args, action_id: call.id },
-        tool_result: { status, exit_code: exitCode, observation, execution_ref: executionRef },
-      },
-    },
-    emit,
-  );
+  const inputs = {
+    tool_call: { name: call.name, arguments: prepared.args, action_id: call.id },
+    tool_result: { status, exit_code: exitCode, observation, execution_ref: executionRef },
+  };
+  const post = await invokeHook(context, 'post_tool_execution', { iteration, toolName: call.name, toolResult: observation, inputs }, emit);
   const override = post ? observationOverride(post) : undefined;
   return emit(
     resultEvent(iteration, call, override ?? observation, {

@@ -27,13 +27,7 @@ async function stopOrphans(context: RunContext, call: RecordedToolCall): Promise
 }
 
 /** A replay with recorded tools: the call's recorded request and result, and nothing run. */
-export function serveRecorded(
-  context: RunContext,
-  iteration: number,
-  call: RecordedToolCall,
-  served: ActionResultEvent,
-  emit: Emit,
-): void {
+export function serveRecorded(context: RunContext, iteration: number, call: RecordedToolCall, served: ActionResultEvent, emit: Emit): void {
   const parsed = prepareToolCall(call, {
     tools: context.agent.tools,
     paths: context.paths,

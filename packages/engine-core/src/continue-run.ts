@@ -241,8 +241,7 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
             content: `The journal's last line was cut off by a crash (${journalRepair.bytes} bytes); it was removed and kept in ${journalRepair.savedTo}.`,
           });
         }
-        if (legacyMigration)
-          events.push({ type: 'SYSTEM_MESSAGE', level: 'INFO', content: describeLegacyRunMigration(legacyMigration) });
+        if (legacyMigration) events.push({ type: 'SYSTEM_MESSAGE', level: 'INFO', content: describeLegacyRunMigration(legacyMigration) });
         if (ioMigration) events.push({ type: 'SYSTEM_MESSAGE', level: 'INFO', content: describeIoMigration(ioMigration) });
         if (crashed) events.push({ type: 'SYSTEM_MESSAGE', level: 'WARN', content: unfinishedEnd(metadata) });
         if (![...journal.state.events].some((event) => event.type === 'USER_MESSAGE')) {

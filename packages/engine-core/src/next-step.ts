@@ -21,10 +21,7 @@ export interface LoopView {
   spent: number;
   maxCost: number | undefined;
   currency: string;
-  /**
-   * Why the agent's pinned files no longer match (`pinAgentVersion`), or undefined while they do. The
-   * loop looks at the files only when the next step may be a model call (see `mayCallModel`).
-   */
+  /** Why the pinned agent's files no longer match (`pinAgentVersion`); looked at only if `mayCallModel`. */
   agentChanged: string | undefined;
 }
 
@@ -79,7 +76,8 @@ export const STOP_CONDITIONS: readonly StopCondition[] = [
   },
   {
     name: 'agent changed',
-    test: ({ agentChanged: reason }) => (reason === undefined ? undefined : { status: 'INTERRUPTED', exitCode: ExitCode.INTERRUPTED, reason }),
+    test: ({ agentChanged: reason }) =>
+      reason === undefined ? undefined : { status: 'INTERRUPTED', exitCode: ExitCode.INTERRUPTED, reason },
   },
 ];
 

@@ -43,4 +43,3 @@ export async function gate(
   });
   return { invocation: rewritten.invocation };
 }
-
