@@ -40,6 +40,7 @@ export interface RequestMaking {
   bodies: RequestBodyBuilder;
 }
 
+/** Made once per engine invocation (runLoop): the tools an MCP server offers are known by then. */
 export function requestMaking(context: RunContext): RequestMaking {
   const tools = requestTools(context.agent, context.mcp?.tools);
   return {
