@@ -4,13 +4,13 @@ import { diskWrite } from '@delta/errors';
 import { gateDecision, observationOverride } from '@delta/hooks';
 import type { McpToolDefinition } from '@delta/mcp';
 import { ToolArgumentError } from '@delta/tool-expander';
-import { createToolExecutionRecord, finishToolExecutionRecord, type RecordedToolCall } from '@delta/journal';
-import { INTERRUPTED_BEFORE_START, result } from './action-result.js';
+import { createToolExecutionRecord, finishToolExecutionRecord, type JournalEvent, type RecordedToolCall } from '@delta/journal';
+import { INTERRUPTED_BEFORE_START, resultEvent } from './action-result.js';
 import { DEFAULT_TOOL_OUTPUT_BYTES } from './agent-config.js';
 import { invokeHook } from './lifecycle-hooks.js';
 import { checkMcpArguments } from './mcp-arguments.js';
 import { boundMcpText } from './mcp-observation.js';
-import { record, type RunContext } from './run-context.js';
+import type { Emit, RunContext } from './run-context.js';
 import { redactSecret } from './redact-secret.js';
 import { parseToolArguments } from './run-tool-call.js';
 import { summarise } from './summarise.js';
@@ -27,17 +27,17 @@ function argumentProblem(tool: McpToolDefinition, args: Record<string, unknown>)
 }
 
 /**
- * One call of an MCP server's tool, journaled as any tool call is: ACTION_REQUEST, the pre_tool_execution
+ * One call of an MCP server's tool, emitted as any tool call is: ACTION_REQUEST, the pre_tool_execution
  * gate, the call, post_tool_execution, ACTION_RESULT. io/tool_executions/<id>/ keeps the request sent
  * (request.json), the server's response (response.json) and the text given to the model (observation.txt).
  */
-export async function runMcpCall(context: RunContext, iteration: number, call: RecordedToolCall): Promise<void> {
+export async function runMcpCall(context: RunContext, iteration: number, call: RecordedToolCall, emit: Emit): Promise<JournalEvent> {
   const mcp = context.mcp!;
   const tool = mcp.find(call.name)!;
   const commandLine = `mcp ${tool.serverName} ${tool.toolName}`;
   const parsed = call.problem === undefined ? parseToolArguments(call.arguments) : { error: call.problem };
   let args = 'args' in parsed ? parsed.args : null;
-  record(context, {
+  emit({
     type: 'ACTION_REQUEST',
     iteration,
     action_id: call.id,
@@ -45,30 +45,31 @@ export async function runMcpCall(context: RunContext, iteration: number, call: R
     tool_args: args,
     resolved_command: commandLine,
   });
-  if (context.signal.aborted) return result(context, iteration, call, INTERRUPTED_BEFORE_START);
+  if (context.signal.aborted) return emit(resultEvent(iteration, call, INTERRUPTED_BEFORE_START));
   if (args === null) {
     const observation = `Error: ${'error' in parsed ? parsed.error : 'the arguments are not a JSON object'}`;
     context.log(`[${iteration}] ✗ ${call.name}: ${summarise(observation)}`);
-    return result(context, iteration, call, observation);
+    return emit(resultEvent(iteration, call, observation));
   }
 
   const invalid = argumentProblem(tool, args);
   if (invalid !== undefined) {
     context.log(`[${iteration}] ✗ ${call.name}: ${summarise(invalid)}`);
-    return result(context, iteration, call, invalid);
+    return emit(resultEvent(iteration, call, invalid));
   }
 
-  const gate = await invokeHook(context, 'pre_tool_execution', {
-    iteration,
-    toolName: call.name,
-    inputs: { tool_call: { name: call.name, arguments: args, action_id: call.id } },
-  });
+  const gate = await invokeHook(
+    context,
+    'pre_tool_execution',
+    { iteration, toolName: call.name, inputs: { tool_call: { name: call.name, arguments: args, action_id: call.id } } },
+    emit,
+  );
   if (gate) {
     const decision = gateDecision(gate);
     if (!decision.run) {
       const blocked = decision.reason ?? 'Blocked by the pre_tool_execution hook.';
       context.log(`[${iteration}] ✗ ${call.name}: ${summarise(blocked)}`);
-      return result(context, iteration, call, blocked, { blocked_by: gate.ioPathRef });
+      return emit(resultEvent(iteration, call, blocked, { blocked_by: gate.ioPathRef }));
     }
     if (decision.args) {
       args = decision.args;
@@ -76,9 +77,9 @@ export async function runMcpCall(context: RunContext, iteration: number, call: R
       if (rewritten !== undefined) {
         const observation = `${rewritten} (the arguments pre_tool_execution rewrote)`;
         context.log(`[${iteration}] ✗ ${call.name}: ${summarise(observation)}`);
-        return result(context, iteration, call, observation);
+        return emit(resultEvent(iteration, call, observation));
       }
-      record(context, {
+      emit({
         type: 'SYSTEM_MESSAGE',
         iteration,
         level: 'INFO',
@@ -106,19 +107,26 @@ export async function runMcpCall(context: RunContext, iteration: number, call: R
   diskWrite(files.observation, () => writeFileSync(files.observation, observation));
   finishToolExecutionRecord(execution, null, durationMs);
 
-  const post = await invokeHook(context, 'post_tool_execution', {
-    iteration,
-    toolName: call.name,
-    toolResult: observation,
-    inputs: {
-      tool_call: { name: call.name, arguments: args, action_id: call.id },
-      tool_result: { status: outcome.status, exit_code: null, observation, execution_ref: execution.ref },
+  const post = await invokeHook(
+    context,
+    'post_tool_execution',
+    {
+      iteration,
+      toolName: call.name,
+      toolResult: observation,
+      inputs: {
+        tool_call: { name: call.name, arguments: args, action_id: call.id },
+        tool_result: { status: outcome.status, exit_code: null, observation, execution_ref: execution.ref },
+      },
     },
-  });
+    emit,
+  );
   const override = post ? observationOverride(post) : undefined;
-  result(context, iteration, call, override ?? observation, {
-    status: outcome.status,
-    execution_ref: execution.ref,
-    ...(override !== undefined && post ? { observation_overridden_by: post.ioPathRef } : {}),
-  });
+  return emit(
+    resultEvent(iteration, call, override ?? observation, {
+      status: outcome.status,
+      execution_ref: execution.ref,
+      ...(override !== undefined && post ? { observation_overridden_by: post.ioPathRef } : {}),
+    }),
+  );
 }

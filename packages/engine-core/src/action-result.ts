@@ -1,5 +1,4 @@
-import type { RecordedToolCall } from '@delta/journal';
-import { record, type RunContext } from './run-context.js';
+import type { NewJournalEvent, RecordedToolCall } from '@delta/journal';
 
 export interface ResultFields {
   status?: 'SUCCESS' | 'FAILED' | 'ERROR';
@@ -10,10 +9,10 @@ export interface ResultFields {
   observation_overridden_by?: string;
 }
 
-/** Records the one ACTION_RESULT of a call. */
-export function result(context: RunContext, iteration: number, call: RecordedToolCall, observation: string, extra: ResultFields = {}) {
+/** The one ACTION_RESULT of a call, for the effect that answered it to emit. */
+export function resultEvent(iteration: number, call: RecordedToolCall, observation: string, extra: ResultFields = {}): NewJournalEvent {
   const { status = 'ERROR', exit_code = null, ...references } = extra;
-  record(context, {
+  return {
     type: 'ACTION_RESULT',
     iteration,
     action_id: call.id,
@@ -22,7 +21,7 @@ export function result(context: RunContext, iteration: number, call: RecordedToo
     observation_content: observation,
     exit_code,
     ...references,
-  });
+  };
 }
 
 export const INTERRUPTED_BEFORE_START = '[not run: the run was interrupted before this tool call started]';

@@ -1,7 +1,7 @@
 import { stopProcessGroupIfSame } from '@delta/command-runner';
 import { unfinishedToolExecutions, type ActionResultEvent, type PendingCall, type RecordedToolCall } from '@delta/journal';
-import { result } from './action-result.js';
-import { record, type RunContext } from './run-context.js';
+import { resultEvent } from './action-result.js';
+import type { Emit, RunContext } from './run-context.js';
 import { prepareToolCall } from './run-tool-call.js';
 
 function stoppedWhileRunning(call: RecordedToolCall, orphans: string): string {
@@ -27,14 +27,14 @@ async function stopOrphans(context: RunContext, call: RecordedToolCall): Promise
 }
 
 /** A replay with recorded tools: the call's recorded request and result, and nothing run. */
-export function serveRecorded(context: RunContext, iteration: number, call: RecordedToolCall, served: ActionResultEvent): void {
+export function serveRecorded(context: RunContext, iteration: number, call: RecordedToolCall, served: ActionResultEvent, emit: Emit): void {
   const parsed = prepareToolCall(call, {
     tools: context.agent.tools,
     paths: context.paths,
     agentHome: context.agent.home,
     env: context.env,
   });
-  record(context, {
+  emit({
     type: 'ACTION_REQUEST',
     iteration,
     action_id: call.id,
@@ -42,17 +42,19 @@ export function serveRecorded(context: RunContext, iteration: number, call: Reco
     tool_args: parsed.args,
     ...(parsed.kind === 'ready' ? { resolved_command: parsed.invocation.commandLine } : {}),
   });
-  result(context, iteration, call, served.observation_content, {
-    status: served.status,
-    exit_code: served.exit_code,
-    ...(served.execution_ref ? { execution_ref: served.execution_ref } : {}),
-  });
+  emit(
+    resultEvent(iteration, call, served.observation_content, {
+      status: served.status,
+      exit_code: served.exit_code,
+      ...(served.execution_ref ? { execution_ref: served.execution_ref } : {}),
+    }),
+  );
 }
 
 /**
  * A call that had started when the engine stopped (an interrupt, a crash): not run again, since it may
  * have done its work; what the dead engine left of it running is stopped, and the model is told so.
  */
-export async function answerLostCall(context: RunContext, { call, iteration }: PendingCall): Promise<void> {
-  result(context, iteration, call, stoppedWhileRunning(call, await stopOrphans(context, call)));
+export async function answerLostCall(context: RunContext, { call, iteration }: PendingCall, emit: Emit): Promise<void> {
+  emit(resultEvent(iteration, call, stoppedWhileRunning(call, await stopOrphans(context, call))));
 }

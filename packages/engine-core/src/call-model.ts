@@ -7,7 +7,7 @@ import {
   type ChatCompletionRequest,
   type RetryNotice,
 } from '@delta/model-wire';
-import { record, type RunContext } from './run-context.js';
+import type { Emit, RunContext } from './run-context.js';
 import { redactSecret } from './redact-secret.js';
 import { withResendHint } from './resend-hint.js';
 import { redactedDeltas } from './redacted-deltas.js';
@@ -15,12 +15,12 @@ import { RedactingStream } from './redact-stream.js';
 import { responseRecord } from './response-record.js';
 import { ResponseStreamRecord } from './response-stream-record.js';
 
-/** A retry and its wait, in the journal before the wait starts and on the progress output. */
-function recordRetry(context: RunContext, iteration: number, invocationId: string, notice: RetryNotice): void {
+/** A retry and its wait, emitted (so journaled) before the wait starts, and on the progress output. */
+function recordRetry(context: RunContext, iteration: number, invocationId: string, notice: RetryNotice, emit: Emit): void {
   const retry = `retry ${notice.attempt}/${notice.attempts - 1}`;
   const asked = notice.retryAfterMs !== undefined ? ' (as Retry-After asked)' : '';
   const content = `model: ${notice.summary} from ${chatCompletionsUrl(context.model.baseUrl)}, ${retry} in ${(notice.delayMs / 1000).toFixed(1)} s${asked}`;
-  record(context, {
+  emit({
     type: 'SYSTEM_MESSAGE',
     iteration,
     level: 'WARN',
@@ -46,9 +46,9 @@ function rawBodyOf(error: unknown): string | undefined {
 
 /**
  * Calls the model once with `body` (the payload's bytes), recording the exact request and the response
- * under io/invocations/ (a failed call too), and each retry in the journal before its wait.
+ * under io/invocations/ (a failed call too), and emitting each retry before its wait.
  */
-export async function callModel(context: RunContext, iteration: number, payload: ChatCompletionRequest, body: Uint8Array) {
+export async function callModel(context: RunContext, iteration: number, payload: ChatCompletionRequest, body: Uint8Array, emit: Emit) {
   const invocationId = createInvocationId(iteration);
   const startedAt = new Date();
   const started = performance.now();
@@ -74,7 +74,7 @@ export async function callModel(context: RunContext, iteration: number, payload:
         // The next attempt's stream is the one kept.
         rawBytes?.end();
         raw?.restart();
-        recordRetry(context, iteration, invocationId, notice);
+        recordRetry(context, iteration, invocationId, notice, emit);
       },
       ...(rawBytes ? { onResponseBytes: (chunk: Buffer) => rawBytes.push(chunk) } : {}),
       ...(onModelDelta ? { onDelta: onModelDelta.push } : {}),

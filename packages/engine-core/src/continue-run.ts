@@ -19,6 +19,7 @@ import {
   type JournalEvent,
   type RunState,
   type RunStatus,
+  type NewJournalEvent,
 } from '@delta/journal';
 import type { ConfigProblem } from '@delta/yaml-config';
 import { interactionFiles } from './ask-human.js';
@@ -31,7 +32,6 @@ import { ENGINE_VERSION } from './engine-version.js';
 import { workspaceManifest } from './workspace-manifest.js';
 import { loadAgent, type LoadedAgent } from './load-agent.js';
 import { openRunContext, releaseRunLock, resolveModel } from './open-run.js';
-import { record } from './run-context.js';
 import type { EngineOptions, RunResult } from './run-options.js';
 
 export interface ContinueRunOptions extends EngineOptions {
@@ -216,7 +216,8 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
         if (sandbox.warning) context.log(sandbox.warning);
         const limits = recordLimits(sandbox.record, context.sandbox);
         if (limits.warning) context.log(limits.warning);
-        record(context, {
+        const events: NewJournalEvent[] = [];
+        events.push({
           type: 'ENGINE_START',
           run_id: runId,
           agent_home: agent.home,
@@ -234,21 +235,21 @@ export async function continueRun(options: ContinueRunOptions): Promise<RunResul
           agent_fingerprint: pinAgent(context, agentFingerprint(agent), options.pinAgentVersion),
         });
         if (journalRepair) {
-          record(context, {
+          events.push({
             type: 'SYSTEM_MESSAGE',
             level: 'WARN',
             content: `The journal's last line was cut off by a crash (${journalRepair.bytes} bytes); it was removed and kept in ${journalRepair.savedTo}.`,
           });
         }
-        if (legacyMigration)
-          record(context, { type: 'SYSTEM_MESSAGE', level: 'INFO', content: describeLegacyRunMigration(legacyMigration) });
-        if (ioMigration) record(context, { type: 'SYSTEM_MESSAGE', level: 'INFO', content: describeIoMigration(ioMigration) });
-        if (crashed) record(context, { type: 'SYSTEM_MESSAGE', level: 'WARN', content: unfinishedEnd(metadata) });
+        if (legacyMigration) events.push({ type: 'SYSTEM_MESSAGE', level: 'INFO', content: describeLegacyRunMigration(legacyMigration) });
+        if (ioMigration) events.push({ type: 'SYSTEM_MESSAGE', level: 'INFO', content: describeIoMigration(ioMigration) });
+        if (crashed) events.push({ type: 'SYSTEM_MESSAGE', level: 'WARN', content: unfinishedEnd(metadata) });
         if (![...journal.state.events].some((event) => event.type === 'USER_MESSAGE')) {
           // Killed before the task reached the journal: metadata.json still has it.
-          record(context, { type: 'USER_MESSAGE', content: metadata.initial_message });
+          events.push({ type: 'USER_MESSAGE', content: metadata.initial_message });
         }
-        if (message !== undefined && status !== 'WAITING_FOR_INPUT') record(context, { type: 'USER_MESSAGE', content: message });
+        if (message !== undefined && status !== 'WAITING_FOR_INPUT') events.push({ type: 'USER_MESSAGE', content: message });
+        return events;
       });
       return { ...outcome, runId, workDir, paths, metadata: context.metadata.current };
     } finally {

@@ -4,7 +4,8 @@ import { attemptFailure } from '@delta/model-wire';
 import { redactSecretText, type Secrets } from './redact-secret.js';
 import { ExitCode, type RunOutcome } from './exit-codes.js';
 import { invokeHook } from './lifecycle-hooks.js';
-import { record, type RunContext, stopToolProcesses } from './run-context.js';
+import type { NewJournalEvent } from '@delta/journal';
+import { type Emit, type RunContext, runWriter, stopToolProcesses } from './run-context.js';
 import { runLoop } from './run-loop.js';
 import { startRunMcpServers } from './run-mcp-servers.js';
 
@@ -45,16 +46,19 @@ function logQuietly(context: RunContext, line: string): void {
 }
 
 /**
- * Records the run's first events (`begin`), runs the loop until the run completes, fails, pauses or is
- * stopped, then records how it ended. Whatever fails on the way, the first events included, ends the run
- * with an outcome: a full, read-only or immutable disk ends it FAILED with an error that names the file.
+ * Journals the run's first events (those `begin` returns), runs the loop until the run completes, fails,
+ * pauses or is stopped, then journals how it ended. Every event goes through the run's one writer
+ * (`runWriter`), handed to each effect as `emit`. Whatever fails on the way, the first events included,
+ * ends the run with an outcome: a full, read-only or immutable disk ends it FAILED with an error that
+ * names the file.
  */
-export async function driveRun(context: RunContext, begin: () => void = () => undefined): Promise<RunOutcome> {
+export async function driveRun(context: RunContext, begin: () => readonly NewJournalEvent[] = () => []): Promise<RunOutcome> {
+  const emit = runWriter(context);
   let outcome: RunOutcome;
   try {
-    begin();
-    await startRunMcpServers(context);
-    outcome = await runLoop(context);
+    for (const event of begin()) emit(event);
+    await startRunMcpServers(context, emit);
+    outcome = await runLoop(context, emit);
   } catch (error) {
     outcome = context.signal.aborted
       ? { status: 'INTERRUPTED', exitCode: ExitCode.INTERRUPTED, reason: 'interrupted by a signal' }
@@ -68,8 +72,8 @@ export async function driveRun(context: RunContext, begin: () => void = () => un
     context.limitsHit.add(reason.limit);
   // Nothing a tool started may still run while the end hooks (unsandboxed) look at the workspace.
   await stopToolProcesses(context);
-  await endHooks(context, outcome);
-  return finishRun(context, outcome);
+  await endHooks(context, outcome, emit);
+  return finishRun(context, outcome, emit);
 }
 
 /**
@@ -84,20 +88,26 @@ function withoutSecret(outcome: RunOutcome, secrets: Secrets): RunOutcome {
 }
 
 /** on_error for a failed run, then on_run_end: once per engine invocation, whatever the outcome. */
-async function endHooks(context: RunContext, outcome: RunOutcome): Promise<void> {
+async function endHooks(context: RunContext, outcome: RunOutcome, emit: Emit): Promise<void> {
   const iteration = context.metadata.current.iterations;
   // The run's own signal may be aborted already (an interrupt); the end hooks still run, to their timeouts.
   const signal = new AbortController().signal;
   try {
     if (outcome.status === 'FAILED') {
-      await invokeHook(context, 'on_error', {
-        iteration,
-        signal,
-        errorMessage: outcome.reason ?? 'the run failed',
-        inputs: { error: { message: outcome.reason, code: DeltaError.isInstance(outcome.error) ? outcome.error.code : undefined } },
-      });
+      await invokeHook(
+        context,
+        'on_error',
+        {
+          iteration,
+          signal,
+          errorMessage: outcome.reason ?? 'the run failed',
+          inputs: { error: { message: outcome.reason, code: DeltaError.isInstance(outcome.error) ? outcome.error.code : undefined } },
+        },
+        emit,
+      );
     }
-    await invokeHook(context, 'on_run_end', { iteration, signal, context: { status: outcome.status, reason: outcome.reason ?? null } });
+    const end = { iteration, signal, context: { status: outcome.status, reason: outcome.reason ?? null } };
+    await invokeHook(context, 'on_run_end', end, emit);
   } catch (error) {
     logQuietly(context, `a run-end hook could not be run: ${errorMessage(nameDiskFault(error, context))}`);
   }
@@ -111,7 +121,7 @@ async function endHooks(context: RunContext, outcome: RunOutcome): Promise<void>
  * rewritten in its own blocks (MetadataFile.update), so that it agrees with the journal's ENGINE_END
  * whenever it can be written at all.
  */
-export function finishRun(context: RunContext, outcome: RunOutcome): RunOutcome {
+export function finishRun(context: RunContext, outcome: RunOutcome, emit: Emit): RunOutcome {
   const iteration = context.metadata.current.iterations;
   let ended = outcome;
   const refused = (error: unknown) => {
@@ -124,7 +134,7 @@ export function finishRun(context: RunContext, outcome: RunOutcome): RunOutcome 
     const transient = attemptFailure(error).transient || (DeltaError.isInstance(error) && error.code === 'MODEL_RESPONSE_TOO_LARGE');
     if (transient) ended = { ...ended, resumable: true };
     try {
-      record(context, {
+      emit({
         type: 'ERROR',
         iteration,
         error_message: outcome.reason ?? 'the run failed',
@@ -137,7 +147,7 @@ export function finishRun(context: RunContext, outcome: RunOutcome): RunOutcome 
     }
   }
   try {
-    record(context, {
+    emit({
       type: 'ENGINE_END',
       run_id: context.paths.runId,
       status: outcome.status,

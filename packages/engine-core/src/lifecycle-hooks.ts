@@ -1,7 +1,7 @@
 import { runHook, type HookName, type HookResult, type RunHookOptions } from '@delta/hooks';
 import type { RunState } from '@delta/journal';
 import { redactSecret } from './redact-secret.js';
-import { record, type RunContext } from './run-context.js';
+import type { Emit, RunContext } from './run-context.js';
 
 export type HookCall = Pick<RunHookOptions, 'toolName' | 'toolResult' | 'errorMessage' | 'context' | 'inputs'> & {
   iteration: number;
@@ -20,10 +20,10 @@ export function firstHookStep(state: RunState): number {
 }
 
 /**
- * Runs one lifecycle hook if the agent configures it, and journals HOOK_EXECUTION_AUDIT with its status
- * and io_path_ref. Undefined when the hook is not configured.
+ * Runs one lifecycle hook if the agent configures it, and emits HOOK_EXECUTION_AUDIT with its status and
+ * io_path_ref. Undefined when the hook is not configured.
  */
-export async function invokeHook(context: RunContext, name: HookName, call: HookCall): Promise<HookResult | undefined> {
+export async function invokeHook(context: RunContext, name: HookName, call: HookCall, emit: Emit): Promise<HookResult | undefined> {
   const definition = context.agent.hooks[name];
   if (!definition) return undefined;
   const step = context.hookStep;
@@ -52,7 +52,7 @@ export async function invokeHook(context: RunContext, name: HookName, call: Hook
     signal: call.signal ?? context.signal,
     ...(context.launcher ? { launcher: context.launcher } : {}),
   });
-  record(context, {
+  emit({
     type: 'HOOK_EXECUTION_AUDIT',
     iteration: call.iteration,
     hook_name: name,

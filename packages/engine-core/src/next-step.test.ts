@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { emptyRunState, foldEvents, type JournalEvent, type PendingCall, type RunState } from '@delta/journal';
-import { type LoopView, nextStep, routeCall, STOP_CONDITIONS } from './next-step.js';
+import { type LoopView, mayCallModel, nextStep, routeCall, STOP_CONDITIONS } from './next-step.js';
 import { RunLimitReached } from './run-limits.js';
 
 // The loop's decisions are pure: these tests build the run's state from journal events, with no process,
@@ -42,7 +42,7 @@ function view(state: RunState, overrides: Partial<LoopView> = {}): LoopView {
     spent: 0,
     maxCost: undefined,
     currency: 'USD',
-    agentChanged: () => undefined,
+    agentChanged: undefined,
     ...overrides,
   };
 }
@@ -59,7 +59,7 @@ describe('the next step of the loop', () => {
 
   it('answers the calls of the last THOUGHT that have no result, in order, before any stop: a run stops between iterations', () => {
     const state = stateOf(user('task'), thought(1, null, ['a', 'b', 'c']), result(1, 'a'));
-    for (const overrides of [{ lastIteration: 1, spent: 5, maxCost: 1, agentChanged: () => 'changed' }, interrupted, timedOut]) {
+    for (const overrides of [{ lastIteration: 1, spent: 5, maxCost: 1, agentChanged: 'changed' }, interrupted, timedOut]) {
       const step = nextStep(view(state, overrides));
       expect(step.kind).toBe('act');
       expect(step.kind === 'act' && step.calls.map((pending: PendingCall) => pending.call.id)).toEqual(['b', 'c']);
@@ -127,19 +127,18 @@ describe('the next step of the loop', () => {
   });
 
   it('looks at the pinned agent only before a model call, and stops INTERRUPTED when its files changed', () => {
-    let looked = 0;
-    const agentChanged = () => {
-      looked += 1;
-      return 'the agent changed';
-    };
-    nextStep(view(stateOf(user('task'), thought(1, null, ['a'])), { agentChanged }));
-    expect(looked).toBe(0);
+    // The loop reads the agent's files only when mayCallModel says a model call may come next.
+    const pending = stateOf(user('task'), thought(1, null, ['a']));
+    expect(mayCallModel(pending, false)).toBe(false);
+    expect(mayCallModel(stateOf(user('task')), true)).toBe(false);
+    expect(mayCallModel(stateOf(user('task')), false)).toBe(true);
+    const agentChanged = 'the agent changed';
+    expect(nextStep(view(pending, { agentChanged })).kind).toBe('act');
     expect(nextStep(view(stateOf(user('task')), { agentChanged }))).toMatchObject({
       kind: 'stop',
       because: 'agent changed',
       outcome: { status: 'INTERRUPTED', exitCode: 130, reason: 'the agent changed' },
     });
-    expect(looked).toBe(1);
   });
 
   it('checks the stop conditions in the order of the one list, and takes another list', () => {

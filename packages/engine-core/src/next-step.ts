@@ -3,9 +3,9 @@ import { ExitCode, type RunOutcome } from './exit-codes.js';
 import { RunLimitReached } from './run-limits.js';
 
 /**
- * What the loop knows before each step: the run's state (the fold of its journal) and this engine
- * invocation's limits. Plain values, but for `agentChanged`, which looks at the agent's files and is
- * asked only before a model call.
+ * What the loop knows before each step, as plain values: the run's state (the fold of its journal), this
+ * engine invocation's limits, and what the effect runner found out for it (an answer in hand, whether the
+ * pinned agent changed).
  */
 export interface LoopView {
   state: RunState;
@@ -21,8 +21,8 @@ export interface LoopView {
   spent: number;
   maxCost: number | undefined;
   currency: string;
-  /** Why the agent's pinned files no longer match (`pinAgentVersion`), or undefined while they do. */
-  agentChanged: () => string | undefined;
+  /** Why the pinned agent's files no longer match (`pinAgentVersion`); looked at only if `mayCallModel`. */
+  agentChanged: string | undefined;
 }
 
 /** Why a run stops, by name. */
@@ -76,10 +76,8 @@ export const STOP_CONDITIONS: readonly StopCondition[] = [
   },
   {
     name: 'agent changed',
-    test: ({ agentChanged }) => {
-      const reason = agentChanged();
-      return reason === undefined ? undefined : { status: 'INTERRUPTED', exitCode: ExitCode.INTERRUPTED, reason };
-    },
+    test: ({ agentChanged: reason }) =>
+      reason === undefined ? undefined : { status: 'INTERRUPTED', exitCode: ExitCode.INTERRUPTED, reason },
   },
 ];
 
@@ -109,6 +107,11 @@ export function nextStep(view: LoopView, conditions: readonly StopCondition[] = 
     if (outcome) return { kind: 'stop', because: condition.name, outcome };
   }
   return { kind: 'think', iteration: view.state.iterations + 1 };
+}
+
+/** Whether the next step may be a model call: nothing is in hand and every call has its result. */
+export function mayCallModel(state: RunState, answerInHand: boolean): boolean {
+  return !answerInHand && state.pendingCalls.length === 0;
 }
 
 /** How one call is answered: served from a recording, asked of the human, reported lost, or run. */

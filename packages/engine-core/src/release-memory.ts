@@ -18,7 +18,7 @@ function collector(): (() => void) | undefined {
  * rather than when V8 next sees fit, which may be after the next step has made its own: a 30 MB answer
  * then costs the engine a few copies of itself, not all of them at once
  * (docs/decisions/large-texts-in-memory.md). A full collection takes tens of milliseconds, against
- * seconds of handling such a text. `runLoop` calls it once per step, and nothing else does.
+ * seconds of handling such a text. Each effect of the loop (think, recordAnswer, act) calls it once, at its end.
  */
 export function releaseAfterLarge(chars: number): void {
   if (chars < LARGE_CHARS) return;

@@ -75,11 +75,26 @@ export interface RunContext {
   pinnedAgent?: AgentFingerprint;
 }
 
-/** Appends an event (which advances `context.journal.state`) and tells the listener. */
-export function record(context: RunContext, event: NewJournalEvent): JournalEvent {
+/**
+ * Where an effect (think, act on a call, ask the human, run a hook) puts each event it produces: the run
+ * writer journals it at once, so it is on disk before the effect goes on, and gives it back as written.
+ */
+export type Emit = (event: NewJournalEvent) => JournalEvent;
+
+/**
+ * The run writer, the one place engine-core appends to a run's journal (fork-run copies a journal
+ * whole): takes the model key out, appends the event (which advances `context.journal.state`) and tells
+ * the listener.
+ */
+function record(context: RunContext, event: NewJournalEvent): JournalEvent {
   const written = context.journal.append(redactSecret(event, context.secrets));
   context.onEvent?.(written);
   return written;
+}
+
+/** The run's writer, handed to the effects by the one engine process that holds the run's lock (driveRun). */
+export function runWriter(context: RunContext): Emit {
+  return (event) => record(context, event);
 }
 
 /**

@@ -2,7 +2,7 @@ import { pathInside } from '@delta/command-runner';
 import { join } from 'node:path';
 import { makeDirectory } from '@delta/errors';
 import { startMcpServers } from '@delta/mcp';
-import { record, type RunContext } from './run-context.js';
+import type { Emit, RunContext } from './run-context.js';
 
 /** Where the stderr of each stdio MCP server of a run goes: `<run>/mcp/<server>.stderr.log`. */
 export function mcpLogDirectory(runDir: string): string {
@@ -14,7 +14,7 @@ export function mcpLogDirectory(runDir: string): string {
  * journal which tools each offers. A stdio server runs inside the run's sandbox when one is on. They stop
  * when the run ends or pauses (RunContext.close), before the sandbox does.
  */
-export async function startRunMcpServers(context: RunContext): Promise<void> {
+export async function startRunMcpServers(context: RunContext, emit: Emit): Promise<void> {
   const entries = context.agent.mcpServers;
   if (entries.length === 0) return;
   const logDir = mcpLogDirectory(context.paths.runDir);
@@ -33,13 +33,13 @@ export async function startRunMcpServers(context: RunContext): Promise<void> {
     ...(sandbox ? { wrap: (file: string, args: readonly string[], cwd: string) => sandbox.wrap(file, args, cwd) } : {}),
     log: (line) => {
       context.log(line);
-      record(context, { type: 'SYSTEM_MESSAGE', iteration, level: 'WARN', content: line });
+      emit({ type: 'SYSTEM_MESSAGE', iteration, level: 'WARN', content: line });
     },
   });
   for (const entry of entries) {
     const tools = context.mcp.tools.filter((tool) => tool.serverName === entry.config.name).map((tool) => tool.name);
     const content = `MCP server ${entry.config.name} started: ${tools.length === 0 ? 'no tools' : tools.join(', ')}`;
     context.log(content);
-    record(context, { type: 'SYSTEM_MESSAGE', iteration, level: 'INFO', content });
+    emit({ type: 'SYSTEM_MESSAGE', iteration, level: 'INFO', content });
   }
 }

@@ -13,6 +13,9 @@ import { DEFAULT_TOOL_OUTPUT_BYTES } from './agent-config.js';
 import { formatObservation } from './observation.js';
 import { environmentForTool } from './model-credentials.js';
 import { privateTmpSubAgentNote, subAgentWorkspacesInPrivateTmp } from './private-tmp-sub-agents.js';
+import type { RunContext } from './run-context.js';
+import { ASK_HUMAN } from './ask-human.js';
+import { asksHuman } from './built-in-tools.js';
 
 export interface ToolCallOutcome {
   status: ActionResultStatus;
@@ -46,6 +49,22 @@ export interface ToolCallContext {
   launcher?: CommandLauncher | undefined;
   /** The run's sandbox: the tool runs inside it. */
   sandbox?: RunSandbox | undefined;
+}
+
+/** What running the run's command tools needs of it. */
+export function toolCallContext(context: RunContext): ToolCallContext {
+  return {
+    tools: context.agent.tools,
+    otherToolNames: [...(asksHuman(context.agent) ? [ASK_HUMAN] : []), ...(context.mcp?.tools.map((tool) => tool.name) ?? [])],
+    paths: context.paths,
+    agentHome: context.agent.home,
+    env: context.env,
+    credentials: context.credentials,
+    signal: context.signal,
+    launcher: context.launcher,
+    sandbox: context.sandbox,
+    ...(context.agent.config.max_tool_output_bytes === undefined ? {} : { maxOutputBytes: context.agent.config.max_tool_output_bytes }),
+  };
 }
 
 /** Parses the model's argument string; `null` with a reason when it is not a JSON object. */

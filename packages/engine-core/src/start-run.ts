@@ -8,6 +8,7 @@ import {
   createRunDirectories,
   createRunId,
   JournalWriter,
+  type NewJournalEvent,
   runIdProblem,
   runPaths,
   workspacesDirectory,
@@ -21,7 +22,6 @@ import { ENGINE_VERSION } from './engine-version.js';
 import { workspaceManifest } from './workspace-manifest.js';
 import type { LoadedAgent } from './load-agent.js';
 import { openRunContext, releaseRunLock, resolveModel } from './open-run.js';
-import { record } from './run-context.js';
 import type { EngineOptions, RunResult } from './run-options.js';
 import { chooseSandbox, recordLimits } from './sandbox-choice.js';
 import { imageRequestOf, prepareImage, runLayerDirectory } from './prepare-image.js';
@@ -112,7 +112,7 @@ export async function startRun(options: StartRunOptions): Promise<RunResult> {
         for (const note of image?.notes ?? []) context.log(`note: ${note}`);
         const limits = recordLimits(sandbox.record, context.sandbox);
         if (limits.warning) context.log(limits.warning);
-        record(context, {
+        const start: NewJournalEvent = {
           type: 'ENGINE_START',
           run_id: runId,
           agent_home: options.agent.home,
@@ -127,8 +127,8 @@ export async function startRun(options: StartRunOptions): Promise<RunResult> {
           sandbox: limits.record,
           environment: context.environmentRecord,
           agent_fingerprint: pinAgent(context, agentFingerprint(options.agent), options.pinAgentVersion),
-        });
-        record(context, { type: 'USER_MESSAGE', content: options.message });
+        };
+        return [start, { type: 'USER_MESSAGE', content: options.message }];
       });
       return { ...outcome, runId, workDir: workspace.path, paths, metadata: context.metadata.current };
     } finally {
