@@ -5,7 +5,7 @@ const shared: Options = {
   target: 'node20',
   platform: 'node',
   sourcemap: true,
-  noExternal: [/^@delta\//, 'cac', 'zod', 'yaml', 'shell-quote'],
+  noExternal: [/^@delta\//, 'cac', 'zod', 'yaml', 'shell-quote', 'eventsource-parser'],
   // Never bundled: the OpenTelemetry SDK (its "module" builds are for bundlers), BullMQ and its Redis client are
   // optional peers, imported only by tracing and by `delta batch --queue` / `delta worker` (optional-packages.ts).
   external: [/^@opentelemetry\//, 'bullmq', 'ioredis'],
