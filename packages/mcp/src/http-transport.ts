@@ -98,6 +98,7 @@ export class HttpTransport implements McpTransport {
     if (response.status === 404 && withSession) {
       await response.body?.cancel();
       // The server no longer knows the session: the connection is over, and a new one starts a new session.
+      this.sessionId = undefined;
       this.session.close('the server ended the session (HTTP 404)');
       return;
     }
