@@ -114,13 +114,14 @@ export class HttpTransport implements McpTransport {
     }
     let answered = false;
     const receive = (received: unknown) => {
-      if (typeof received === 'object' && received !== null && (received as { id?: unknown }).id === message.id) answered = true;
+      for (const item of Array.isArray(received) ? received : [received]) {
+        if (typeof item === 'object' && item !== null && (item as { id?: unknown }).id === message.id) answered = true;
+      }
       this.session.receive(received);
     };
     const type = mediaType(response.headers.get('content-type'));
     if (type === 'application/json') {
-      const parsed = parseJson(await readBounded(response.body));
-      for (const received of Array.isArray(parsed) ? parsed : [parsed]) receive(received);
+      receive(parseJson(await readBounded(response.body)));
     } else if (type === 'text/event-stream') {
       await readEvents(response.body, receive);
     } else {

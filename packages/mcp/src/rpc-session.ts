@@ -79,8 +79,12 @@ export class RpcSession {
     this.send(message, new AbortController().signal).catch(() => undefined);
   }
 
-  /** One message read from the server. Anything that is not JSON-RPC is left unread. */
+  /** One message read from the server (or a batch of them, as revision 2025-03-26 allows). Anything that is not JSON-RPC is left unread. */
   receive(message: unknown): void {
+    if (Array.isArray(message)) {
+      for (const item of message) if (!Array.isArray(item)) this.receive(item);
+      return;
+    }
     if (!isObject(message)) return;
     if (typeof message.method === 'string') {
       if (message.id === undefined) return;
