@@ -12,6 +12,9 @@ interface Pending {
   reject: (error: McpRequestError) => void;
 }
 
+/** The longest delay a timer takes (2^31 - 1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -45,7 +48,11 @@ export class RpcSession {
         pending.reject(error);
         this.notify('notifications/cancelled', { requestId: id, reason: error.message });
       };
-      const timer = setTimeout(() => cancel(new McpRequestError(`no answer to ${method} within ${timeoutMs} ms`, 'timeout')), timeoutMs);
+      const timer = setTimeout(
+        () => cancel(new McpRequestError(`no answer to ${method} within ${timeoutMs} ms`, 'timeout')),
+        // A longer delay would overflow the timer and fire at once.
+        Math.min(timeoutMs, MAX_TIMER_MS),
+      );
       const onAbort = () => cancel(new McpRequestError(`${method} was cancelled: the run was stopped`, 'aborted'));
       signal?.addEventListener('abort', onAbort, { once: true });
       const done = () => {
@@ -66,7 +73,9 @@ export class RpcSession {
       });
       this.send({ jsonrpc: '2.0', id, method, params }, settled.signal).catch((error: unknown) => {
         this.settle(id)?.reject(
-          error instanceof McpRequestError ? error : new McpRequestError(`${method} could not be sent: ${String(error)}`, 'closed'),
+          error instanceof McpRequestError
+            ? error
+            : new McpRequestError(`${method} could not be sent: ${error instanceof Error ? error.message : String(error)}`, 'protocol'),
         );
       });
     });
