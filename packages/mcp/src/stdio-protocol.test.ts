@@ -1,6 +1,6 @@
 // What the client says on the wire to a stdio server written by hand (test/protocol-server.mjs), which logs
-// every message it reads: MCP's lifecycle, tools/list page by page, the server's own requests answered, and
-// a call past timeout_ms cancelled before the server is restarted.
+// every message it reads: MCP's lifecycle, tools/list page by page, the server's own requests answered, a
+// call past timeout_ms cancelled before the server is restarted, and a call the run stops cancelled.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -84,6 +84,32 @@ describe('the MCP client on the wire (stdio)', () => {
       },
       // The restarted server: a connection of its own, started as the first was.
       ...start,
+    ]);
+  });
+
+  it('a call the run stops is interrupted, and the server told with notifications/cancelled', async () => {
+    const { options, log } = await settings();
+    servers = await startMcpServers(options);
+    const stop = new AbortController();
+    const call = servers.call('mcp__wire__slow', {}, stop.signal);
+    await expect.poll(() => logged(log).some((message) => (message as { method?: string }).method === 'tools/call')).toBe(true);
+    stop.abort();
+    expect(await call).toEqual({
+      status: 'ERROR',
+      text: '[the tool was interrupted: the run was stopped]',
+      request: { server: 'wire', tool: 'slow', arguments: {} },
+      response: { error: 'tools/call was cancelled: the run was stopped' },
+      interrupted: true,
+    });
+    await servers.close();
+    servers = undefined;
+    expect(logged(log).slice(-2)).toEqual([
+      { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'slow', arguments: {} } },
+      {
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: 4, reason: 'tools/call was cancelled: the run was stopped' },
+      },
     ]);
   });
 
