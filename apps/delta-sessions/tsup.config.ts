@@ -8,5 +8,5 @@ export default defineConfig({
   // Bundled so that start-up reads one file instead of resolving packages (see TOOLCHAIN.md).
   noExternal: ['@delta/sessions', '@delta/errors', 'cac'],
   clean: true,
-  sourcemap: true,
+  sourcemap: false,
 });

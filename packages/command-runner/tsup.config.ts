@@ -7,7 +7,7 @@ export default defineConfig({
   target: 'node20',
   dts: { entry: { index: 'src/index.ts' } },
   clean: true,
-  sourcemap: true,
+  sourcemap: false,
   // The few functions of @delta/process-identity used here are inlined from its sources, so that neither
   // this package nor the launcher process loads zod (which process-identity needs only to read process.json).
   noExternal: ['@delta/process-identity'],

@@ -7,7 +7,7 @@ export default defineConfig({
   target: 'node20',
   dts: { entry: { index: 'src/index.ts' } },
   clean: true,
-  sourcemap: true,
+  sourcemap: false,
   // The few functions of @delta/process-identity used here are inlined from its sources, so that
   // importing this package does not load zod (which process-identity needs only for process.json).
   noExternal: ['@delta/process-identity'],

@@ -6,5 +6,5 @@ export default defineConfig({
   target: 'node20',
   dts: { entry: 'src/index.ts' },
   clean: true,
-  sourcemap: true,
+  sourcemap: false,
 });

@@ -13,7 +13,8 @@ const require = createRequire(import.meta.url);
 const FILESYSTEM_SERVER = join(dirname(require.resolve('@modelcontextprotocol/server-filesystem/package.json')), 'dist/index.js');
 
 const HEAVY = {
-  mcp: '/node_modules/@modelcontextprotocol/sdk/',
+  // The MCP client is our own (no SDK): its chunk, loaded on demand.
+  mcp: '/apps/delta-cli/dist/mcp-servers-',
   bullmq: '/node_modules/bullmq/',
   ioredis: '/node_modules/ioredis/',
   opentelemetry: '/node_modules/@opentelemetry/',
@@ -54,7 +55,7 @@ async function loadedBy(args: string[], env: Record<string, string> = {}, cwd?: 
 }
 
 describe('what each command loads', () => {
-  it('`delta run` of an agent without MCP servers loads no MCP SDK, BullMQ, ioredis, OpenTelemetry or HTML viewer', async () => {
+  it('`delta run` of an agent without MCP servers loads no MCP client, BullMQ, ioredis, OpenTelemetry or HTML viewer', async () => {
     const llm = await startFakeLlm({ script: [{ content: 'Done.' }] });
     try {
       const agent = await createTempAgent();
@@ -74,7 +75,7 @@ describe('what each command loads', () => {
     }
   });
 
-  it('`delta tool expand` of an agent with an MCP server loads the MCP SDK, and nothing else heavy', async () => {
+  it('`delta tool expand` of an agent with an MCP server loads the MCP client, and nothing else heavy', async () => {
     const agent = await createTempAgent({
       agentYaml: {
         name: 'mcp-loaded',

@@ -3,6 +3,8 @@ export type { RunCommandOptions, CommandResult } from './run-command.js';
 export { BoundedCapture, formatCapturedOutput } from './bounded-capture.js';
 export type { CapturedOutput } from './bounded-capture.js';
 export { stopProcessGroupIfSame } from './process-group.js';
+export { startProcess } from './start-process.js';
+export type { StartedProcess, StartProcessOptions } from './start-process.js';
 export { jsonStringPieces } from './json-pieces.js';
 export { CommandLauncher, launcherArgs, launcherProgramPath } from './launcher.js';
 export type { LaunchRequest, LaunchOutcome, LaunchedCommand, LauncherCommand } from './launcher.js';

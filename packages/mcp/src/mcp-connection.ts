@@ -1,9 +1,7 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { BoundedSchemaValidator } from './output-schema-validator.js';
-import { ProcessTransport, type ServerCommand } from './process-transport.js';
+import { HttpTransport } from './http-transport.js';
+import { McpRequestError } from './mcp-request-error.js';
+import { callResultProblem, toolListProblem, type McpCallResult, type McpTool } from './mcp-types.js';
+import { ProcessTransport, type McpTransport, type ServerCommand } from './process-transport.js';
 
 /** How one server is reached: a command to start (stdio), or a URL (Streamable HTTP). */
 export type ServerEndpoint =
@@ -13,37 +11,33 @@ export type ServerEndpoint =
 /** What the engine tells a server it is. */
 const CLIENT_INFO = { name: 'delta-engine', version: '1' };
 
+/** The MCP revisions this client speaks, the newest first: it asks for the first, and takes any. */
+const PROTOCOL_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
+
 /** The most pages of tools/list read from one server: a server that never stops paging is cut off. */
 const MAX_TOOL_PAGES = 100;
 
+function unreadable(method: string, problem: string): McpRequestError {
+  return new McpRequestError(`its answer to ${method} cannot be read: ${problem}`, 'protocol');
+}
+
 /**
- * One live connection to an MCP server: started, its tools listed, calls made, stopped. A connection that
- * has closed (the server exited) stays closed; the owner starts a new one to restart the server.
+ * One live connection to an MCP server: started, initialised (MCP's lifecycle: initialize, then
+ * notifications/initialized), its tools listed, calls made, stopped. A connection that has closed (the
+ * server exited) stays closed; the owner starts a new one to restart the server.
  */
 export class McpConnection {
-  private closed = false;
-
-  private constructor(
-    private readonly client: Client,
-    private readonly transport: Transport,
-  ) {
-    client.onclose = () => {
-      this.closed = true;
-    };
-  }
+  private constructor(private readonly transport: McpTransport) {}
 
   /** Starts the server and completes MCP's initialisation; rejects with what went wrong. */
   static async open(endpoint: ServerEndpoint, timeoutMs: number): Promise<McpConnection> {
-    const transport: Transport =
+    const transport =
       endpoint.kind === 'stdio'
-        ? new ProcessTransport({ command: endpoint.command, cwd: endpoint.cwd, env: endpoint.env, stderrFile: endpoint.stderrFile })
-        : new StreamableHTTPClientTransport(new URL(endpoint.url), { requestInit: { headers: endpoint.headers } });
-    const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: new BoundedSchemaValidator() });
-    // Errors the transport reports beside a request (a stray line on stdout) do not end the connection.
-    client.onerror = () => undefined;
-    const connection = new McpConnection(client, transport);
+        ? await ProcessTransport.start({ command: endpoint.command, cwd: endpoint.cwd, env: endpoint.env, stderrFile: endpoint.stderrFile })
+        : new HttpTransport(endpoint.url, endpoint.headers);
+    const connection = new McpConnection(transport);
     try {
-      await client.connect(transport, { timeout: timeoutMs });
+      await connection.initialize(timeoutMs);
     } catch (error) {
       await connection.close();
       throw error;
@@ -51,47 +45,60 @@ export class McpConnection {
     return connection;
   }
 
+  private async initialize(timeoutMs: number): Promise<void> {
+    const session = this.transport.session;
+    const params = { protocolVersion: PROTOCOL_VERSIONS[0], capabilities: {}, clientInfo: CLIENT_INFO };
+    const result = (await session.request('initialize', params, timeoutMs)) as { protocolVersion?: unknown } | null;
+    const version = result?.protocolVersion;
+    if (typeof version !== 'string') throw unreadable('initialize', 'it has no protocolVersion');
+    if (!PROTOCOL_VERSIONS.includes(version)) {
+      throw new McpRequestError(
+        `the server speaks MCP ${version}, which this client does not (it speaks ${PROTOCOL_VERSIONS.join(', ')})`,
+        'protocol',
+      );
+    }
+    if (this.transport instanceof HttpTransport) this.transport.protocolVersion = version;
+    session.notify('notifications/initialized');
+  }
+
   get isClosed(): boolean {
-    return this.closed;
+    return this.transport.session.isClosed;
   }
 
   /** How a stdio server's process ended (`exit 1`, `SIGKILL`), once it has. */
   get ending(): string | undefined {
-    return this.transport instanceof ProcessTransport ? this.transport.ending : undefined;
+    return this.transport.ending;
   }
 
   /** The stdio server's process id. */
   get pid(): number | undefined {
-    return this.transport instanceof ProcessTransport ? this.transport.pid : undefined;
+    return this.transport.pid;
   }
 
-  async listTools(timeoutMs: number): Promise<Tool[]> {
-    const tools: Tool[] = [];
+  /** Every tool the server lists, page after page (nextCursor). */
+  async listTools(timeoutMs: number): Promise<McpTool[]> {
+    const tools: McpTool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_TOOL_PAGES; page += 1) {
-      const listed = await this.client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
-      tools.push(...listed.tools);
-      cursor = listed.nextCursor;
+      const listed = await this.transport.session.request('tools/list', cursor === undefined ? {} : { cursor }, timeoutMs);
+      const problem = toolListProblem(listed);
+      if (problem !== undefined) throw unreadable('tools/list', problem);
+      const { tools: pageTools, nextCursor } = listed as { tools: McpTool[]; nextCursor?: string };
+      tools.push(...pageTools);
+      cursor = nextCursor;
       if (cursor === undefined) break;
     }
     return tools;
   }
 
-  async callTool(name: string, args: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal): Promise<CallToolResult> {
-    const result = await this.client.callTool({ name, arguments: args }, undefined, {
-      timeout: timeoutMs,
-      ...(signal ? { signal } : {}),
-    });
-    return result as CallToolResult;
+  async callTool(name: string, args: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal): Promise<McpCallResult> {
+    const result = await this.transport.session.request('tools/call', { name, arguments: args }, timeoutMs, signal);
+    const problem = callResultProblem(result);
+    if (problem !== undefined) throw unreadable('tools/call', problem);
+    return result as McpCallResult;
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    try {
-      await this.client.close();
-    } catch {
-      // Closing a connection that already failed: nothing left to do.
-    }
-    await this.transport.close().catch(() => undefined);
+    await this.transport.close();
   }
 }

@@ -1,10 +1,10 @@
 import { join, resolve } from 'node:path';
 import { ConfigurationError, SystemError } from '@delta/errors';
 import { MAX_JSON_DEPTH, valueNestsDeeperThan } from '@delta/model-wire';
-import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { callResultText } from './call-result-text.js';
 import { McpConnection, type ServerEndpoint } from './mcp-connection.js';
-import { OVERSIZED_ANSWER_CODE } from './process-transport.js';
+import { McpRequestError } from './mcp-request-error.js';
+import type { McpCallResult, McpTool } from './mcp-types.js';
 import { DEFAULT_MCP_TIMEOUT_MS, fillMcpVariables } from './mcp-server-config.js';
 import { offeredToolName } from './mcp-tool-name.js';
 import type { McpCallOutcome, McpServerEntry, McpServers, McpToolDefinition, StartMcpServersOptions } from './start-mcp-servers.js';
@@ -40,7 +40,7 @@ class RunningServer {
     return this.endpoint.kind === 'stdio' ? `; its stderr is in ${this.endpoint.stderrFile}` : '';
   }
 
-  async start(): Promise<Tool[]> {
+  async start(): Promise<McpTool[]> {
     this.connection = await McpConnection.open(this.endpoint, this.timeoutMs);
     return this.connection.listTools(this.timeoutMs);
   }
@@ -72,7 +72,7 @@ async function endpointOf(entry: McpServerEntry, options: StartMcpServersOptions
 }
 
 /** The tools of a server that are offered: all, or those of its allow-list, which must all exist. */
-function offeredTools(server: RunningServer, listed: Tool[], warn: (line: string) => void): OfferedTool[] {
+function offeredTools(server: RunningServer, listed: McpTool[], warn: (line: string) => void): OfferedTool[] {
   const { config, file, field } = server.entry;
   const allowed = config.tools;
   if (allowed !== undefined) {
@@ -123,19 +123,22 @@ function offeredTools(server: RunningServer, listed: Tool[], warn: (line: string
 /** What went wrong with a call that did not get an answer, and whether the server is to be restarted. */
 function callFailure(server: RunningServer, error: unknown): { text: string; restart: boolean } {
   const connection = server.connection;
-  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+  const failure = error instanceof McpRequestError ? error.failure : undefined;
+  if (failure === 'timeout') {
     return { text: `the MCP server ${server.name} did not answer within ${server.timeoutMs} ms (timeout_ms)`, restart: true };
   }
-  if (error instanceof McpError && error.code === OVERSIZED_ANSWER_CODE) {
+  if (failure === 'oversized') {
     return {
-      text: `the MCP server ${server.name} answered with more than the engine reads: ${error.message.replace(/^MCP error -?\d+: /, '')}. Ask for less at a time`,
+      text: `the MCP server ${server.name} answered with more than the engine reads: ${errorMessage(error)}. Ask for less at a time`,
       restart: false,
     };
   }
-  if (connection === undefined || connection.isClosed || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) {
+  if (connection === undefined || connection.isClosed || failure === 'closed') {
     const ending = connection?.ending === undefined ? '' : ` (${connection.ending})`;
     return { text: `the MCP server ${server.name} stopped during the call${ending}${server.whereToLook}`, restart: true };
   }
+  if (failure === 'unreachable')
+    return { text: `the MCP server ${server.name} could not be reached: ${errorMessage(error)}`, restart: false };
   return { text: `the MCP server ${server.name} refused the call: ${errorMessage(error)}`, restart: false };
 }
 
@@ -174,7 +177,7 @@ class RunningServers implements McpServers {
     const request = { server: server.name, tool: tool.toolName, arguments: args };
     const down = await this.readyOrWhyNot(server);
     if (down !== undefined) return { status: 'ERROR', text: `Error: ${down}`, request, response: { error: down }, interrupted: false };
-    let result: CallToolResult;
+    let result: McpCallResult;
     try {
       result = await server.connection!.callTool(tool.toolName, args, server.timeoutMs, signal);
     } catch (error) {
@@ -188,7 +191,8 @@ class RunningServers implements McpServers {
         };
       }
       const failure = callFailure(server, error);
-      const response = { error: { message: errorMessage(error), ...(error instanceof McpError ? { code: error.code } : {}) } };
+      const rpcCode = error instanceof McpRequestError ? error.rpcCode : undefined;
+      const response = { error: { message: errorMessage(error), ...(rpcCode === undefined ? {} : { code: rpcCode }) } };
       if (!failure.restart) return { status: 'ERROR', text: `Error: ${failure.text}`, request, response, interrupted: false };
       const after = await this.restart(server);
       return { status: 'ERROR', text: `Error: ${failure.text}. ${after}`, request, response, interrupted: false };

@@ -1,10 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
-import type { Writable } from 'node:stream';
-import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { startProcess, type StartedProcess } from '@delta/command-runner';
+import { McpRequestError } from './mcp-request-error.js';
 import { MessageLines } from './message-lines.js';
+import { RpcSession, type JsonRpcMessage } from './rpc-session.js';
 
 /** The command that starts a server, as it is spawned (bubblewrap's, when a sandbox wraps it). */
 export interface ServerCommand {
@@ -24,139 +21,88 @@ export interface ProcessTransportOptions {
   stderrFile: string;
 }
 
-/** How long a server has to end after SIGTERM before its process group is killed. */
-const STOP_GRACE_MS = 2000;
-
-/** The largest message a server may send (the SDK's own limit): a larger answer is refused unread. */
+/** The largest message a server may send: a larger answer is refused unread. */
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
-/** The JSON-RPC error code (of the range left to implementations) of an answer refused for its size. */
-export const OVERSIZED_ANSWER_CODE = -32099;
+/** Said of an answer refused for its size. */
+export const OVERSIZED_ANSWER = `the answer was larger than ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB, the most the engine reads; it was discarded`;
+
+/** How a connection to a server carries messages: a process's stdin and stdout, or HTTP requests. */
+export interface McpTransport {
+  readonly session: RpcSession;
+  /** How a stdio server's process ended (`exit 1`, `SIGKILL`), once it has. */
+  readonly ending: string | undefined;
+  /** A stdio server's process id. */
+  readonly pid: number | undefined;
+  close(): Promise<void>;
+}
 
 /**
- * The stdio transport of an MCP server, in its own process group: the SDK's own one kills only the process
- * it started, and a server started through `npx` or a shell leaves its real process behind. Stopping it
- * ends the whole group (SIGTERM, then SIGKILL).
+ * MCP's stdio transport: newline-delimited JSON-RPC on the stdin and stdout of a server started by
+ * command-runner, in its own process group, so that stopping it ends every process it started (a server
+ * started through `npx` or a shell would otherwise leave its real process behind).
  */
-export class ProcessTransport implements Transport {
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-  onmessage?: <T extends JSONRPCMessage>(message: T) => void;
-  private child: ChildProcess | undefined;
-  private readonly lines = new MessageLines(MAX_MESSAGE_BYTES);
-  /** Requests sent and not yet answered: an answer too large to read fails them (the SDK's own buffer threw, uncaught). */
-  private readonly pending = new Set<string | number>();
-  private exited: Promise<void> = Promise.resolve();
-  /** How the process ended (`exit 1`, `SIGKILL`), once it has. */
+export class ProcessTransport implements McpTransport {
+  readonly session = new RpcSession((message) => this.write(message));
   ending: string | undefined;
+  private readonly lines = new MessageLines(MAX_MESSAGE_BYTES);
 
-  constructor(private readonly options: ProcessTransportOptions) {}
-
-  get pid(): number | undefined {
-    return this.child?.pid;
-  }
-
-  start(): Promise<void> {
-    const { command, cwd, env, stderrFile } = this.options;
-    const stderr = openSync(stderrFile, 'a');
-    const inherited: number[] = [];
-    let child: ChildProcess;
-    try {
-      for (const file of command.inheritFiles ?? []) inherited.push(openSync(file, 'r'));
-      const pipes = (command.inheritData ?? []).map(() => 'pipe' as const);
-      child = spawn(command.file, command.args, { cwd, env, detached: true, stdio: ['pipe', 'pipe', stderr, ...inherited, ...pipes] });
-      (command.inheritData ?? []).forEach((data, index) => {
-        const pipe = child.stdio[3 + inherited.length + index] as Writable;
-        pipe.on('error', () => undefined);
-        pipe.end(data);
-      });
-    } finally {
-      // The server holds its own copies.
-      closeSync(stderr);
-      for (const fd of inherited) closeSync(fd);
-    }
-    this.child = child;
-    this.exited = new Promise((resolve) => {
-      child.once('close', (code, signal) => {
-        this.ending = signal ?? `exit ${code}`;
-        this.child = undefined;
-        resolve();
-        this.onclose?.();
-      });
-    });
-    child.stdin!.on('error', (error) => this.onerror?.(error));
-    child.stdout!.on('error', (error) => this.onerror?.(error));
-    child.stdout!.on('data', (chunk: Buffer) => {
+  private constructor(private readonly child: StartedProcess) {
+    child.stdout.on('data', (chunk: Buffer) => {
       this.lines.push(
         chunk,
         (line) => this.receive(line),
-        () => this.refuseOversized(),
+        // Which request it answered is unknown: every one waiting fails, saying so.
+        () => this.session.failPending(new McpRequestError(OVERSIZED_ANSWER, 'oversized')),
       );
     });
-    return new Promise((resolve, reject) => {
-      child.once('spawn', () => resolve());
-      child.once('error', (error) => {
-        this.ending = `could not start: ${error.message}`;
-        reject(error);
-      });
+    void child.ended.then((ending) => {
+      this.ending = ending;
+      this.session.close(`the server's process ended (${ending})`);
     });
+  }
+
+  /** Starts the server; rejects when it cannot be started (not found, not executable). */
+  static async start(options: ProcessTransportOptions): Promise<ProcessTransport> {
+    const { command, cwd, env, stderrFile } = options;
+    const started = await startProcess({ file: command.file, args: command.args, cwd, env, stderrFile, ...inherited(command) });
+    if ('startError' in started) throw new McpRequestError(`its command could not be started: ${started.startError}`, 'closed');
+    return new ProcessTransport(started);
+  }
+
+  get pid(): number {
+    return this.child.pid;
   }
 
   private receive(line: string): void {
-    let message: JSONRPCMessage;
+    let message: unknown;
     try {
-      message = deserializeMessage(line);
-    } catch (error) {
-      // A line that is not JSON-RPC (a server printing to stdout): reported, and the stream goes on.
-      this.onerror?.(error as Error);
+      message = JSON.parse(line);
+    } catch {
+      // A line that is not JSON (a server printing to stdout): the stream goes on.
       return;
     }
-    if ('id' in message && message.id !== undefined && !('method' in message)) this.pending.delete(message.id);
-    this.onmessage?.(message);
+    this.session.receive(message);
   }
 
-  /** An answer past MAX_MESSAGE_BYTES: every request waiting is answered with an error that says so. */
-  private refuseOversized(): void {
-    const limit = `${MAX_MESSAGE_BYTES / 1024 / 1024} MiB`;
-    this.onerror?.(new Error(`the MCP server sent a message larger than ${limit}; it was not read`));
-    for (const id of this.pending) {
-      this.onmessage?.({
-        jsonrpc: '2.0',
-        id,
-        error: { code: OVERSIZED_ANSWER_CODE, message: `the answer was larger than ${limit}, the most the engine reads; it was discarded` },
-      });
-    }
-    this.pending.clear();
-  }
-
-  send(message: JSONRPCMessage): Promise<void> {
-    if ('id' in message && 'method' in message) this.pending.add(message.id);
-    const stdin = this.child?.stdin;
-    if (!stdin) return Promise.reject(new Error('the MCP server is not running'));
-    return new Promise((resolve) => {
-      if (stdin.write(serializeMessage(message))) resolve();
-      else stdin.once('drain', resolve);
+  private write(message: JsonRpcMessage): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.child.stdin.write(`${JSON.stringify(message)}\n`, (error) =>
+        error ? reject(new McpRequestError(`the server's stdin is closed (${error.message})`, 'closed')) : resolve(),
+      );
     });
   }
 
   /** Ends the server's whole process group: stdin closed and SIGTERM, then SIGKILL after a grace period. */
   async close(): Promise<void> {
-    const child = this.child;
-    if (!child?.pid) return;
-    child.stdin?.end();
-    signalGroup(child.pid, 'SIGTERM');
-    const timer = setTimeout(() => signalGroup(child.pid!, 'SIGKILL'), STOP_GRACE_MS);
-    await this.exited;
-    clearTimeout(timer);
-    // What the server started and left in its group goes too.
-    signalGroup(child.pid, 'SIGKILL');
+    this.session.close('the connection was closed');
+    this.ending = await this.child.stop();
   }
 }
 
-function signalGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // The group is gone already.
-  }
+function inherited(command: ServerCommand): { inheritFiles?: string[]; inheritData?: Buffer[] } {
+  return {
+    ...(command.inheritFiles === undefined ? {} : { inheritFiles: command.inheritFiles }),
+    ...(command.inheritData === undefined ? {} : { inheritData: command.inheritData }),
+  };
 }

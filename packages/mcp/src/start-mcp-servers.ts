@@ -62,7 +62,7 @@ export interface StartMcpServersOptions {
 }
 
 /**
- * Starts a run's MCP servers and lists their tools. The MCP SDK is loaded only here, so that agents
+ * Starts a run's MCP servers and lists their tools. The MCP client is loaded only here, so that agents
  * without `mcp_servers:` never pay for it.
  */
 export async function startMcpServers(options: StartMcpServersOptions): Promise<McpServers> {

@@ -4,9 +4,9 @@
 // and there the two commands, a full agent run and the library-usage example are run. A dependency
 // used but not declared, a file missing from `files`, or a broken `exports` map fails here. Then the CLI's
 // tarball alone, as `npm install` gives it to a user who never scales out: no Redis client, and the
-// commands that need one say what to install.
-import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+// commands that need one say what to install; that install is light (under 30 packages and 8 MiB, figures printed).
+import { cpSync, existsSync, lstatSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempDir, loadScript, startFakeLlm, type FakeLlm } from '@delta/testkit';
 import { mustRun, runCommand } from './run-command.js';
@@ -59,6 +59,15 @@ describe('the packed packages, installed outside the monorepo', () => {
       expect(installed.version).toBe(entry.version);
       for (const range of Object.values(installed.dependencies ?? {})) expect(range).not.toMatch(/^workspace:/);
     }
+  });
+
+  it('publishes no source maps', () => {
+    const maps = packages.flatMap((entry) =>
+      filesUnder(join(project, 'node_modules', entry.name))
+        .filter((file) => file.endsWith('.map'))
+        .map((file) => `${entry.name}: ${file}`),
+    );
+    expect(maps).toEqual([]);
   });
 
   it('pulls in no openai SDK: neither the engine nor the CLI needs it to run', () => {
@@ -199,6 +208,27 @@ function installedPackages(nodeModules: string): Set<string> {
   return found;
 }
 
+/** Every file under a directory, relative to it, links not followed. */
+function filesUnder(directory: string): string[] {
+  return readdirSync(directory, { recursive: true, withFileTypes: true })
+    .filter((entry) => !entry.isDirectory())
+    .map((entry) => relative(directory, join(entry.parentPath, entry.name)));
+}
+
+/** What a tree takes: the bytes of its files, and the disk they and its directories use (as `du` counts it). */
+function treeSize(directory: string): { bytes: number; disk: number } {
+  let bytes = 0;
+  let disk = lstatSync(directory).blocks * 512;
+  for (const entry of readdirSync(directory, { recursive: true, withFileTypes: true })) {
+    const stat = lstatSync(join(entry.parentPath, entry.name));
+    if (!entry.isDirectory()) bytes += stat.size;
+    disk += stat.blocks * 512;
+  }
+  return { bytes, disk };
+}
+
+const MIB = 1024 * 1024;
+
 describe('the packed CLI alone, without the optional scale-out and OpenTelemetry packages', () => {
   const SCALE_OUT = 'npm install bullmq@6.7.0 ioredis@6.0.0';
   let alone: string;
@@ -222,6 +252,16 @@ describe('the packed CLI alone, without the optional scale-out and OpenTelemetry
     expect(installed.has('@delta/cli')).toBe(true);
     const optional = [...installed].filter((name) => /^(bullmq|ioredis|redis|@redis\/.*|@opentelemetry\/.*)$/.test(name));
     expect(optional).toEqual([]);
+  });
+
+  it('is a light install: under 30 packages and 8 MiB', () => {
+    const installed = installedPackages(join(alone, 'node_modules'));
+    const { bytes, disk } = treeSize(join(alone, 'node_modules'));
+    const figures = `npm install of the packed CLI: ${installed.size} packages, ${(bytes / MIB).toFixed(2)} MiB of files, ${(disk / MIB).toFixed(2)} MiB on disk`;
+    console.log(figures);
+    expect(installed.size, figures).toBeLessThan(30);
+    expect(bytes, figures).toBeLessThan(8 * MIB);
+    expect(disk, figures).toBeLessThan(8 * MIB);
   });
 
   it('runs an agent to completion with `delta run`', async () => {
