@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { DEFAULT_CONTEXT_YAML, TEMPLATES, type AgentTemplate } from './templates/index.js';
+import { type AgentTemplate, DEFAULT_CONTEXT_YAML, TEMPLATES } from '@delta/views';
 import { usageError } from './usage-error.js';
 
 export interface InitFlags {
