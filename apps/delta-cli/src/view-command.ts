@@ -1,6 +1,6 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { collectRun, renderRunHtml, writeBatchView } from '@delta/views';
+import { loadPages } from '@delta/views';
 import { locateRun, type RunLocation } from './inspect/locate-run.js';
 import { usageError } from './usage-error.js';
 
@@ -13,6 +13,7 @@ export interface ViewFlags extends RunLocation {
 
 /** `delta view OUT` writes a batch's pages (@delta/views' writeBatchView). `delta view`: writes one self-contained HTML page of a run (default: `<run>/view.html`) and prints its path, or prints the page with --stdout. */
 export async function viewCommand(directory: string | undefined, flags: ViewFlags): Promise<number> {
+  const { collectRun, renderRunHtml, writeBatchView } = await loadPages();
   if (directory !== undefined && existsSync(join(directory, '.batch', 'definition.json'))) {
     // A batch's page links to one page per run, written beside each run: it is a set of files, not one page.
     if (flags.stdout)

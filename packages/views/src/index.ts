@@ -1,9 +1,8 @@
-// Pages: one run, or a batch and its runs, as self-contained HTML.
-export { collectRun } from './view/collect-run.js';
+// Pages: one run, or a batch and its runs, as self-contained HTML, loaded only by those who ask for them.
+export { loadPages } from './load-pages.js';
+export type { Pages } from './load-pages.js';
 export type { EmbeddedText, ExecutionView, InvocationView, RunView } from './view/collect-run.js';
 export { escapeHtml } from './view/escape-html.js';
-export { renderRunHtml } from './view/render-html.js';
-export { writeBatchView } from './view/write-batch-view.js';
 
 // The run's records as the inspection commands read them.
 export {

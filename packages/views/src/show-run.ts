@@ -72,9 +72,7 @@ function showConfiguration({ palette, line: write, heading }: ShowOutput, journa
     if (origin !== undefined) write(`${label} ${JSON.stringify(origin)}`);
   }
   heading(`effective configuration${starts.length > 1 ? ` (engine start ${starts.length} of ${starts.length})` : ''}`);
-  write(
-    latest?.config ? JSON.stringify(latest.config, null, 2) : palette.dim('(not recorded by the engine that ran it)'),
-  );
+  write(latest?.config ? JSON.stringify(latest.config, null, 2) : palette.dim('(not recorded by the engine that ran it)'));
 }
 
 function showModelCalls({ line: write, heading }: ShowOutput, thoughts: ThoughtEvent[], retries: SystemMessageEvent[]): void {

@@ -27,7 +27,8 @@ export async function oracleCommand(spec: BatchSpec, options: { concurrency: num
       toolEnv: subAgentEnvironment(),
       ...imageCacheOption(),
       signal: controller.signal,
-      onVerdict: (verdict) => print(options.json ? `${JSON.stringify({ type: 'oracle_task', ...verdict })}\n` : oracleLine(verdict, process.cwd())),
+      onVerdict: (verdict) =>
+        print(options.json ? `${JSON.stringify({ type: 'oracle_task', ...verdict })}\n` : oracleLine(verdict, process.cwd())),
     });
     const { verdicts: _verdicts, ...counts } = summary;
     print(options.json ? `${JSON.stringify({ type: 'oracle_end', ...counts })}\n` : oracleSummaryText(summary, process.cwd()));

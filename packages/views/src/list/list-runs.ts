@@ -57,4 +57,3 @@ export function agentRuns(agentHome: string, cwd: string): ListedRun[] {
     .filter((run) => run.metadata === undefined || resolve(run.metadata.agent_home) === agentHome);
   return [...own, ...made, ...others];
 }
-
