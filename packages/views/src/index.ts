@@ -40,14 +40,17 @@ export type { OutputFlags, RunOutput, RunTerminal } from './progress/run-output.
 export { reportOutcome } from './report-outcome.js';
 export type { OutcomeOptions } from './report-outcome.js';
 export type { OutputFormat } from './result/output-format.js';
+export { resumeNote } from './result/resume-note.js';
 
 // delta batch, worker, images.
 export { createBatchDisplay, describeOutcome } from './batch/batch-display.js';
 export type { BatchDisplay } from './batch/batch-display.js';
 export type { ProcessTreeUsage } from './batch/process-tree.js';
 export { oracleLine, oracleSummaryText } from './batch/oracle-text.js';
+export { queueEndText, queueProgressLine } from './batch/queue-text.js';
 export { imageCacheText, imagePruneText } from './image-cache-text.js';
 
 // delta init's agent templates.
 export { DEFAULT_CONTEXT_YAML, TEMPLATES } from './templates/index.js';
+export { initDoneText, templateMenu } from './templates/init-text.js';
 export type { AgentTemplate } from './templates/index.js';
