@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunResult } from '@delta/engine';
-import { ConfigurationError } from '@delta/errors';
+import type { SystemError } from '@delta/errors';
 import { runPaths } from '@delta/journal';
 import { afterAll, describe, expect, it } from 'vitest';
 import { reportOutcome } from './report-outcome.js';
@@ -54,7 +54,7 @@ describe('how a run ended, told through the writers it is given', () => {
       hint: 'Wait, then `delta continue -w <workspace>`.',
     });
     const told = tell({ status: 'FAILED', resumable: true, error });
-    expect((told.errors[0] as ConfigurationError).hint).toBe(`Wait, then \`delta continue -w ${workDir} --run-id r1\`.`);
+    expect((told.errors[0] as SystemError).hint).toBe(`Wait, then \`delta continue -w ${workDir} --run-id r1\`.`);
     expect(error.hint).toBe('Wait, then `delta continue -w <workspace>`.');
     expect(told.err).toBe(`The run is recorded in ${join(workDir, '.delta', 'r1')}\n`);
   });
