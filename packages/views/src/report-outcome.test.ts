@@ -49,8 +49,8 @@ describe('how a run ended, told through the writers it is given', () => {
   });
 
   it('hands a transient failure to printError with a hint that names this workspace', () => {
-    const error = new ConfigurationError('The server is down.', {
-      code: 'MODEL_UNAVAILABLE',
+    const error = new SystemError('The server is down.', {
+      code: 'MODEL_CONNECTION_LOST',
       hint: 'Wait, then `delta continue -w <workspace>`.',
     });
     const told = tell({ status: 'FAILED', resumable: true, error });
