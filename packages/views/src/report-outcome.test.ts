@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunResult } from '@delta/engine';
-import type { SystemError } from '@delta/errors';
+import { SystemError } from '@delta/errors';
 import { runPaths } from '@delta/journal';
 import { afterAll, describe, expect, it } from 'vitest';
 import { reportOutcome } from './report-outcome.js';
