@@ -6,13 +6,14 @@ export { escapeHtml } from './view/escape-html.js';
 
 // The run's records as the inspection commands read them.
 export {
-  listInvocationIds,
   readInvocationRequestBytes,
   readInvocationResponseText,
   readRunJournal,
   toolExecutionFiles,
 } from './inspect/run-records.js';
 export type { ToolExecutionFiles } from './inspect/run-records.js';
+export { findAction, findInvocation } from './inspect/find-record.js';
+export type { Found } from './inspect/find-record.js';
 
 // Colours and words.
 export { paletteFor } from './inspect/color.js';
