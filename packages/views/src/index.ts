@@ -21,6 +21,7 @@ export type { Palette } from './inspect/color.js';
 export { keptVersionLine } from './inspect/agent-version.js';
 export type { FingerprintTools } from './inspect/agent-version.js';
 export { visibleControls } from './inspect/visible-controls.js';
+export { placeholderNotes } from './inspect/placeholder-notes.js';
 
 // delta list, log, show, diff, replay.
 export { agentRuns, workspaceRuns } from './list/list-runs.js';
