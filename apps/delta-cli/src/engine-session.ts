@@ -1,7 +1,7 @@
 import { runPaths, type JournalEvent } from '@delta/journal';
 import type { ModelDelta } from '@delta/engine';
 import type { LiveExport } from '@delta/tracing';
-import { createRunOutput, type OutputFlags } from './progress/run-output.js';
+import { createRunOutput, type OutputFlags } from '@delta/views';
 import { abortOnSignals } from './signals.js';
 import { engineEnvironment } from './handed-keys.js';
 import { subAgentEnvironment } from './sub-agent-environment.js';
@@ -11,7 +11,7 @@ import { loadOptional, OPENTELEMETRY } from './optional-packages.js';
 /**
  * What `delta run` and `delta continue` pass to the engine: signals, progress (-q, --json, the terminal
  * display), -i, sub-agent PATH. `body` calls `endProgress` before it reports the outcome, so that progress
- * held back (up to PROGRESS_BATCH_MS) is not written after "Agent paused" and the other last lines.
+ * held back (up to 50 ms) is not written after "Agent paused" and the other last lines.
  */
 export async function withEngineSession<T>(
   interactive: boolean,
@@ -35,7 +35,9 @@ export async function withEngineSession<T>(
   const controller = new AbortController();
   const release = abortOnSignals(controller, (text) => process.stderr.write(text));
   const asker = interactive ? new TerminalAsker() : undefined;
-  const output = createRunOutput(outputFlags);
+  const output = createRunOutput(outputFlags, { stdout: process.stdout, stderr: process.stderr, environment: process.env });
+  // Progress lines still held back when the process ends are written on its way out.
+  process.once('exit', output.flush);
   // Under -v, the journal's path as the run starts (spec 003 section 10.2), so that it can be followed at once.
   const listeners = [tracing?.onEvent, outputFlags.verbose === true ? printJournalPath : undefined, output.onEvent].filter(
     (listener) => listener !== undefined,

@@ -1,5 +1,5 @@
 import { withEngineSession } from './engine-session.js';
-import { keptVersionLine } from './inspect/agent-version.js';
+import { keptVersionLine } from '@delta/views';
 import { baseUrlFlag, configOverrides, type OverrideFlags } from './override-flags.js';
 import { reportOutcome } from './report-outcome.js';
 import { parseOutputFormat } from './result/output-format.js';

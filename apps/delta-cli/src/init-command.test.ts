@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { cleanupTempDirs, createTempDir, startFakeLlm, type ScriptStep } from '@delta/testkit';
-import { DEFAULT_CONTEXT_YAML, TEMPLATES } from './templates/index.js';
+import { DEFAULT_CONTEXT_YAML, TEMPLATES } from '@delta/views';
 import { runDelta } from './test-support.js';
 
 afterAll(cleanupTempDirs);

@@ -1,15 +1,13 @@
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { basename, join, relative, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { DEFAULT_CONTEXT_YAML, TEMPLATES, type AgentTemplate } from './templates/index.js';
+import { type AgentTemplate, DEFAULT_CONTEXT_YAML, initDoneText, TEMPLATES, templateMenu } from '@delta/views';
 import { usageError } from './usage-error.js';
 
 export interface InitFlags {
   template?: string;
   yes?: boolean;
 }
-
-const RULE = '─'.repeat(60);
 
 function findTemplate(name: string): AgentTemplate {
   const template = TEMPLATES.find((candidate) => candidate.name === name);
@@ -39,9 +37,7 @@ function checkDirectory(directory: string): void {
 }
 
 async function askForTemplate(): Promise<AgentTemplate> {
-  process.stderr.write('Templates:\n');
-  for (const [index, template] of TEMPLATES.entries())
-    process.stderr.write(`  ${index + 1}) ${template.name.padEnd(12)} ${template.description}\n`);
+  process.stderr.write(templateMenu());
   const prompt = createInterface({ input: process.stdin, output: process.stderr });
   try {
     for (;;) {
@@ -76,20 +72,6 @@ export async function initCommand(dir: string | undefined, flags: InitFlags): Pr
   mkdirSync(directory, { recursive: true });
   for (const [name, content] of Object.entries(files)) writeFileSync(join(directory, name), content, { flag: 'wx' });
 
-  const where = relative(process.cwd(), directory);
-  const lines = [
-    RULE,
-    `[SUCCESS] Agent initialized from the ${template.name} template in ${directory}`,
-    RULE,
-    '[INFO] Created files:',
-    ...Object.keys(files).map((name) => `[INFO]   • ${name}`),
-    RULE,
-    '[INFO] Next steps:',
-    ...(where === '' ? [] : [`  cd ${/\s/.test(where) ? JSON.stringify(where) : where}`]),
-    '  echo "DELTA_API_KEY=<your key>" >> .env     # or export DELTA_API_KEY (and DELTA_BASE_URL for another server)',
-    '  delta run -y --agent . -m "Your task description here"',
-    RULE,
-  ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+  process.stdout.write(initDoneText(template, directory, Object.keys(files), process.cwd()));
   return 0;
 }

@@ -1,22 +1,7 @@
-import { existsSync, statSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
-import {
-  controlDirectory,
-  listOriginWorkspaces,
-  listRunIds,
-  listWorkspaces,
-  originDirectory,
-  readMetadata,
-  readOtherWorkspaces,
-  RunStatus,
-  runKind,
-  findRunPaths,
-  workspacesDirectory,
-  type RunKind,
-  type RunMetadata,
-} from '@delta/journal';
-import { paletteFor, statusColor } from './inspect/color.js';
-import { formatCost, formatCount, formatDuration } from './inspect/format-numbers.js';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { controlDirectory, RunStatus, runKind, workspacesDirectory, type RunKind } from '@delta/journal';
+import { agentRuns, type ListedRun, paletteFor, runTable, workspaceRuns } from '@delta/views';
 import { usageError } from './usage-error.js';
 
 export interface ListFlags {
@@ -53,12 +38,6 @@ function kindFilter(value: string | undefined, byAgent: boolean): Set<RunKind> {
   return new Set(wanted as RunKind[]);
 }
 
-/** How a run came to be, for the KIND column: `run`, `replay of <id>`, `fork of <id> @N`. */
-function kindLabel(metadata: RunMetadata): string {
-  if (metadata.forked_from) return `fork of ${metadata.forked_from.run_id} @${metadata.forked_from.iteration ?? '?'}`;
-  return metadata.replay_of ? `replay of ${metadata.replay_of.run_id}` : 'run';
-}
-
 /** `--status COMPLETED,FAILED`: the statuses to keep, any case; undefined keeps every run. */
 function statusFilter(value: string | undefined): Set<string> | undefined {
   if (value === undefined) return undefined;
@@ -86,29 +65,6 @@ function listFormat(flags: ListFlags): 'text' | 'json' | 'raw' {
   return format;
 }
 
-interface ListedRun {
-  runId: string;
-  /** When the run started: metadata.json's created_at, else (a run being created) its directory's time. */
-  startedAt: string;
-  workDir: string;
-  workspace: string;
-  metadata?: RunMetadata;
-  problem?: string;
-}
-
-function runsOf(workDir: string, workspace: string): ListedRun[] {
-  return listRunIds(workDir).map((runId) => {
-    const paths = findRunPaths(workDir, runId);
-    try {
-      const metadata = readMetadata(paths.metadata);
-      return { runId, startedAt: metadata.created_at, workDir, workspace, metadata };
-    } catch (error) {
-      const startedAt = statSync(paths.runDir, { throwIfNoEntry: false })?.mtime.toISOString() ?? '';
-      return { runId, startedAt, workDir, workspace, problem: error instanceof Error ? error.message : String(error) };
-    }
-  });
-}
-
 function findRuns(flags: ListFlags): { runs: ListedRun[]; byAgent: boolean } {
   if (flags.agent !== undefined && flags.workDir !== undefined) {
     throw usageError('delta list takes either -w/--work-dir or --agent, not both.', 'Use --agent DIR for every workspace of an agent.');
@@ -121,83 +77,11 @@ function findRuns(flags: ListFlags): { runs: ListedRun[]; byAgent: boolean } {
       : !existsSync(controlDirectory(workDir)) && existsSync(workspacesDirectory(workDir))
         ? workDir
         : undefined;
-  if (agentHome === undefined) return { runs: runsOf(workDir, '.'), byAgent: false };
+  if (agentHome === undefined) return { runs: workspaceRuns(workDir), byAgent: false };
   if (!existsSync(agentHome))
     throw usageError(`The agent directory ${agentHome} does not exist.`, 'Pass the directory that holds agent.yaml.');
-  const own = listWorkspaces(agentHome).flatMap((name) => runsOf(join(workspacesDirectory(agentHome), name), name));
-  // Replays and forks made in their own places (<agent>/replays/R001, <agent>/forks/F001), never among its workspaces.
-  const made = (['replay', 'fork'] as const).flatMap((kind) =>
-    listOriginWorkspaces(agentHome, kind).flatMap((name) =>
-      runsOf(join(originDirectory(agentHome, kind), name), relative(agentHome, join(originDirectory(agentHome, kind), name))),
-    ),
-  );
-  // Workspaces given with -w: listed by delta run in OTHER_WORKSPACES. Another agent may have run there
-  // too; only this agent's runs are its own (a run whose metadata cannot be read is shown, to be looked at).
-  const others = readOtherWorkspaces(agentHome)
-    .filter((dir) => existsSync(dir))
-    .flatMap((dir) => runsOf(dir, relative(process.cwd(), dir) || '.'))
-    .filter((run) => run.metadata === undefined || resolve(run.metadata.agent_home) === agentHome);
-  return { runs: [...own, ...made, ...others], byAgent: true };
+  return { runs: agentRuns(agentHome, process.cwd()), byAgent: true };
 }
-
-/** The task a run was given, on one line, cut to `width` characters. */
-function task(metadata: RunMetadata, width = 40): string {
-  const line = metadata.initial_message.replace(/\s+/g, ' ').trim();
-  return line.length <= width ? line : `${line.slice(0, width - 1)}…`;
-}
-
-const TOTALS_ORDER = ['COMPLETED', 'FAILED', 'INTERRUPTED', 'WAITING_FOR_INPUT', 'RUNNING', 'UNREADABLE'];
-
-/** The last line of the table: how many runs of each status, their tokens and cost. */
-function totalsLine(runs: ListedRun[]): string {
-  const counts = new Map<string, number>();
-  let tokens = 0;
-  const costs = new Map<string, number>();
-  for (const run of runs) {
-    const status = run.metadata?.status ?? 'UNREADABLE';
-    counts.set(status, (counts.get(status) ?? 0) + 1);
-    tokens += run.metadata?.usage?.total_tokens ?? 0;
-    const cost = run.metadata?.estimated_cost;
-    if (cost) costs.set(cost.currency, (costs.get(cost.currency) ?? 0) + cost.amount);
-  }
-  const statuses = TOTALS_ORDER.filter((status) => counts.has(status))
-    .map((status) => `${counts.get(status)} ${status}`)
-    .join(', ');
-  const parts = [`${runs.length} runs (${statuses})`, `${formatCount(tokens)} tokens`];
-  // Prices in agent.yaml name their currency: amounts in different currencies are summed apart.
-  if (costs.size > 0) parts.push(`cost ${[...costs].map(([currency, amount]) => formatCost({ amount, currency })).join(' + ')}`);
-  return `total: ${parts.join(' · ')}`;
-}
-
-function duration(metadata: RunMetadata): string {
-  const end = metadata.end_time ?? (metadata.status === 'RUNNING' ? new Date().toISOString() : metadata.updated_at);
-  const text = formatDuration(Date.parse(end) - Date.parse(metadata.created_at));
-  return metadata.status === 'RUNNING' ? `${text}+` : text;
-}
-
-/** "2025-01-02T03:04:05.678Z" -> "2025-01-02 03:04" in local time. */
-function started(timestamp: string): string {
-  const date = new Date(timestamp);
-  if (Number.isNaN(date.getTime())) return timestamp;
-  const pad = (value: number) => String(value).padStart(2, '0');
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
-}
-
-// Cached tokens are part of the prompt tokens, reasoning tokens of the completion tokens: '-' when the server reported none.
-const detail = (count: number | undefined) => (count === undefined ? '-' : formatCount(count));
-
-/** The columns after RUN ID (and KIND, WORKSPACE) with each one's cell for a run whose metadata could be read. */
-const COLUMNS: ReadonlyArray<[string, (metadata: RunMetadata) => string]> = [
-  ['STATUS', (metadata) => metadata.status],
-  ['ITER', (metadata) => `${metadata.iterations}/${metadata.max_iterations}`],
-  ['TOKENS', (metadata) => (metadata.usage ? formatCount(metadata.usage.total_tokens) : '-')],
-  ['CACHED', (metadata) => detail(metadata.usage?.cached_tokens)],
-  ['REASONING', (metadata) => detail(metadata.usage?.reasoning_tokens)],
-  ['COST', (metadata) => (metadata.estimated_cost ? formatCost(metadata.estimated_cost) : '-')],
-  ['STARTED', (metadata) => started(metadata.created_at)],
-  ['DURATION', duration],
-  ['TASK', task],
-];
 
 /** `delta list`: the runs of a workspace, or of every workspace of an agent (with those it ran in by -w), latest first. */
 export function listCommand(flags: ListFlags): number {
@@ -237,30 +121,7 @@ export function listCommand(flags: ListFlags): number {
     }
     return 0;
   }
-  const palette = paletteFor(process.stdout);
-  // The KIND column only when a replay or a fork is listed: a list of ordinary runs reads as it always did.
-  const withKind = runs.some((run) => run.metadata !== undefined && runKind(run.metadata) !== 'run');
-  const header = ['RUN ID', ...(withKind ? ['KIND'] : []), ...(byAgent ? ['WORKSPACE'] : []), ...COLUMNS.map(([title]) => title)];
-  const rows = runs.map(({ runId, workspace, metadata }) => [
-    runId,
-    ...(withKind ? [metadata ? kindLabel(metadata) : '-'] : []),
-    ...(byAgent ? [workspace] : []),
-    ...(metadata ? COLUMNS.map(([, cell]) => cell(metadata)) : ['UNREADABLE', ...COLUMNS.slice(1).map(() => '-')]),
-  ]);
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const statusColumn = header.indexOf('STATUS');
-  const render = (row: string[], isHeader: boolean) =>
-    row
-      .map((cell, column) => {
-        const padded = cell.padEnd(widths[column]!);
-        if (isHeader) return palette.bold(padded);
-        return column === statusColumn ? statusColor(palette, cell)(cell) + ' '.repeat(widths[column]! - cell.length) : padded;
-      })
-      .join('  ')
-      .trimEnd();
-  process.stdout.write(`${render(header, true)}\n`);
-  for (const row of rows) process.stdout.write(`${render(row, false)}\n`);
-  if (runs.length > 1) process.stdout.write(`${palette.dim(totalsLine(runs))}\n`);
+  process.stdout.write(runTable(runs, byAgent, paletteFor(process.stdout, process.env)));
   for (const run of runs) if (run.problem) process.stderr.write(`warning: ${run.runId}: ${run.problem}\n`);
   return 0;
 }

@@ -1,9 +1,8 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { JournalReader } from '@delta/journal';
-import { paletteFor } from './inspect/color.js';
+import { createTranscriptFormatter, paletteFor } from '@delta/views';
 import { locateRun, type RunLocation } from './inspect/locate-run.js';
-import { createTranscriptFormatter } from './log/format-event.js';
 
 export interface LogFlags extends RunLocation {
   follow?: boolean;
@@ -44,7 +43,7 @@ export async function logCommand(flags: LogFlags): Promise<number> {
         await sleep(POLL_MS);
       }
     }
-    const format = createTranscriptFormatter(paletteFor(process.stdout));
+    const format = createTranscriptFormatter(paletteFor(process.stdout, process.env));
     const reader = new JournalReader(paths.journal);
     let shown = 0;
     for (;;) {

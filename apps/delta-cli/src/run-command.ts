@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { resumeNote } from '@delta/views';
 import { usageError } from './usage-error.js';
 import { chooseWorkspace } from './choose-workspace.js';
 import { printConfigWarning } from './config-warnings.js';
@@ -75,14 +76,7 @@ export async function runCommand(flags: RunCommandFlags): Promise<number> {
         const waiting = latestMetadata.status === 'WAITING_FOR_INPUT';
         const responseFile = join(findRunPaths(workDir, latest!).interactionDir, 'response.txt');
         const answerFromFile = waiting && existsSync(responseFile);
-        process.stderr.write(
-          `Resuming run ${latest} (${latestMetadata.status}) in ${workDir}: ` +
-            (waiting
-              ? answerFromFile
-                ? 'its answer is taken from interaction/response.txt; your -m message is not used (send it afterwards with delta continue -m).\n'
-                : 'your -m message is the answer to its question.\n'
-              : 'your -m message is added to it (add --new to start a new run instead).\n'),
-        );
+        process.stderr.write(resumeNote({ runId: latest!, status: latestMetadata.status, workDir }, answerFromFile));
         result = await engine.continueRun({ ...common, agent, workDir, runId: latest!, ...(answerFromFile ? {} : { message }) });
       } else {
         try {

@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { Document, isNode, stringify } from 'yaml';
 import type { ExpandedDefinition, ExpandedTool } from '@delta/tool-expander';
+import { placeholderNotes } from '@delta/views';
 import { printConfigWarning } from './config-warnings.js';
 import { usageError } from './usage-error.js';
 
@@ -66,31 +67,12 @@ export async function toolExpandCommand(target: string | undefined, flags: ToolE
   return 0;
 }
 
-const PLACEHOLDER = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::raw)?\}/g;
-const ENGINE_VARIABLES = new Set(['AGENT_HOME', 'CWD']);
-
-/**
- * `${name}` reads the same in an exec: template, where the model's value replaces it, and in a command:
- * tool, where it is literal text. A comment above each command (or exec: template) says which is which.
- */
+/** The tools as YAML, a note above each command (or exec: template) on what its placeholders are. */
 function withPlaceholderNotes(tools: ExpandedDefinition[], expanded: readonly ExpandedTool[]): Document {
   const document = new Document({ tools });
   tools.forEach((tool, index) => {
-    const key = tool.command === undefined ? 'exec' : 'command';
-    const parts = tool.command ?? [tool.exec ?? ''];
-    const names = [...new Set(parts.flatMap((part) => [...part.matchAll(PLACEHOLDER)].map((match) => match[1]!)))];
-    const parameters = new Set(tool.parameters.map((parameter) => parameter.name));
-    const notes = [
-      ...names.filter((name) => ENGINE_VARIABLES.has(name)).map((name) => `\${${name}} is filled in by the engine`),
-      ...names
-        .filter((name) => !ENGINE_VARIABLES.has(name))
-        .map((name) =>
-          expanded[index]?.mode !== 'command' && parameters.has(name)
-            ? `\${${name}} is the model's value for ${name}`
-            : `\${${name}} is literal text, passed as written (not a parameter)`,
-        ),
-    ];
-    const command = document.getIn(['tools', index, key], true);
+    const notes = placeholderNotes(tool, expanded[index]?.mode);
+    const command = document.getIn(['tools', index, tool.command === undefined ? 'exec' : 'command'], true);
     if (notes.length > 0 && isNode(command)) command.commentBefore = ` ${notes.join('; ')}`;
   });
   return document;

@@ -1,8 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { loadPages } from '@delta/views';
 import { locateRun, type RunLocation } from './inspect/locate-run.js';
-import { collectRun } from './view/collect-run.js';
-import { renderRunHtml } from './view/render-html.js';
 import { usageError } from './usage-error.js';
 
 export interface ViewFlags extends RunLocation {
@@ -12,8 +11,9 @@ export interface ViewFlags extends RunLocation {
   grader?: string | boolean;
 }
 
-/** `delta view OUT` writes a batch's page (see write-batch-view.ts). `delta view`: writes one self-contained HTML page of a run (default: `<run>/view.html`) and prints its path, or prints the page with --stdout. */
+/** `delta view OUT` writes a batch's pages (@delta/views' writeBatchView). `delta view`: writes one self-contained HTML page of a run (default: `<run>/view.html`) and prints its path, or prints the page with --stdout. */
 export async function viewCommand(directory: string | undefined, flags: ViewFlags): Promise<number> {
+  const { collectRun, renderRunHtml, writeBatchView } = await loadPages();
   if (directory !== undefined && existsSync(join(directory, '.batch', 'definition.json'))) {
     // A batch's page links to one page per run, written beside each run: it is a set of files, not one page.
     if (flags.stdout)
@@ -28,9 +28,9 @@ export async function viewCommand(directory: string | undefined, flags: ViewFlag
       );
     if (flags.grader !== undefined && (typeof flags.grader !== 'string' || flags.grader.trim() === ''))
       throw usageError('--grader is empty.', `Give the hash or command of a grader that delta report ${directory} lists.`);
-    const { writeBatchView } = await import('./view/write-batch-view.js');
-    const output = flags.output === undefined ? undefined : String(flags.output);
-    process.stdout.write(`${await writeBatchView(directory, output, typeof flags.grader === 'string' ? flags.grader : undefined)}\n`);
+    const { batchReport } = await import('@delta/experiments');
+    const report = batchReport(resolve(directory), { grader: typeof flags.grader === 'string' ? flags.grader : undefined });
+    process.stdout.write(`${writeBatchView(report, flags.output === undefined ? undefined : String(flags.output))}\n`);
     return 0;
   }
   if (flags.grader !== undefined)

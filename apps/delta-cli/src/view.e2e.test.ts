@@ -6,8 +6,7 @@ import { readLatestRunId, runPaths } from '@delta/journal';
 import { HOSTILE_OUTPUT, recordRun, threeIterations, type RecordedRun } from './inspect/recorded-run.test-support.js';
 import { runDelta } from './test-support.js';
 import { chromium, chromiumUnavailable, runChromium, warnIfChromiumSkipped } from './headless-chromium.test-support.js';
-import { escapeHtml } from './view/escape-html.js';
-import { readInvocationRequestBytes } from './inspect/run-records.js';
+import { escapeHtml, readInvocationRequestBytes } from '@delta/views';
 
 warnIfChromiumSkipped('the delta view browser test');
 

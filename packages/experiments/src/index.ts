@@ -17,7 +17,6 @@ export type { BatchRunOrigin } from './batch-run-origin.js';
 export type { BatchEngineOptions, BatchRunOutcome, ExecuteRunOptions } from './execute-run.js';
 export { runBatch } from './run-batch.js';
 export type { BatchEvent, BatchSummary, RunBatchOptions } from './run-batch.js';
-export { unenforcedLimitWarning } from './batch-limits.js';
 export type { BatchLimit } from './batch-limits.js';
 export { sharedSignal } from './shared-signal.js';
 export { DEFAULT_MAX_ATTEMPTS, REATTEMPT_DELAY_MS } from './run-attempts.js';

@@ -5,7 +5,7 @@ import { printConfigWarning } from '../config-warnings.js';
 import { engineEnvironment } from '../handed-keys.js';
 import { abortOnSignals } from '../signals.js';
 import { subAgentEnvironment } from '../sub-agent-environment.js';
-import { createBatchDisplay } from './batch-display.js';
+import { createBatchDisplay } from '@delta/views';
 import { taskWorkspaceLimitsFlag } from './task-workspace-flag.js';
 import { imageCacheOption, imageFlag } from '../sandbox-flags.js';
 

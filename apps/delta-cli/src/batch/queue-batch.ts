@@ -1,4 +1,5 @@
 import { type BatchSpec, conditionKeys, pinBatchImages, prepareBatch, readRunOnDisk, runDirectoryOf } from '@delta/experiments';
+import { queueEndText, queueProgressLine } from '@delta/views';
 import { imageCacheOption } from '../sandbox-flags.js';
 import { printConfigWarning } from '../config-warnings.js';
 import { abortOnSignals } from '../signals.js';
@@ -79,10 +80,7 @@ export async function queueBatchCommand(spec: BatchSpec, flags: QueueBatchFlags)
     const failedJobs = await waitForBatch(address, queue, {
       signal: controller.signal,
       onProgress: (progress) => {
-        // Jobs that are not the batch's (refused ones) count too: never "8/4 ended".
-        const ended = progress.completed + progress.failed;
-        const jobs = Math.max(enqueued.runs, ended + progress.active + progress.waiting + progress.delayed);
-        const line = `${ended}/${jobs} ended · ${progress.active} running · ${progress.waiting} waiting · ${progress.delayed} to retry · ${progress.failed} failed in the queue`;
+        const line = queueProgressLine(progress, enqueued.runs);
         if (line === last) return;
         last = line;
         if (flags.json === true) process.stdout.write(`${JSON.stringify({ type: 'queue_progress', queue, ...progress })}\n`);
@@ -102,19 +100,13 @@ export async function queueBatchCommand(spec: BatchSpec, flags: QueueBatchFlags)
     // A refused job was not a run of this batch (someone else put it in the queue): said apart, it leaves the exit code alone.
     const refusedJobs = failedJobs.filter((job) => job.refused);
     const runJobs = failedJobs.filter((job) => !job.refused);
-    for (const job of runJobs) say(`FAILED JOB ${job.id} after ${job.attempts} attempts: ${job.reason}\n`);
-    for (const job of refusedJobs) say(`REFUSED JOB ${job.id}: ${job.reason}\n`);
-    if (refusedJobs.length > 0) {
-      say(
-        `${refusedJobs.length} job${refusedJobs.length === 1 ? '' : 's'} in queue ${queue} did not come from this batch and were refused: someone else can write to this Redis (give it a password: docs/scale-out.md).\n`,
-      );
-    }
-    const summary = `${enqueued.runs} run${enqueued.runs === 1 ? '' : 's'}: ${counts.COMPLETED} completed, ${counts.FAILED} failed, ${counts.INTERRUPTED} interrupted, ${counts.WAITING_FOR_INPUT} waiting for input, ${counts.RUNNING + counts.none} not finished (${runJobs.length} jobs failed in the queue${refusedJobs.length > 0 ? `, ${refusedJobs.length} refused` : ''})`;
+    const text = queueEndText({ out: batch.out, queue, runs: enqueued.runs }, counts, failedJobs);
+    if (text.stderr !== '') say(text.stderr);
     if (flags.json === true)
       sayOut(
         `${JSON.stringify({ type: 'batch_end', out: batch.out, queue, runs: enqueued.runs, counts, failed_jobs: runJobs, refused_jobs: refusedJobs })}\n`,
       );
-    else process.stdout.write(`${summary}\nReport: delta report ${batch.out}\n`);
+    else process.stdout.write(text.stdout);
     if (counts.FAILED > 0 || runJobs.length > 0 || counts.RUNNING + counts.none > 0) return 1;
     if (counts.WAITING_FOR_INPUT > 0) return 101;
     if (counts.INTERRUPTED > 0) return 3;

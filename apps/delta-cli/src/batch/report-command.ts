@@ -1,17 +1,5 @@
+import { visibleControls } from '@delta/views';
 import { usageError } from '../usage-error.js';
-
-/**
- * Text a TASKS file or a model chose (task ids are checked; metadata values, model names and reasons are not)
- * with its control characters shown, never obeyed: an escape sequence in a metadata value must not recolour
- * or retitle the terminal. Lines and tabs stay.
- */
-function visibleControls(text: string): string {
-  return text.replace(
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
-    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g,
-    (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
-}
 
 export interface ReportFlags {
   json?: boolean;

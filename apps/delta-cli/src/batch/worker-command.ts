@@ -1,4 +1,5 @@
 import { describeKey } from '@delta/experiments';
+import { describeOutcome } from '@delta/views';
 import { engineEnvironment } from '../handed-keys.js';
 import { baseUrlFlag } from '../override-flags.js';
 import { abortOnSignals } from '../signals.js';
@@ -6,7 +7,6 @@ import { subAgentEnvironment } from '../sub-agent-environment.js';
 import { imageCacheOption } from '../sandbox-flags.js';
 import { usageError } from '../usage-error.js';
 import { parseWholeNumber } from '../run-limit-flags.js';
-import { describeOutcome } from './batch-display.js';
 import { loadOptional, SCALE_OUT } from '../optional-packages.js';
 
 export interface WorkerFlags {

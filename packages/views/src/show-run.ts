@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { listLayerChanges } from '@delta/command-runner';
+import type { listLayerChanges } from '@delta/command-runner';
 import {
   readMetadata,
   type EngineStartEvent,
@@ -9,21 +9,21 @@ import {
   type ThoughtEvent,
 } from '@delta/journal';
 import { agentVersionLines, type FingerprintTools } from './inspect/agent-version.js';
-import { paletteFor } from './inspect/color.js';
 import { formatCost, formatCount, formatDuration, formatTokensInOut } from './inspect/format-numbers.js';
 import { readRunJournal } from './inspect/run-records.js';
+import type { ShowOutput } from './show-output.js';
 
-const write = (text: string) => process.stdout.write(`${text}\n`);
-
-/** `== text`, in bold on a terminal: a section of what `delta show` prints. */
-export const heading = (text: string) => write(paletteFor(process.stdout).bold(`== ${text}`));
+/** What `delta show run` uses of the engine and the command runner, passed in so that this module loads neither. */
+export interface ShowRunTools extends FingerprintTools {
+  listLayerChanges: typeof listLayerChanges;
+}
 
 /**
  * `delta show run`: the run's totals from metadata.json (tokens with their cached and reasoning parts,
  * the estimated cost and the prices it used), then each model call's tokens and the retries, from the journal.
  */
-export function showRun(paths: RunPaths, options: { verbose?: boolean; fingerprints: FingerprintTools }): number {
-  const palette = paletteFor(process.stdout);
+export function showRun(paths: RunPaths, output: ShowOutput, options: { verbose?: boolean; tools: ShowRunTools }): number {
+  const { palette, line: write, heading } = output;
   const metadata = readMetadata(paths.metadata);
   const journal = readRunJournal(paths);
   heading(`run ${metadata.run_id} (agent ${metadata.agent_name})`);
@@ -48,12 +48,12 @@ export function showRun(paths: RunPaths, options: { verbose?: boolean; fingerpri
   );
   write(`model retries: ${retries.length}`);
   const starts = journal.filter((event): event is EngineStartEvent => event.type === 'ENGINE_START');
-  for (const line of agentVersionLines(starts, options.verbose === true, options.fingerprints)) write(line);
-  for (const line of environmentLines(paths, starts[0], metadata.limits_hit, options.verbose === true)) write(line);
+  for (const line of agentVersionLines(starts, options.verbose === true, options.tools)) write(line);
+  for (const line of environmentLines(paths, starts[0], metadata.limits_hit, options.verbose === true, options.tools)) write(line);
 
   const thoughts = journal.filter((event): event is ThoughtEvent => event.type === 'THOUGHT');
-  if (thoughts.length > 0) showModelCalls(thoughts, retries);
-  showConfiguration(journal);
+  if (thoughts.length > 0) showModelCalls(output, thoughts, retries);
+  showConfiguration(output, journal);
   return 0;
 }
 
@@ -61,7 +61,7 @@ export function showRun(paths: RunPaths, options: { verbose?: boolean; fingerpri
  * Where the run came from (a fork or a replay of another run) and the effective configuration its latest
  * engine used: ENGINE_START's `config`, agent.yaml after imports, defaults and overrides, and the endpoint.
  */
-function showConfiguration(journal: JournalEvent[]): void {
+function showConfiguration({ palette, line: write, heading }: ShowOutput, journal: JournalEvent[]): void {
   const starts = journal.filter((event): event is EngineStartEvent => event.type === 'ENGINE_START');
   const latest = starts.at(-1);
   for (const [key, label] of [
@@ -72,12 +72,10 @@ function showConfiguration(journal: JournalEvent[]): void {
     if (origin !== undefined) write(`${label} ${JSON.stringify(origin)}`);
   }
   heading(`effective configuration${starts.length > 1 ? ` (engine start ${starts.length} of ${starts.length})` : ''}`);
-  write(
-    latest?.config ? JSON.stringify(latest.config, null, 2) : paletteFor(process.stdout).dim('(not recorded by the engine that ran it)'),
-  );
+  write(latest?.config ? JSON.stringify(latest.config, null, 2) : palette.dim('(not recorded by the engine that ran it)'));
 }
 
-function showModelCalls(thoughts: ThoughtEvent[], retries: SystemMessageEvent[]): void {
+function showModelCalls({ line: write, heading }: ShowOutput, thoughts: ThoughtEvent[], retries: SystemMessageEvent[]): void {
   heading('model calls');
   for (const [index, thought] of thoughts.entries()) {
     const tokens = thought.usage ? formatTokensInOut(thought.usage) : 'no token count';
@@ -100,12 +98,13 @@ function environmentLines(
   start: EngineStartEvent | undefined,
   hit: readonly string[] | undefined,
   verbose: boolean,
+  tools: Pick<ShowRunTools, 'listLayerChanges'>,
 ): string[] {
   const lines: string[] = [];
   const image = start?.sandbox?.image as { reference?: string; digest?: string; workdir?: string } | undefined;
   if (image?.reference) {
     lines.push(`image ${image.reference} (${image.digest}), workspace at ${image.workdir}`);
-    const { changes, more } = listLayerChanges(join(paths.runDir, 'layer'), verbose ? 100_000 : 20);
+    const { changes, more } = tools.listLayerChanges(join(paths.runDir, 'layer'), verbose ? 100_000 : 20);
     lines.push(
       `changed outside the workspace: ${changes.length === 0 ? 'nothing' : `${changes.length}${more ? '+' : ''} path${changes.length === 1 && !more ? '' : 's'}`}`,
     );

@@ -26,12 +26,13 @@ export const NO_COLORS: Palette = {
   cyan: plain,
 };
 
-export function useColor(stream: NodeJS.WriteStream, environment: NodeJS.ProcessEnv = process.env): boolean {
+export function useColor(stream: NodeJS.WriteStream, environment: NodeJS.ProcessEnv): boolean {
   const noColor = environment.NO_COLOR;
   return stream.isTTY === true && (noColor === undefined || noColor === '') && environment.TERM !== 'dumb';
 }
 
-export function paletteFor(stream: NodeJS.WriteStream, environment: NodeJS.ProcessEnv = process.env): Palette {
+/** The palette for what is written to `stream`, given the process's environment (NO_COLOR, TERM). */
+export function paletteFor(stream: NodeJS.WriteStream, environment: NodeJS.ProcessEnv): Palette {
   return useColor(stream, environment) ? COLORS : NO_COLORS;
 }
 

@@ -40,8 +40,6 @@ function batchedLines(stream: NodeJS.WritableStream): { write: (line: string) =>
     pending = '';
     stream.write(text);
   };
-  // Lines still held back when the process ends are written on its way out.
-  process.once('exit', flush);
   return {
     write: (line) => {
       if (timer === undefined) {
@@ -56,21 +54,30 @@ function batchedLines(stream: NodeJS.WritableStream): { write: (line: string) =>
   };
 }
 
+/** Where a run's output goes: the process's own streams and environment (NO_COLOR, TERM), passed in. */
+export interface RunTerminal {
+  stdout: NodeJS.WriteStream;
+  stderr: NodeJS.WriteStream;
+  environment: NodeJS.ProcessEnv;
+}
+
 /**
  * --json: every journal event as one line on stdout. On a terminal (stdout and stderr both), the live
- * status line on stderr. Otherwise the engine's plain progress lines on stderr. -q: no progress.
+ * status line on stderr. Otherwise the engine's plain progress lines on stderr. -q: no progress. Lines
+ * still held back when the process ends are the caller's to flush (`flush`, on its way out).
  */
-export function createRunOutput(flags: OutputFlags, environment: NodeJS.ProcessEnv = process.env): RunOutput {
-  const lines = flags.quiet ? undefined : batchedLines(process.stderr);
+export function createRunOutput(flags: OutputFlags, terminal: RunTerminal): RunOutput {
+  const { stdout, stderr, environment } = terminal;
+  const lines = flags.quiet ? undefined : batchedLines(stderr);
   const plain = lines ? lines.write : () => {};
   const flush = () => lines?.flush();
   if (flags.json) {
-    return { onLog: plain, onEvent: createJournalEcho((text) => process.stdout.write(text)), flush, stop: flush };
+    return { onLog: plain, onEvent: createJournalEcho((text) => stdout.write(text)), flush, stop: flush };
   }
-  if (flags.quiet || !process.stdout.isTTY || !process.stderr.isTTY || environment.TERM === 'dumb') {
+  if (flags.quiet || !stdout.isTTY || !stderr.isTTY || environment.TERM === 'dumb') {
     return { onLog: plain, flush, stop: flush };
   }
-  const display = new LiveDisplay(process.stderr, paletteFor(process.stderr, environment));
+  const display = new LiveDisplay(stderr, paletteFor(stderr, environment));
   return {
     onLog: display.onLog,
     onEvent: display.onEvent,

@@ -1,17 +1,14 @@
 import { formatBytes, type ProcessTreeUsage, processTreeUsage } from './process-tree.js';
-import {
-  type BatchEvent,
-  type BatchRunKey,
-  type BatchRunOutcome,
-  type BatchSummary,
-  describeKey,
-  unenforcedLimitWarning,
-} from '@delta/experiments';
+import type { BatchEvent, BatchRunKey, BatchRunOutcome, BatchSummary } from '@delta/experiments';
 import type { JournalEvent } from '@delta/journal';
 import { formatCount, formatDuration } from '../inspect/format-numbers.js';
 import { fitWidth } from '../progress/status-line.js';
 import { BatchEta } from './batch-eta.js';
 import { ModelLines, scoreText } from './batch-model-lines.js';
+import { unenforcedLimitWarning } from './limit-warning.js';
+
+/** `t1 / gpt-4o / 1`, as @delta/experiments' describeKey names a run (this module loads no experiments code). */
+const describeKey = (key: BatchRunKey) => `${key.task} / ${key.model} / ${key.repeat}`;
 
 /**
  * How `delta batch` shows its progress: JSON events, plain lines, or on a terminal a live line with, when
@@ -66,6 +63,7 @@ function heldText(usage: ProcessTreeUsage | undefined): string[] {
 /**
  * `mode.terminal`: stderr is a terminal (the live block); `mode.stdoutTerminal`: stdout is one too. When it is
  * not (redirected to a file), the closing summary is written to stderr as well, so that it stays on the screen.
+ * The live block fits stderr's width.
  */
 export function createBatchDisplay(
   mode: { json: boolean; terminal: boolean; stdoutTerminal?: boolean },
