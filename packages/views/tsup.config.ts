@@ -6,5 +6,5 @@ export default defineConfig({
   target: 'node20',
   dts: true,
   clean: true,
-  sourcemap: true,
+  sourcemap: false,
 });
