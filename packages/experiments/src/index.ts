@@ -46,6 +46,8 @@ export { judgeRun, resolveJudge } from './model-judge.js';
 export type { JudgeInput, JudgeOptions, JudgeVerdict } from './model-judge.js';
 export { pinBatchImages } from './batch-images.js';
 export { runOracle } from './run-oracle.js';
+export { batchExitCode, countBatchRuns, oracleExitCode, queuedBatchExitCode } from './batch-exit-code.js';
+export type { BatchRunCounts } from './batch-exit-code.js';
 export type { OracleSummary, RunOracleOptions } from './run-oracle.js';
 export { HARBOR_VERIFIER, oracleVerdicts } from './oracle-verdict.js';
 export type { OracleVerdict } from './oracle-verdict.js';

@@ -58,25 +58,6 @@ function imageMapFlag(value: unknown): { imageMap?: string } {
   return { imageMap: value };
 }
 
-/**
- * Exit code: 0 when every run completed; 130 when stopped; 1 with failed runs or runs ended at a limit of their
- * own; 101 with runs waiting for a person; 3 with runs interrupted.
- */
-function exitCodeOf(summary: {
-  stopped: boolean;
-  failed: number;
-  limited: number;
-  errors: number;
-  waiting: number;
-  interrupted: number;
-}): number {
-  if (summary.stopped) return 130;
-  if (summary.failed > 0 || summary.limited > 0 || summary.errors > 0) return 1;
-  if (summary.waiting > 0) return 101;
-  if (summary.interrupted > 0) return 3;
-  return 0;
-}
-
 /** `delta batch TASKS --agent DIR --out DIR`: every task × model × repeat, N at a time, in this process. */
 export async function batchCommand(tasksFile: string | undefined, flags: BatchFlags): Promise<number> {
   if (tasksFile === undefined) {
@@ -141,7 +122,7 @@ export async function batchCommand(tasksFile: string | undefined, flags: BatchFl
   const concurrency = parseWholeNumber('--concurrency', flags.concurrency, '--concurrency 8') ?? 4;
   const limits = runLimitOptions(flags);
   const endpoint = baseUrlFlag(flags);
-  const { runBatch } = await import('@delta/experiments');
+  const { batchExitCode, runBatch } = await import('@delta/experiments');
   const controller = new AbortController();
   const release = abortOnSignals(controller, (text) => process.stderr.write(text), 'the batch');
   const display = createBatchDisplay(
@@ -165,7 +146,7 @@ export async function batchCommand(tasksFile: string | undefined, flags: BatchFl
       onBatchEvent: display.onBatchEvent,
       onRunEvent: (key, event) => display.onRunEvent(event, key),
     });
-    return exitCodeOf(summary);
+    return batchExitCode(summary);
   } finally {
     display.stop();
     release();

@@ -1,4 +1,4 @@
-import type { BatchSpec, OracleSummary } from '@delta/experiments';
+import type { BatchSpec } from '@delta/experiments';
 import { oracleLine, oracleSummaryText } from '@delta/views';
 import { printConfigWarning } from '../config-warnings.js';
 import { engineEnvironment } from '../handed-keys.js';
@@ -6,15 +6,9 @@ import { imageCacheOption } from '../sandbox-flags.js';
 import { abortOnSignals } from '../signals.js';
 import { subAgentEnvironment } from '../sub-agent-environment.js';
 
-/** Exit code: 130 when stopped, 1 when an oracle failed or did not finish, 0 when every task's oracle passed (or it has none). */
-function oracleExitCode(summary: OracleSummary): number {
-  if (summary.stopped) return 130;
-  return summary.failed > 0 || summary.notRun > 0 ? 1 : 0;
-}
-
 /** `delta batch DIR --agent A --out OUT --oracle`: each task's solution instead of the model, then its verifier. */
 export async function oracleCommand(spec: BatchSpec, options: { concurrency: number; json: boolean }): Promise<number> {
-  const { runOracle } = await import('@delta/experiments');
+  const { oracleExitCode, runOracle } = await import('@delta/experiments');
   const controller = new AbortController();
   const release = abortOnSignals(controller, (text) => process.stderr.write(text), 'the oracle');
   const print = (line: string) => process.stdout.write(line);

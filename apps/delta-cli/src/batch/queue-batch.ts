@@ -1,4 +1,4 @@
-import { type BatchSpec, conditionKeys, pinBatchImages, prepareBatch, readRunOnDisk, runDirectoryOf } from '@delta/experiments';
+import { type BatchSpec, countBatchRuns, pinBatchImages, prepareBatch, queuedBatchExitCode } from '@delta/experiments';
 import { queueEndText, queueProgressLine } from '@delta/views';
 import { imageCacheOption } from '../sandbox-flags.js';
 import { printConfigWarning } from '../config-warnings.js';
@@ -91,12 +91,7 @@ export async function queueBatchCommand(spec: BatchSpec, flags: QueueBatchFlags)
       process.stderr.write(`Stopped following the queue; the workers go on. Follow it again: the same command with --wait.\n`);
       return 130;
     }
-    const counts = { COMPLETED: 0, FAILED: 0, INTERRUPTED: 0, WAITING_FOR_INPUT: 0, RUNNING: 0, none: 0 };
-    for (const key of conditionKeys(batch)) {
-      const found = readRunOnDisk(runDirectoryOf(batch, key));
-      if (found.kind !== 'run') counts.none += 1;
-      else counts[found.crashed ? 'RUNNING' : found.status] += 1;
-    }
+    const counts = countBatchRuns(batch);
     // A refused job was not a run of this batch (someone else put it in the queue): said apart, it leaves the exit code alone.
     const refusedJobs = failedJobs.filter((job) => job.refused);
     const runJobs = failedJobs.filter((job) => !job.refused);
@@ -107,10 +102,7 @@ export async function queueBatchCommand(spec: BatchSpec, flags: QueueBatchFlags)
         `${JSON.stringify({ type: 'batch_end', out: batch.out, queue, runs: enqueued.runs, counts, failed_jobs: runJobs, refused_jobs: refusedJobs })}\n`,
       );
     else process.stdout.write(text.stdout);
-    if (counts.FAILED > 0 || runJobs.length > 0 || counts.RUNNING + counts.none > 0) return 1;
-    if (counts.WAITING_FOR_INPUT > 0) return 101;
-    if (counts.INTERRUPTED > 0) return 3;
-    return 0;
+    return queuedBatchExitCode(counts, runJobs.length);
   } finally {
     release();
   }
