@@ -1,6 +1,6 @@
 import { runPaths, type JournalEvent } from '@delta/journal';
 import type { ModelDelta } from '@delta/engine';
-import type { LiveExport } from '@delta/tracing';
+import type { EnvironmentExport } from '@delta/tracing';
 import { createRunOutput, type OutputFlags } from '@delta/views';
 import { abortOnSignals } from './signals.js';
 import { engineEnvironment } from './handed-keys.js';
@@ -73,49 +73,23 @@ export async function withEngineSession<T>(
     output.stop();
     asker?.close();
     release();
-    await closeTracing(tracing);
+    await tracing?.close();
   }
 }
 
 /**
- * With OTEL_EXPORTER_OTLP_ENDPOINT set, the run's spans go to that collector as the run goes
- * (docs/tracing.md); message content only with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true.
+ * With OTEL_EXPORTER_OTLP_ENDPOINT set, the run's spans go to that collector as the run goes (docs/tracing.md):
  * @delta/tracing and the OpenTelemetry SDK are loaded only then.
  */
-async function liveTracing(): Promise<LiveExport | undefined> {
-  const endpoint = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  if (endpoint === undefined || endpoint.trim() === '') return undefined;
-  const { createLiveExport } = await loadOptional(
+async function liveTracing(): Promise<EnvironmentExport | undefined> {
+  if ((process.env.OTEL_EXPORTER_OTLP_ENDPOINT ?? '').trim() === '') return undefined;
+  const { liveExportFromEnvironment } = await loadOptional(
     'OTEL_EXPORTER_OTLP_ENDPOINT is set: sending the spans live',
     OPENTELEMETRY,
     () => import('@delta/tracing'),
-    {
-      otherwise: 'unset OTEL_EXPORTER_OTLP_ENDPOINT to run without sending spans',
-    },
+    { otherwise: 'unset OTEL_EXPORTER_OTLP_ENDPOINT to run without sending spans' },
   );
-  const content = process.env.OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT?.toLowerCase() === 'true';
-  return createLiveExport({ endpoint, content, closeWaitMs: closeWaitMs() }, 'OTEL_EXPORTER_OTLP_ENDPOINT');
-}
-
-/**
- * How long the end of a run waits for the collector to take the last spans: 2 s, or OTEL_EXPORTER_OTLP_TIMEOUT
- * when set. A collector that is down costs the run that at most, and one warning (docs/tracing.md).
- */
-function closeWaitMs(): number {
-  const configured = Number(process.env.OTEL_EXPORTER_OTLP_TIMEOUT);
-  return Number.isFinite(configured) && configured > 0 ? configured : 2000;
-}
-
-/** Spans not sent do not change the run's outcome or exit code: a warning says so. */
-async function closeTracing(tracing: LiveExport | undefined): Promise<void> {
-  if (!tracing) return;
-  try {
-    await tracing.close();
-  } catch (error) {
-    process.stderr.write(
-      `warning: tracing: ${error instanceof Error ? error.message : String(error)} The run is recorded; \`delta export otel\` sends it again.\n`,
-    );
-  }
+  return liveExportFromEnvironment(process.env, (text) => process.stderr.write(text));
 }
 
 function printJournalPath(event: JournalEvent): void {

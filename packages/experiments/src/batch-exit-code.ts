@@ -7,7 +7,9 @@ import { readRunOnDisk } from './run-record.js';
  * `delta batch`'s exit code: 130 when stopped; 1 with failed runs, runs ended at a limit of their own or runs that
  * could not be executed; 101 with runs waiting for a person; 3 with runs interrupted; 0 when every run completed.
  */
-export function batchExitCode(summary: Pick<BatchSummary, 'stopped' | 'failed' | 'limited' | 'errors' | 'waiting' | 'interrupted'>): number {
+export function batchExitCode(
+  summary: Pick<BatchSummary, 'stopped' | 'failed' | 'limited' | 'errors' | 'waiting' | 'interrupted'>,
+): number {
   if (summary.stopped) return 130;
   if (summary.failed > 0 || summary.limited > 0 || summary.errors > 0) return 1;
   if (summary.waiting > 0) return 101;
