@@ -25,6 +25,8 @@ export { parseJournalLine } from './parse-event.js';
 export { readJournal, parseJournalText } from './read-journal.js';
 export type { ReadJournalOptions } from './read-journal.js';
 export { JournalReader } from './journal-reader.js';
+export { followJournalEvents, followJournalLines } from './follow-journal.js';
+export type { FollowOptions } from './follow-journal.js';
 export { readRunRecord, SMALL_RECORD_MAX_BYTES } from './read-record.js';
 export { JournalWriter } from './journal-writer.js';
 export { AppendList } from './append-list.js';
