@@ -1,11 +1,10 @@
 import { runPaths, type JournalEvent } from '@delta/journal';
 import type { ModelDelta } from '@delta/engine';
 import type { EnvironmentExport } from '@delta/tracing';
-import { createRunOutput, type OutputFlags } from '@delta/views';
+import { createRunOutput, type OutputFlags, TerminalAsker } from '@delta/views';
 import { abortOnSignals } from './signals.js';
 import { engineEnvironment } from './handed-keys.js';
 import { subAgentEnvironment } from './sub-agent-environment.js';
-import { TerminalAsker } from './terminal-asker.js';
 import { loadOptional, OPENTELEMETRY } from './optional-packages.js';
 
 /**
@@ -34,7 +33,7 @@ export async function withEngineSession<T>(
   const tracing = await liveTracing();
   const controller = new AbortController();
   const release = abortOnSignals(controller, (text) => process.stderr.write(text));
-  const asker = interactive ? new TerminalAsker() : undefined;
+  const asker = interactive ? new TerminalAsker({ input: process.stdin, output: process.stderr }) : undefined;
   const output = createRunOutput(outputFlags, { stdout: process.stdout, stderr: process.stderr, environment: process.env });
   // Progress lines still held back when the process ends are written on its way out.
   process.once('exit', output.flush);

@@ -39,6 +39,8 @@ export { replayObject, replayText } from './compare/replay-text.js';
 // delta run and continue: progress as the run goes, then its outcome.
 export { createRunOutput } from './progress/run-output.js';
 export type { OutputFlags, RunOutput, RunTerminal } from './progress/run-output.js';
+export { TerminalAsker } from './progress/terminal-asker.js';
+export type { AskerStreams } from './progress/terminal-asker.js';
 export { reportOutcome } from './report-outcome.js';
 export type { OutcomeOptions } from './report-outcome.js';
 export type { OutputFormat } from './result/output-format.js';

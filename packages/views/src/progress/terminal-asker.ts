@@ -2,12 +2,20 @@ import { createInterface, type Interface } from 'node:readline';
 import { Writable } from 'node:stream';
 import type { HumanInputRequest } from '@delta/engine';
 
+/** Where the questions are asked: `input` (stdin), and `output` (stderr) for the prompts. */
+export interface AskerStreams {
+  input: NodeJS.ReadableStream & { isTTY?: boolean };
+  output: NodeJS.WritableStream;
+}
+
 /**
- * Answers ask_human at the terminal (`-i`): the prompt goes to stderr, the answer is one line of stdin,
- * typed invisibly when the request is sensitive. One line reader serves every question of the run, so
- * answers piped on stdin are taken one line each, in order.
+ * Answers ask_human at the terminal (`-i`): the prompt goes to `output`, the answer is one line of `input`,
+ * typed invisibly when the request is sensitive (on a terminal). One line reader serves every question of the
+ * run, so answers piped on stdin are taken one line each, in order.
  */
 export class TerminalAsker {
+  constructor(private readonly streams: AskerStreams) {}
+
   private reader: Interface | undefined;
   private lines: string[] = [];
   private waiting: ((line: string | undefined) => void) | undefined;
@@ -18,11 +26,11 @@ export class TerminalAsker {
     if (this.reader) return this.reader;
     const output = new Writable({
       write: (chunk, _encoding, done) => {
-        if (!this.muted) process.stderr.write(chunk);
+        if (!this.muted) this.streams.output.write(chunk);
         done();
       },
     });
-    this.reader = createInterface({ input: process.stdin, output, terminal: process.stdin.isTTY === true });
+    this.reader = createInterface({ input: this.streams.input, output, terminal: this.streams.input.isTTY === true });
     this.reader.on('line', (line) => {
       if (this.waiting) {
         const resolve = this.waiting;
@@ -40,8 +48,8 @@ export class TerminalAsker {
   readonly ask = async (request: HumanInputRequest, signal: AbortSignal): Promise<string> => {
     this.open();
     const hint = request.input_type === 'confirmation' ? ' [yes/no]' : '';
-    process.stderr.write(`\n? ${request.prompt}${hint}${request.sensitive ? ' (input hidden)' : ''}\n> `);
-    this.muted = request.sensitive && process.stdin.isTTY === true;
+    this.streams.output.write(`\n? ${request.prompt}${hint}${request.sensitive ? ' (input hidden)' : ''}\n> `);
+    this.muted = request.sensitive && this.streams.input.isTTY === true;
     try {
       const line = await new Promise<string | undefined>((resolve, reject) => {
         if (this.lines.length > 0) return resolve(this.lines.shift());
@@ -52,7 +60,7 @@ export class TerminalAsker {
       if (line === undefined) throw new Error('stdin ended before the question was answered');
       return line;
     } finally {
-      if (this.muted) process.stderr.write('\n');
+      if (this.muted) this.streams.output.write('\n');
       this.muted = false;
     }
   };
