@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { resumeNote } from '@delta/views';
+import { chooseWorkspace, resumeNote } from '@delta/views';
 import { usageError } from './usage-error.js';
-import { chooseWorkspace } from './choose-workspace.js';
 import { printConfigWarning } from './config-warnings.js';
 import { engineEnvironment } from './handed-keys.js';
 import { runModelOf, runOverrides } from './run-models.js';
@@ -52,7 +51,10 @@ export async function runCommand(flags: RunCommandFlags): Promise<number> {
   const agent = model ? model.apply(loaded) : loaded;
   for (const warning of agent.warnings) printConfigWarning(warning);
   const message = String(flags.message);
-  const workDir = flags.workDir === undefined ? await chooseWorkspace(agent.home, flags.yes === true) : resolve(flags.workDir);
+  const workDir =
+    flags.workDir === undefined
+      ? await chooseWorkspace(agent.home, flags.yes === true, { input: process.stdin, output: process.stderr })
+      : resolve(flags.workDir);
   if (flags.workDir !== undefined) noteOtherWorkspace(agent.home, workDir, recordOtherWorkspace);
 
   // Smart resume (spec 2.6.1): the workspace's latest run is interrupted, paused or crashed. Not with

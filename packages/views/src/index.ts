@@ -41,6 +41,8 @@ export { createRunOutput } from './progress/run-output.js';
 export type { OutputFlags, RunOutput, RunTerminal } from './progress/run-output.js';
 export { TerminalAsker } from './progress/terminal-asker.js';
 export type { AskerStreams } from './progress/terminal-asker.js';
+export { chooseWorkspace } from './progress/choose-workspace.js';
+export type { ChoiceStreams } from './progress/choose-workspace.js';
 export { reportOutcome } from './report-outcome.js';
 export type { OutcomeOptions } from './report-outcome.js';
 export type { OutputFormat } from './result/output-format.js';

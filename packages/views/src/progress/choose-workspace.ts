@@ -8,22 +8,28 @@ export function orderWorkspaces(existing: readonly string[], lastUsed: string | 
   return lastUsed !== undefined && existing.includes(lastUsed) ? [lastUsed, ...others] : others;
 }
 
+/** Where the choice is offered: `input` (stdin) and `output` (stderr); a choice only when both are a terminal. */
+export interface ChoiceStreams {
+  input: NodeJS.ReadableStream & { isTTY?: boolean };
+  output: NodeJS.WritableStream & { isTTY?: boolean };
+}
+
 /**
- * Without -w: with -y, or when nobody is at a terminal, a new workspace; otherwise the user picks one
- * (Enter takes the last used workspace, or a new one when there is none).
+ * `delta run` without -w: with -y, or when nobody is at a terminal, a new workspace; otherwise the user picks one
+ * (Enter takes the last used workspace, or a new one when there is none). Returns the workspace's directory.
  */
-export async function chooseWorkspace(agentHome: string, yes: boolean): Promise<string> {
+export async function chooseWorkspace(agentHome: string, yes: boolean, streams: ChoiceStreams): Promise<string> {
   const found = listWorkspaces(agentHome);
-  if (yes || found.length === 0 || !process.stdin.isTTY || !process.stderr.isTTY) {
+  if (yes || found.length === 0 || streams.input.isTTY !== true || streams.output.isTTY !== true) {
     return createNextWorkspace(agentHome).path;
   }
   const lastUsed = readLastUsedWorkspace(agentHome);
   const existing = orderWorkspaces(found, lastUsed);
   const fallback = lastUsed && found.includes(lastUsed) ? lastUsed : undefined;
-  process.stderr.write(`Workspaces of this agent (${workspacesDirectory(agentHome)}):\n`);
-  for (const [index, id] of existing.entries()) process.stderr.write(`  ${index + 1}) ${id}${id === fallback ? '  (last used)' : ''}\n`);
-  process.stderr.write('  n) a new workspace\n');
-  const prompt = createInterface({ input: process.stdin, output: process.stderr });
+  streams.output.write(`Workspaces of this agent (${workspacesDirectory(agentHome)}):\n`);
+  for (const [index, id] of existing.entries()) streams.output.write(`  ${index + 1}) ${id}${id === fallback ? '  (last used)' : ''}\n`);
+  streams.output.write('  n) a new workspace\n');
+  const prompt = createInterface({ input: streams.input, output: streams.output });
   try {
     for (;;) {
       const answer = (await prompt.question(`Choose [${fallback ?? 'n'}]: `)).trim();
@@ -33,7 +39,7 @@ export async function chooseWorkspace(agentHome: string, yes: boolean): Promise<
         writeLastUsedWorkspace(agentHome, chosen);
         return join(workspacesDirectory(agentHome), chosen);
       }
-      process.stderr.write(`"${answer}" is not one of the choices.\n`);
+      streams.output.write(`"${answer}" is not one of the choices.\n`);
     }
   } finally {
     prompt.close();
