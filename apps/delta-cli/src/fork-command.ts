@@ -3,7 +3,7 @@ import { keptVersionLine } from '@delta/views';
 import { baseUrlFlag, configOverrides, type OverrideFlags } from './override-flags.js';
 import { reportOutcome } from './report-outcome.js';
 import { parseOutputFormat } from './result/output-format.js';
-import { runLimitOptions } from './run-limit-flags.js';
+import { runLimitOptions } from '@delta/engine';
 import { parseRunIdFlag } from './run-id-flag.js';
 import { usageError } from './usage-error.js';
 import type { RunLocation } from './inspect/locate-run.js';

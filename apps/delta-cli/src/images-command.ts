@@ -1,6 +1,6 @@
 import { imageCacheText, imagePruneText } from '@delta/views';
 import { imageCacheOption } from './sandbox-flags.js';
-import { parseDurationFlag } from './run-limit-flags.js';
+import { parseDurationFlag } from '@delta/engine';
 import { usageError } from './usage-error.js';
 
 export interface ImagesFlags {

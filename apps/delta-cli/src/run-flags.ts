@@ -1,7 +1,7 @@
 import { baseUrlFlag } from './override-flags.js';
 import { parseOutputFormat } from './result/output-format.js';
 import { parseRunIdFlag } from './run-id-flag.js';
-import { type RunLimitFlags, runLimitOptions } from './run-limit-flags.js';
+import { type RunLimitFlags, runLimitOptions } from '@delta/engine';
 import type { ModelsFlags } from './run-models.js';
 import { parseSandboxFlags } from './sandbox-flags.js';
 

@@ -22,6 +22,8 @@ export type { StartRunOptions } from './start-run.js';
 export { continueRun } from './continue-run.js';
 export type { ContinueRunOptions } from './continue-run.js';
 export type { EngineOptions, RunResult } from './run-options.js';
+export { parseDurationFlag, runLimitOptions } from './run-limit-flags.js';
+export type { RunLimitFlags } from './run-limit-flags.js';
 export { ExitCode } from './exit-codes.js';
 export type { RunOutcome } from './exit-codes.js';
 export { ASK_HUMAN, ASK_HUMAN_TOOL } from './ask-human.js';

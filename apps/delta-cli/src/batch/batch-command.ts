@@ -1,5 +1,6 @@
 import { usageError } from '../usage-error.js';
-import { parseWholeNumber, type RunLimitFlags, runLimitOptions } from '../run-limit-flags.js';
+import { type RunLimitFlags, runLimitOptions } from '@delta/engine';
+import { parseWholeNumber } from '../run-limit-flags.js';
 import { baseUrlFlag } from '../override-flags.js';
 import { printConfigWarning } from '../config-warnings.js';
 import { engineEnvironment } from '../handed-keys.js';
