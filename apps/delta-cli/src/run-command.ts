@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chooseWorkspace, resumeNote } from '@delta/views';
 import { usageError } from './usage-error.js';
@@ -32,8 +31,6 @@ function noteOtherWorkspace(agentHome: string, workDir: string, record: (agentHo
   }
 }
 
-const RESUMABLE = new Set(['INTERRUPTED', 'WAITING_FOR_INPUT', 'RUNNING']);
-
 /** `delta run`: load the agent, pick the workspace, start (or auto-resume) the run, print the answer. */
 export async function runCommand(flags: RunCommandFlags): Promise<number> {
   if (flags.message === undefined || String(flags.message).trim() === '') {
@@ -44,7 +41,7 @@ export async function runCommand(flags: RunCommandFlags): Promise<number> {
   }
   const { format, runId, engine: flagOptions } = parseRunFlags(flags);
   const engine = await import('@delta/engine');
-  const { findRunPaths, readLatestRunId, readMetadata, recordOtherWorkspace } = await import('@delta/journal');
+  const { recordOtherWorkspace } = await import('@delta/journal');
   // --models: the entry --model names, its key read now (before a workspace is made), laid over agent.yaml.
   const model = await runModelOf(flags, engineEnvironment());
   const loaded = engine.loadAgent(flags.agent ?? '.', { strict: flags.strict === true, overrides: runOverrides(flags) });
@@ -59,13 +56,10 @@ export async function runCommand(flags: RunCommandFlags): Promise<number> {
 
   // Smart resume (spec 2.6.1): the workspace's latest run is interrupted, paused or crashed. Not with
   // --run-id or --new: the caller asked for a new run (another run may be going on beside it).
-  const latest = runId === undefined && flags.new !== true ? readLatestRunId(workDir) : undefined;
-  const latestMetadata =
-    latest && existsSync(findRunPaths(workDir, latest).metadata) ? readMetadata(findRunPaths(workDir, latest).metadata) : undefined;
-  const resume = latestMetadata !== undefined && RESUMABLE.has(latestMetadata.status);
+  const resume = runId === undefined && flags.new !== true ? engine.resumableRun(workDir) : undefined;
   if (flags.verbose === true) {
     // What the run will use: --base-url, the models file entry's key, a resumed run's recorded endpoint.
-    const given = { ...flagOptions, ...model?.engine, ...(resume ? { recorded: latestMetadata.model_endpoint } : {}) };
+    const given = { ...flagOptions, ...model?.engine, ...(resume ? { recorded: resume.metadata.model_endpoint } : {}) };
     (await import('./report-settings.js')).reportSettings(agent, workDir, (text) => process.stderr.write(text), given);
   }
 
@@ -75,11 +69,9 @@ export async function runCommand(flags: RunCommandFlags): Promise<number> {
       const common = { ...session, ...flagOptions, ...model?.engine };
       let result;
       if (resume) {
-        const waiting = latestMetadata.status === 'WAITING_FOR_INPUT';
-        const responseFile = join(findRunPaths(workDir, latest!).interactionDir, 'response.txt');
-        const answerFromFile = waiting && existsSync(responseFile);
-        process.stderr.write(resumeNote({ runId: latest!, status: latestMetadata.status, workDir }, answerFromFile));
-        result = await engine.continueRun({ ...common, agent, workDir, runId: latest!, ...(answerFromFile ? {} : { message }) });
+        const { runId: latest, metadata, answerFromFile } = resume;
+        process.stderr.write(resumeNote({ runId: latest, status: metadata.status, workDir }, answerFromFile));
+        result = await engine.continueRun({ ...common, agent, workDir, runId: latest, ...(answerFromFile ? {} : { message }) });
       } else {
         try {
           result = await engine.startRun({ ...common, agent, message, workDir, ...(runId === undefined ? {} : { runId }) });

@@ -23,6 +23,8 @@ export { continueRun } from './continue-run.js';
 export type { ContinueRunOptions } from './continue-run.js';
 export type { EngineOptions, RunResult } from './run-options.js';
 export { parseDurationFlag, runLimitOptions } from './run-limit-flags.js';
+export { resumableRun } from './resumable-run.js';
+export type { ResumableRun } from './resumable-run.js';
 export type { RunLimitFlags } from './run-limit-flags.js';
 export { ExitCode } from './exit-codes.js';
 export type { RunOutcome } from './exit-codes.js';
