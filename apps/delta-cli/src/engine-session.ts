@@ -1,4 +1,4 @@
-import { runPaths, type JournalEvent } from '@delta/journal';
+import type { JournalEvent } from '@delta/journal';
 import type { ModelDelta } from '@delta/engine';
 import type { EnvironmentExport } from '@delta/tracing';
 import { createRunOutput, type OutputFlags, TerminalAsker } from '@delta/views';
@@ -27,7 +27,7 @@ export async function withEngineSession<T>(
     },
     endProgress: () => void,
   ) => Promise<T>,
-  outputFlags: OutputFlags & { verbose?: boolean } = {},
+  outputFlags: OutputFlags = {},
 ): Promise<T> {
   // First: a missing OpenTelemetry package ends the command here, before signals and the terminal are taken.
   const tracing = await liveTracing();
@@ -37,10 +37,7 @@ export async function withEngineSession<T>(
   const output = createRunOutput(outputFlags, { stdout: process.stdout, stderr: process.stderr, environment: process.env });
   // Progress lines still held back when the process ends are written on its way out.
   process.once('exit', output.flush);
-  // Under -v, the journal's path as the run starts (spec 003 section 10.2), so that it can be followed at once.
-  const listeners = [tracing?.onEvent, outputFlags.verbose === true ? printJournalPath : undefined, output.onEvent].filter(
-    (listener) => listener !== undefined,
-  );
+  const listeners = [tracing?.onEvent, output.onEvent].filter((listener) => listener !== undefined);
   const onEvent =
     listeners.length === 0
       ? undefined
@@ -89,8 +86,4 @@ async function liveTracing(): Promise<EnvironmentExport | undefined> {
     { otherwise: 'unset OTEL_EXPORTER_OTLP_ENDPOINT to run without sending spans' },
   );
   return liveExportFromEnvironment(process.env, (text) => process.stderr.write(text));
-}
-
-function printJournalPath(event: JournalEvent): void {
-  if (event.type === 'ENGINE_START') process.stderr.write(`Journal log: ${runPaths(event.work_dir, event.run_id).journal}\n`);
 }

@@ -1,13 +1,14 @@
-import type { JournalEvent } from '@delta/journal';
+import { type JournalEvent, runPaths } from '@delta/journal';
 import type { ModelDelta } from '@delta/engine';
 import { paletteFor } from '../inspect/color.js';
 import { createJournalEcho } from './journal-echo.js';
 import { LiveDisplay } from './live-display.js';
 
-/** How `delta run` and `delta continue` show progress: -q, --json. */
+/** How `delta run` and `delta continue` show progress: -q, --json; -v also says where the journal is. */
 export interface OutputFlags {
   quiet?: boolean;
   json?: boolean;
+  verbose?: boolean;
 }
 
 export interface RunOutput {
@@ -64,9 +65,23 @@ export interface RunTerminal {
 /**
  * --json: every journal event as one line on stdout. On a terminal (stdout and stderr both), the live
  * status line on stderr. Otherwise the engine's plain progress lines on stderr. -q: no progress. Lines
- * still held back when the process ends are the caller's to flush (`flush`, on its way out).
+ * still held back when the process ends are the caller's to flush (`flush`, on its way out). -v: the journal's
+ * path on stderr as the run starts (spec 003 section 10.2), so that it can be followed at once.
  */
 export function createRunOutput(flags: OutputFlags, terminal: RunTerminal): RunOutput {
+  const output = progressOutput(flags, terminal);
+  if (flags.verbose !== true) return output;
+  const { onEvent } = output;
+  return {
+    ...output,
+    onEvent: (event) => {
+      if (event.type === 'ENGINE_START') terminal.stderr.write(`Journal log: ${runPaths(event.work_dir, event.run_id).journal}\n`);
+      onEvent?.(event);
+    },
+  };
+}
+
+function progressOutput(flags: OutputFlags, terminal: RunTerminal): RunOutput {
   const { stdout, stderr, environment } = terminal;
   const lines = flags.quiet ? undefined : batchedLines(stderr);
   const plain = lines ? lines.write : () => {};
