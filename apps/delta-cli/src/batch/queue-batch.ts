@@ -102,7 +102,8 @@ export async function queueBatchCommand(spec: BatchSpec, flags: QueueBatchFlags)
     // A refused job was not a run of this batch (someone else put it in the queue): said apart, it leaves the exit code alone.
     const refusedJobs = failedJobs.filter((job) => job.refused);
     const runJobs = failedJobs.filter((job) => !job.refused);
-    for (const job of runJobs) say(`FAILED JOB ${job.id} after ${job.attempts} attempts: ${job.reason}\n`);
+    for (const job of runJobs)
+      say(`FAILED JOB ${job.id} after ${job.attempts} attempts: ${job.reason}${job.code ? ` (${job.code})` : ''}\n`);
     for (const job of refusedJobs) say(`REFUSED JOB ${job.id}: ${job.reason}\n`);
     if (refusedJobs.length > 0) {
       say(
