@@ -26,7 +26,8 @@ export type { StreamDelta } from './stream-assembler.js';
 export { SseReader } from './sse-reader.js';
 export type { SseEvent } from './sse-reader.js';
 export { DEFAULT_MAX_RESPONSE_BYTES } from './read-answer.js';
-export { MAX_JSON_DEPTH, nestsDeeperThan, valueNestsDeeperThan } from './json-depth.js';
+// Kept here for @delta/mcp and @delta/engine, which still import it from this package; it lives in @delta/errors.
+export { MAX_JSON_DEPTH, nestsDeeperThan, valueNestsDeeperThan } from '@delta/errors';
 export { DEFAULT_MAX_RETRIES, MAX_RETRY_AFTER_MS, backoffMs, retryAfterMs, transientStatus } from './retry-policy.js';
 export { ModelWireError, ModelResponseError, ModelAuthenticationError, attemptFailure } from './wire-errors.js';
 export type { AttemptFailure } from './wire-errors.js';
