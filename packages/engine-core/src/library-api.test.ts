@@ -19,14 +19,6 @@ function isAlive(pid: number): boolean {
   }
 }
 
-async function waitFor(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe('the library API', () => {
   it('aborting the signal ends the run INTERRUPTED, stops the tool process and still runs on_run_end', async () => {
     const server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'slow', arguments: {} }] }, { content: 'never asked' }] });
@@ -53,7 +45,9 @@ describe('the library API', () => {
     });
 
     const pidFile = join(workDir, 'tool.pid');
-    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '');
+    await expect
+      .poll(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', { timeout: 10_000, interval: 20 })
+      .toBe(true);
     const pid = Number(readFileSync(pidFile, 'utf8').trim());
     expect(isAlive(pid)).toBe(true);
     controller.abort(new Error('stop'));
@@ -63,7 +57,7 @@ describe('the library API', () => {
     const result = await run.result;
     expect(result.status).toBe('INTERRUPTED');
     expect(result.exitCode).toBe(ExitCode.INTERRUPTED);
-    await waitFor(() => !isAlive(pid), 5_000);
+    await expect.poll(() => !isAlive(pid), { timeout: 5_000, interval: 20 }).toBe(true);
     expect(readFileSync(join(workDir, 'run-end.txt'), 'utf8')).toBe('ended\n');
     expect(server.requests).toHaveLength(1);
     // The iterable saw exactly what the journal holds, ending with ENGINE_END INTERRUPTED.
@@ -99,7 +93,7 @@ describe('the library API', () => {
     expect(parents).toHaveLength(2);
     expect(parents[0]).toBe(parents[1]);
     expect(parents[0]).not.toBe(process.pid);
-    await waitFor(() => !isAlive(parents[0]!), 5_000);
+    await expect.poll(() => !isAlive(parents[0]!), { timeout: 5_000, interval: 20 }).toBe(true);
   });
 
   it('runs with an openai SDK client of the caller, recording the exact bytes it sent', async () => {
