@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { foldEvents, type JournalEvent } from '@delta/journal';
 import {
   buildContextMessages,
-  journalToMessages,
   loadContextManifest,
   type BuildContextOptions,
   type ChatMessage,
   type JournalMessagesOptions,
 } from '../src/index.js';
+import { journalToMessages } from '../src/journal-messages.js';
 
 let seq = 0;
 const timestamp = '2025-01-01T00:00:00.000Z';

@@ -4,7 +4,8 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm } from '@delta/testkit';
 import { readJournal, type JournalEvent } from '@delta/journal';
-import { ExitCode, loadAgent, modelClientFromOpenAI, runAgent, continueAgent, startRun } from './index.js';
+import { loadAgent, modelClientFromOpenAI, runAgent, continueAgent, startRun } from './index.js';
+import { ExitCode } from './exit-codes.js';
 
 afterEach(cleanupTestResources);
 

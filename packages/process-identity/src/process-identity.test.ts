@@ -10,9 +10,9 @@ import {
   processStartTicks,
   readProcessFile,
   readProcessStat,
-  safeParseProcessFile,
   writeProcessFile,
 } from './index.js';
+import { safeParseProcessFile } from './process-file.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'delta-process-identity-'));
 const started: ChildProcess[] = [];

@@ -5,7 +5,8 @@ import { cleanupTempDirs, createTempDir } from '@delta/testkit';
 import { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { batchIdentityFile } from './batch-identity.js';
-import { checkBatchIdentity, claimBatchIdentity, connectRedis, enqueueBatch, parseRedisAddress, runWorker } from './index.js';
+import { connectRedis, enqueueBatch, parseRedisAddress, runWorker } from './index.js';
+import { checkBatchIdentity, claimBatchIdentity } from './batch-identity.js';
 import { placeMismatch } from './verify-run-job.js';
 import { redis, smallBatch, startRedis, stopRedis, unavailable } from './queue.test-support.js';
 
