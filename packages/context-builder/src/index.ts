@@ -1,6 +1,5 @@
 export { loadContextManifest } from './manifest.js';
 export type { LoadedContextManifest } from './manifest.js';
-export type { JournalMessagesOptions } from './journal-messages.js';
 export { buildContext, buildContextMessages } from './build-context.js';
 export type { BuildContextOptions } from './build-context.js';
 export { estimateTokens } from './token-count.js';

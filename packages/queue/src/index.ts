@@ -3,7 +3,6 @@ export type { RedisAddress } from './redis-address.js';
 export { connectRedis } from './redis-connection.js';
 export { enqueueBatch } from './enqueue-batch.js';
 export type { EnqueueOptions, EnqueueResult } from './enqueue-batch.js';
-export type { RunProcessorOptions } from './process-run-job.js';
 export { runWorker } from './run-worker.js';
 export type { RunWorkerOptions } from './run-worker.js';
 export { waitForBatch } from './wait-for-batch.js';

@@ -1,4 +1,4 @@
-export type { SafeParseToolDefinitionResult, ToolDefinitionOptions } from './parse-tool-definition.js';
+export type { ToolDefinitionOptions } from './parse-tool-definition.js';
 export { expandTool, safeExpandTool } from './expand-tool.js';
 export type { ExpandToolOptions, SafeExpandToolResult } from './expand-tool.js';
 export type { ExpandedParameter, ExpandedTool } from './expanded-tool.js';
@@ -13,6 +13,6 @@ export { toExpandedDefinition } from './to-expanded-definition.js';
 export { ARGUMENT_INJECTION_WARNING } from './argument-injection.js';
 export type { ExpandedDefinition } from './to-expanded-definition.js';
 export { quoteCommandLine } from './quote-command-line.js';
-export type { ToolDefinitionIssue, ToolDefinitionWarning } from './tool-definition-error.js';
+export type { ToolDefinitionWarning } from './tool-definition-error.js';
 export { ToolArgumentError } from './tool-argument-error.js';
 export type { EngineVariables } from './placeholder.js';

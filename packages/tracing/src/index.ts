@@ -1,4 +1,3 @@
-export type { SpanAttributes, SpanOptions, SpanRecord } from './run-spans.js';
 export type { OtlpTarget } from './otlp-sender.js';
 export { exportRun, spansOfRun } from './export-run.js';
 export type { RecordedRunFiles } from './export-run.js';
