@@ -52,11 +52,7 @@ async function setup(toolScript = 'true') {
 }
 
 async function waitForFile(file: string): Promise<void> {
-  const until = Date.now() + 60_000;
-  while (!existsSync(file)) {
-    if (Date.now() > until) throw new Error(`${file} did not appear`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await expect.poll(() => existsSync(file), { timeout: 60_000, interval: 20, message: `${file} did not appear` }).toBe(true);
 }
 
 describe('task files', () => {

@@ -60,11 +60,9 @@ afterAll(async () => {
 });
 
 async function waitForFile(file: string, timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!existsSync(file)) {
-    if (Date.now() > until) throw new Error(`${file} did not appear within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await expect
+    .poll(() => existsSync(file), { timeout: timeoutMs, interval: 20, message: `${file} did not appear within ${timeoutMs} ms` })
+    .toBe(true);
 }
 
 /** The pairing of engine starts and ends in a journal, and its seq: one engine at a time, none writing over another. */
