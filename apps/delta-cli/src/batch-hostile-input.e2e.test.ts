@@ -4,7 +4,7 @@ import { readMetadata, runPaths } from '@delta/journal';
 import { cleanupTempDirs, createTempAgent, createTempDir, type FakeLlm, startFakeLlm, modelEnv } from '@delta/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runDelta } from './test-support.js';
-import { startDelta } from './test-processes.js';
+import { startDelta } from './test-processes.test-support.js';
 
 // A TASKS file and its workspace directories are input the engine does not trust (a tool of another
 // batch may have written them), and one --out holds one batch at a time.

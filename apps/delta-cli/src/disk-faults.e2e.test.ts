@@ -15,7 +15,7 @@ import {
   type SmallDisk,
 } from '@delta/testkit';
 import { readJournal, readMetadata, type JournalEvent, type RunMetadata } from '@delta/journal';
-import { latestRunDir, startDelta, waitForJournal } from './test-processes.js';
+import { latestRunDir, startDelta, waitForJournal } from './test-processes.test-support.js';
 import { runDelta } from './test-support.js';
 
 // Real disk faults under real runs: a 3 MB tmpfs that a tool fills up, a tmpfs remounted read-only, a

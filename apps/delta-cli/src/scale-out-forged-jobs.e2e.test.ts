@@ -6,7 +6,7 @@ import { cleanupTempDirs, createTempAgent, createTempDir, redisUnavailable, star
 import { Queue } from 'bullmq';
 import { connectRedis, parseRedisAddress } from '@delta/queue';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type RunningDelta, startDelta } from './test-processes.js';
+import { type RunningDelta, startDelta } from './test-processes.test-support.js';
 
 // Whoever can write to the batch's Redis can add jobs to its queue. A worker runs only the jobs that match
 // the batch recorded on the shared storage (its out, tasks, models and repeats) and that are signed with

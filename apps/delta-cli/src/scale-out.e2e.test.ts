@@ -16,7 +16,7 @@ import {
 } from '@delta/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runDelta } from './test-support.js';
-import { type RunningDelta, startDelta } from './test-processes.js';
+import { type RunningDelta, startDelta } from './test-processes.test-support.js';
 
 // `delta batch --queue` and `delta worker` on a real redis-server (Debian's package) and a real
 // BullMQ queue: three worker processes, one of them killed (SIGKILL) in the middle of a run.

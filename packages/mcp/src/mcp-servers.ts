@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import { ConfigurationError, SystemError } from '@delta/errors';
-import { MAX_JSON_DEPTH, valueNestsDeeperThan } from '@delta/model-wire';
+import { MAX_JSON_DEPTH, valueNestsDeeperThan } from '@delta/errors';
 import { callResultText } from './call-result-text.js';
 import { McpConnection, type ServerEndpoint } from './mcp-connection.js';
 import { McpRequestError } from './mcp-request-error.js';

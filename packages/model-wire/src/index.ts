@@ -23,7 +23,6 @@ export type { NormaliseOptions } from './normalise-completion.js';
 export type { ModelTurn, ReasoningField, WireToolCall, WireUsage } from './model-turn.js';
 export type { StreamDelta } from './stream-assembler.js';
 // Kept here for @delta/mcp and @delta/engine, which still import it from this package; it lives in @delta/errors.
-export { MAX_JSON_DEPTH, nestsDeeperThan, valueNestsDeeperThan } from '@delta/errors';
 export { retryAfterMs } from './retry-policy.js';
 export { ModelWireError, attemptFailure } from './wire-errors.js';
 export type { AttemptFailure } from './wire-errors.js';
