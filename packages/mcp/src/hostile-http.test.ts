@@ -1,0 +1,100 @@
+// A Streamable HTTP server that attacks its client, written raw in this file (node:http): what it sends
+// must become an observation or a clear error, never a crash, a hang past timeout_ms, sockets, memory or
+// time without bound, or a leak of the configured headers.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanupTempDirs, createTempDir } from '@delta/testkit';
+import { startMcpServers, type McpServers } from './index.js';
+
+interface Message {
+  id?: unknown;
+  method?: string;
+  params?: { name?: string };
+}
+
+type Attack = (response: ServerResponse, message: Message) => void;
+
+const answer = (id: unknown, text: string) => ({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }] } });
+
+function json(response: ServerResponse, message: unknown): void {
+  response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(message));
+}
+
+/** A server whose tools are the attacks given; the client's answers to its own requests are held, never answered. */
+async function startServer(attacks: Record<string, Attack>) {
+  const held = { open: 0, most: 0, total: 0 };
+  const http = createServer(async (request: IncomingMessage, response: ServerResponse) => {
+    let text = '';
+    for await (const chunk of request) text += chunk;
+    if (request.method === 'DELETE') return void response.writeHead(200).end();
+    const message = JSON.parse(text) as Message;
+    if (message.method === undefined && message.id !== undefined) {
+      // An answer of the client's to a request of the server's: held open, as a slow server would.
+      held.total += 1;
+      held.open += 1;
+      held.most = Math.max(held.most, held.open);
+      response.on('close', () => {
+        held.open -= 1;
+      });
+      return;
+    }
+    if (message.method === 'initialize') return json(response, { jsonrpc: '2.0', id: message.id, result: { protocolVersion: '2025-06-18' } });
+    if (message.id === undefined) return void response.writeHead(202).end();
+    if (message.method === 'tools/list') {
+      const tools = Object.keys(attacks).map((name) => ({ name, inputSchema: { type: 'object' } }));
+      return json(response, { jsonrpc: '2.0', id: message.id, result: { tools } });
+    }
+    attacks[message.params!.name!]!(response, message);
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const { port } = http.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    held,
+    close: () =>
+      new Promise<void>((resolve) => {
+        http.closeAllConnections();
+        http.close(() => resolve());
+      }),
+  };
+}
+
+let servers: McpServers | undefined;
+afterEach(async () => {
+  await servers?.close();
+  servers = undefined;
+  await cleanupTempDirs();
+});
+
+async function start(url: string) {
+  const workDir = await createTempDir('mcp-hostile-http-');
+  const config = { name: 'evil', url, headers: { Authorization: 'Bearer sk-evil-0000' }, timeout_ms: 10_000 };
+  return startMcpServers({ servers: [{ config, file: 'agent.yaml', field: 'mcp_servers[0]' }], agentHome: workDir, workDir, env: {}, logDir: workDir });
+}
+
+const echo: Attack = (response, message) => json(response, answer(message.id, 'echo'));
+
+describe('a hostile MCP Streamable HTTP server', () => {
+  it('flooding the client with requests in an event stream opens a bounded number of connections, and its call still answers', async () => {
+    const server = await startServer({
+      echo,
+      flood: (response, message) => {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        for (let index = 0; index < 2000; index += 1) {
+          response.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id: `p${index}`, method: 'ping' })}\n\n`);
+        }
+        response.end(`data: ${JSON.stringify(answer(message.id, 'after the flood'))}\n\n`);
+      },
+    });
+    try {
+      servers = await start(server.url);
+      expect(await servers.call('mcp__evil__flood', {})).toMatchObject({ status: 'SUCCESS', text: 'after the flood' });
+      expect(await servers.call('mcp__evil__echo', {})).toMatchObject({ status: 'SUCCESS', text: 'echo' });
+      // Each answer to a ping is a POST; the server never answers them, and the client opens no more than its bound.
+      expect(server.held.total).toBeGreaterThan(0);
+      expect(server.held.most).toBeLessThanOrEqual(32);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -1,0 +1,45 @@
+// A stdio server that attacks its client (test/hostile-server.mjs): what it sends must become an
+// observation or a clear error, never a crash, a hang past timeout_ms, memory or time without bound, or a
+// false success; and the connection goes on answering the next call.
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanupTempDirs, createTempDir } from '@delta/testkit';
+import { startMcpServers, type McpServers, type StartMcpServersOptions } from './index.js';
+
+const HOSTILE_SERVER = join(import.meta.dirname, '../test/hostile-server.mjs');
+
+let servers: McpServers | undefined;
+afterEach(async () => {
+  await servers?.close();
+  servers = undefined;
+  await cleanupTempDirs();
+});
+
+async function settings(env: Record<string, string> = {}, timeoutMs = 10_000): Promise<StartMcpServersOptions> {
+  const workDir = await createTempDir('mcp-hostile-');
+  return {
+    servers: [
+      {
+        config: { name: 'evil', command: process.execPath, args: [HOSTILE_SERVER], timeout_ms: timeoutMs },
+        file: 'agent.yaml',
+        field: 'mcp_servers[0]',
+      },
+    ],
+    agentHome: workDir,
+    workDir,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+    logDir: workDir,
+  };
+}
+
+describe('a hostile MCP stdio server', () => {
+  it('flooding the client with requests while reading none of the answers gets few of them, and its call still answers', async () => {
+    servers = await startMcpServers(await settings());
+    expect(await servers.call('mcp__evil__ping_flood', { count: 100_000 })).toMatchObject({ status: 'SUCCESS', text: 'after the flood' });
+    // Answers are not queued without bound for a server that does not read them: most pings went unanswered.
+    const read = (await servers.call('mcp__evil__answers_read', {})).text;
+    const count = Number(/^(\d+) answers read$/.exec(read)?.[1]);
+    expect(count).toBeGreaterThan(0);
+    expect(count).toBeLessThan(20_000);
+  });
+});
