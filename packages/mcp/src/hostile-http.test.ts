@@ -38,7 +38,8 @@ async function startServer(attacks: Record<string, Attack>) {
       });
       return;
     }
-    if (message.method === 'initialize') return json(response, { jsonrpc: '2.0', id: message.id, result: { protocolVersion: '2025-06-18' } });
+    if (message.method === 'initialize')
+      return json(response, { jsonrpc: '2.0', id: message.id, result: { protocolVersion: '2025-06-18' } });
     if (message.id === undefined) return void response.writeHead(202).end();
     if (message.method === 'tools/list') {
       const tools = Object.keys(attacks).map((name) => ({ name, inputSchema: { type: 'object' } }));
@@ -69,7 +70,13 @@ afterEach(async () => {
 async function start(url: string) {
   const workDir = await createTempDir('mcp-hostile-http-');
   const config = { name: 'evil', url, headers: { Authorization: 'Bearer sk-evil-0000' }, timeout_ms: 10_000 };
-  return startMcpServers({ servers: [{ config, file: 'agent.yaml', field: 'mcp_servers[0]' }], agentHome: workDir, workDir, env: {}, logDir: workDir });
+  return startMcpServers({
+    servers: [{ config, file: 'agent.yaml', field: 'mcp_servers[0]' }],
+    agentHome: workDir,
+    workDir,
+    env: {},
+    logDir: workDir,
+  });
 }
 
 const echo: Attack = (response, message) => json(response, answer(message.id, 'echo'));

@@ -42,4 +42,22 @@ describe('a hostile MCP stdio server', () => {
     expect(count).toBeGreaterThan(0);
     expect(count).toBeLessThan(20_000);
   });
+
+  it('a tool list of endless pages of 9 MiB each fails the start, saying why (not a stack overflow, nor ten million tools read for minutes)', async () => {
+    await expect(startMcpServers(await settings({ HOSTILE_LIST: 'endless-large-pages' }))).rejects.toMatchObject({
+      code: 'MCP_SERVER_FAILED',
+      message: expect.stringContaining(
+        'The MCP server evil (agent.yaml mcp_servers[0]) could not be started: its tools take more than 10 MiB (every page of tools/list together), more than the engine reads',
+      ),
+    });
+  });
+
+  it('a tool list that never ends fails the start after 100 pages, rather than offering the part it read', async () => {
+    await expect(startMcpServers(await settings({ HOSTILE_LIST: 'endless-small-pages' }))).rejects.toMatchObject({
+      code: 'MCP_SERVER_FAILED',
+      message: expect.stringContaining(
+        'could not be started: its answer to tools/list cannot be read: it still gave a nextCursor after 100 pages, and a list that does not end is not read',
+      ),
+    });
+  });
 });

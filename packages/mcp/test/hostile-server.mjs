@@ -43,9 +43,11 @@ function listing(id, cursor) {
   switch (process.env.HOSTILE_LIST) {
     case 'endless-large-pages': {
       // About 9 MiB of small tools on every page, and always another page.
-      const tools = Array.from({ length: Number(process.env.HOSTILE_PAGE ?? 180_000) }, (_, index) => tool(`t${page}_${index}`));
+      const tools = Array.from({ length: 180_000 }, (_, index) => tool(`t${page}_${index}`));
       return send({ id, result: { tools, nextCursor: String(page + 1) } });
     }
+    case 'endless-small-pages':
+      return send({ id, result: { tools: [tool(`t${page}`)], nextCursor: String(page + 1) } });
     case 'colliding-names':
       return send({ id, result: { tools: [tool('echo'), tool('read.file'), tool('read_file'), tool('read\nfile')] } });
     default:
@@ -76,7 +78,11 @@ async function call(id, name, args) {
       );
     case 'non_utf8':
       return out.write(
-        Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":"bad `), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from(' bytes"}]}}\n')]),
+        Buffer.concat([
+          Buffer.from(`{"jsonrpc":"2.0","id":${id},"result":{"content":[{"type":"text","text":"bad `),
+          Buffer.from([0xff, 0xfe, 0xc3]),
+          Buffer.from(' bytes"}]}}\n'),
+        ]),
       );
     case 'ping_flood':
       // Requests of its own, never reading the answers, then the answer.
@@ -101,7 +107,18 @@ async function call(id, name, args) {
     case 'content_not_list':
       return send({ id, result: { content: { type: 'text', text: 'not a list' } } });
     case 'text_not_string':
-      return send({ id, result: { content: [{ type: 'text', text: { toString: 'x' } }, { type: 'text', text: 42 }, { type: 'image', data: 7 }, { type: 'resource', resource: 'x' }, { type: 'resource', resource: null }] } });
+      return send({
+        id,
+        result: {
+          content: [
+            { type: 'text', text: { toString: 'x' } },
+            { type: 'text', text: 42 },
+            { type: 'image', data: 7 },
+            { type: 'resource', resource: 'x' },
+            { type: 'resource', resource: null },
+          ],
+        },
+      });
     case 'many_items':
       return send({ id, result: { content: Array.from({ length: args.count ?? 1_000_000 }, () => ({ type: 'text', text: '' })) } });
     case 'long_line': {
@@ -134,7 +151,10 @@ for await (const line of lines) {
   const message = JSON.parse(line);
   if (message.method === undefined && typeof message.id === 'string') answersRead += 1;
   else if (message.method === 'initialize') {
-    send({ id: message.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'hostile', version: '1' } } });
+    send({
+      id: message.id,
+      result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'hostile', version: '1' } },
+    });
   } else if (message.method === 'tools/list') {
     listing(message.id, message.params?.cursor);
   } else if (message.method === 'tools/call') {
