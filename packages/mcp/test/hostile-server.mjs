@@ -49,7 +49,7 @@ function listing(id, cursor) {
     case 'endless-small-pages':
       return send({ id, result: { tools: [tool(`t${page}`)], nextCursor: String(page + 1) } });
     case 'colliding-names':
-      return send({ id, result: { tools: [tool('echo'), tool('read.file'), tool('read_file'), tool('read\nfile')] } });
+      return send({ id, result: { tools: [tool('echo'), tool('read.file'), tool('read_file'), tool('read\nfile'), tool('echo')] } });
     default:
       return send({ id, result: { tools: TOOLS.map(tool) } });
   }
@@ -140,6 +140,8 @@ async function call(id, name, args) {
       }
       return send({ id, result: text('after the stderr flood') });
     }
+    default:
+      return send({ id, result: text(`called ${JSON.stringify(name)}`) });
   }
 }
 
