@@ -72,4 +72,49 @@ describe('a hostile MCP stdio server', () => {
       'MCP server evil: tool "echo" is listed more than once; only the first is offered',
     ]);
   });
+
+  it('answers of every malformed kind become observations or the true answer, and the connection goes on', async () => {
+    servers = await startMcpServers(await settings());
+    const call = async (tool: string, args: Record<string, unknown> = {}) => {
+      const outcome = await servers!.call(`mcp__evil__${tool}`, args);
+      // After each attack the same connection answers honestly.
+      expect(await servers!.call('mcp__evil__echo', { after: tool })).toMatchObject({
+        status: 'SUCCESS',
+        text: `echo {"after":"${tool}"}`,
+      });
+      return { status: outcome.status, text: outcome.text };
+    };
+    // Answers with ids never asked (of every type), then the true one; an answer given twice.
+    expect(await call('foreign_ids')).toEqual({ status: 'SUCCESS', text: 'the true answer' });
+    expect(await call('twice')).toEqual({ status: 'SUCCESS', text: 'first' });
+    // A multi-byte character cut between writes of one byte each.
+    expect(await call('byte_by_byte', { size: 3 })).toEqual({ status: 'SUCCESS', text: 'slowly ééé' });
+    // __proto__ and constructor keys stay data: no isError through a prototype, nothing polluted.
+    expect(await call('proto')).toEqual({ status: 'SUCCESS', text: 'proto' });
+    expect((Object.prototype as Record<string, unknown>).polluted).toBeUndefined();
+    expect(await call('non_utf8')).toEqual({ status: 'SUCCESS', text: 'bad \uFFFD\uFFFD\uFFFD bytes' });
+    // A million levels deep in a notification, in an answer to no one, and in the answer.
+    const discarded =
+      'Error: the MCP server evil answered deep with JSON nested more than 256 levels deep, more than the engine reads; the answer was discarded';
+    expect(await call('deep')).toEqual({ status: 'ERROR', text: discarded });
+    expect(await call('deep', { in: 'error' })).toEqual({
+      status: 'ERROR',
+      text: 'Error: the MCP server evil refused the call: deep error (JSON-RPC error 1)',
+    });
+    expect(await call('content_not_list')).toEqual({
+      status: 'ERROR',
+      text: 'Error: the MCP server evil refused the call: its answer to tools/call cannot be read: its content is not a list',
+    });
+    expect((await call('text_not_string')).text.split('\n')[0]).toBe('[content of type "text": see the recorded response]');
+    expect(await call('long_line', { mib: 100 })).toEqual({
+      status: 'ERROR',
+      text: 'Error: the MCP server evil answered with more than the engine reads: the answer was larger than 10 MiB, the most the engine reads; it was discarded. Ask for less at a time',
+    });
+    expect(await call('exit_mid_answer')).toMatchObject({
+      status: 'ERROR',
+      text: expect.stringMatching(
+        /^Error: the MCP server evil stopped during the call \(exit 3\); its stderr is in .*evil\.stderr\.log\. It was restarted/,
+      ),
+    });
+  });
 });
