@@ -2,6 +2,7 @@
 // must become an observation or a clear error, never a crash, a hang past timeout_ms, sockets, memory or
 // time without bound, or a leak of the configured headers.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempDir } from '@delta/testkit';
 import { startMcpServers, type McpServers } from './index.js';
@@ -67,9 +68,9 @@ afterEach(async () => {
   await cleanupTempDirs();
 });
 
-async function start(url: string) {
+async function start(url: string, timeoutMs = 10_000) {
   const workDir = await createTempDir('mcp-hostile-http-');
-  const config = { name: 'evil', url, headers: { Authorization: 'Bearer sk-evil-0000' }, timeout_ms: 10_000 };
+  const config = { name: 'evil', url, headers: { Authorization: 'Bearer sk-evil-0000' }, timeout_ms: timeoutMs };
   return startMcpServers({
     servers: [{ config, file: 'agent.yaml', field: 'mcp_servers[0]' }],
     agentHome: workDir,
@@ -102,6 +103,71 @@ describe('a hostile MCP Streamable HTTP server', () => {
       expect(server.held.most).toBeLessThanOrEqual(32);
     } finally {
       await server.close();
+    }
+  });
+
+  it('a gzip bomb, an answer to another request, a Content-Length lie, a redirect and an endless stream are each an observation', async () => {
+    const trap = await startServer({});
+    const bomb = gzipSync(Buffer.alloc(200 * 1024 * 1024, 0x20));
+    const server = await startServer({
+      echo,
+      bomb: (response) => response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' }).end(bomb),
+      other: (response, message) => {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.end(`data: ${JSON.stringify(answer(Number(message.id) + 1, 'not yours'))}\n\n`);
+      },
+      lie: (response) => {
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': '100000' });
+        response.write('{"jsonrpc":"2.0"', () => response.destroy());
+      },
+      moved: (response) => void response.writeHead(307, { location: trap.url }).end(),
+      endless: (response) => {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        const notice = `data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: {} })}\n\n`;
+        const timer = setInterval(() => response.write(notice), 5);
+        response.on('close', () => clearInterval(timer));
+      },
+    });
+    try {
+      servers = await start(server.url, 3000);
+      const text = async (tool: string) => (await servers!.call(`mcp__evil__${tool}`, {})).text;
+      expect(await text('bomb')).toBe(
+        'Error: the MCP server evil answered with more than the engine reads: the answer was larger than 10 MiB, the most the engine reads; it was discarded. Ask for less at a time',
+      );
+      expect(await text('other')).toBe(
+        'Error: the MCP server evil refused the call: the server ended its answer to tools/call without answering it',
+      );
+      expect(await text('lie')).toMatch(/^Error: the MCP server evil could not be reached: cannot reach http:\/\/127\.0\.0\.1:\d+\/mcp: /);
+      expect(await text('moved')).toBe(
+        `Error: the MCP server evil refused the call: ${server.url} answered with a redirect to ${trap.url}, which is not followed so that the headers go nowhere else: set url: to the address it names`,
+      );
+      expect(trap.held.total).toBe(0);
+      const started = Date.now();
+      expect(await text('endless')).toBe(
+        'Error: the MCP server evil did not answer within 3000 ms (timeout_ms). It was restarted: call the tool again if you still need it.',
+      );
+      expect(Date.now() - started).toBeLessThan(8000);
+      expect(await text('echo')).toBe('echo');
+    } finally {
+      await server.close();
+      await trap.close();
+    }
+  });
+
+  it('a session id of 1 MB fails the start, saying why', async () => {
+    const http = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'x'.repeat(1024 * 1024) }).end('{}');
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const { port } = http.address() as { port: number };
+    try {
+      await expect(start(`http://127.0.0.1:${port}/mcp`)).rejects.toMatchObject({
+        code: 'MCP_SERVER_FAILED',
+        message: expect.stringContaining(`could not be started: cannot reach http://127.0.0.1:${port}/mcp: UND_ERR_HEADERS_OVERFLOW`),
+      });
+    } finally {
+      http.closeAllConnections();
+      http.close();
     }
   });
 });
