@@ -49,7 +49,7 @@ function listing(id, cursor) {
     case 'endless-small-pages':
       return send({ id, result: { tools: [tool(`t${page}`)], nextCursor: String(page + 1) } });
     case 'colliding-names':
-      return send({ id, result: { tools: [tool('echo'), tool('read.file'), tool('read_file'), tool('read\nfile'), tool('echo')] } });
+      return send({ id, result: { tools: ['echo', 'ping_flood', 'read.file', 'read_file', 'read\nfile', 'echo'].map(tool) } });
     default:
       return send({ id, result: { tools: TOOLS.map(tool) } });
   }
