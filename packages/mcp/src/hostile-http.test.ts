@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempDir } from '@delta/testkit';
+import { readBounded } from './http-transport.js';
 import { startMcpServers, type McpServers } from './index.js';
 
 interface Message {
@@ -169,5 +170,25 @@ describe('a hostile MCP Streamable HTTP server', () => {
       http.closeAllConnections();
       http.close();
     }
+  });
+
+  it('holds a body that comes a byte at a time in about its own size, not an object per byte', async () => {
+    const before = process.memoryUsage().heapUsed;
+    let held = 0;
+    let left = 2_000_000;
+    // Two million chunks of one byte each, as a socket gives them when the server writes a byte at a time.
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        for (let index = 0; index < 1000; index += 1) controller.enqueue(new Uint8Array([0x78]));
+        left -= 1000;
+        // What the reader holds once all but the last chunks have come.
+        if (left === 0) {
+          held = process.memoryUsage().heapUsed - before;
+          controller.close();
+        }
+      },
+    });
+    expect(await readBounded(body)).toBe('x'.repeat(2_000_000));
+    expect(held).toBeLessThan(64 * 1024 * 1024);
   });
 });
