@@ -64,7 +64,7 @@ describe('a hostile MCP stdio server', () => {
   it('tools whose offered names collide are left out with a warning each, the name going to the tool that has it unchanged', async () => {
     const warnings: string[] = [];
     servers = await startMcpServers({ ...(await settings({ HOSTILE_LIST: 'colliding-names' })), log: (line) => warnings.push(line) });
-    expect(servers.tools.map((tool) => tool.name)).toEqual(['mcp__evil__echo', 'mcp__evil__read_file']);
+    expect(servers.tools.map((tool) => tool.name)).toEqual(['mcp__evil__echo', 'mcp__evil__ping_flood', 'mcp__evil__read_file']);
     expect(await servers.call('mcp__evil__read_file', {})).toMatchObject({ status: 'SUCCESS', text: 'called "read_file"' });
     expect(warnings).toEqual([
       `MCP server evil: tool "read.file" is not offered, its name would be mcp__evil__read_file, as tool "read_file"'s is`,
