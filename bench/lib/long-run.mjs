@@ -40,8 +40,7 @@ function startServerProcess(scriptFile) {
 /**
  * One `delta run` of `iterations` model calls (each but the last calls the `echo ok` tool) with the bin
  * given. Returns each iteration's wall time in ms (index 0: iteration 2), the medians of the first and the
- * last `window` iterations, the whole run's wall time, the engine's CPU time and that of its children (the
- * sandbox: bubblewrap, the launcher inside and the tools).
+ * last `window` iterations, the whole run's wall time and the engine's CPU time.
  */
 export async function benchLongRun({ iterations = 400, window = 50, bin = deltaBin }) {
   const directory = await createTempDir('delta-bench-long-');
@@ -95,6 +94,5 @@ export async function benchLongRun({ iterations = 400, window = 50, bin = deltaB
     late: median(perIteration.slice(-window)),
     wallMs: result.wallMs,
     cpuMs: result.cpuMs,
-    childrenCpuMs: result.childrenCpuMs,
   };
 }
