@@ -66,7 +66,10 @@ const { benchLongRun } = await import('./lib/long-run.mjs');
 
 const loadBefore = loadavg()[0];
 const figures = new Map(
-  variants.map((variant) => [variant.name, { at200: [], at2000: [], wall1000: [], cpu: [], childrenCpu: [], longEarly: [], longLate: [], longCpu: [] }]),
+  variants.map((variant) => [
+    variant.name,
+    { at200: [], at2000: [], wall1000: [], cpu: [], childrenCpu: [], longEarly: [], longLate: [], longCpu: [] },
+  ]),
 );
 const roundRows = [];
 try {
