@@ -220,8 +220,8 @@ export class RunSandbox {
     }
     const staged: StagedOutput[] = [];
     try {
-      staged.push(stageOutput(request.stdoutFile, this.ioDir));
-      staged.push(stageOutput(request.stderrFile, this.ioDir));
+      staged.push(stageOutput(request.stdoutFile, this.ioDir, join(this.home, 'freeing')));
+      staged.push(stageOutput(request.stderrFile, this.ioDir, join(this.home, 'freeing')));
       if (request.stdin !== undefined) staged.push(stageInput(request.stdin, this.ioDir));
     } catch (error) {
       for (const output of staged) output.finish();
