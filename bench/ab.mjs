@@ -4,7 +4,7 @@
 // round spreads the machine's moods over all of them. Each variant is a source tree (a clone of this
 // repository with its node_modules, one change applied), bundled as the bench bundles the CLI.
 //
-//   node bench/ab.mjs --variant base=/tmp/ab-base --variant no-x=/tmp/ab-no-x [--rounds 5] [--skip-build]
+//   node bench/ab.mjs --variant base=/tmp/ab-base --variant no-x=/tmp/ab-no-x [--rounds 5] [--skip-build] [--long-only]
 //
 // Per round and variant: a 1,000-iteration run (wall time) and a 2,000-iteration run (engine overhead per
 // iteration, medians of 176-225 and 1951-2000, as `pnpm bench` takes them), and, from both, CPU time per
@@ -30,6 +30,7 @@ const { values: flags } = parseArgs({
     variant: { type: 'string', multiple: true },
     rounds: { type: 'string', default: '5' },
     'skip-build': { type: 'boolean' },
+    'long-only': { type: 'boolean' },
   },
 });
 const progress = (text) => process.stderr.write(`ab: ${text}\n`);
@@ -41,6 +42,9 @@ const variants = (flags.variant ?? []).map((entry) => {
 });
 if (variants.length < 2) throw new Error('give at least two --variant name=source-tree');
 const rounds = Number(flags.rounds);
+// --long-only: the long sandboxed run alone (a round in seconds rather than minutes); the other columns read NaN.
+const longOnly = flags['long-only'] === true;
+const skipped = { turns: [], wallMs: Number.NaN, cpuMs: Number.NaN, childrenCpuMs: Number.NaN };
 
 if (!flags['skip-build']) {
   for (const variant of variants) {
@@ -62,11 +66,14 @@ const { benchLongRun } = await import('./lib/long-run.mjs');
 
 const loadBefore = loadavg()[0];
 const figures = new Map(
-  variants.map((variant) => [variant.name, { at200: [], at2000: [], wall1000: [], cpu: [], childrenCpu: [], longEarly: [], longLate: [] }]),
+  variants.map((variant) => [
+    variant.name,
+    { at200: [], at2000: [], wall1000: [], cpu: [], childrenCpu: [], longEarly: [], longLate: [], longCpu: [] },
+  ]),
 );
 const roundRows = [];
 try {
-  for (const variant of variants) {
+  for (const variant of longOnly ? [] : variants) {
     progress(`${variant.name}: a 200-iteration warm-up run (not measured)...`);
     await benchEngineRun({ iterations: 200, bin: variant.bin });
   }
@@ -74,9 +81,9 @@ try {
     // Rotate the order, so that no variant always runs first (or right after the same one).
     const order = variants.map((_, index) => variants[(index + round - 1) % variants.length]);
     for (const variant of order) {
-      progress(`round ${round}/${rounds}, ${variant.name}: 1,000 then 2,000 iterations...`);
-      const thousand = await benchEngineRun({ iterations: 1000, bin: variant.bin });
-      const twoThousand = await benchEngineRun({ iterations: 2000, bin: variant.bin });
+      if (!longOnly) progress(`round ${round}/${rounds}, ${variant.name}: 1,000 then 2,000 iterations...`);
+      const thousand = longOnly ? skipped : await benchEngineRun({ iterations: 1000, bin: variant.bin });
+      const twoThousand = longOnly ? skipped : await benchEngineRun({ iterations: 2000, bin: variant.bin });
       progress(`round ${round}/${rounds}, ${variant.name}: 400 sandboxed iterations, the server in its own process...`);
       const long = await benchLongRun({ iterations: 400, bin: variant.bin });
       const row = {
@@ -87,6 +94,7 @@ try {
         childrenCpu: (thousand.childrenCpuMs + twoThousand.childrenCpuMs) / 3000,
         longEarly: long.early,
         longLate: long.late,
+        longCpu: long.cpuMs / 400,
       };
       const entry = figures.get(variant.name);
       for (const key of Object.keys(row)) entry[key].push(row[key]);
@@ -100,6 +108,7 @@ try {
         row.childrenCpu.toFixed(2),
         row.longEarly.toFixed(1),
         row.longLate.toFixed(1),
+        row.longCpu.toFixed(2),
         loadavg()[0].toFixed(1),
       ]);
     }
@@ -125,6 +134,7 @@ console.log(
       'children CPU ms/iter',
       'long: ms/iter 2-51',
       'long: ms/iter 351-400',
+      'long: engine CPU ms/iter',
       'load',
     ],
     roundRows,
@@ -142,6 +152,7 @@ console.log(
       'children CPU ms/iter',
       'long, sandboxed: ms/iter 2-51',
       'ms/iter 351-400',
+      'long: engine CPU ms/iter',
     ],
     variants.map((variant) => {
       const entry = figures.get(variant.name);
@@ -154,6 +165,7 @@ console.log(
         spread(entry.childrenCpu, 2),
         spread(entry.longEarly, 1),
         spread(entry.longLate, 1),
+        spread(entry.longCpu, 2),
       ];
     }),
   ),

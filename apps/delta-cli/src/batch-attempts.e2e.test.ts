@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { cleanupTempDirs, createTempAgent, createTempDir, redisUnavailable, startFakeLlm, startTestRedis, modelEnv } from '@delta/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runDelta } from './test-support.js';
-import { type RunningDelta, startDelta } from './test-processes.js';
+import { type RunningDelta, startDelta } from './test-processes.test-support.js';
 
 // One policy for a run whose endpoint keeps failing, in a local batch and through the queue: FAILED after
 // the client's retries, once; --max-attempts N resends the request up to N attempts in all, in both.

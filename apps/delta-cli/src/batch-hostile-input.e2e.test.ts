@@ -4,7 +4,7 @@ import { readMetadata, runPaths } from '@delta/journal';
 import { cleanupTempDirs, createTempAgent, createTempDir, type FakeLlm, startFakeLlm, modelEnv } from '@delta/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runDelta } from './test-support.js';
-import { startDelta } from './test-processes.js';
+import { startDelta } from './test-processes.test-support.js';
 
 // A TASKS file and its workspace directories are input the engine does not trust (a tool of another
 // batch may have written them), and one --out holds one batch at a time.
@@ -52,11 +52,7 @@ async function setup(toolScript = 'true') {
 }
 
 async function waitForFile(file: string): Promise<void> {
-  const until = Date.now() + 60_000;
-  while (!existsSync(file)) {
-    if (Date.now() > until) throw new Error(`${file} did not appear`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await expect.poll(() => existsSync(file), { timeout: 60_000, interval: 20, message: `${file} did not appear` }).toBe(true);
 }
 
 describe('task files', () => {

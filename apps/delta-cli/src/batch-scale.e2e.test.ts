@@ -35,14 +35,6 @@ function commandLines(): Array<{ pid: number; argv: string }> {
   return found;
 }
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 describe.skipIf(!probe.ok && unavailable !== undefined)('128 sandboxed runs at once (real bubblewrap)', () => {
   it('all COMPLETE with clean journals, and no process of theirs outlives the batch', { timeout: 300_000 }, async () => {
     const server = await startFakeLlm({
@@ -92,9 +84,12 @@ describe.skipIf(!probe.ok && unavailable !== undefined)('128 sandboxed runs at o
       expect(readFileSync(join(workDir, 'notes.txt'), 'utf8')).toBe('one\n');
     }
     // Each run's sandbox (a PID namespace) ended with it: its leftover, its bubblewrap and its launcher with it.
-    await until(
-      () => !commandLines().some(({ argv }) => argv.includes(LEFTOVER) || argv.includes(out)),
-      'every process of the batch to be gone',
-    );
+    await expect
+      .poll(() => !commandLines().some(({ argv }) => argv.includes(LEFTOVER) || argv.includes(out)), {
+        timeout: 30_000,
+        interval: 50,
+        message: 'every process of the batch to be gone',
+      })
+      .toBe(true);
   });
 });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempAgent, createTempDir, runProcess, startFakeLlm, type FakeLlm } from '@delta/testkit';
 import { readJournal, readMetadata, runPaths } from '@delta/journal';
-import { deltaEnv, latestRunDir } from './test-processes.js';
+import { deltaEnv, latestRunDir } from './test-processes.test-support.js';
 import { DELTA_BIN, runDelta } from './test-support.js';
 
 /** Longer than a pipe holds (64 KiB) plus what `head` reads at once: `delta log | head -1` must meet a closed pipe. */

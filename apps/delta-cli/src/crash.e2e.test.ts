@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm, type ScriptStep, modelEnv } from '@delta/testkit';
 import { readJournal, readMetadata, type JournalEvent } from '@delta/journal';
 import { DELTA_BIN, runDelta } from './test-support.js';
-import { lineCount } from './test-processes.js';
+import { lineCount } from './test-processes.test-support.js';
 
 // A scripted 10-iteration run is killed with SIGKILL at many points (during model calls, during tools,
 // between journal writes) and resumed with `delta continue -w`; every run must end COMPLETED with a

@@ -1,7 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   cleanupTestResources,
@@ -16,7 +15,7 @@ import {
   type SmallDisk,
 } from '@delta/testkit';
 import { readJournal, readMetadata, type JournalEvent, type RunMetadata } from '@delta/journal';
-import { latestRunDir, startDelta, waitForJournal } from './test-processes.js';
+import { latestRunDir, startDelta, waitForJournal } from './test-processes.test-support.js';
 import { runDelta } from './test-support.js';
 
 // Real disk faults under real runs: a 3 MB tmpfs that a tool fills up, a tmpfs remounted read-only, a
@@ -47,13 +46,17 @@ function smallDisk(size: string): SmallDisk | undefined {
 const WAIT_TOOL = '#!/bin/sh\n[ "$1" = -- ] && shift\nuntil [ -e "$1" ]; do sleep 0.01; done\necho "$1 is there"\n';
 
 async function waitForFirstInvocationRecords(invocations: string, timeoutMs = 120_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
+  const recorded = () => {
     const first = readdirSync(invocations).find((name) => name.startsWith('0001_'));
-    if (first && existsSync(join(invocations, first, 'metadata.json'))) return;
-    await sleep(5);
-  }
-  throw new Error(`${invocations}/0001_*/metadata.json never appeared within ${timeoutMs} ms`);
+    return first !== undefined && existsSync(join(invocations, first, 'metadata.json'));
+  };
+  await expect
+    .poll(recorded, {
+      timeout: timeoutMs,
+      interval: 5,
+      message: `${invocations}/0001_*/metadata.json never appeared within ${timeoutMs} ms`,
+    })
+    .toBe(true);
 }
 
 async function agentWithTools(): Promise<string> {

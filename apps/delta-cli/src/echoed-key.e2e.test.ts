@@ -14,7 +14,7 @@ import {
   startOtlpReceiver,
   startTestRedis,
 } from '@delta/testkit';
-import { startDelta } from './test-processes.js';
+import { startDelta } from './test-processes.test-support.js';
 import { type DeltaResult, runDelta } from './test-support.js';
 
 // A server (or a model) that echoes the key: in an error body, in a raw 5xx body, in a successful

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm, type ScriptStep, modelEnv } from '@delta/testkit';
 import { readJournal, readMetadata } from '@delta/journal';
 import { runDelta } from './test-support.js';
-import { latestRunDir, startDelta } from './test-processes.js';
+import { latestRunDir, startDelta } from './test-processes.test-support.js';
 
 // A response too large for memory is capped; one that trickles in for minutes is stopped by the first
 // SIGTERM, leaving a run that `delta continue` resumes by sending the same request again.

@@ -170,10 +170,9 @@ describe('delta log -f', () => {
     ];
     const pending = recordRun(slow, { agent: first.agent, workspace: 'W003' });
     const workDir = join(first.agent, 'workspaces', 'W003');
-    for (let waited = 0; readLatestRunIdSafe(workDir) === undefined; waited += 50) {
-      if (waited > 20_000) throw new Error('the run did not start');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await expect
+      .poll(() => readLatestRunIdSafe(workDir), { timeout: 20_000, interval: 50, message: 'the run did not start' })
+      .toBeDefined();
     const follow = await runDelta(['log', '-w', workDir, '-f']);
     const run = await pending;
     expect(run.result.exitCode).toBe(0);

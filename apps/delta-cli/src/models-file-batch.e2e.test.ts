@@ -6,7 +6,7 @@ import { type OtlpReceiver, redisUnavailable, startOtlpReceiver, startTestRedis 
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runDelta } from './test-support.js';
-import { startDelta } from './test-processes.js';
+import { startDelta } from './test-processes.test-support.js';
 import {
   ALPHA_KEY,
   ALPHA_RUN_COST,

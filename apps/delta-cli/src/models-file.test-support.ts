@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { readLatestRunId, readMetadata, runPaths } from '@delta/journal';
 import { cleanupTempDirs, createTempAgent, createTempDir, type FakeLlm, type RecordedRequest, startFakeLlm } from '@delta/testkit';
 import { expect } from 'vitest';
-import type { RunningDelta } from './test-processes.js';
+import type { RunningDelta } from './test-processes.test-support.js';
 
 export const ALPHA_KEY = 'sk-alpha-0123456789abcdef';
 export const BRAVO_KEY = 'sk-bravo-fedcba9876543210';

@@ -13,15 +13,6 @@ afterEach(async () => {
   await cleanupTestResources();
 });
 
-/** Killed processes are gone once the kernel has delivered the signal; the deadline only bounds a failure. */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe('no process outlives its run (unsandboxed)', () => {
   it('stops the 50 background sleeps a tool started, once the tool has exited', async () => {
     const server = await startFakeLlm({ script: [{ tool_calls: [{ name: 'spawn_sleeps', arguments: {} }] }, { content: 'done' }] });
@@ -47,6 +38,8 @@ describe('no process outlives its run (unsandboxed)', () => {
     expect(tool?.pid).toBeGreaterThan(0);
     toolGroup = tool!.pid;
     // The sleeps were in the tool's process group: none of them is left.
-    await until(() => !isProcessGroupAlive(toolGroup), 'the tool group to be gone');
+    await expect
+      .poll(() => !isProcessGroupAlive(toolGroup), { timeout: 30_000, interval: 20, message: 'the tool group to be gone' })
+      .toBe(true);
   });
 });

@@ -14,15 +14,6 @@ afterEach(async () => {
   await cleanupTestResources();
 });
 
-/** Waits for what a process does (a file appearing, a group ending); the deadline only bounds a failure. */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe('a tool left running by a killed engine', () => {
   it('is stopped when the run is resumed, and the model is told', async () => {
     const server = await startFakeLlm({
@@ -47,11 +38,16 @@ describe('a tool left running by a killed engine', () => {
     const executions = join(work, '.delta');
     // The tool has started once its process file names it (the engine writes it as the tool starts).
     let tool: { pid: number; start_ticks?: string } | undefined;
-    await until(() => {
-      const runId = existsSync(join(executions, 'LATEST')) ? readFileSync(join(executions, 'LATEST'), 'utf8').trim() : '';
-      tool = runId ? readProcessFile(join(executions, runId, 'io', 'tool_executions', 'call_1_1', 'process.json')) : undefined;
-      return tool !== undefined;
-    }, 'the tool to start');
+    await expect
+      .poll(
+        () => {
+          const runId = existsSync(join(executions, 'LATEST')) ? readFileSync(join(executions, 'LATEST'), 'utf8').trim() : '';
+          tool = runId ? readProcessFile(join(executions, runId, 'io', 'tool_executions', 'call_1_1', 'process.json')) : undefined;
+          return tool !== undefined;
+        },
+        { timeout: 30_000, interval: 20, message: 'the tool to start' },
+      )
+      .toBe(true);
     const { pid, start_ticks: startTicks } = tool!;
     toolGroup = pid;
     expect(startTicks).toMatch(/^\d+$/);
@@ -65,7 +61,9 @@ describe('a tool left running by a killed engine', () => {
     expect(isProcessAlive(pid, startTicks)).toBe(false);
     // Its background child was in the same group: the group ends (every member stopped, not left to run
     // for ten minutes, which would time this wait out), so late-write can never be written.
-    await until(() => !isProcessGroupAlive(pid), "the tool's process group to end");
+    await expect
+      .poll(() => !isProcessGroupAlive(pid), { timeout: 30_000, interval: 20, message: "the tool's process group to end" })
+      .toBe(true);
     expect(existsSync(join(work, 'late-write'))).toBe(false);
 
     const runId = readFileSync(join(executions, 'LATEST'), 'utf8').trim();

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ScriptStep } from '@delta/testkit';
 import { runDelta } from './test-support.js';
-import { latestRunDir } from './test-processes.js';
+import { latestRunDir } from './test-processes.test-support.js';
 import {
   closeServer,
   expectConsistentJournal,

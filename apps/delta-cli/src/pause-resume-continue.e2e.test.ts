@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTempDir, type ScriptStep } from '@delta/testkit';
 import { readJournal, readMetadata } from '@delta/journal';
 import { runDelta } from './test-support.js';
-import { latestRunDir, startDelta, waitForJournal } from './test-processes.js';
+import { latestRunDir, startDelta, waitForJournal } from './test-processes.test-support.js';
 import {
   closeServer,
   expectConsistentJournal,

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm, type ScriptStep, modelEnv } from '@delta/testkit';
 import { readJournal, readMetadata, type JournalEvent } from '@delta/journal';
-import { latestRunDir } from './test-processes.js';
+import { latestRunDir } from './test-processes.test-support.js';
 
 export interface Message {
   role: string;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm, type ScriptStep, modelEnv } from '@delta/testkit';
 import { readJournal, readMetadata } from '@delta/journal';
 import { runDelta } from './test-support.js';
-import { latestRunDir, startDelta, waitForJournal } from './test-processes.js';
+import { latestRunDir, startDelta, waitForJournal } from './test-processes.test-support.js';
 
 // Two `delta continue` processes start at once on one interrupted run: exactly one may proceed.
 

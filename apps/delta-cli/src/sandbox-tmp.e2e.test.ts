@@ -21,14 +21,6 @@ afterEach(async () => {
   await cleanupTempDirs();
 });
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 const namespace = /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))![1]!;
 
 describe.skipIf(!probe.ok && unavailable !== undefined)("the sandbox's /tmp after kill -9 (real bubblewrap)", () => {
@@ -48,7 +40,7 @@ describe.skipIf(!probe.ok && unavailable !== undefined)("the sandbox's /tmp afte
     servers.push(first);
     let enginePid = 0;
     const killed = runDelta(['run', '--agent', agent, '-m', 'go', '-w', work], { env: env(first), onSpawn: (pid) => (enginePid = pid) });
-    await until(() => existsSync(join(work, 'started')), 'the tool to start');
+    await expect.poll(() => existsSync(join(work, 'started')), { timeout: 30_000, interval: 20, message: 'the tool to start' }).toBe(true);
     process.kill(enginePid, 'SIGKILL');
     expect((await killed).signal).toBe('SIGKILL');
     // Under a TMPDIR other than /tmp the runs' private /tmp directories are kept in a directory of their own.

@@ -46,14 +46,6 @@ function processesRunning(argv: string[]): number[] {
     .map(Number);
 }
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 const KEY = 'sk-sandbox-test-9876543210';
 
 /** A hostile tool: tries everything the sandbox must stop, and reports what it saw. */
@@ -113,7 +105,9 @@ describe.skipIf(!probe.ok && unavailable !== undefined)('delta run in the sandbo
       expect(readFileSync(join(work, 'network.txt'), 'utf8')).toBe(network ? 'hello from outside\n' : 'ECONNREFUSED\n');
       expect(connections).toBe(network ? 1 : 0);
       // Nothing it started outlives the run, not even the process that left its group.
-      await until(() => processesRunning(['sleep', marker]).length === 0, 'the setsid sleep to end');
+      await expect
+        .poll(() => processesRunning(['sleep', marker]).length === 0, { timeout: 30_000, interval: 20, message: 'the setsid sleep to end' })
+        .toBe(true);
     });
   }
 

@@ -6,7 +6,7 @@ import { cleanupTempDirs, createTempAgent, createTempDir, redisUnavailable, star
 import { Queue } from 'bullmq';
 import { connectRedis, parseRedisAddress } from '@delta/queue';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type RunningDelta, startDelta } from './test-processes.js';
+import { type RunningDelta, startDelta } from './test-processes.test-support.js';
 
 // Whoever can write to the batch's Redis can add jobs to its queue. A worker runs only the jobs that match
 // the batch recorded on the shared storage (its out, tasks, models and repeats) and that are signed with
@@ -22,14 +22,6 @@ afterEach(async () => {
     if (process.child.exitCode === null && process.child.signalCode === null) process.child.kill('SIGKILL');
   await cleanupTempDirs();
 });
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 90_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`${what} did not happen`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe.skipIf(unavailable)('forged jobs in a batch queue', () => {
   it('are refused and reported (another out, repeat 77, an unknown task, no signature) while every real run COMPLETES', async () => {
@@ -50,7 +42,9 @@ describe.skipIf(unavailable)('forged jobs in a batch queue', () => {
       running.push(batch);
       let batchStderr = '';
       batch.child.stderr!.on('data', (chunk) => (batchStderr += chunk));
-      await until(() => batchStderr.includes('Enqueued 4 of 4 runs'), 'the enqueueing');
+      await expect
+        .poll(() => batchStderr.includes('Enqueued 4 of 4 runs'), { timeout: 90_000, interval: 25, message: 'the enqueueing' })
+        .toBe(true);
       const queueName = /in queue (\S+) at/.exec(batchStderr)![1]!;
 
       // The attacker: a copy of a real job, changed, put at the head of the queue (LIFO) so that it is taken first.
@@ -73,7 +67,10 @@ describe.skipIf(unavailable)('forged jobs in a batch queue', () => {
       // Before the fix the forged `out` made the worker give up the whole batch: then the test ends at once.
       const ended = await Promise.race([
         batch.done.then(() => 'batch ended'),
-        until(() => workerStderr.includes('refusing the batch'), 'a refusal').then(() => 'worker gave up the batch'),
+        expect
+          .poll(() => workerStderr.includes('refusing the batch'), { timeout: 90_000, interval: 25, message: 'a refusal' })
+          .toBe(true)
+          .then(() => 'worker gave up the batch'),
       ]);
       expect(ended, workerStderr).toBe('batch ended');
       const finished = await batch.done;

@@ -16,7 +16,7 @@ import {
 } from '@delta/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runDelta } from './test-support.js';
-import { type RunningDelta, startDelta } from './test-processes.js';
+import { type RunningDelta, startDelta } from './test-processes.test-support.js';
 
 // `delta batch --queue` and `delta worker` on a real redis-server (Debian's package) and a real
 // BullMQ queue: three worker processes, one of them killed (SIGKILL) in the middle of a run.
@@ -60,11 +60,9 @@ afterAll(async () => {
 });
 
 async function waitForFile(file: string, timeoutMs: number): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!existsSync(file)) {
-    if (Date.now() > until) throw new Error(`${file} did not appear within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await expect
+    .poll(() => existsSync(file), { timeout: timeoutMs, interval: 20, message: `${file} did not appear within ${timeoutMs} ms` })
+    .toBe(true);
 }
 
 /** The pairing of engine starts and ends in a journal, and its seq: one engine at a time, none writing over another. */

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm, type ScriptStep, modelEnv } from '@delta/testkit';
 import { readJournal, readMetadata, type JournalEvent } from '@delta/journal';
 import { runDelta } from './test-support.js';
-import { latestRunDir, startDelta } from './test-processes.js';
+import { latestRunDir, startDelta } from './test-processes.test-support.js';
 
 // A signal that comes after the model has answered and before a tool call starts: while the
 // post_llm_response hook runs (it waits for the test). The answer in hand is journaled first, its calls

@@ -12,7 +12,7 @@ import { probeBubblewrap } from '@delta/command-runner';
 import { cleanupTempDirs, createTempDir, modelEnv, redisUnavailable, runProcess, startFakeLlm, startTestRedis } from '@delta/testkit';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { identities } from './sandbox-attack.test-support.js';
-import { type RunningDelta, startDelta } from './test-processes.js';
+import { type RunningDelta, startDelta } from './test-processes.test-support.js';
 import { DELTA_BIN } from './test-support.js';
 
 const noRedis = redisUnavailable();

@@ -20,14 +20,6 @@ async function server(script: Parameters<typeof startFakeLlm>[0]['script']): Pro
   return started;
 }
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /**
  * A workspace, a trap server, and an agent whose one tool waits for `go`, points the workspace .env at the
  * trap (as a hostile model would have it), says so in `planted`, and waits for `finish`.
@@ -66,12 +58,14 @@ describe('runs in one workspace: a .env a tool wrote never passes as the user’
     const { trap, work, env, run } = await setting();
     const a = await server([{ tool_calls: [{ name: 'plant', arguments: {} }] }, { content: 'a done' }]);
     const runA = run('a', a);
-    await until(() => existsSync(join(work, 'started')), "A's tool to start");
+    await expect.poll(() => existsSync(join(work, 'started')), { timeout: 60_000, interval: 20, message: "A's tool to start" }).toBe(true);
     const b = await server([{ content: 'b done' }]);
     const runB = await run('b', b);
     expect(runB.exitCode, runB.stderr).toBe(0);
     writeFileSync(join(work, 'go'), '');
-    await until(() => existsSync(join(work, 'planted')), "A's tool to write .env");
+    await expect
+      .poll(() => existsSync(join(work, 'planted')), { timeout: 60_000, interval: 20, message: "A's tool to write .env" })
+      .toBe(true);
 
     const c = await server([{ content: 'c done' }, { content: 'c again' }]);
     const runC = await run('c', c);
@@ -106,11 +100,13 @@ describe('runs in one workspace: a .env a tool wrote never passes as the user’
     const a = await server([{ tool_calls: [{ name: 'plant', arguments: {} }] }, { content: 'a done' }, { content: 'a again' }]);
     let enginePid = 0;
     const runA = run('a', a, { extra: ['--sandbox', 'off'], onSpawn: (pid) => (enginePid = pid) });
-    await until(() => existsSync(join(work, 'started')), "A's tool to start");
+    await expect.poll(() => existsSync(join(work, 'started')), { timeout: 60_000, interval: 20, message: "A's tool to start" }).toBe(true);
     const b = await server([{ content: 'b done' }]);
     expect((await run('b', b)).exitCode).toBe(0);
     writeFileSync(join(work, 'go'), '');
-    await until(() => existsSync(join(work, 'planted')), "A's tool to write .env");
+    await expect
+      .poll(() => existsSync(join(work, 'planted')), { timeout: 60_000, interval: 20, message: "A's tool to write .env" })
+      .toBe(true);
     process.kill(enginePid, 'SIGKILL');
     expect((await runA).signal).toBe('SIGKILL');
     // Its tool (no sandbox to end it with the engine) may still go on: let it finish.

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { SystemError } from '@delta/errors';
 
 /**
  * The launcher's program, launcher-process.js, sits next to this module: in src/ (tests), in the
@@ -9,9 +10,11 @@ import { fileURLToPath } from 'node:url';
 export function launcherProgramPath(): string {
   const path = fileURLToPath(new URL('./launcher-process.js', import.meta.url));
   if (!existsSync(path)) {
-    throw new Error(
-      `The tool launcher's program is missing: expected ${path}. Rebuild the package that bundles @delta/command-runner (it must emit launcher-process.js next to its chunks).`,
-    );
+    throw new SystemError(`The tool launcher's program is missing: expected ${path}.`, {
+      code: 'INTERNAL',
+      file: path,
+      hint: 'Rebuild the package that bundles @delta/command-runner (it must emit launcher-process.js next to its chunks).',
+    });
   }
   return path;
 }

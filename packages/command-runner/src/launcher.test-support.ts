@@ -1,5 +1,6 @@
 // What the CommandLauncher test files share: temp directories and launchers closed after each test, and
 // watching the processes a launcher starts.
+import { expect } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,11 +40,13 @@ export function parentOf(pid: number): number {
  * a marker file, say) can still happen. Polls the process table; the deadline only bounds a failure.
  */
 export async function groupGone(processGroup: number): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (isProcessGroupAlive(processGroup)) {
-    if (Date.now() > deadline) throw new Error(`process group ${processGroup} is still running`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await expect
+    .poll(() => isProcessGroupAlive(processGroup), {
+      timeout: 30_000,
+      interval: 10,
+      message: `process group ${processGroup} is still running`,
+    })
+    .toBe(false);
 }
 
 /** Starts `sh -c script` through `through`; resolves once it has started, with the run, its pid and the launcher's pid. */

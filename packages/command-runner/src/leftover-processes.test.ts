@@ -14,11 +14,13 @@ afterAll(async () => {
 
 /** The group's members are killed, not waited for: they are gone once the kernel has delivered the signal. */
 async function groupGone(processGroup: number): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (isProcessGroupAlive(processGroup)) {
-    if (Date.now() > deadline) throw new Error(`process group ${processGroup} still has live members`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await expect
+    .poll(() => isProcessGroupAlive(processGroup), {
+      timeout: 30_000,
+      interval: 10,
+      message: `process group ${processGroup} still has live members`,
+    })
+    .toBe(false);
 }
 
 // 50 background sleeps that would live for five minutes; the command itself exits at once.

@@ -1,12 +1,34 @@
-import { isProcessAlive } from '@delta/process-identity';
+import { isProcessAlive, isProcessGroupAlive } from '@delta/process-identity';
 
-function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
+/** Sends `signal` to every process of the group led by `pid`; false when there is none (or no pid). */
+export function signalProcessGroup(pid: number | undefined, signal: NodeJS.Signals): boolean {
+  if (pid === undefined) return false;
   try {
     process.kill(-pid, signal);
     return true;
   } catch {
+    // The group is already gone.
     return false;
   }
+}
+
+/**
+ * Stops the process group led by `pid`: SIGTERM, then SIGKILL once `graceMs` has passed while `isAlive`
+ * (by default: the group still has a live member) holds. Returns whether the group was there to stop.
+ */
+export async function stopProcessGroup(
+  pid: number,
+  graceMs = 1000,
+  isAlive: () => boolean = () => isProcessGroupAlive(pid),
+): Promise<boolean> {
+  if (!signalProcessGroup(pid, 'SIGTERM')) return false;
+  const deadline = Date.now() + graceMs;
+  while (Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    if (!isAlive()) return true;
+  }
+  signalProcessGroup(pid, 'SIGKILL');
+  return true;
 }
 
 /**
@@ -16,12 +38,5 @@ function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
  */
 export async function stopProcessGroupIfSame(pid: number, startTicks: string, graceMs = 1000): Promise<boolean> {
   if (!isProcessAlive(pid, startTicks)) return false;
-  if (!signalGroup(pid, 'SIGTERM')) return false;
-  const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    if (!isProcessAlive(pid, startTicks)) return true;
-  }
-  signalGroup(pid, 'SIGKILL');
-  return true;
+  return stopProcessGroup(pid, graceMs, () => isProcessAlive(pid, startTicks));
 }

@@ -16,15 +16,6 @@ afterEach(() => {
 });
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
 
-/** Waits for something a process does (a file appearing, a group ending); the deadline only bounds a failure. */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 describe('runCommand', () => {
   it('runs argv without a shell, feeds stdin, streams both outputs to files', async () => {
     const dir = temp();
@@ -102,7 +93,9 @@ describe('runCommand', () => {
     expect(result.stdout).toEqual({ head: 'first\n', tail: '', totalBytes: 6, omittedBytes: 0 });
     expect(result.stderr.head).toBe('last\n');
     const background = Number(readFileSync(join(dir, 'background.pid'), 'utf8'));
-    await until(() => !isProcessAlive(background), 'the background child to be stopped');
+    await expect
+      .poll(() => !isProcessAlive(background), { timeout: 30_000, interval: 10, message: 'the background child to be stopped' })
+      .toBe(true);
     writeFileSync(go, '');
     expect(readFileSync(join(dir, 'out.log'), 'utf8')).toBe('first\n');
   });
@@ -141,7 +134,7 @@ describe('runCommand', () => {
     expect(result.timedOut).toBe(true);
     expect(result.signal).toBe('SIGTERM');
     // The subshell that would touch the marker is in the group: once the group is gone, it never will.
-    await until(() => !isProcessGroupAlive(group), 'the process group to end');
+    await expect.poll(() => !isProcessGroupAlive(group), { timeout: 30_000, interval: 10, message: 'the process group to end' }).toBe(true);
     expect(existsSync(marker)).toBe(false);
   });
 
@@ -172,6 +165,8 @@ describe('runCommand', () => {
     expect(result.stdout.head).toBe('hi\n');
     // It did not wait 30 s for the background child, which was stopped with the command's process group.
     const background = Number(readFileSync(join(dir, 'background.pid'), 'utf8'));
-    await until(() => !isProcessAlive(background), 'the background child to be stopped');
+    await expect
+      .poll(() => !isProcessAlive(background), { timeout: 30_000, interval: 10, message: 'the background child to be stopped' })
+      .toBe(true);
   });
 });

@@ -1,11 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { writeProcessFile } from '@delta/process-identity';
 import { BoundedCapture, type CapturedOutput } from './bounded-capture.js';
 import { captureFromFile } from './file-capture.js';
 import type { CommandResult, RunCommandOptions } from './run-command.js';
-import { killGroup, Supervisor } from './supervisor.js';
+import { type GroupChild, startInGroup } from './start-in-group.js';
 
 const STREAM_GRACE_MS = 250;
 
@@ -27,19 +26,6 @@ function collect(stream: Readable | null | undefined, capture: BoundedCapture): 
   });
 }
 
-interface Ended {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  error?: NodeJS.ErrnoException;
-}
-
-function ended(child: ChildProcess): Promise<Ended> {
-  return new Promise((resolve) => {
-    child.once('exit', (code, signal) => resolve({ code, signal }));
-    child.once('error', (error: NodeJS.ErrnoException) => resolve({ code: null, signal: null, error }));
-  });
-}
-
 function captured(file: string | undefined, capture: BoundedCapture, captureBytes: number): CapturedOutput {
   return file === undefined ? capture.result() : captureFromFile(file, captureBytes);
 }
@@ -49,19 +35,21 @@ export async function runDirect(options: RunCommandOptions): Promise<CommandResu
   const captureBytes = options.captureBytes ?? 64 * 1024;
   const stdoutCapture = new BoundedCapture(captureBytes);
   const stderrCapture = new BoundedCapture(captureBytes);
-  const started = performance.now();
+  const startedAt = performance.now();
   const stdoutFd = openOutput(options.stdoutFile);
   let stderrFd: number | undefined;
   const inherited: number[] = [];
-  let child: ChildProcess;
+  let started: GroupChild;
   try {
     stderrFd = openOutput(options.stderrFile);
     for (const file of options.inheritFiles ?? []) inherited.push(openSync(file, 'r'));
-    child = spawn(options.file, [...options.args], {
+    started = startInGroup(options.file, options.args, {
       cwd: options.cwd,
       env: options.env,
-      detached: true,
       stdio: [options.stdin === undefined ? 'ignore' : 'pipe', stdoutFd ?? 'pipe', stderrFd ?? 'pipe', ...inherited],
+      timeoutMs: options.timeoutMs,
+      signal: options.signal,
+      killGraceMs: options.killGraceMs,
     });
   } finally {
     // The command holds its own copies; ours are not needed once it is started.
@@ -69,9 +57,7 @@ export async function runDirect(options: RunCommandOptions): Promise<CommandResu
     if (stderrFd !== undefined) closeSync(stderrFd);
     for (const fd of inherited) closeSync(fd);
   }
-  const end = ended(child);
-  const supervisor = new Supervisor(options);
-  supervisor.started(child.pid);
+  const { child } = started;
   if (child.pid !== undefined && options.processFile !== undefined) writeProcessFile(options.processFile, child.pid);
   if (child.pid !== undefined) options.onStart?.(child.pid);
   if (child.stdin) {
@@ -81,23 +67,22 @@ export async function runDirect(options: RunCommandOptions): Promise<CommandResu
   }
 
   const streams = Promise.all([collect(child.stdout, stdoutCapture), collect(child.stderr, stderrCapture)]);
-  const result = await end;
-  // No process outlives the command: what it left running in its process group is stopped (see killGroup).
-  killGroup(child.pid, 'SIGKILL');
+  const result = await started.exited;
+  // No process outlives the command: what it left running in its process group is stopped.
+  started.signalGroup('SIGKILL');
   // A background process the command started may hold a pipe open for ever: once the command itself has
   // exited, its output gets a short grace period, then our ends of the pipes are closed.
   if (child.stdout || child.stderr) await Promise.race([streams, delay(STREAM_GRACE_MS)]);
   child.stdout?.destroy();
   child.stderr?.destroy();
-  supervisor.dispose();
 
   return {
     exitCode: result.error ? null : result.code,
     signal: result.signal,
-    timedOut: supervisor.timedOut,
-    aborted: supervisor.aborted,
+    timedOut: result.timedOut,
+    aborted: result.aborted,
     ...(result.error ? { startError: describeStartError(result.error, options.file) } : {}),
-    durationMs: performance.now() - started,
+    durationMs: performance.now() - startedAt,
     stdout: captured(options.stdoutFile, stdoutCapture, captureBytes),
     stderr: captured(options.stderrFile, stderrCapture, captureBytes),
   };

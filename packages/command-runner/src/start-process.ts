@@ -1,8 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import { describeStartError } from './run-direct.js';
-import { killGroup } from './supervisor.js';
+import { type GroupChild, startInGroup } from './start-in-group.js';
 
 export interface StartProcessOptions {
   file: string;
@@ -44,7 +43,7 @@ function openAll(options: StartProcessOptions): { stderr: number; inherited: num
   return { stderr, inherited };
 }
 
-function started(child: ChildProcess, options: StartProcessOptions): StartedProcess {
+function started({ child, signalGroup }: GroupChild, options: StartProcessOptions): StartedProcess {
   const ended = new Promise<string>((resolve) => {
     child.once('close', (code, signal) => resolve(signal ?? `exit ${code}`));
   });
@@ -59,16 +58,16 @@ function started(child: ChildProcess, options: StartProcessOptions): StartedProc
     ended,
     async stop() {
       child.stdin!.end();
-      killGroup(pid, 'SIGTERM');
+      signalGroup('SIGTERM');
       const timer = setTimeout(() => {
-        killGroup(pid, 'SIGKILL');
+        signalGroup('SIGKILL');
         // A process that left the group may hold the pipe open: ours is closed, so that `ended` comes.
         child.stdout!.destroy();
       }, options.killGraceMs ?? 2000);
       const ending = await ended;
       clearTimeout(timer);
       // What it started and left in its group goes too.
-      killGroup(pid, 'SIGKILL');
+      signalGroup('SIGKILL');
       return ending;
     },
   };
@@ -86,14 +85,15 @@ export async function startProcess(options: StartProcessOptions): Promise<Starte
   } catch (error) {
     return { startError: (error as Error).message };
   }
-  let child: ChildProcess;
+  let group: GroupChild;
   try {
     const pipes = (options.inheritData ?? []).map(() => 'pipe' as const);
-    child = spawn(options.file, [...options.args], {
+    // Its own process group, through the one place that starts child processes; no timeout: it is stopped.
+    group = startInGroup(options.file, options.args, {
       cwd: options.cwd,
       env: options.env,
-      detached: true,
       stdio: ['pipe', 'pipe', files.stderr, ...files.inherited, ...pipes],
+      killGraceMs: options.killGraceMs,
     });
   } catch (error) {
     // An argument Node refuses (a NUL byte in it, say).
@@ -103,13 +103,14 @@ export async function startProcess(options: StartProcessOptions): Promise<Starte
     closeSync(files.stderr);
     for (const fd of files.inherited) closeSync(fd);
   }
+  const { child } = group;
   (options.inheritData ?? []).forEach((data, index) => {
     const pipe = child.stdio[3 + files.inherited.length + index] as Writable;
     pipe.on('error', () => undefined);
     pipe.end(data);
   });
   return new Promise((resolve) => {
-    child.once('spawn', () => resolve(started(child, options)));
+    child.once('spawn', () => resolve(started(group, options)));
     // After the start, an error is of a signal that could not be sent: its end is reported all the same.
     child.on('error', (error: NodeJS.ErrnoException) => resolve({ startError: describeStartError(error, options.file) }));
   });

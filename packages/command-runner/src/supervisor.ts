@@ -1,16 +1,11 @@
+import { signalProcessGroup } from './process-group.js';
 import type { RunCommandOptions } from './run-command.js';
 
 /** How long after SIGKILL a sandboxed command may take to be reported ended before its sandbox is ended. */
 const LAST_RESORT_MS = 10_000;
 
-export function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // The group is already gone.
-  }
-}
+/** What a Supervisor reads of the command's options. */
+export type SupervisorOptions = Pick<RunCommandOptions, 'timeoutMs' | 'signal' | 'killGraceMs'>;
 
 /** Stops a command's process group on timeout or abort: SIGTERM, then SIGKILL after the grace period. */
 export class Supervisor {
@@ -19,7 +14,7 @@ export class Supervisor {
   /** The last resort was used: the launcher was ended (its message says so). */
   gaveUp = false;
   private pid: number | undefined;
-  private signal = (signal: NodeJS.Signals) => killGroup(this.pid, signal);
+  private signal: (signal: NodeJS.Signals) => void = (signal) => signalProcessGroup(this.pid, signal);
   private lastResort: (() => void) | undefined;
   private lastResortTimer: NodeJS.Timeout | undefined;
   private stopping = false;
@@ -30,7 +25,7 @@ export class Supervisor {
     this.stop();
   };
 
-  constructor(private readonly options: RunCommandOptions) {
+  constructor(private readonly options: SupervisorOptions) {
     this.timer =
       options.timeoutMs === undefined
         ? undefined

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { emptyRunState, foldEvents, MISSING_RESULT, type JournalEvent } from '@delta/journal';
 import { messagesOf } from '../test/journal-events.js';
-import { buildContextMessages, loadContextManifest, DEFAULT_CONTEXT_YAML } from './index.js';
+import { buildContextMessages, loadContextManifest } from './index.js';
+import { DEFAULT_CONTEXT_YAML } from './manifest.js';
 
 const dirs: string[] = [];
 function temp(): string {

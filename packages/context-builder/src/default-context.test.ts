@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanupTempDirs, createTempAgent, defaultContextYaml } from '@delta/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_CONTEXT_YAML } from './index.js';
+import { DEFAULT_CONTEXT_YAML } from './manifest.js';
 
 afterEach(cleanupTempDirs);
 

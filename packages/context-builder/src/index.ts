@@ -1,18 +1,7 @@
-export {
-  FileSource,
-  ComputedFileSource,
-  JournalSource,
-  ContextSource,
-  ContextManifest,
-  DEFAULT_CONTEXT_YAML,
-  loadContextManifest,
-  substituteEngineVariables,
-} from './manifest.js';
+export { loadContextManifest } from './manifest.js';
 export type { LoadedContextManifest } from './manifest.js';
-export { journalToMessages } from './journal-messages.js';
-export type { JournalMessagesOptions } from './journal-messages.js';
 export { buildContext, buildContextMessages } from './build-context.js';
 export type { BuildContextOptions } from './build-context.js';
-export { estimateTokens, messageTokens, messagesTokens } from './token-count.js';
+export { estimateTokens } from './token-count.js';
 export type { CountTokens } from './token-count.js';
 export type { ChatMessage, ChatToolCall, ContextMessages } from './messages.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyEvent, conversationOf, emptyRunState, foldEvents, MISSING_RESULT, type JournalEvent } from '@delta/journal';
 import { expectStrictConversation, iterations, messagesOf, result, thought, user } from '../test/journal-events.js';
-import { journalToMessages } from './index.js';
+import { journalToMessages } from './journal-messages.js';
 import { conversationMessages, windowConversation } from './journal-messages.js';
 
 const call = (id: string, name = 'tool') => ({ id, type: 'function', function: { name, arguments: `{"id":"${id}"}` } });

@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { build, cleanup, expectStrictConversation, iterations, messagesOf, temp, user } from '../test/journal-events.js';
-import { estimateTokens, loadContextManifest, messagesTokens, messageTokens } from './index.js';
+import { estimateTokens, loadContextManifest } from './index.js';
+import { messagesTokens, messageTokens } from './token-count.js';
 
 afterEach(cleanup);
 

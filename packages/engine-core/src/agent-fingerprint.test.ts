@@ -3,14 +3,6 @@ import { readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync 
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
-/** Resolves once `ready()` holds, checking every 50 ms (the deadline only bounds a failure). */
-async function until(ready: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!ready()) {
-    if (Date.now() > deadline) throw new Error('not ready in 10 s');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 import { cleanupTempDirs, createTempAgent, createTempDir } from '@delta/testkit';
 import { agentFingerprint, fingerprintOf } from './agent-fingerprint.js';
 import { compareFingerprints, describeFingerprintChanges } from './fingerprint-changes.js';
@@ -115,7 +107,7 @@ describe('agentFingerprint', () => {
     const second = agentFingerprint(agent);
     expect(describeFingerprintChanges(compareFingerprints(first, second))).toBe('tools/shell.sh changed');
     // Settled: its digest is kept by its identity on disk, and a same-size rewrite changes its ctime.
-    await until(() => Date.now() - statSync(script).ctimeMs > 2100);
+    await expect.poll(() => Date.now() - statSync(script).ctimeMs > 2100, { timeout: 10_000, interval: 50 }).toBe(true);
     expect(agentFingerprint(agent)).toEqual(second);
     expect(agentFingerprint(agent)).toEqual(second);
     rewrite(readFileSync(script, 'utf8').replace('ECHO', 'echo'));

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm, type ScriptStepInput } from '@delta/testkit';
 import { readJournal, readMetadata } from '@delta/journal';
-import { continueRun, ExitCode, loadAgent, startRun } from './index.js';
+import { continueRun, loadAgent, startRun } from './index.js';
+import { ExitCode } from './exit-codes.js';
 
 // 429 and 5xx are retried with backoff (Retry-After honoured), a request has a bounded time, and spent
 // retries fail the run with a message that says how to retry it.

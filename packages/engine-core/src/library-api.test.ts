@@ -4,7 +4,8 @@ import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm } from '@delta/testkit';
 import { readJournal, type JournalEvent } from '@delta/journal';
-import { ExitCode, loadAgent, modelClientFromOpenAI, runAgent, continueAgent, startRun } from './index.js';
+import { loadAgent, modelClientFromOpenAI, runAgent, continueAgent, startRun } from './index.js';
+import { ExitCode } from './exit-codes.js';
 
 afterEach(cleanupTestResources);
 
@@ -16,14 +17,6 @@ function isAlive(pid: number): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-async function waitFor(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
@@ -53,7 +46,9 @@ describe('the library API', () => {
     });
 
     const pidFile = join(workDir, 'tool.pid');
-    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '');
+    await expect
+      .poll(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', { timeout: 10_000, interval: 20 })
+      .toBe(true);
     const pid = Number(readFileSync(pidFile, 'utf8').trim());
     expect(isAlive(pid)).toBe(true);
     controller.abort(new Error('stop'));
@@ -63,7 +58,7 @@ describe('the library API', () => {
     const result = await run.result;
     expect(result.status).toBe('INTERRUPTED');
     expect(result.exitCode).toBe(ExitCode.INTERRUPTED);
-    await waitFor(() => !isAlive(pid), 5_000);
+    await expect.poll(() => !isAlive(pid), { timeout: 5_000, interval: 20 }).toBe(true);
     expect(readFileSync(join(workDir, 'run-end.txt'), 'utf8')).toBe('ended\n');
     expect(server.requests).toHaveLength(1);
     // The iterable saw exactly what the journal holds, ending with ENGINE_END INTERRUPTED.
@@ -99,7 +94,7 @@ describe('the library API', () => {
     expect(parents).toHaveLength(2);
     expect(parents[0]).toBe(parents[1]);
     expect(parents[0]).not.toBe(process.pid);
-    await waitFor(() => !isAlive(parents[0]!), 5_000);
+    await expect.poll(() => !isAlive(parents[0]!), { timeout: 5_000, interval: 20 }).toBe(true);
   });
 
   it('runs with an openai SDK client of the caller, recording the exact bytes it sent', async () => {

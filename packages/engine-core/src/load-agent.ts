@@ -1,6 +1,6 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ConfigurationError, DeltaError } from '@delta/errors';
+import { ConfigurationError, DeltaError, SystemError } from '@delta/errors';
 import { loadContextManifest, type LoadedContextManifest } from '@delta/context-builder';
 import { loadHooksConfig, type HooksConfig } from '@delta/hooks';
 import { formatProblem, type ConfigProblem } from '@delta/yaml-config';
@@ -201,7 +201,7 @@ export function loadAgent(agentDir: string, options: LoadAgentOptions = {}): Loa
   if (context) warnings.push(...context.warnings);
   problems.throwIfAny(`The agent ${home}`);
   if (!parsed || !config || !imported || !merged || !mcpServers || !hooks || !context)
-    throw new Error('unreachable: a load step failed without an error');
+    throw new SystemError(`Loading the agent ${home} failed without saying why: a step gave no result and no error.`, { code: 'INTERNAL' });
   if (options.strict === true && warnings.length > 0) throw strictError(home, warnings);
   return {
     home,

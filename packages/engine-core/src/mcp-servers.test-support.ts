@@ -1,5 +1,6 @@
 // What the mcp_servers e2e test files share: the two real servers (from npm, and one of our own that can be
 // killed in the middle of a call), and finding that server's processes on this machine.
+import { expect } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -31,9 +32,6 @@ export function serverProcesses(tag: string): number[] {
     .map(Number);
 }
 
-export function waitFor(check: () => boolean): Promise<void> {
-  return new Promise((resolve) => {
-    const poll = () => (check() ? resolve() : setTimeout(poll, 20));
-    poll();
-  });
+export async function waitFor(check: () => boolean): Promise<void> {
+  await expect.poll(check, { timeout: 60_000, interval: 20 }).toBe(true);
 }

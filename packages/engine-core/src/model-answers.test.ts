@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm, type ScriptStep } from '@delta/testkit';
 import { readJournal } from '@delta/journal';
-import { ExitCode, loadAgent, startRun } from './index.js';
+import { loadAgent, startRun } from './index.js';
+import { ExitCode } from './exit-codes.js';
 
 // What real servers send that the official API does not, through a real HTTP server: each answer is
 // normalised before it reaches the journal, and one the engine cannot act on is retried, never COMPLETED.

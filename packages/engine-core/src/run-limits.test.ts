@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTestResources, createTempAgent, createTempDir, startFakeLlm } from '@delta/testkit';
 import { readJournal, readMetadata } from '@delta/journal';
-import { ExitCode, continueRun, loadAgent, startRun } from './index.js';
+import { continueRun, loadAgent, startRun } from './index.js';
+import { ExitCode } from './exit-codes.js';
 
 // --timeout and --max-cost (EngineOptions timeoutMs and maxCost): the run stops INTERRUPTED with the
 // limit as its reason, exit code 3, and a plain continue resumes it.

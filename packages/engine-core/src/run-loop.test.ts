@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempAgent, createTempDir, startFakeLlm, type FakeLlm, type ScriptStep } from '@delta/testkit';
 import { readJournal, readMetadata, type JournalEvent } from '@delta/journal';
-import { loadAgent, startRun, ExitCode } from './index.js';
+import { loadAgent, startRun } from './index.js';
+import { ExitCode } from './exit-codes.js';
 
 let server: FakeLlm | undefined;
 afterEach(async () => {

@@ -1,7 +1,6 @@
 import { buildInvocation, DEFAULT_TOOL_TIMEOUT_MS, ToolArgumentError, type ExpandedTool, type Invocation } from '@delta/tool-expander';
 import { hiddenPathsNote, pathInside, runCommand, type CommandLauncher, type RunSandbox } from '@delta/command-runner';
-import { DeltaError } from '@delta/errors';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '@delta/model-wire';
+import { DeltaError, MAX_JSON_DEPTH, nestsDeeperThan } from '@delta/errors';
 import {
   createToolExecutionRecord,
   finishToolExecutionRecord,

@@ -22,10 +22,7 @@ describe('timeout_ms', () => {
     // The background child that would touch late-child was in the tool's group: once no member of the
     // group is left, it never will. (Had the group not been stopped, `sleep 5` would keep it past the touch.)
     const { pid } = readProcessFile(join(context.paths.toolExecutionsDir, outcome.executionRef!, 'process.json'))!;
-    for (const deadline = Date.now() + 30_000; isProcessGroupAlive(pid) && Date.now() < deadline; ) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    expect(isProcessGroupAlive(pid)).toBe(false);
+    await expect.poll(() => isProcessGroupAlive(pid), { timeout: 30_000, interval: 10 }).toBe(false);
     expect(existsSync(join(context.paths.workDir, 'late-child'))).toBe(false);
   });
 

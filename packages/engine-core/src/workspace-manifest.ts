@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { WorkspaceManifest } from '@delta/journal';
+import { SystemError } from '@delta/errors';
 
 /** At most this many entries are listed; past it the listing stops and says how many were left out. */
 export const MANIFEST_MAX_ENTRIES = 2_000;
@@ -20,7 +21,9 @@ function hashFile(file: string, size: number): string {
   const buffer = Buffer.allocUnsafe(1024 * 1024);
   const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   try {
-    if (!fstatSync(fd, { bigint: true }).isFile()) throw new Error(`${file} is no longer a regular file`);
+    if (!fstatSync(fd, { bigint: true }).isFile()) {
+      throw new SystemError(`${file} is no longer a regular file; it is not hashed.`, { code: 'RECORD_REFUSED', file });
+    }
     let left = size;
     while (left > 0) {
       const read = readSync(fd, buffer, 0, Math.min(buffer.length, left), null);

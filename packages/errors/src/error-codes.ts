@@ -82,6 +82,7 @@ export const errorCodes = {
   START_FAILED: 'system',
   TRACE_EXPORT_FAILED: 'system',
   UNSUPPORTED_STATE_VERSION: 'system',
+  WORKER_STOPPED: 'system',
 } as const satisfies Record<string, DeltaErrorKind>;
 
 /** A stable, machine-readable error code such as `CONFIG_INVALID` (see docs/errors.md). */

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '@delta/errors';
 import { ConfigFileError, formatProblem } from '@delta/yaml-config';
-import { loadHooksConfig, parseHooksConfig } from './index.js';
+import { loadHooksConfig } from './index.js';
+import { parseHooksConfig } from './load-hooks-config.js';
 
 let agentHome: string;
 beforeEach(() => {

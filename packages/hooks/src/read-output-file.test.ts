@@ -3,7 +3,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { OUTPUT_FILE_LIMIT, runHook } from './index.js';
+import { runHook } from './index.js';
+import { OUTPUT_FILE_LIMIT } from './read-output-file.js';
 import { createHookRun, type HookRun } from './hook-run.test-fixture.js';
 
 let run: HookRun;

@@ -1,6 +1,5 @@
 import { basename, dirname } from 'node:path';
-import { type SafeParseSchema, safeParseJson } from '@delta/errors';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from '@delta/model-wire';
+import { MAX_JSON_DEPTH, nestsDeeperThan, type SafeParseSchema, safeParseJson } from '@delta/errors';
 import { readUntrustedFile } from '@delta/untrusted-file';
 
 /** Output files larger than this are not read (the hook's full output stays on disk for audit). */

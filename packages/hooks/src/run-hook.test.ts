@@ -1,7 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { runHook, TOOL_RESULT_ENV_LIMIT } from './index.js';
+import { runHook } from './index.js';
+import { TOOL_RESULT_ENV_LIMIT } from './hook-environment.js';
 import { createHookRun, DUMP_ENV, type HookRun } from './hook-run.test-fixture.js';
 
 let run: HookRun;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { conversationOf, foldEvents, parseJournalText, type JournalEvent } from './index.js';
+import { conversationOf, foldEvents, type JournalEvent } from './index.js';
+import { parseJournalText } from './read-journal.js';
 
 // Fields added to events since the first journals (model_retry, the usage details, reasoning, a call's
 // extra) are optional: a journal written before them reads and folds as it did, and a retry record

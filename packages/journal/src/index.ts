@@ -7,29 +7,20 @@ export {
   TokenUsage,
   JournalEvent,
   EngineStartEvent,
-  UserMessageEvent,
   ThoughtEvent,
   ActionRequestEvent,
   ActionResultStatus,
   ActionResultEvent,
-  HumanInputRequestEvent,
-  HumanInputReceivedEvent,
   SystemMessageEvent,
-  HookExecutionAuditEvent,
-  ErrorEvent,
-  EngineEndEvent,
 } from './events.js';
 export type { JournalEventType, JournalEventOf, NewJournalEvent } from './events.js';
-export { JournalCorruptError } from './journal-error.js';
-export { parseJournalLine } from './parse-event.js';
-export { readJournal, parseJournalText } from './read-journal.js';
+export { readJournal } from './read-journal.js';
 export type { ReadJournalOptions } from './read-journal.js';
 export { JournalReader } from './journal-reader.js';
 export { followJournalEvents, followJournalLines } from './follow-journal.js';
 export type { FollowOptions } from './follow-journal.js';
 export { readRunRecord, SMALL_RECORD_MAX_BYTES } from './read-record.js';
 export { JournalWriter } from './journal-writer.js';
-export { AppendList } from './append-list.js';
 export { applyEvent, emptyRunState, foldEvents } from './run-state.js';
 export { addTokenUsage } from './token-usage.js';
 export type { RunState, PendingCall } from './run-state.js';
@@ -41,7 +32,6 @@ export { MetadataFile } from './metadata-file.js';
 export type { TornTailRepair } from './journal-writer.js';
 export {
   CONTROL_PLANE_VERSION,
-  SUPPORTED_CONTROL_PLANE_VERSIONS,
   RunMetadata,
   ModelEndpoint,
   EstimatedCost,
@@ -49,7 +39,7 @@ export {
   writeMetadata,
   updateMetadata,
 } from './metadata.js';
-export { createRunId, isRunId, runIdProblem, MAX_RUN_ID_LENGTH } from './run-id.js';
+export { createRunId, isRunId, runIdProblem } from './run-id.js';
 export {
   controlDirectory,
   runPaths,
@@ -73,9 +63,9 @@ export {
 export type { RunKind, RunPaths } from './layout.js';
 export { describeIoMigration, migrateLegacyIo } from './legacy-io.js';
 export type { IoMigration } from './legacy-io.js';
-export { describeLegacyRunMigration, isLegacyRun, migrateLegacyRun } from './legacy-layout.js';
+export { describeLegacyRunMigration, migrateLegacyRun } from './legacy-layout.js';
 export type { LegacyRunMigration } from './legacy-layout.js';
-export { acquireRunLock, RUN_LOCK_LEASE_MS } from './run-lock.js';
+export { acquireRunLock } from './run-lock.js';
 export type { RunLock, RunLockOptions } from './run-lock.js';
 export { holderIsAlive, RunLockHolder, safeParseRunLockHolder } from './run-lock-holder.js';
 export {
@@ -94,8 +84,6 @@ export {
   readInvocationRequestBytes,
   REQUEST_FILE,
   REQUEST_DELTA_FILE,
-  REQUEST_DELTA_FORMAT,
-  MAX_DELTA_CHAIN,
 } from './invocation-request.js';
 export { RequestDelta } from './invocation-request.js';
 // The one JSON-parse helper lives in @delta/errors; re-exported for the packages that already import it from here.

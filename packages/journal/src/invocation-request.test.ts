@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   createRunDirectories,
-  MAX_DELTA_CHAIN,
   readInvocationRequest,
   readInvocationRequestBytes,
   REQUEST_DELTA_FILE,
@@ -14,6 +13,7 @@ import {
   InvocationRequestRecorder,
   type RunPaths,
 } from './index.js';
+import { MAX_DELTA_CHAIN } from './invocation-request.js';
 
 const dirs: string[] = [];
 function run(): RunPaths {

@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   JournalWriter,
-  JournalCorruptError,
   readJournal,
   createToolExecutionRecord,
   finishToolExecutionRecord,
   runPaths,
   createRunDirectories,
 } from './index.js';
+import { JournalCorruptError } from './journal-error.js';
 
 const dirs: string[] = [];
 function temp(): string {

@@ -142,7 +142,7 @@ describe('acquireRunLock', () => {
     const lock = acquireRunLock(file, 'R1', { leaseMs: 600 });
     const first = holderIn(file).lease_until!;
     // The renewal is the signal: wait for the file to name a later lease.
-    while (holderIn(file).lease_until === first) await new Promise((resolve) => setTimeout(resolve, 20));
+    await expect.poll(() => holderIn(file).lease_until, { timeout: 10_000, interval: 20 }).not.toBe(first);
     expect(Date.parse(holderIn(file).lease_until!)).toBeGreaterThan(Date.parse(first));
     const taker = `${JSON.stringify({ pid: 1, host: 'elsewhere.example', since: 'now', lease_until: new Date(Date.now() + 60_000).toISOString() })}\n`;
     writeFileSync(file, taker);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AppendList, applyEvent, conversationOf, emptyRunState, foldEvents, MISSING_RESULT, type JournalEvent } from './index.js';
+import { applyEvent, conversationOf, emptyRunState, foldEvents, MISSING_RESULT, type JournalEvent } from './index.js';
+import { AppendList } from './append-list.js';
 
 let seq = 0;
 const timestamp = '2026-01-01T00:00:00.000Z';

@@ -1,5 +1,6 @@
 import { createParser } from 'eventsource-parser';
 import { McpRequestError } from './mcp-request-error.js';
+import { HeldBytes } from './message-lines.js';
 import { MAX_MESSAGE_BYTES, OVERSIZED_ANSWER, type McpTransport } from './process-transport.js';
 import { RpcSession, type JsonRpcMessage } from './rpc-session.js';
 
@@ -23,20 +24,18 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** A response body read whole, unless it is larger than the engine reads. */
-async function readBounded(body: ReadableStream<Uint8Array>): Promise<string> {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
+/** A response body read whole (in about its own size, however it comes), unless it is larger than the engine reads. */
+export async function readBounded(body: ReadableStream<Uint8Array>): Promise<string> {
+  const held = new HeldBytes();
   const reader = body.getReader();
   for (let read = await reader.read(); !read.done; read = await reader.read()) {
-    size += read.value.length;
-    if (size > MAX_MESSAGE_BYTES) {
+    if (held.size + read.value.length > MAX_MESSAGE_BYTES) {
       await reader.cancel();
       throw new McpRequestError(OVERSIZED_ANSWER, 'oversized');
     }
-    chunks.push(read.value);
+    held.add(read.value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return held.bytes().toString('utf8');
 }
 
 /**

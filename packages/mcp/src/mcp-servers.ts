@@ -1,12 +1,12 @@
 import { join, resolve } from 'node:path';
 import { ConfigurationError, SystemError } from '@delta/errors';
-import { MAX_JSON_DEPTH, valueNestsDeeperThan } from '@delta/model-wire';
+import { MAX_JSON_DEPTH, valueNestsDeeperThan } from '@delta/errors';
 import { callResultText } from './call-result-text.js';
 import { McpConnection, type ServerEndpoint } from './mcp-connection.js';
 import { McpRequestError } from './mcp-request-error.js';
 import type { McpCallResult, McpTool } from './mcp-types.js';
 import { DEFAULT_MCP_TIMEOUT_MS, fillMcpVariables } from './mcp-server-config.js';
-import { offeredToolName } from './mcp-tool-name.js';
+import { offeredToolName, ownersOfNames } from './mcp-tool-name.js';
 import type { McpCallOutcome, McpServerEntry, McpServers, McpToolDefinition, StartMcpServersOptions } from './start-mcp-servers.js';
 
 interface OfferedTool extends McpToolDefinition {
@@ -90,13 +90,23 @@ function offeredTools(server: RunningServer, listed: McpTool[], warn: (line: str
       );
     }
   }
+  const candidates = allowed === undefined ? listed : listed.filter((tool) => allowed.includes(tool.name));
+  const owners = ownersOfNames(config.name, candidates);
   const offered: OfferedTool[] = [];
-  for (const tool of listed) {
-    if (allowed !== undefined && !allowed.includes(tool.name)) continue;
+  for (const tool of candidates) {
     const name = offeredToolName(config.name, tool.name);
     if (name === undefined) {
       warn(
         `MCP server ${config.name}: tool ${tool.name} is not offered, its name would be longer than the 64 characters a function name may have`,
+      );
+      continue;
+    }
+    const owner = owners.get(name)!;
+    if (owner !== tool) {
+      warn(
+        owner.name === tool.name
+          ? `MCP server ${config.name}: tool ${JSON.stringify(tool.name)} is listed more than once; only the first is offered`
+          : `MCP server ${config.name}: tool ${JSON.stringify(tool.name)} is not offered, its name would be ${name}, as tool ${JSON.stringify(owner.name)}'s is`,
       );
       continue;
     }

@@ -1,3 +1,5 @@
+import type { McpTool } from './mcp-types.js';
+
 /** The separator between `mcp`, the server's name and the tool's name in what the model is offered. */
 export const MCP_TOOL_PREFIX = 'mcp__';
 
@@ -16,4 +18,21 @@ export function offeredToolName(server: string, tool: string): string | undefine
 /** Whether a tool name is one of an MCP server's (the prefix is reserved for them). */
 export function isMcpToolName(name: string): boolean {
   return name.startsWith(MCP_TOOL_PREFIX);
+}
+
+/**
+ * Which tool each offered name goes to, when several would be offered under one (`read.file` and
+ * `read_file` both become `read_file`; a name listed twice): a tool whose name needs no change first, then
+ * the first listed.
+ */
+export function ownersOfNames(server: string, tools: McpTool[]): Map<string, McpTool> {
+  const owners = new Map<string, McpTool>();
+  for (const unchanged of [true, false]) {
+    for (const tool of tools) {
+      const name = offeredToolName(server, tool.name);
+      if (name === undefined || owners.has(name) || (name === `${MCP_TOOL_PREFIX}${server}__${tool.name}`) !== unchanged) continue;
+      owners.set(name, tool);
+    }
+  }
+  return owners;
 }

@@ -23,4 +23,26 @@ describe('MessageLines', () => {
     expect(feed(['123456789\nok\n'], 8)).toEqual(['<oversized>', 'ok']);
     expect(feed(['12345678\n'], 8)).toEqual(['12345678']);
   });
+
+  it('holds a line that comes a byte at a time in about its own size, not an object per byte', () => {
+    const lines = new MessageLines(10 * 1024 * 1024);
+    const seen: string[] = [];
+    const before = process.memoryUsage().heapUsed;
+    // Two million chunks of one byte each, as a pipe gives them when the server writes a byte at a time.
+    for (let index = 0; index < 2_000_000; index += 1) {
+      lines.push(
+        Buffer.allocUnsafeSlow(1).fill(0x78),
+        (line) => seen.push(line),
+        () => seen.push('<oversized>'),
+      );
+    }
+    const grown = process.memoryUsage().heapUsed - before;
+    lines.push(
+      Buffer.from('\n'),
+      (line) => seen.push(line),
+      () => seen.push('<oversized>'),
+    );
+    expect(seen).toEqual(['x'.repeat(2_000_000)]);
+    expect(grown).toBeLessThan(64 * 1024 * 1024);
+  });
 });

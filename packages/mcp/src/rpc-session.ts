@@ -12,6 +12,13 @@ interface Pending {
   reject: (error: McpRequestError) => void;
 }
 
+/**
+ * The most answers to the server's own requests that may be on their way at once (written to a stdin it
+ * has not read yet, or POSTed and not yet answered). A server that floods the client with requests gets
+ * no answer to those past it, so that they take neither memory nor sockets without bound.
+ */
+export const MAX_ANSWERS_IN_FLIGHT = 32;
+
 /** The longest delay a timer takes (2^31 - 1 ms, about 24.8 days). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -29,6 +36,7 @@ export class RpcSession {
   private lastId = 0;
   private readonly pending = new Map<number, Pending>();
   private closedBecause: string | undefined;
+  private answersInFlight = 0;
 
   constructor(private readonly send: SendMessage) {}
 
@@ -96,11 +104,16 @@ export class RpcSession {
     }
     if (!isObject(message)) return;
     if (typeof message.method === 'string') {
-      if (message.id === undefined) return;
+      if (message.id === undefined || this.answersInFlight >= MAX_ANSWERS_IN_FLIGHT) return;
       // The server's own request: a ping is answered; the engine declares no capability for anything else.
       const answer =
         message.method === 'ping' ? { result: {} } : { error: { code: -32601, message: `the client does not offer ${message.method}` } };
-      this.send({ jsonrpc: '2.0', id: message.id, ...answer }, new AbortController().signal).catch(() => undefined);
+      this.answersInFlight += 1;
+      this.send({ jsonrpc: '2.0', id: message.id, ...answer }, new AbortController().signal)
+        .catch(() => undefined)
+        .finally(() => {
+          this.answersInFlight -= 1;
+        });
       return;
     }
     if (typeof message.id !== 'number') return;

@@ -1,4 +1,4 @@
-export { createModelWire, DEFAULT_ATTEMPT_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS } from './model-wire.js';
+export { createModelWire } from './model-wire.js';
 export type { ModelCall, ModelReply, ModelWire, ModelWireOptions, RetryNotice } from './model-wire.js';
 export { createModelClient } from './model-client.js';
 export type { CompleteOptions, ModelClient, ModelClientOptions } from './model-client.js';
@@ -18,16 +18,12 @@ export type {
   ChatCompletionToolCall,
   ChatCompletionUsage,
 } from './chat-completion.js';
-export { normaliseCompletion, usageOf, INVALID_TOOL_CALL_NAME } from './normalise-completion.js';
+export { normaliseCompletion, usageOf } from './normalise-completion.js';
 export type { NormaliseOptions } from './normalise-completion.js';
 export type { ModelTurn, ReasoningField, WireToolCall, WireUsage } from './model-turn.js';
-export { StreamAssembler } from './stream-assembler.js';
 export type { StreamDelta } from './stream-assembler.js';
-export { SseReader } from './sse-reader.js';
-export type { SseEvent } from './sse-reader.js';
-export { DEFAULT_MAX_RESPONSE_BYTES } from './read-answer.js';
-export { MAX_JSON_DEPTH, nestsDeeperThan, valueNestsDeeperThan } from './json-depth.js';
-export { DEFAULT_MAX_RETRIES, MAX_RETRY_AFTER_MS, backoffMs, retryAfterMs, transientStatus } from './retry-policy.js';
-export { ModelWireError, ModelResponseError, ModelAuthenticationError, attemptFailure } from './wire-errors.js';
+// Kept here for @delta/mcp and @delta/engine, which still import it from this package; it lives in @delta/errors.
+export { retryAfterMs } from './retry-policy.js';
+export { ModelWireError, attemptFailure } from './wire-errors.js';
 export type { AttemptFailure } from './wire-errors.js';
-export { REDACTED, SHORTEST_REDACTED, isRedactable, redactErrorMessage, redactText } from './redact-key.js';
+export { REDACTED, isRedactable } from './redact-key.js';

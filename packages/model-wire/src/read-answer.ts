@@ -5,7 +5,7 @@ import { type StreamDelta, StreamAssembler } from './stream-assembler.js';
 import { SseReader } from './sse-reader.js';
 import { ModelWireError } from './wire-errors.js';
 import { transientStatus } from './retry-policy.js';
-import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '@delta/errors';
 
 /** The default cap on one response: 32 MiB. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;

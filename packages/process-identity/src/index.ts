@@ -1,5 +1,5 @@
 export { readProcessStat, processStartTicks, hasProcFileSystem } from './process-stat.js';
 export type { ProcessStat } from './process-stat.js';
 export { isProcessAlive, isProcessGroupAlive } from './process-liveness.js';
-export { ProcessFile, readProcessFile, safeParseProcessFile } from './process-file.js';
+export { ProcessFile, readProcessFile } from './process-file.js';
 export { processIdentity, writeProcessFile } from './write-process-file.js';

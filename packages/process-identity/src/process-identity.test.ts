@@ -10,9 +10,9 @@ import {
   processStartTicks,
   readProcessFile,
   readProcessStat,
-  safeParseProcessFile,
   writeProcessFile,
 } from './index.js';
+import { safeParseProcessFile } from './process-file.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'delta-process-identity-'));
 const started: ChildProcess[] = [];
@@ -36,22 +36,15 @@ function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
-/** Waits for a condition that a process's own progress makes true (no fixed sleep). */
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 describe('readProcessStat', () => {
   it('reads state, parent, group and start time, even when the command name has spaces and parentheses', async () => {
     // The command name (field 2) is the executable's name: one built to break a naive split on spaces.
     const odd = join(temp, 'x) S 1 (y');
     symlinkSync('/bin/sleep', odd);
     const child = await start(odd, ['30'], true);
-    await until(() => readProcessStat(child.pid)?.state !== undefined, 'the stat file');
+    await expect
+      .poll(() => readProcessStat(child.pid)?.state !== undefined, { timeout: 10_000, interval: 5, message: 'the stat file' })
+      .toBe(true);
     const stat = readProcessStat(child.pid)!;
     expect(stat.parentPid).toBe(process.pid);
     expect(stat.processGroup).toBe(child.pid);
@@ -93,11 +86,16 @@ describe('isProcessAlive', () => {
     // sh starts `sleep 0` in the background and becomes `sleep 30`, which never collects its child.
     const parent = await start('sh', ['-c', 'sleep 0 & exec sleep 30']);
     let zombie = 0;
-    await until(() => {
-      const children = readFileSync(`/proc/${parent.pid}/task/${parent.pid}/children`, 'utf8').trim();
-      zombie = Number(children.split(/\s+/)[0] ?? 0);
-      return zombie > 0 && readProcessStat(zombie)?.state === 'Z';
-    }, 'the background sleep to become a zombie');
+    await expect
+      .poll(
+        () => {
+          const children = readFileSync(`/proc/${parent.pid}/task/${parent.pid}/children`, 'utf8').trim();
+          zombie = Number(children.split(/\s+/)[0] ?? 0);
+          return zombie > 0 && readProcessStat(zombie)?.state === 'Z';
+        },
+        { timeout: 10_000, interval: 5, message: 'the background sleep to become a zombie' },
+      )
+      .toBe(true);
     expect(() => process.kill(zombie, 0)).not.toThrow();
     expect(isProcessAlive(zombie)).toBe(false);
     expect(isProcessAlive(parent.pid)).toBe(true);
@@ -112,7 +110,7 @@ describe('isProcessGroupAlive', () => {
     expect(isProcessGroupAlive(leader.pid)).toBe(true);
     process.kill(-leader.pid, 'SIGKILL');
     await exited(leader);
-    await until(() => !isProcessGroupAlive(leader.pid), 'the group to be gone');
+    await expect.poll(() => !isProcessGroupAlive(leader.pid), { timeout: 10_000, interval: 5, message: 'the group to be gone' }).toBe(true);
     expect(isProcessGroupAlive(leader.pid)).toBe(false);
     expect(isProcessGroupAlive(0)).toBe(false);
   });

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { makeDirectory } from '@delta/errors';
+import { makeDirectory, SystemError } from '@delta/errors';
 import type { RunJobData } from './run-job.js';
 import { writeFileOnce } from './write-once.js';
 
@@ -16,6 +16,15 @@ export function batchKeyFile(out: string): string {
 
 const KEY_BYTES = 32;
 
+/** A key file the batch's command did not write as it is: never trusted, never used. */
+function keyRefused(file: string, problem: string): SystemError {
+  return new SystemError(`The batch's signing key ${file} ${problem}; it is not read.`, {
+    code: 'RECORD_REFUSED',
+    file,
+    hint: "Remove it and run the batch's `delta batch --queue` command again: it writes a new key (jobs already queued are then refused).",
+  });
+}
+
 /** The key as stored: 64 hex digits and a newline. */
 function readKeyFile(file: string): Buffer | undefined {
   let descriptor: number;
@@ -28,13 +37,13 @@ function readKeyFile(file: string): Buffer | undefined {
   }
   try {
     const stat = fstatSync(descriptor);
-    if (!stat.isFile() || stat.size > 256) throw new Error(`${file} is not a key file (a small regular file)`);
+    if (!stat.isFile() || stat.size > 256) throw keyRefused(file, 'is not a key file (a small regular file)');
     const buffer = Buffer.alloc(256);
     const text = buffer
       .subarray(0, readSync(descriptor, buffer, 0, 256, 0))
       .toString('utf8')
       .trim();
-    if (!/^[0-9a-f]{64}$/.test(text)) throw new Error(`${file} does not hold a key (64 hex digits)`);
+    if (!/^[0-9a-f]{64}$/.test(text)) throw keyRefused(file, 'does not hold a key (64 hex digits)');
     return Buffer.from(text, 'hex');
   } finally {
     closeSync(descriptor);

@@ -1,15 +1,9 @@
-export { hidePassword, parseRedisAddress, withoutPassword } from './redis-address.js';
+export { parseRedisAddress, withoutPassword } from './redis-address.js';
 export type { RedisAddress } from './redis-address.js';
 export { connectRedis } from './redis-connection.js';
-export { BatchIdentity, checkBatchIdentity, claimBatchIdentity } from './batch-identity.js';
-export { claimBatchKey, signRunJob } from './batch-key.js';
-export { RunJobData } from './run-job.js';
 export { enqueueBatch } from './enqueue-batch.js';
 export type { EnqueueOptions, EnqueueResult } from './enqueue-batch.js';
-export { createRunProcessor } from './process-run-job.js';
-export type { RunProcessorOptions } from './process-run-job.js';
 export { runWorker } from './run-worker.js';
-export { storageRoots } from './storage-roots.js';
 export type { RunWorkerOptions } from './run-worker.js';
 export { waitForBatch } from './wait-for-batch.js';
 export type { FailedRunJob, QueueProgress, WaitForBatchOptions } from './wait-for-batch.js';

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { errorKindOf, DeltaError } from '@delta/errors';
+import { type DeltaErrorCode, errorKindOf, DeltaError } from '@delta/errors';
 import {
   DEFAULT_MAX_ATTEMPTS,
   type BatchEngineOptions,
@@ -11,6 +11,7 @@ import {
   runDirectoryOf,
 } from '@delta/experiments';
 import { type Job, UnrecoverableError } from 'bullmq';
+import { finalJobFailure, jobFailure } from './job-failure.js';
 import { type BatchIdentity, checkBatchIdentity } from './batch-identity.js';
 import { readBatchKey } from './batch-key.js';
 import { type KnownBatch, locationMismatch, placeMismatch, recordMismatch, refusedJob } from './verify-run-job.js';
@@ -47,11 +48,16 @@ function isMissingHere(error: unknown): boolean {
 
 /**
  * The configuration errors a later attempt cannot fix, as BullMQ's UnrecoverableError (no retry), named
- * for the host that hit them. A run locked by another engine is not one of them: that engine may be a
- * worker that was presumed dead, and the lock will be free once it stops.
+ * for the host that hit them and led by their code. A run locked by another engine is not one of them:
+ * that engine may be a worker that was presumed dead, and the lock will be free once it stops.
  */
-function unrecoverable(error: { message: string; hint?: string | undefined }): UnrecoverableError {
-  return new UnrecoverableError(`${error.message}${error.hint ? ` ${error.hint}` : ''} (on ${hostname()}, pid ${process.pid})`);
+function unrecoverable(code: DeltaErrorCode, error: { message: string; hint?: string | undefined }): UnrecoverableError {
+  return finalJobFailure(code, `${error.message}${error.hint ? ` ${error.hint}` : ''} (on ${hostname()}, pid ${process.pid})`);
+}
+
+/** A DeltaError's message and hint, as one failure reason. */
+function withHint(error: DeltaError): string {
+  return `${error.message}${error.hint ? ` ${error.hint}` : ''}`;
 }
 
 /** A job that is not a run of its batch: failed at once, never retried, its reason starting `refused: `. */
@@ -100,11 +106,14 @@ export function createRunProcessor(options: RunProcessorOptions): (job: Job<RunJ
     } catch (error) {
       if (isMissingHere(error)) {
         // Not the batch's fault: another worker that sees the shared storage takes the run.
-        const refused = new Error(`${(error as Error).message}${DeltaError.isInstance(error) && error.hint ? ` ${error.hint}` : ''}`);
+        const refused = DeltaError.isInstance(error)
+          ? jobFailure(error.code, withHint(error))
+          : jobFailure('BATCH_NOT_SHARED', (error as Error).message);
         options.onBatchRefused?.(job.queueName, refused);
         throw refused;
       }
-      if (DeltaError.isInstance(error) && isFinal(error.code)) throw unrecoverable(error);
+      if (DeltaError.isInstance(error))
+        throw isFinal(error.code) ? unrecoverable(error.code, error) : jobFailure(error.code, withHint(error));
       throw error;
     }
     const mismatch = recordMismatch(seen, data, recorded);
@@ -124,15 +133,18 @@ export function createRunProcessor(options: RunProcessorOptions): (job: Job<RunJ
     options.onRunEnd?.(outcome);
     // Stopped in the middle: the run is INTERRUPTED, for another attempt. A run that ended anyway stays ended.
     if (options.signal?.aborted && outcome.status === 'INTERRUPTED') {
-      throw new Error(`the worker on ${hostname()} was stopped; the run is left INTERRUPTED for another attempt`);
+      throw jobFailure('WORKER_STOPPED', `the worker on ${hostname()} was stopped; the run is left INTERRUPTED for another attempt`);
     }
+    // The run's journal has its error's code (a code another version wrote is the system's: see errorKindOf).
+    const code = (outcome.errorCode ?? 'INTERNAL') as DeltaErrorCode;
     if (outcome.error !== undefined) {
-      if (isFinal(outcome.errorCode)) throw unrecoverable({ message: outcome.error });
-      throw new Error(outcome.error);
+      if (isFinal(outcome.errorCode)) throw unrecoverable(code, { message: outcome.error });
+      throw jobFailure(code, outcome.error);
     }
     const attemptsLeft = (outcome.failedAttempts ?? 1) < (data.max_attempts ?? DEFAULT_MAX_ATTEMPTS);
     if (outcome.transient && attemptsLeft && job.attemptsMade + 1 < (job.opts.attempts ?? 1)) {
-      throw new Error(
+      throw jobFailure(
+        outcome.errorCode === undefined ? 'MODEL_ERROR' : code,
         `the run FAILED on a transient fault of the model endpoint (${outcome.reason ?? 'no reason recorded'}); retried later`,
       );
     }

@@ -5,7 +5,8 @@ import { cleanupTempDirs, createTempDir } from '@delta/testkit';
 import { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { batchIdentityFile } from './batch-identity.js';
-import { checkBatchIdentity, claimBatchIdentity, connectRedis, enqueueBatch, parseRedisAddress, runWorker } from './index.js';
+import { connectRedis, enqueueBatch, parseRedisAddress, runWorker } from './index.js';
+import { checkBatchIdentity, claimBatchIdentity } from './batch-identity.js';
 import { placeMismatch } from './verify-run-job.js';
 import { redis, smallBatch, startRedis, stopRedis, unavailable } from './queue.test-support.js';
 
@@ -114,7 +115,9 @@ describe.skipIf(unavailable)('a batch a tool could have made', () => {
     const logs: string[] = [];
     const controller = new AbortController();
     const worker = runWorker({ address, roots: [tmpdir()], signal: controller.signal, log: (line) => logs.push(line) });
-    while (((await queue.getJobCounts('failed')).failed ?? 0) < 2) await new Promise((resolve) => setTimeout(resolve, 50));
+    await expect
+      .poll(async () => (await queue.getJobCounts('failed')).failed ?? 0, { timeout: 60_000, interval: 50 })
+      .toBeGreaterThanOrEqual(2);
     controller.abort();
     await worker;
     for (const jobId of ['a/fake-model/1', 'b/fake-model/1']) {

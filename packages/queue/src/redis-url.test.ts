@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, startTestRedis } from '@delta/testkit';
-import { connectRedis, hidePassword, parseRedisAddress, withoutPassword } from './index.js';
+import { connectRedis, parseRedisAddress, withoutPassword } from './index.js';
+import { hidePassword } from './redis-address.js';
 import { outageReporter } from './redis-connection.js';
 import { redis, startRedis, stopRedis, unavailable } from './queue.test-support.js';
 

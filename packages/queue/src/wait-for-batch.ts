@@ -1,4 +1,5 @@
 import { Queue } from 'bullmq';
+import { codedReason } from './job-failure.js';
 import type { RedisAddress } from './redis-address.js';
 import { connectRedis } from './redis-connection.js';
 import { REFUSED_PREFIX } from './verify-run-job.js';
@@ -15,6 +16,8 @@ export interface QueueProgress {
 
 export interface FailedRunJob {
   id: string;
+  /** The error code the job failed with (QUEUE_JOB_REFUSED for a refused one), when it had one. */
+  code?: string;
   reason: string;
   attempts: number;
   /** Refused by a worker as not a run of the batch (a forged job): the batch's runs are not affected. */
@@ -54,8 +57,10 @@ export async function waitForBatch(address: RedisAddress, queueName: string, opt
     const failed = await queue.getJobs(['failed']);
     return failed.map((job) => {
       const refused = job.failedReason.startsWith(REFUSED_PREFIX);
-      const reason = refused ? job.failedReason.slice(REFUSED_PREFIX.length) : job.failedReason;
-      return { id: String(job.id), reason, attempts: job.attemptsMade, refused };
+      const { code, reason } = refused
+        ? { code: 'QUEUE_JOB_REFUSED', reason: job.failedReason.slice(REFUSED_PREFIX.length) }
+        : codedReason(job.failedReason);
+      return { id: String(job.id), ...(code === undefined ? {} : { code }), reason, attempts: job.attemptsMade, refused };
     });
   } finally {
     await queue.close();

@@ -18,7 +18,7 @@ describe.skipIf(unavailable)('attempts', () => {
   async function workUntil(options: Omit<RunWorkerOptions, 'signal'>, done: () => Promise<boolean>) {
     const controller = new AbortController();
     const worker = runWorker({ ...options, signal: controller.signal });
-    while (!(await done())) await new Promise((resolve) => setTimeout(resolve, 50));
+    await expect.poll(done, { timeout: 60_000, interval: 50 }).toBe(true);
     controller.abort();
     await worker;
   }

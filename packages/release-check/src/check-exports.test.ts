@@ -84,4 +84,30 @@ describe('scripts/check-exports.mjs', () => {
     expect(linked.stderr).toBe('');
     expect(linked.exitCode).toBe(0);
   });
+
+  it('with --unused, fails on a value export no other package uses and no example shows; types are not counted', async () => {
+    const root = await demoRepository({
+      'packages/demo/src/index.ts': "export { shown, imported, unused } from './lib.js';\nexport type { Shape } from './lib.js';\n",
+      'packages/demo/src/lib.ts':
+        'export const shown = 1;\nexport const imported = 2;\nexport const unused = 3;\nexport type Shape = { a: number };\n',
+      'packages/demo/README.md': '# demo\n\n`shown`, `imported`, `unused`, `Shape`.\n\n```ts\nconsole.log(shown);\n```\n',
+      // Another package's source that imports from @delta/demo names `imported`; a private one counts as a user too.
+      'packages/internal/src/use.ts': "import { imported } from '@delta/demo';\nexport const used = imported;\n",
+    });
+    const unusedCheck = (where: string) => runProcess('node', [CHECK, '--root', where, '--unused']);
+
+    const before = await unusedCheck(root);
+    expect(before.exitCode).toBe(1);
+    expect(before.stderr).toContain(
+      '@delta/demo (packages/demo/src/index.ts): 1 of 3 value exports used by no other package and no example:\n  unused\n',
+    );
+    // Without --unused the same repository passes: every export is documented.
+    expect((await check(root)).exitCode).toBe(0);
+
+    appendFileSync(join(root, 'docs.md'), '```ts\nconst value = unused;\n```\n');
+    const after = await unusedCheck(root);
+    expect(after.stderr).toBe('');
+    expect(after.stdout).toContain('and only values another package or an example uses');
+    expect(after.exitCode).toBe(0);
+  });
 });

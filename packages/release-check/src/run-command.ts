@@ -1,3 +1,4 @@
+import { SystemError } from '@delta/errors';
 import { runProcess, type ProcessResult } from '@delta/testkit';
 
 export type CommandResult = ProcessResult;
@@ -27,7 +28,12 @@ export async function mustRun(
 ): Promise<CommandResult> {
   const result = await runCommand(command, args, options);
   if (result.exitCode !== 0) {
-    throw new Error(`${command} ${args.join(' ')} exited with ${result.exitCode} in ${options.cwd}\n${result.stdout}\n${result.stderr}`);
+    throw new SystemError(
+      `${command} ${args.join(' ')} exited with ${result.exitCode} in ${options.cwd}\n${result.stdout}\n${result.stderr}`,
+      {
+        code: 'START_FAILED',
+      },
+    );
   }
   return result;
 }

@@ -1,6 +1,7 @@
+import { stopProcessGroup } from '@delta/command-runner';
 import { join, resolve } from 'node:path';
 import { acquireExecLock } from './exec-lock.js';
-import { interpreterClaim, socketPathFor, stopProcessGroup, supervisorClaim } from './interpreter-process.js';
+import { interpreterClaim, socketPathFor, supervisorClaim } from './interpreter-process.js';
 import { type SessionsOptions, resolveSessionsDir } from './options.js';
 import { SessionError } from './session-error.js';
 import { proveSessionProcess } from './session-proof.js';

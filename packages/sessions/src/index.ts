@@ -6,7 +6,7 @@ export { cleanupSessions } from './cleanup-sessions.js';
 export { endSession } from './end-session.js';
 export type { EndOptions } from './end-session.js';
 export { listSessions } from './list-sessions.js';
-export { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS, resolveSessionsDir } from './options.js';
+export { DEFAULT_MAX_OUTPUT_BYTES, DEFAULT_TIMEOUT_MS } from './options.js';
 export type { SessionsOptions } from './options.js';
 export { SessionError } from './session-error.js';
 export type { SessionErrorCode } from './session-error.js';

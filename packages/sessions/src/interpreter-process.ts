@@ -4,8 +4,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { isProcessGroupAlive } from '@delta/process-identity';
+import { stopProcessGroup } from '@delta/command-runner';
 import { parseSessionJson, SupervisorReportShape } from './json-shapes.js';
 import { SessionError } from './session-error.js';
 import { type ProcessClaim, proveSessionProcess, sessionDirectoryVariable, sessionMarkerVariable } from './session-proof.js';
@@ -108,25 +107,6 @@ export async function startSupervisor(
     child.stderr.destroy();
     child.unref();
   }
-}
-
-/** SIGTERM to the whole group (supervisor, interpreter, anything it started), then SIGKILL. */
-export async function stopProcessGroup(pid: number, graceMs = 1_000): Promise<void> {
-  const signalGroup = (signal: NodeJS.Signals): boolean => {
-    try {
-      process.kill(-pid, signal);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (!signalGroup('SIGTERM')) return;
-  const deadline = Date.now() + graceMs;
-  while (Date.now() < deadline) {
-    await sleep(10);
-    if (!isProcessGroupAlive(pid)) return;
-  }
-  signalGroup('SIGKILL');
 }
 
 /** Whether the supervisor of this session is running, proven to be the session's (not a recycled or forged pid). */

@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { startInGroup } from '@delta/command-runner';
 import { CappedOutput } from './capped-output.js';
 import { SessionError } from './session-error.js';
 
@@ -33,16 +33,18 @@ export interface ShellRunResult {
 
 /**
  * Runs one shell process in its own process group with stdin closed, capping stdout and stderr and
- * collecting fd 3. On timeout the whole group gets SIGTERM (bash still reports its state), then SIGKILL.
+ * collecting fd 3. On timeout the whole group gets SIGTERM (bash still reports its state), then SIGKILL
+ * (command-runner's startInGroup). A background job the shell started is left running.
  */
 export async function runShell(run: ShellRun): Promise<ShellRunResult> {
   const [file = 'sh', ...args] = run.argv;
   const started = performance.now();
-  const child = spawn(file, args, {
+  const { child, exited } = startInGroup(file, args, {
     cwd: run.cwd,
     env: run.env,
     stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
-    detached: true,
+    timeoutMs: run.timeoutMs,
+    killGraceMs: terminateGraceMs,
   });
   const stdout = new CappedOutput(run.maxOutputBytes);
   const stderr = new CappedOutput(run.maxOutputBytes);
@@ -57,42 +59,21 @@ export async function runShell(run: ShellRun): Promise<ShellRunResult> {
   });
   const ended = Promise.all(streams.map((stream) => new Promise((resolve) => stream?.once('close', resolve))));
 
-  let timedOut = false;
-  const killGroup = (signal: NodeJS.Signals): void => {
-    try {
-      if (child.pid !== undefined) process.kill(-child.pid, signal);
-    } catch {
-      // already gone
-    }
-  };
-  let killTimer: NodeJS.Timeout | undefined;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    killGroup('SIGTERM');
-    killTimer = setTimeout(() => killGroup('SIGKILL'), terminateGraceMs);
-  }, run.timeoutMs);
-
-  try {
-    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve, reject) => {
-      child.once('error', (error) => reject(error));
-      child.once('exit', (exitCode, exitSignal) => resolve([exitCode, exitSignal]));
-    });
-    const executionTimeMs = Math.round(performance.now() - started);
-    // The grace timer is unref'd: when the pipes close at once (the usual case) it must not hold the process.
-    await Promise.race([ended, sleep(drainGraceMs, undefined, { ref: false })]);
+  const exit = await exited;
+  if (exit.error) {
     for (const stream of streams) stream?.destroy();
-    return {
-      stdout: stdout.text(),
-      stderr: stderr.text(),
-      exitCode: code ?? 128 + (signal ? constants.signals[signal] : 0),
-      executionTimeMs,
-      timedOut,
-      state: stateBytes <= maxStateBytes ? Buffer.concat(state) : Buffer.alloc(0),
-    };
-  } catch (error) {
-    throw new SessionError(`Could not run ${file}: ${(error as Error).message}.`, { code: 'COMMAND_NOT_FOUND', cause: error });
-  } finally {
-    clearTimeout(timer);
-    clearTimeout(killTimer);
+    throw new SessionError(`Could not run ${file}: ${exit.error.message}.`, { code: 'COMMAND_NOT_FOUND', cause: exit.error });
   }
+  const executionTimeMs = Math.round(performance.now() - started);
+  // The grace timer is unref'd: when the pipes close at once (the usual case) it must not hold the process.
+  await Promise.race([ended, sleep(drainGraceMs, undefined, { ref: false })]);
+  for (const stream of streams) stream?.destroy();
+  return {
+    stdout: stdout.text(),
+    stderr: stderr.text(),
+    exitCode: exit.code ?? 128 + (exit.signal ? constants.signals[exit.signal] : 0),
+    executionTimeMs,
+    timedOut: exit.timedOut,
+    state: stateBytes <= maxStateBytes ? Buffer.concat(state) : Buffer.alloc(0),
+  };
 }

@@ -1,7 +1,8 @@
+import { stopProcessGroup } from '@delta/command-runner';
 import { mkdir, rm, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { findExecutable } from './find-executable.js';
-import { isSupervisorAlive, socketPathFor, startSupervisor, stopProcessGroup } from './interpreter-process.js';
+import { isSupervisorAlive, socketPathFor, startSupervisor } from './interpreter-process.js';
 import { type SessionsOptions, resolvePositiveInteger, resolveSessionsDir } from './options.js';
 import { SessionError } from './session-error.js';
 import { newSessionId } from './session-id.js';

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SystemError } from '@delta/errors';
 
 /** A small tmpfs of its own, to fill up or to make read-only, as a real disk would be. */
 export interface SmallDisk {
@@ -36,7 +37,8 @@ export function mountSmallDisk(size: string): SmallDisk | { skip: string } {
     dir,
     remount(mode) {
       const result = run('mount', ['-o', `remount,${mode}`, dir]);
-      if (!result.ok) throw new Error(`mount -o remount,${mode} ${dir} failed: ${result.output}`);
+      if (!result.ok)
+        throw new SystemError(`mount -o remount,${mode} ${dir} failed: ${result.output}`, { code: 'DISK_NOT_PERMITTED', file: dir });
     },
     unmount() {
       if (!active) return;
@@ -68,5 +70,6 @@ export function immutableUnsupported(dir: string): string | undefined {
 /** Sets (`+i`) or clears (`-i`) a file's immutable attribute, as root. */
 export function setImmutable(file: string, immutable: boolean): void {
   const result = run('chattr', [immutable ? '+i' : '-i', file]);
-  if (!result.ok) throw new Error(`chattr ${immutable ? '+i' : '-i'} ${file} failed: ${result.output}`);
+  if (!result.ok)
+    throw new SystemError(`chattr ${immutable ? '+i' : '-i'} ${file} failed: ${result.output}`, { code: 'DISK_NOT_PERMITTED', file });
 }

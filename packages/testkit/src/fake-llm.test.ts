@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type FakeLlm, type FakeLlmOptions, parseEventStream, reassembleStream, startFakeLlm } from './index.js';
+import { type FakeLlm, type FakeLlmOptions, startFakeLlm } from './index.js';
+import { parseEventStream, reassembleStream } from './event-stream.js';
 
 let llm: FakeLlm | undefined;
 afterEach(async () => {

@@ -1,7 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ScriptFileError, cleanupTempDirs, createTempDir, loadScript, parseScript } from './index.js';
+import { cleanupTempDirs, createTempDir, loadScript } from './index.js';
+import { ScriptFileError, parseScript } from './parse-script.js';
 
 afterAll(cleanupTempDirs);
 

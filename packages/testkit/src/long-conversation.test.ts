@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type FakeLlm, startFakeLlm, validateRequest } from './index.js';
+import { type FakeLlm, startFakeLlm } from './index.js';
+import { validateRequest } from './validate-request.js';
 
 let llm: FakeLlm | undefined;
 afterEach(async () => {

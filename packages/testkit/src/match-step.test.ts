@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanupTempDirs, createTempDir, type FakeLlm, loadScript, parseScript, ScriptFileError, startFakeLlm } from './index.js';
+import { cleanupTempDirs, createTempDir, type FakeLlm, loadScript, startFakeLlm } from './index.js';
+import { parseScript, ScriptFileError } from './parse-script.js';
 
 let llm: FakeLlm | undefined;
 afterEach(async () => {

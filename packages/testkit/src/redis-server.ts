@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
+import { SystemError } from '@delta/errors';
 
 /** A real redis-server of its own, on a loopback port, keeping nothing on disk. */
 export interface TestRedis {
@@ -65,7 +66,7 @@ export async function startTestRedis(options: TestRedisOptions = {}): Promise<Te
       });
     });
     if (ready) return handle(child, port, options.password, () => output);
-    if (attempt >= 3) throw new Error(`redis-server did not start on port ${port}:\n${output}`);
+    if (attempt >= 3) throw new SystemError(`redis-server did not start on port ${port}:\n${output}`, { code: 'START_FAILED' });
   }
 }
 

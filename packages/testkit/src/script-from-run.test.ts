@@ -1,7 +1,9 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type CliIo, cleanupTempDirs, createTempDir, runCli, scriptFromRun } from './index.js';
+import { cleanupTempDirs, createTempDir, scriptFromRun } from './index.js';
+import type { CliIo } from './run-cli.js';
+import { runCli } from './run-cli.js';
 
 afterAll(cleanupTempDirs);
 

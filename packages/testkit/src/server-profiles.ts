@@ -9,6 +9,7 @@ import { openai } from './profiles/openai.js';
 import { openRouter } from './profiles/openrouter.js';
 import { vllm } from './profiles/vllm.js';
 import type { ServerProfile } from './server-profile.js';
+import { ConfigurationError } from '@delta/errors';
 
 /** Every server the fake model can imitate; `openai` is the default. */
 export const SERVER_PROFILES: readonly ServerProfile[] = [
@@ -27,6 +28,10 @@ export const SERVER_PROFILES: readonly ServerProfile[] = [
 /** The profile with this name, or an error that lists the names. */
 export function serverProfile(name: string): ServerProfile {
   const found = SERVER_PROFILES.find((profile) => profile.name === name);
-  if (!found) throw new Error(`unknown server profile '${name}' (known: ${SERVER_PROFILES.map((profile) => profile.name).join(', ')})`);
+  if (!found) {
+    throw new ConfigurationError(`unknown server profile '${name}' (known: ${SERVER_PROFILES.map((profile) => profile.name).join(', ')})`, {
+      code: 'INVALID_ARGUMENT',
+    });
+  }
   return found;
 }

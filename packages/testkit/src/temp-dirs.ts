@@ -1,6 +1,7 @@
 import { chmod, mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, normalize, sep } from 'node:path';
+import { ConfigurationError } from '@delta/errors';
 
 const created = new Set<string>();
 
@@ -26,7 +27,7 @@ export type FileContent = string | { content: string; mode?: number };
 export async function writeFiles(root: string, files: Record<string, FileContent>): Promise<void> {
   for (const [relative, file] of Object.entries(files)) {
     if (isAbsolute(relative) || normalize(relative).split(sep)[0] === '..') {
-      throw new Error(`writeFiles: '${relative}' must be a relative path inside ${root}`);
+      throw new ConfigurationError(`writeFiles: '${relative}' must be a relative path inside ${root}`, { code: 'INVALID_ARGUMENT' });
     }
     const target = join(root, relative);
     await mkdir(dirname(target), { recursive: true });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateConversation, validateRequest } from './index.js';
+import { validateConversation, validateRequest } from './validate-request.js';
 
 const call = (id: string, name = 'read_file') => ({ id, type: 'function', function: { name, arguments: '{}' } });
 const request = (messages: unknown, extra: Record<string, unknown> = {}) => ({ model: 'm', messages, ...extra });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildInvocation, expandTool, ToolArgumentError, ToolDefinitionError, type ExpandedTool } from './index.js';
+import { buildInvocation, expandTool, ToolArgumentError, type ExpandedTool } from './index.js';
+import { ToolDefinitionError } from './tool-definition-error.js';
 
 const variables = { AGENT_HOME: '/agents/my agent', CWD: '/work/W001' };
 

@@ -3,7 +3,8 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runInvocation, workspaceWithMarker } from '../test/run-invocation.js';
-import { buildInvocation, expandTool, safeExpandTool, ToolDefinitionError } from './index.js';
+import { buildInvocation, expandTool, safeExpandTool } from './index.js';
+import { ToolDefinitionError } from './tool-definition-error.js';
 
 async function run(definition: unknown, args: Record<string, unknown>, dir: string) {
   const tool = expandTool(definition);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { expandTool, safeExpandTool, type ToolDefinitionError, type ToolDefinitionWarning } from './index.js';
+import { expandTool, safeExpandTool, type ToolDefinitionWarning } from './index.js';
+import type { ToolDefinitionError } from './tool-definition-error.js';
 import { formatIssue } from './tool-definition-error.js';
 import { failure } from './expand-tool.test-support.js';
 

@@ -1,5 +1,6 @@
 // What the expand-tool test files share.
-import { safeExpandTool, type ToolDefinitionError } from './index.js';
+import { safeExpandTool } from './index.js';
+import type { ToolDefinitionError } from './tool-definition-error.js';
 
 /** The error safeExpandTool gives for `definition`; fails the test when it expands. */
 export function failure(definition: unknown, options: { file?: string; path?: string } = {}): ToolDefinitionError {

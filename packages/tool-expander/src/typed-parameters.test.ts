@@ -1,14 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ECHO_ARGV, runInvocation, workspaceWithMarker } from '../test/run-invocation.js';
-import {
-  buildInvocation,
-  expandTool,
-  safeExpandTool,
-  ToolArgumentError,
-  toExpandedDefinition,
-  toFunctionTool,
-  type ToolDefinitionError,
-} from './index.js';
+import { buildInvocation, expandTool, safeExpandTool, ToolArgumentError, toExpandedDefinition, toFunctionTool } from './index.js';
+import type { ToolDefinitionError } from './tool-definition-error.js';
 
 const VARIABLES = { AGENT_HOME: '/agent', CWD: '/work' };
 

@@ -1,9 +1,6 @@
 export { parseYamlConfig, readYamlConfig, formatProblem, ConfigFileError, unknownKeyVerdict } from './read-yaml-config.js';
 export type { ConfigProblem, ParsedConfig, ParseYamlConfigOptions, HintFor, UnknownKey, UnknownKeyVerdict } from './read-yaml-config.js';
 export { describeFileKind, readConfigText } from './read-config-text.js';
-export { knownKeysAt } from './known-keys.js';
 export { positionOf } from './source-position.js';
 export type { SourcePosition } from './source-position.js';
 export { describeValue } from './describe-value.js';
-/** The field path of a message (`tools[2].exec`): the one of @delta/errors, under its earlier name here. */
-export { formatFieldPath as formatPath } from '@delta/errors';

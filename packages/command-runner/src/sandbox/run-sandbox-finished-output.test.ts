@@ -1,6 +1,7 @@
 import {
   closeSync,
   existsSync,
+  fstatSync,
   mkdirSync,
   mkdtempSync,
   openSync,
@@ -12,8 +13,8 @@ import {
   writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { basename, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CommandLauncher, RunSandbox, runCommand, type CommandResult } from '../index.js';
 import { stageOutput } from './stage-output.js';
 import { bubblewrapForTests, until } from './sandbox.test-support.js';
@@ -90,5 +91,23 @@ describe('stageOutput', () => {
     expect(statSync(record).ino).not.toBe(inode);
     expect(statSync(record).nlink).toBe(1);
     expect(readdirSync(io)).toEqual([]);
+  });
+
+  // Freeing a file's blocks is the slow part of the replacement (docs/decisions/step-latency.md): the old
+  // file leaves the launcher's directory at once, and is freed off the engine's thread, a moment later.
+  it('frees the old file after the call, not during it', async () => {
+    const io = mkdtempSync(join(root, 'io-'));
+    const freeing = join(root, `freeing-${basename(io)}`);
+    const record = join(root, 'freed.out');
+    const staged = stageOutput(record, io, freeing);
+    const held = openSync(join(io, staged.inside.slice(2)), 'a');
+    writeSync(held, 'output\n');
+    staged.finish();
+    expect(readdirSync(io)).toEqual([]);
+    expect(readFileSync(record, 'utf8')).toBe('output\n');
+    expect(fstatSync(held).nlink).toBe(1);
+    await vi.waitFor(() => expect(fstatSync(held).nlink).toBe(0));
+    expect(readdirSync(freeing)).toEqual([]);
+    closeSync(held);
   });
 });

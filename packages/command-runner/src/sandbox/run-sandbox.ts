@@ -18,6 +18,7 @@ import { type RunSandboxOptions, type SandboxLayerLimit, sandboxLayerLimit, with
 import { removeLayerWork } from './image-layer.js';
 import { startSoon } from './start-soon.js';
 import { sandboxSeccompFilter } from './seccomp-filter.js';
+import { SystemError } from '@delta/errors';
 
 /** A command as it runs inside the sandbox on its own: bubblewrap, and the namespace file it inherits as fd 3. */
 export interface SandboxedCommand {
@@ -164,13 +165,14 @@ export class RunSandbox {
         }
       });
       infoStream.on('error', () => undefined);
-      infoStream.once('close', () => reject(new Error("the run's sandbox (bubblewrap) did not start")));
+      infoStream.once('close', () => reject(new SystemError("the run's sandbox (bubblewrap) did not start", { code: 'START_FAILED' })));
     });
     // The launcher answering proves bubblewrap has set the namespaces up (their uid map above all): a
     // command that joined them before would run as nobody.
     // It then works in ioDir, which is moved out of the tools' sight before any call is launched.
     const ready = Promise.all([firstPid, launcher.ready()]).then(([pid]) => {
-      if (!launcher.alive) throw new Error("the run's sandbox (bubblewrap) ended before its first tool call");
+      if (!launcher.alive)
+        throw new SystemError("the run's sandbox (bubblewrap) ended before its first tool call", { code: 'START_FAILED' });
       // Before anything it starts: what it starts from now on is in the run's cgroups too.
       this.cgroups?.add(pid);
       if (!this.hidden) {
@@ -218,8 +220,8 @@ export class RunSandbox {
     }
     const staged: StagedOutput[] = [];
     try {
-      staged.push(stageOutput(request.stdoutFile, this.ioDir));
-      staged.push(stageOutput(request.stderrFile, this.ioDir));
+      staged.push(stageOutput(request.stdoutFile, this.ioDir, join(this.home, 'freeing')));
+      staged.push(stageOutput(request.stderrFile, this.ioDir, join(this.home, 'freeing')));
       if (request.stdin !== undefined) staged.push(stageInput(request.stdin, this.ioDir));
     } catch (error) {
       for (const output of staged) output.finish();

@@ -1,4 +1,5 @@
 // What the sandbox tests share: real bubblewrap (or a loud skip), and waiting on this machine's processes.
+import { expect } from 'vitest';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { probeBubblewrap, type SandboxPolicy } from '../index.js';
@@ -33,11 +34,7 @@ export function processesRunning(argv: string[]): number[] {
 
 /** Waits for `condition`, polling every 20 ms, and fails naming `what` after 30 s. */
 export async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await expect.poll(condition, { timeout: 30_000, interval: 20, message: what }).toBe(true);
 }
 
 /** A workspace-write policy, network off, for `workspace` (made here, with its `.delta/`, protected). */

@@ -17,6 +17,7 @@
  * A classic BPF program over `struct seccomp_data` (nr at 0, arch at 4, args at 16 + 8 * i, little-endian,
  * so an argument's low 32 bits are at that offset), as `seccomp_export_bpf` would write it.
  */
+import { SystemError } from '@delta/errors';
 
 const LOAD_WORD = 0x20; // BPF_LD | BPF_W | BPF_ABS
 const JUMP_IF_EQUAL = 0x15; // BPF_JMP | BPF_JEQ | BPF_K
@@ -119,7 +120,11 @@ function assemble(program: Instruction[]): Buffer {
     const offset = (label: string | undefined) => {
       if (label === undefined) return 0;
       const distance = positions.get(label)! - (index + 1);
-      if (distance < 0 || distance > 255) throw new Error(`seccomp filter: the jump to ${label} does not fit`);
+      if (distance < 0 || distance > 255) {
+        throw new SystemError(`The sandbox's seccomp filter cannot be built: the jump to ${label} does not fit in one byte.`, {
+          code: 'INTERNAL',
+        });
+      }
       return distance;
     };
     buffer.writeUInt16LE(instruction.code, index * 8);

@@ -18,6 +18,7 @@ import {
   shellWord,
 } from './shell-launcher.js';
 
+const strace = ['/usr/bin/strace', '/bin/strace'].find((path) => existsSync(path));
 const dirs: string[] = [];
 const launchers: CommandLauncher[] = [];
 afterEach(async () => {
@@ -129,6 +130,38 @@ describe('the shell launcher', () => {
     expect(readFileSync(join(dir, 'out.log'), 'utf8').split('\n').filter(Boolean).sort()).toEqual(
       [`PATH=${env.PATH}`, 'PWD=/given', 'SHLVL=3'].sort(),
     );
+  });
+
+  // The watcher is a fork of the launcher's bash: given the command's LANG, it loaded that locale's files
+  // for every call (docs/decisions/step-latency.md). strace shows who opens what.
+  const traced = strace !== undefined && existsSync('/usr/lib/locale/C.utf8');
+  if (!traced) console.warn('\n!!! SKIPPING the locale test of the shell launcher: it needs strace and the C.UTF-8 locale.\n');
+  it.skipIf(!traced)("loads the command's locale in the command only, and gives it no LC_ALL of its own", async () => {
+    const dir = temp();
+    const trace = join(dir, 'trace.txt');
+    const [bash, ...args] = shellLauncherCommand();
+    const launcher = CommandLauncher.startCommand({
+      file: strace!,
+      args: ['-f', '-qq', '-e', 'trace=openat,execve', '-o', trace, bash!, ...args],
+      env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
+      protocol: 'shell',
+      preamble: SHELL_LAUNCHER_PROGRAM,
+    });
+    launchers.push(launcher);
+    const env = { PATH: '/usr/bin:/bin', LANG: 'C.UTF-8' };
+    for (let call = 0; call < 2; call += 1) {
+      expect(await run(launcher, dir, '/usr/bin/env', [], { env }).ended).toEqual({ exitCode: 0, signal: null });
+      expect(readFileSync(join(dir, 'out.log'), 'utf8').split('\n').filter(Boolean).sort()).toEqual(['LANG=C.UTF-8', 'PATH=/usr/bin:/bin']);
+    }
+    await launcher.kill();
+    const lines = readFileSync(trace, 'utf8').split('\n');
+    const pidOf = (line: string) => line.split(' ')[0]!;
+    const commands = new Set(lines.filter((line) => line.includes('execve("/usr/bin/env"')).map(pidOf));
+    const locale = lines.filter((line) => /openat\(.*\/locale\//.test(line));
+    expect(commands.size).toBe(2);
+    // Each command loads it, as it would anywhere; nothing else does.
+    for (const pid of commands) expect(locale.some((line) => pidOf(line) === pid)).toBe(true);
+    expect(locale.filter((line) => !commands.has(pidOf(line)))).toEqual([]);
   });
 
   it('refuses, as the start error, an environment bash cannot pass on as given', async () => {

@@ -26,7 +26,10 @@ import { existsSync } from 'node:fs';
  * which no tool can name: see RunSandbox), changes into CWD, sets the command's environment (nothing of the
  * launcher's own: every variable it had is unexported first), starts the command with `exec --` (no shell
  * in between, and the program exactly the one named, whatever its name holds), reports its pid, waits for
- * it, kills what it left in its process group, and reports its end. The launcher inherits no descriptor
+ * it, kills what it left in its process group, and reports its end. LC_ALL=C, a variable of the launcher's
+ * own (never exported: a command gets it only from its environment), keeps the watcher's bash in the C
+ * locale whatever LANG the command is given, so that it does not load that locale's files for each call
+ * (about 60 system calls; docs/decisions/step-latency.md). The launcher inherits no descriptor
  * beyond 0-2 (the loop at the start closes any that its starter left open), so a command inherits none
  * either.
  *
@@ -39,6 +42,7 @@ for fd in /proc/self/fd/*; do
   if [[ $fd -gt 2 ]]; then eval "exec $fd>&-" 2>/dev/null; fi
 done
 for name in $(compgen -e); do export -n "$name"; done
+LC_ALL=C
 env() {
   local -n pairs="env_$1"
   if [[ $2 == -f ]]; then

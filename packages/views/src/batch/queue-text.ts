@@ -13,6 +13,8 @@ interface FailedJob {
   reason: string;
   attempts: number;
   refused: boolean;
+  /** The DeltaError code the run's failure had, when the worker's reason starts with one. */
+  code?: string;
 }
 
 /** `delta batch --queue --wait`: one line of progress over the batch's `runs`, never "8/4 ended". */
@@ -36,7 +38,7 @@ export function queueEndText(
   const refused = failedJobs.filter((job) => job.refused);
   const failed = failedJobs.filter((job) => !job.refused);
   const lines = [
-    ...failed.map((job) => `FAILED JOB ${job.id} after ${job.attempts} attempts: ${job.reason}\n`),
+    ...failed.map((job) => `FAILED JOB ${job.id} after ${job.attempts} attempts: ${job.reason}${job.code ? ` (${job.code})` : ''}\n`),
     ...refused.map((job) => `REFUSED JOB ${job.id}: ${job.reason}\n`),
   ];
   if (refused.length > 0) {

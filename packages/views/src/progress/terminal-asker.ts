@@ -1,6 +1,7 @@
 import { createInterface, type Interface } from 'node:readline';
 import { Writable } from 'node:stream';
 import type { HumanInputRequest } from '@delta/engine';
+import { ConfigurationError } from '@delta/errors';
 
 /** Where the questions are asked: `input` (stdin), and `output` (stderr) for the prompts. */
 export interface AskerStreams {
@@ -57,7 +58,12 @@ export class TerminalAsker {
         this.waiting = resolve;
         signal.addEventListener('abort', () => reject(new Error('interrupted')), { once: true });
       });
-      if (line === undefined) throw new Error('stdin ended before the question was answered');
+      if (line === undefined) {
+        throw new ConfigurationError('stdin ended before the question was answered.', {
+          code: 'USAGE',
+          hint: 'Give one answer per line on stdin, or run without -i: the run then waits for the answer (delta continue -m "<answer>").',
+        });
+      }
       return line;
     } finally {
       if (this.muted) this.streams.output.write('\n');

@@ -1,7 +1,7 @@
+import { expect } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { DELTA_BIN, type DeltaResult, deltaEnv } from './test-support.js';
 
 export { deltaEnv };
@@ -44,13 +44,13 @@ export function startDelta(args: string[], env: Record<string, string>): Running
 
 /** Waits until the latest run's journal has a line that matches `test` (polling every few ms). */
 export async function waitForJournal(work: string, test: (line: string) => boolean, timeoutMs = 20_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (Date.now() < until) {
+  const hasLine = () => {
     const dir = latestRunDir(work);
     const journal = dir && join(dir, 'journal.jsonl');
     const lines = journal && existsSync(journal) ? readFileSync(journal, 'utf8').split('\n') : [];
-    if (lines.some((line) => line.endsWith('}') && test(line))) return;
-    await sleep(5);
-  }
-  throw new Error(`the journal in ${work} never got the awaited line within ${timeoutMs} ms`);
+    return lines.some((line) => line.endsWith('}') && test(line));
+  };
+  await expect
+    .poll(hasLine, { timeout: timeoutMs, interval: 5, message: `the journal in ${work} never got the awaited line within ${timeoutMs} ms` })
+    .toBe(true);
 }
