@@ -13,8 +13,6 @@ export type { BatchLimit } from './batch-limits.js';
 export { sharedSignal } from './shared-signal.js';
 export { DEFAULT_MAX_ATTEMPTS, REATTEMPT_DELAY_MS } from './run-attempts.js';
 export { graderHash } from './grade-store.js';
-export { readRunOnDisk } from './run-record.js';
-export type { RunOnDisk } from './run-record.js';
 export { gradeBatch } from './grade-batch.js';
 export type { GradeBatchOptions } from './grade-batch.js';
 export { batchReport } from './batch-report.js';
