@@ -16,6 +16,8 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CommandLauncher, RunSandbox, runCommand, type CommandResult } from '../index.js';
+import { execFileSync } from 'node:child_process';
+import { open as openAsync } from 'node:fs/promises';
 import { stageOutput } from './stage-output.js';
 import { bubblewrapForTests, until } from './sandbox.test-support.js';
 
@@ -102,12 +104,33 @@ describe('stageOutput', () => {
     const staged = stageOutput(record, io, freeing);
     const held = openSync(join(io, staged.inside.slice(2)), 'a');
     writeSync(held, 'output\n');
+    // Every thread of libuv's pool waits on opening a FIFO no one writes to, so that nothing done off this
+    // thread can happen until they are let go: what finish() did on this thread is all there is to see.
+    const release = occupyThreadPool(root);
     staged.finish();
     expect(readdirSync(io)).toEqual([]);
     expect(readFileSync(record, 'utf8')).toBe('output\n');
     expect(fstatSync(held).nlink).toBe(1);
+    await release();
     await vi.waitFor(() => expect(fstatSync(held).nlink).toBe(0));
     expect(readdirSync(freeing)).toEqual([]);
     closeSync(held);
   });
 });
+
+/**
+ * Holds every thread of libuv's pool (UV_THREADPOOL_SIZE, 4 by default) in an open(2) of a FIFO for reading,
+ * which waits for a writer; returns how to let them go (a writer opens each FIFO) and waits until they are.
+ */
+function occupyThreadPool(directory: string): () => Promise<void> {
+  const size = Number(process.env.UV_THREADPOOL_SIZE ?? 4);
+  const fifos = Array.from({ length: size }, (_, index) => join(mkdtempSync(join(directory, 'pool-')), `fifo-${index}`));
+  execFileSync('mkfifo', fifos);
+  const readers = fifos.map((fifo) => openAsync(fifo, 'r'));
+  return async () => {
+    // O_RDWR never waits for the other end, and gives each waiting reader its writer.
+    const writers = fifos.map((fifo) => openSync(fifo, 'r+'));
+    for (const reader of await Promise.all(readers)) await reader.close();
+    for (const writer of writers) closeSync(writer);
+  };
+}
