@@ -39,9 +39,17 @@ const result = spawnSync('pnpm', ['exec', 'turbo', 'run', 'test', '--continue=de
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+/** The failed tests, named again at the end: CI keeps only the tail of the output. */
+const failures = [];
 for (const report of reports) {
   if (!existsSync(report)) continue;
   const summary = JSON.parse(readFileSync(report, 'utf8'));
+  for (const file of summary.testResults ?? []) {
+    const where = file.name.startsWith(root) ? file.name.slice(root.length) : file.name;
+    const failedTests = (file.assertionResults ?? []).filter((test) => test.status === 'failed');
+    for (const test of failedTests) failures.push({ where, title: test.fullName ?? test.title, messages: test.failureMessages ?? [] });
+    if (file.status === 'failed' && failedTests.length === 0) failures.push({ where, title: '(the file)', messages: [file.message ?? ''] });
+  }
   passed += summary.numPassedTests ?? 0;
   failed += summary.numFailedTests ?? 0;
   skipped += (summary.numPendingTests ?? 0) + (summary.numTodoTests ?? 0);
@@ -55,6 +63,11 @@ if (failed > 0 && exitCode === 0) exitCode = 1;
 if (exitCode !== 0 && failed === 0) {
   console.error('A test task failed before its tests reported (see the output above).');
   failed = 1;
+}
+for (const failure of failures) {
+  console.log(`\nFAILED ${failure.where} > ${failure.title}`);
+  const message = failure.messages.join('\n').split('\n').slice(0, 12).join('\n');
+  if (message.trim() !== '') console.log(message);
 }
 console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(exitCode);

@@ -1,6 +1,5 @@
 import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { readProcessStat } from '@delta/process-identity';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunSandbox, runCommand } from '../index.js';
 import { until } from './sandbox.test-support.js';
@@ -123,12 +122,17 @@ describe.skipIf(skip)('a sandboxed tool (real bubblewrap)', () => {
       expect((await sh(sandbox, 'echo up')).stdout.head).toBe('up\n');
       // Frozen from here, as a tool could freeze it, before the next call: its pid is never said.
       const namespace = readlinkSync((await sandbox.wrap('true', [], workspace)).inheritFiles[0]!.replace(/user$/, 'pid'));
-      // The launcher itself, not a watcher of a call that is just ending (a fork of it, with its name).
-      const frozen = processesIn(namespace).filter(
-        (pid) =>
-          readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('delta-sandbox-launcher') &&
-          !readFileSync(`/proc/${readProcessStat(pid)!.parentPid}/cmdline`, 'utf8').startsWith('delta-sandbox-launcher'),
-      );
+      // The launcher itself: once the watcher it forked for `echo up` (a process with its name) has ended.
+      const launchers = () =>
+        processesIn(namespace).filter((pid) => {
+          try {
+            return readFileSync(`/proc/${pid}/cmdline`, 'utf8').startsWith('delta-sandbox-launcher');
+          } catch {
+            return false; // ended since it was listed
+          }
+        });
+      await until(() => launchers().length === 1, "the last call's watcher to end");
+      const frozen = launchers();
       expect(frozen).toHaveLength(1);
       process.kill(frozen[0]!, 'SIGSTOP');
       nextCall();
