@@ -245,6 +245,24 @@ describe('the shell launcher', () => {
     await until(() => !isProcessGroupAlive(group!) && !isProcessGroupAlive(leftGroup!), 'the groups to end');
   });
 
+  it('remembers no call once it has ended (bash kept each in its jobs, and each call took longer)', async () => {
+    const dir = temp();
+    const jobs = join(dir, 'jobs.txt');
+    const [bash, ...args] = shellLauncherCommand();
+    // Its own answer to \`sync\`, with what bash still keeps of the calls before it.
+    const launcher = CommandLauncher.startCommand({
+      file: bash!,
+      args,
+      env: { PATH: '/usr/bin:/bin' },
+      protocol: 'shell',
+      preamble: `${SHELL_LAUNCHER_PROGRAM}\nsync() { jobs -p > ${shellWord(jobs)}; echo "S $1"; }\n`,
+    });
+    launchers.push(launcher);
+    for (let call = 0; call < 20; call += 1) expect(await run(launcher, dir, 'true', []).ended).toEqual({ exitCode: 0, signal: null });
+    await launcher.ready();
+    expect(readFileSync(jobs, 'utf8')).toBe('');
+  });
+
   it('sends each environment once, and names it by number after', () => {
     const known = new Map<string, number>();
     const launch = { id: 1, cwd: '/w', stdinFile: '/dev/null', stdoutFile: '/o', stderrFile: '/e', file: 'echo', args: ['hi'] };

@@ -26,7 +26,9 @@ import { existsSync } from 'node:fs';
  * which no tool can name: see RunSandbox), changes into CWD, sets the command's environment (nothing of the
  * launcher's own: every variable it had is unexported first), starts the command with `exec --` (no shell
  * in between, and the program exactly the one named, whatever its name holds), reports its pid, waits for
- * it, kills what it left in its process group, and reports its end. LC_ALL=C, a variable of the launcher's
+ * it, kills what it left in its process group, and reports its end. The launcher forgets each watcher as
+ * it starts it (`disown -a`): bash kept every one in its table of jobs, and each call took longer than the one
+ * before (2.1 ms at the first calls of the launcher alone, 5.3 ms at the 1,800th). LC_ALL=C, a variable of the launcher's
  * own (never exported: a command gets it only from its environment), keeps the watcher's bash in the C
  * locale whatever LANG the command is given, so that it does not load that locale's files for each call
  * (about 60 system calls; docs/decisions/step-latency.md). The launcher inherits no descriptor
@@ -79,6 +81,7 @@ start() {
     kill -s KILL -- "-$pid"
     echo "E $id $status"
   ) &
+  disown -a
 }
 stop() { kill -s "$2" -- "-$1" 2>/dev/null; }
 sync() { echo "S $1"; }
