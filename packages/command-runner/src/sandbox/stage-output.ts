@@ -15,6 +15,21 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 
+/** Random bytes drawn a few KB at a time: each draw is a call into OpenSSL, and a call stages four names. */
+const POOL_BYTES = 4096;
+let pool = Buffer.alloc(0);
+let poolOffset = 0;
+
+/** A random name of `bytes` bytes, in hex. */
+function randomName(bytes = 9): string {
+  if (poolOffset + bytes > pool.length) {
+    pool = randomBytes(POOL_BYTES);
+    poolOffset = 0;
+  }
+  poolOffset += bytes;
+  return pool.toString('hex', poolOffset - bytes, poolOffset);
+}
+
 /** One output file of a sandboxed call, as the launcher inside opens it. */
 export interface StagedOutput {
   /** Its name for the launcher inside: `./<random name>`, in the launcher's own directory (see RunSandbox). */
@@ -66,7 +81,7 @@ function copyWithoutFollowing(from: string, to: string): void {
  * copied into the record at `finish` instead.
  */
 export function stageOutput(file: string, ioDir: string, freeingDir = join(dirname(ioDir), 'freeing')): StagedOutput {
-  const name = randomBytes(9).toString('hex');
+  const name = randomName();
   const staged = join(ioDir, name);
   closeSync(openSync(file, 'w'));
   try {
@@ -97,8 +112,14 @@ export function stageOutput(file: string, ioDir: string, freeingDir = join(dirna
  */
 function freeLater(path: string, aside: string): void {
   try {
-    mkdirSync(dirname(aside), { recursive: true, mode: 0o700 });
-    renameSync(path, aside);
+    try {
+      renameSync(path, aside);
+    } catch (error) {
+      // Its directory is made by the first call that needs it, not looked for by each.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      mkdirSync(dirname(aside), { recursive: true, mode: 0o700 });
+      renameSync(path, aside);
+    }
   } catch {
     removeQuietly(path);
     return;
@@ -110,7 +131,7 @@ function freeLater(path: string, aside: string): void {
  * Writes `text` into the launcher's directory `ioDir`, under `name` or a random one, for the launcher
  * inside to read; returns its name for the launcher (`./<name>`). It goes with the run's sandbox.
  */
-export function stageFile(ioDir: string, text: string, name = randomBytes(9).toString('hex')): string {
+export function stageFile(ioDir: string, text: string, name = randomName()): string {
   const fd = openSync(join(ioDir, name), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
   try {
     writeSync(fd, text);
@@ -126,14 +147,14 @@ export function stageFile(ioDir: string, text: string, name = randomBytes(9).toS
  * sandbox can reach it only through the command's own descriptor 0 while it runs.
  */
 export function stageInput(text: string, ioDir: string): StagedOutput {
-  const name = `${randomBytes(9).toString('hex')}.in`;
+  const name = `${randomName()}.in`;
   const inside = stageFile(ioDir, text, name);
   return { inside, finish: () => removeQuietly(join(ioDir, name)) };
 }
 
 /** Replaces `file` by a new file with the same contents (a clone where the file system can), renamed into place. */
 function replaceWithCopy(file: string): void {
-  const temporary = `${file}.${randomBytes(6).toString('hex')}.tmp`;
+  const temporary = `${file}.${randomName(6)}.tmp`;
   copyFileSync(file, temporary, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
   renameSync(temporary, file);
 }
