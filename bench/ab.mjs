@@ -106,8 +106,8 @@ try {
         row.wall1000.toFixed(2),
         row.cpu.toFixed(2),
         row.childrenCpu.toFixed(2),
-        row.longEarly.toFixed(1),
-        row.longLate.toFixed(1),
+        row.longEarly.toFixed(2),
+        row.longLate.toFixed(2),
         row.longCpu.toFixed(2),
         loadavg()[0].toFixed(1),
       ]);
@@ -163,8 +163,8 @@ console.log(
         spread(entry.wall1000, 2),
         spread(entry.cpu, 2),
         spread(entry.childrenCpu, 2),
-        spread(entry.longEarly, 1),
-        spread(entry.longLate, 1),
+        spread(entry.longEarly, 2),
+        spread(entry.longLate, 2),
         spread(entry.longCpu, 2),
       ];
     }),
