@@ -144,12 +144,14 @@ export function withWorkspaceEnvLock<T>(workDir: string, update: () => T): T {
   const file = join(controlDirectory(workDir), 'workspace-env.lock');
   const deadline = Date.now() + RECORD_LOCK_WAIT_MS;
   let holder: RunLockHolder | undefined;
-  const busy = new ConfigurationError(`${file} is held`, { code: 'RUN_LOCKED', file });
+  // Made only when another engine holds the lock: an error (and its stack) per update cost more than the update.
+  let busy: ConfigurationError | undefined;
   for (;;) {
     try {
       const lock = acquireRunLock(file, 'workspace-env', {
         refuse: (found) => {
           holder = found;
+          busy ??= new ConfigurationError(`${file} is held`, { code: 'RUN_LOCKED', file });
           return busy;
         },
       });
