@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempDir } from '@delta/testkit';
 import { readBounded } from './http-transport.js';
 import { startMcpServers, type McpServers } from './index.js';
+import { json, listenOnLoopback } from './loopback-server.test-support.js';
 
 interface Message {
   id?: unknown;
@@ -17,10 +18,6 @@ interface Message {
 type Attack = (response: ServerResponse, message: Message) => void;
 
 const answer = (id: unknown, text: string) => ({ jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }] } });
-
-function json(response: ServerResponse, message: unknown): void {
-  response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(message));
-}
 
 /** A server whose tools are the attacks given; the client's answers to its own requests are held, never answered. */
 async function startServer(attacks: Record<string, Attack>) {
@@ -49,17 +46,8 @@ async function startServer(attacks: Record<string, Attack>) {
     }
     attacks[message.params!.name!]!(response, message);
   });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    held,
-    close: () =>
-      new Promise<void>((resolve) => {
-        http.closeAllConnections();
-        http.close(() => resolve());
-      }),
-  };
+  const listening = await listenOnLoopback(http);
+  return { url: `${listening.origin}/mcp`, held, close: listening.close };
 }
 
 let servers: McpServers | undefined;
@@ -159,16 +147,14 @@ describe('a hostile MCP Streamable HTTP server', () => {
     const http = createServer((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'x'.repeat(1024 * 1024) }).end('{}');
     });
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    const { port } = http.address() as { port: number };
+    const { origin, close } = await listenOnLoopback(http);
     try {
-      await expect(start(`http://127.0.0.1:${port}/mcp`)).rejects.toMatchObject({
+      await expect(start(`${origin}/mcp`)).rejects.toMatchObject({
         code: 'MCP_SERVER_FAILED',
-        message: expect.stringContaining(`could not be started: cannot reach http://127.0.0.1:${port}/mcp: UND_ERR_HEADERS_OVERFLOW`),
+        message: expect.stringContaining(`could not be started: cannot reach ${origin}/mcp: UND_ERR_HEADERS_OVERFLOW`),
       });
     } finally {
-      http.closeAllConnections();
-      http.close();
+      await close();
     }
   });
 

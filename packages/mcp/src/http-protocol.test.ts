@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanupTempDirs, createTempDir } from '@delta/testkit';
 import { startMcpServers, type McpServers } from './index.js';
+import { json, listenOnLoopback } from './loopback-server.test-support.js';
 
 interface Seen {
   method: string;
@@ -17,10 +18,6 @@ interface Seen {
 }
 
 type Reply = (response: ServerResponse, message: NonNullable<Seen['body']>) => void;
-
-function json(response: ServerResponse, message: unknown, headers: Record<string, string> = {}): void {
-  response.writeHead(200, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(message));
-}
 
 function events(response: ServerResponse, messages: unknown[]): void {
   response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
@@ -57,17 +54,8 @@ async function startServer(replies: Record<string, Reply>) {
     const name = body.method === 'tools/call' ? (body.params as { name: string }).name : body.method!;
     replies[name]!(response, body);
   });
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}/mcp`,
-    seen,
-    close: () =>
-      new Promise<void>((resolve) => {
-        http.closeAllConnections();
-        http.close(() => resolve());
-      }),
-  };
+  const listening = await listenOnLoopback(http);
+  return { url: `${listening.origin}/mcp`, seen, close: listening.close };
 }
 
 const listTools: Reply = (response, message) => {
@@ -174,19 +162,17 @@ describe('the MCP client on the wire (Streamable HTTP)', () => {
   it('does not follow a redirect, so that its headers go nowhere else', async () => {
     const server = await startServer({});
     const moved = createServer((_request, response) => response.writeHead(307, { location: server.url }).end());
-    await new Promise<void>((resolve) => moved.listen(0, '127.0.0.1', resolve));
-    const { port } = moved.address() as { port: number };
+    const { origin, close } = await listenOnLoopback(moved);
     try {
-      await expect(start(`http://127.0.0.1:${port}/old`)).rejects.toMatchObject({
+      await expect(start(`${origin}/old`)).rejects.toMatchObject({
         code: 'MCP_SERVER_FAILED',
         message: expect.stringContaining(
-          `could not be started: http://127.0.0.1:${port}/old answered with a redirect to ${server.url}, which is not followed`,
+          `could not be started: ${origin}/old answered with a redirect to ${server.url}, which is not followed`,
         ),
       });
       expect(server.seen).toEqual([]);
     } finally {
-      moved.closeAllConnections();
-      moved.close();
+      await close();
       await server.close();
     }
   });

@@ -47,6 +47,20 @@ function start(inherit?: string, stageFile?: (text: string) => string): CommandL
   return launcher;
 }
 
+/** The launcher as `start` gives it, with `more` of the test's own after its program (a redefined function, a process of its own). */
+function startWith(more: string): CommandLauncher {
+  const [bash, ...args] = shellLauncherCommand();
+  const launcher = CommandLauncher.startCommand({
+    file: bash!,
+    args,
+    env: { PATH: '/usr/bin:/bin' },
+    protocol: 'shell',
+    preamble: `${SHELL_LAUNCHER_PROGRAM}\n${more}\n`,
+  });
+  launchers.push(launcher);
+  return launcher;
+}
+
 function run(
   launcher: CommandLauncher,
   dir: string,
@@ -248,16 +262,8 @@ describe('the shell launcher', () => {
   it('remembers no call once it has ended (bash kept each in its jobs, and each call took longer)', async () => {
     const dir = temp();
     const jobs = join(dir, 'jobs.txt');
-    const [bash, ...args] = shellLauncherCommand();
-    // Its own answer to \`sync\`, with what bash still keeps of the calls before it.
-    const launcher = CommandLauncher.startCommand({
-      file: bash!,
-      args,
-      env: { PATH: '/usr/bin:/bin' },
-      protocol: 'shell',
-      preamble: `${SHELL_LAUNCHER_PROGRAM}\nsync() { jobs -p > ${shellWord(jobs)}; echo "S $1"; }\n`,
-    });
-    launchers.push(launcher);
+    // Its own answer to `sync`, with what bash still keeps of the calls before it.
+    const launcher = startWith(`sync() { jobs -p > ${shellWord(jobs)}; echo "S $1"; }`);
     for (let call = 0; call < 20; call += 1) expect(await run(launcher, dir, 'true', []).ended).toEqual({ exitCode: 0, signal: null });
     await launcher.ready();
     expect(readFileSync(jobs, 'utf8')).toBe('');
@@ -280,15 +286,7 @@ describe('the shell launcher', () => {
     const dir = temp();
     // A launcher taken over (a tool in the sandbox can ptrace it) writes what it likes; here, once told to.
     const go = join(dir, 'go');
-    const [bash, ...args] = shellLauncherCommand();
-    const launcher = CommandLauncher.startCommand({
-      file: bash!,
-      args,
-      env: { PATH: '/usr/bin:/bin' },
-      protocol: 'shell',
-      preamble: `${SHELL_LAUNCHER_PROGRAM}\n(while [ ! -e ${shellWord(go)} ]; do sleep 0.05; done; echo 'not a reply') &\n`,
-    });
-    launchers.push(launcher);
+    const launcher = startWith(`(while [ ! -e ${shellWord(go)} ]; do sleep 0.05; done; echo 'not a reply') &`);
     const running = run(launcher, dir, 'sleep', ['600']);
     expect(await running.started).toEqual(expect.any(Number));
     writeFileSync(go, '');
