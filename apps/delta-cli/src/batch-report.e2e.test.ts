@@ -67,8 +67,8 @@ describe('delta batch', () => {
       const command = [process.execPath, DELTA_BIN, 'batch', tasksFile, '--agent', agent, '--out', out]
         .map((word) => `'${word}'`)
         .join(' ');
-      // Asynchronously: the model server answers from this process.
-      const result = await runProcess('script', ['-qec', command, '/dev/null'], {
+      // Asynchronously: the model server answers from this process. A terminal wide enough for the whole live line.
+      const result = await runProcess('script', ['-qec', `stty cols 200 && ${command}`, '/dev/null'], {
         env: { ...process.env, DELTA_API_KEY: 'k', DELTA_BASE_URL: env.DELTA_BASE_URL, OPENAI_API_KEY: undefined },
       });
       expect(result.exitCode).toBe(0);
@@ -85,7 +85,8 @@ describe('delta batch', () => {
         .concat(['--model', 'model-a,model-b', '--grader', 'true', '--concurrency', '1'])
         .map((word) => `'${word}'`)
         .join(' ');
-      const result = await runProcess('script', ['-qec', command, '/dev/null'], {
+      // A terminal wide enough for the whole live line: at the default 100 columns a memory of 100 MB or more cut it.
+      const result = await runProcess('script', ['-qec', `stty cols 200 && ${command}`, '/dev/null'], {
         env: { ...process.env, DELTA_API_KEY: 'k', DELTA_BASE_URL: env.DELTA_BASE_URL, OPENAI_API_KEY: undefined },
       });
       expect(result.exitCode).toBe(0);
