@@ -55,6 +55,12 @@ function topUnderTmp(path: string): string[] {
  * in cgroups of its own (cgroup-limits.ts). `stop` ends it all and removes the directory; an engine killed
  * before leaves it to the next one (sandbox-tmp.ts).
  */
+/** What a call's `finish` read of its outputs while it replaced their records: their bytes, when it did. */
+export interface FinishedOutputs {
+  stdout?: Buffer;
+  stderr?: Buffer;
+}
+
 export class RunSandbox {
   /** The launcher inside, its first pid, and its readiness: once started (see `started`). */
   private running: { launcher: CommandLauncher; ready: Promise<number>; firstPid: Promise<number | undefined> } | undefined;
@@ -71,6 +77,12 @@ export class RunSandbox {
   private readonly cgroups: CgroupLimits | undefined;
   /** What holds the run's layer to `policy.limits.layerBytes` (a run in an image), or why nothing can. */
   private readonly layer: SandboxLayerLimit | undefined;
+  /**
+   * Where something is mounted under the tools' /tmp (a workspace or writable path under /tmp), as the
+   * tools see it: on this machine, under tmpDir, each is an empty directory that nothing can write into.
+   * Known once the sandbox has started.
+   */
+  mountPointsInTmp: ReadonlySet<string> = new Set();
 
   private constructor(
     readonly policy: SandboxPolicy,
@@ -127,6 +139,9 @@ export class RunSandbox {
     // (Under an image they could not run: they need this machine's libraries.)
     const engine = policy.image ? [] : [...topUnderTmp(launcherProgramPath()), ...topUnderTmp(process.execPath)];
     const seen = { ...policy, visiblePaths: [...new Set([...policy.visiblePaths, ...engine])] };
+    if (!policy.image) {
+      this.mountPointsInTmp = new Set(mountTargets(seen, this.tmpDir, outsideSockets(seen)).filter((target) => target.startsWith('/tmp/')));
+    }
     const args = [
       ...bubblewrapSandboxArgs(seen, this.tmpDir, INFO_FD, outsideSockets(seen)),
       ...launcherCommand(join('/tmp', LAUNCHER_DIR)),
@@ -204,10 +219,11 @@ export class RunSandbox {
 
   /**
    * Starts one tool call through the launcher inside, its output going to `stdoutFile` and `stderrFile`
-   * (paths outside, under .delta/): see stageOutput. `finish` must be called once it has ended. Call it
+   * (paths outside, under .delta/): see stageOutput. `finish` must be called once it has ended; it gives
+   * back the bytes of each output it read to copy it (see StagedOutput.finish). Call it
    * once `ready` has resolved.
    */
-  launch(request: Omit<LaunchRequest, 'processFile' | 'inheritFiles'>): LaunchedCommand & { finish: () => void; lastResort: () => void } {
+  launch(request: Omit<LaunchRequest, 'processFile' | 'inheritFiles'>): LaunchedCommand & { finish: () => FinishedOutputs; lastResort: () => void } {
     const refused = this.stopped
       ? // Nothing runs in a sandbox that was stopped (its /tmp is gone), whether it had started or not.
         "the run's sandbox was stopped"
@@ -216,7 +232,7 @@ export class RunSandbox {
         : undefined;
     if (refused !== undefined) {
       const ended = { error: { code: 'ELAUNCHER', message: refused } };
-      return { started: Promise.resolve(undefined), ended: Promise.resolve(ended), kill: () => {}, finish: () => {}, lastResort: () => {} };
+      return { started: Promise.resolve(undefined), ended: Promise.resolve(ended), kill: () => {}, finish: () => ({}), lastResort: () => {} };
     }
     const staged: StagedOutput[] = [];
     try {
@@ -241,9 +257,10 @@ export class RunSandbox {
     return {
       ...launched,
       finish: () => {
-        for (const output of staged) output.finish();
+        const [stdout, stderr] = staged.map((output) => output.finish());
         // What a call wrote is measured as it ends, so that a quick write passing the bound is caught at once.
         if (this.layer && 'watch' in this.layer) this.layer.watch.check();
+        return { ...(stdout ? { stdout } : {}), ...(stderr ? { stderr } : {}) };
       },
       // A call stopped (timeout, interrupt) whose end the launcher never reports: a tool has stopped or
       // taken over the launcher. The sandbox is ended, and every call in it with it.
