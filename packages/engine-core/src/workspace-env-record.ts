@@ -5,6 +5,7 @@ import { ConfigurationError, diskWrite, safeParseJson } from '@delta/errors';
 import {
   acquireRunLock,
   controlDirectory,
+  currentHolder,
   holderIsAlive,
   isRunId,
   readRunRecord,
@@ -98,10 +99,12 @@ function lockHolder(workDir: string, runId: string): RunLockHolder | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
-/** The engine that holds the run's lock now (this one, at its start and end): pid, host and start time, as the lock names them. */
-export function engineOfRun(workDir: string, runId: string): OpenEngine {
-  const holder = lockHolder(workDir, runId);
-  if (holder === undefined) return { run_id: runId };
+/**
+ * This engine, which holds the run's lock at its start and end: pid, host and start time, as its lock
+ * names them (currentHolder), without reading the lock.
+ */
+export function thisEngine(runId: string): OpenEngine {
+  const holder = currentHolder(0);
   return {
     run_id: runId,
     pid: holder.pid,
