@@ -145,8 +145,9 @@ function readPlainFile(path: string, options: UntrustedFileOptions): UntrustedFi
     // bigint: see checkPath.
     if (!lstatSync(path, { bigint: true }).isFile()) return undefined;
     descriptor = openSync(path, OPEN_FLAGS);
-  } catch {
-    return undefined;
+  } catch (error) {
+    // Nothing there (and no link to follow): as checkPath would say.
+    return isMissing(error) ? { kind: 'missing', path } : undefined;
   }
   try {
     return openedPath(descriptor) === path ? readOpened(descriptor, path, options) : undefined;

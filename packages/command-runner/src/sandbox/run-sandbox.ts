@@ -236,8 +236,10 @@ export class RunSandbox {
     }
     const staged: StagedOutput[] = [];
     try {
-      staged.push(stageOutput(request.stdoutFile, this.ioDir, join(this.home, 'freeing')));
-      staged.push(stageOutput(request.stderrFile, this.ioDir, join(this.home, 'freeing')));
+      // The old records are freed from the sandbox's own directory (beside io/ and tmp/, under random
+      // names): no directory to make for them at each run's first call.
+      staged.push(stageOutput(request.stdoutFile, this.ioDir, this.home));
+      staged.push(stageOutput(request.stderrFile, this.ioDir, this.home));
       if (request.stdin !== undefined) staged.push(stageInput(request.stdin, this.ioDir));
     } catch (error) {
       for (const output of staged) output.finish();
