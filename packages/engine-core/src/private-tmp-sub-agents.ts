@@ -12,10 +12,9 @@ const SKIPPED = new Set(['.delta', '.git', 'node_modules', '.delta-io']);
  * since `since` (ms since the epoch) in the sandbox's private /tmp, `tmpDir` on this machine. That /tmp is
  * removed when the run ends, and nobody outside the sandbox can see it, so such a sub-agent's work is lost.
  * The parent's workspace, its writable paths and the agent are bound in from elsewhere: on this machine
- * their mount points under `tmpDir` are empty, so they are never found here, and those named in
- * `mountPoints` (as the tools see them) are not even read. Links are not followed.
+ * their mount points under `tmpDir` are empty, so they are never found here. Links are not followed.
  */
-export function subAgentWorkspacesInPrivateTmp(tmpDir: string, since: number, mountPoints: ReadonlySet<string> = new Set()): string[] {
+export function subAgentWorkspacesInPrivateTmp(tmpDir: string, since: number): string[] {
   const found: string[] = [];
   let budget = MAX_DIRECTORIES;
   const visit = (directory: string, inside: string, depth: number): void => {
@@ -31,8 +30,7 @@ export function subAgentWorkspacesInPrivateTmp(tmpDir: string, since: number, mo
     }
     if (depth >= MAX_DEPTH) return;
     for (const entry of entries) {
-      const seen = `${inside}/${entry.name}`;
-      if (entry.isDirectory() && !SKIPPED.has(entry.name) && !mountPoints.has(seen)) visit(join(directory, entry.name), seen, depth + 1);
+      if (entry.isDirectory() && !SKIPPED.has(entry.name)) visit(join(directory, entry.name), `${inside}/${entry.name}`, depth + 1);
     }
   };
   visit(tmpDir, '/tmp', 0);

@@ -154,7 +154,7 @@ export async function executeToolCall(call: RecordedToolCall, invocation: Invoca
   // A failed call that named something under /tmp the sandbox hides: say so, and how to fix it.
   const hidden = result.exitCode !== 0 && context.sandbox ? context.sandbox.hiddenPaths([invocation.file, ...invocation.args]) : [];
   // A sub-agent this call ran with its workspace in the sandbox's /tmp loses it when the run ends: say so, and the fix.
-  const lost = context.sandbox ? subAgentWorkspacesInPrivateTmp(context.sandbox.tmpDir, startedAt - CLOCK_SLACK_MS, context.sandbox.mountPointsInTmp) : [];
+  const lost = context.sandbox ? subAgentWorkspacesInPrivateTmp(context.sandbox.tmpDir, startedAt - CLOCK_SLACK_MS) : [];
   const notes = [
     ...(hidden.length === 0 ? [] : [hiddenPathsNote(hidden)]),
     ...(lost.length === 0 ? [] : [privateTmpSubAgentNote(lost)]),

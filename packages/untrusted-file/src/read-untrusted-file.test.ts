@@ -117,7 +117,10 @@ describe('readUntrustedFile', () => {
     expect(read.kind === 'file' && read.bytes.toString()).toBe(text);
   });
 
-  it('never reads what a directory swapped for a link between the check and the open leads to', () => {
+  it.each([
+    ['through a link (DELTA.md -> d/environ)', 'DELTA.md'],
+    ['named plainly (d/environ, no link in its path until d is swapped)', 'd/environ'],
+  ])('never reads what a directory swapped for a link between the check and the open leads to: %s', (_, name) => {
     // A racer swaps the directory d with the link dl -> /proc/self (renameat2 RENAME_EXCHANGE) as fast as it
     // can, while DELTA.md -> d/environ is read: each read must give the honest file or a refusal, never
     // this process's environment.
@@ -138,7 +141,7 @@ describe('readUntrustedFile', () => {
       execFileSync('sh', ['-c', 'until [ -e "$1" ]; do sleep 0.01; done', 'sh', join(workspace, 'd')]);
       const counts = { leaked: 0, honest: 0, refused: 0 };
       for (let round = 0; round < 4000; round += 1) {
-        const read = readUntrustedFile(join(workspace, 'DELTA.md'), { allowedRoots: [workspace], maxBytes: 1 << 20 });
+        const read = readUntrustedFile(join(workspace, name), { allowedRoots: [workspace], maxBytes: 1 << 20 });
         if (read.kind !== 'file') counts.refused += 1;
         // /proc/self/environ: the environment this process started with, PATH in it.
         else if (read.bytes.includes('PATH=')) counts.leaked += 1;

@@ -37,6 +37,12 @@ function topUnderTmp(path: string): string[] {
   return path.startsWith('/tmp/') ? [join('/tmp', path.slice('/tmp/'.length).split('/')[0]!)] : [];
 }
 
+/** What a call's `finish` read of its outputs while it replaced their records: their bytes, when it did. */
+export interface FinishedOutputs {
+  stdout?: Buffer;
+  stderr?: Buffer;
+}
+
 /**
  * The sandbox of one run: ONE bubblewrap, started before the first tool call, running the run's tool
  * launcher inside it (a bash program, see shell-launcher.ts: about 0.3 MB of its own memory), so that a
@@ -49,18 +55,13 @@ function topUnderTmp(path: string): string[] {
  * directory: tmp/.delta-io, where bubblewrap starts the launcher, moved to `home/io` once it answers (it
  * keeps it as its working directory; no path inside leads there any more). Each call's files are put there
  * (stageOutput, stageInput, stageFile) and opened by the launcher by name: the records under .delta/
- * (read-only in there) are created here and hard linked in, and replaced by copies when the call ends.
+ * (read-only in there) are created here and hard linked in, and replaced by copies when the call ends
+ * (the old files are freed from `home` itself, under their random names).
  * process.json is not written: nothing sandboxed outlives the engine (the launcher exits when its pipe
  * closes, and bubblewrap then ends every process left). With `policy.limits`, every process of the run is
  * in cgroups of its own (cgroup-limits.ts). `stop` ends it all and removes the directory; an engine killed
  * before leaves it to the next one (sandbox-tmp.ts).
  */
-/** What a call's `finish` read of its outputs while it replaced their records: their bytes, when it did. */
-export interface FinishedOutputs {
-  stdout?: Buffer;
-  stderr?: Buffer;
-}
-
 export class RunSandbox {
   /** The launcher inside, its first pid, and its readiness: once started (see `started`). */
   private running: { launcher: CommandLauncher; ready: Promise<number>; firstPid: Promise<number | undefined> } | undefined;
@@ -77,12 +78,6 @@ export class RunSandbox {
   private readonly cgroups: CgroupLimits | undefined;
   /** What holds the run's layer to `policy.limits.layerBytes` (a run in an image), or why nothing can. */
   private readonly layer: SandboxLayerLimit | undefined;
-  /**
-   * Where something is mounted under the tools' /tmp (a workspace or writable path under /tmp), as the
-   * tools see it: on this machine, under tmpDir, each is an empty directory that nothing can write into.
-   * Known once the sandbox has started.
-   */
-  mountPointsInTmp: ReadonlySet<string> = new Set();
 
   private constructor(
     readonly policy: SandboxPolicy,
@@ -139,9 +134,6 @@ export class RunSandbox {
     // (Under an image they could not run: they need this machine's libraries.)
     const engine = policy.image ? [] : [...topUnderTmp(launcherProgramPath()), ...topUnderTmp(process.execPath)];
     const seen = { ...policy, visiblePaths: [...new Set([...policy.visiblePaths, ...engine])] };
-    if (!policy.image) {
-      this.mountPointsInTmp = new Set(mountTargets(seen, this.tmpDir, outsideSockets(seen)).filter((target) => target.startsWith('/tmp/')));
-    }
     const args = [
       ...bubblewrapSandboxArgs(seen, this.tmpDir, INFO_FD, outsideSockets(seen)),
       ...launcherCommand(join('/tmp', LAUNCHER_DIR)),
@@ -223,7 +215,9 @@ export class RunSandbox {
    * back the bytes of each output it read to copy it (see StagedOutput.finish). Call it
    * once `ready` has resolved.
    */
-  launch(request: Omit<LaunchRequest, 'processFile' | 'inheritFiles'>): LaunchedCommand & { finish: () => FinishedOutputs; lastResort: () => void } {
+  launch(
+    request: Omit<LaunchRequest, 'processFile' | 'inheritFiles'>,
+  ): LaunchedCommand & { finish: () => FinishedOutputs; lastResort: () => void } {
     const refused = this.stopped
       ? // Nothing runs in a sandbox that was stopped (its /tmp is gone), whether it had started or not.
         "the run's sandbox was stopped"
@@ -232,7 +226,13 @@ export class RunSandbox {
         : undefined;
     if (refused !== undefined) {
       const ended = { error: { code: 'ELAUNCHER', message: refused } };
-      return { started: Promise.resolve(undefined), ended: Promise.resolve(ended), kill: () => {}, finish: () => ({}), lastResort: () => {} };
+      return {
+        started: Promise.resolve(undefined),
+        ended: Promise.resolve(ended),
+        kill: () => {},
+        finish: () => ({}),
+        lastResort: () => {},
+      };
     }
     const staged: StagedOutput[] = [];
     try {
