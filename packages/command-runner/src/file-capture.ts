@@ -33,16 +33,3 @@ export function captureFromFile(file: string, limit: number): CapturedOutput {
     closeSync(descriptor);
   }
 }
-
-/** captureFromFile of an output already read whole. */
-export function captureFromBytes(bytes: Buffer, limit: number): CapturedOutput {
-  const total = bytes.length;
-  const head = bytes.subarray(0, Math.min(total, limit));
-  const tailStart = Math.max(head.length, total - limit);
-  return {
-    head: head.toString('utf8'),
-    tail: bytes.toString('utf8', tailStart, total),
-    totalBytes: total,
-    omittedBytes: tailStart - head.length,
-  };
-}

@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
-import { captureFromBytes, captureFromFile } from './file-capture.js';
+import { captureFromFile } from './file-capture.js';
 import type { LaunchedCommand } from './launcher.js';
-import type { FinishedOutputs } from './sandbox/run-sandbox.js';
 import type { CommandResult, RunCommandOptions } from './run-command.js';
 import { describeStartError, runDirect } from './run-direct.js';
 import { Supervisor } from './supervisor.js';
@@ -9,7 +8,7 @@ import { Supervisor } from './supervisor.js';
 /** Follows a launched command to its end; the result is the same as runDirect's. */
 export async function followLaunched(
   options: RunCommandOptions,
-  launched: LaunchedCommand & { finish?: () => FinishedOutputs; lastResort?: () => void },
+  launched: LaunchedCommand & { finish?: () => void; lastResort?: () => void },
   stdoutFile: string,
   stderrFile: string,
   sandboxed: boolean,
@@ -24,7 +23,7 @@ export async function followLaunched(
   if (pid !== undefined) options.onStart?.(pid);
   const outcome = await launched.ended;
   supervisor.dispose();
-  const kept = launched.finish?.() ?? {};
+  launched.finish?.();
   if ('error' in outcome && outcome.error.code === 'ELAUNCHER' && pid === undefined && !supervisor.gaveUp) {
     // A launcher that died before starting the command (it could not run, say) leaves the job to us;
     // the sandbox's means the sandbox is gone, and nothing may run outside it instead.
@@ -59,8 +58,7 @@ export async function followLaunched(
     timedOut: supervisor.timedOut,
     aborted: supervisor.aborted,
     durationMs,
-    // Read while the records were replaced, when they were: not read again.
-    stdout: kept.stdout ? captureFromBytes(kept.stdout, captureBytes) : captureFromFile(stdoutFile, captureBytes),
-    stderr: kept.stderr ? captureFromBytes(kept.stderr, captureBytes) : captureFromFile(stderrFile, captureBytes),
+    stdout: captureFromFile(stdoutFile, captureBytes),
+    stderr: captureFromFile(stderrFile, captureBytes),
   };
 }

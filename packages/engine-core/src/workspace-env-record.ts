@@ -5,7 +5,6 @@ import { ConfigurationError, diskWrite, safeParseJson } from '@delta/errors';
 import {
   acquireRunLock,
   controlDirectory,
-  currentHolder,
   holderIsAlive,
   isRunId,
   readRunRecord,
@@ -99,12 +98,10 @@ function lockHolder(workDir: string, runId: string): RunLockHolder | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
-/**
- * This engine, which holds the run's lock at its start and end: pid, host and start time, as its lock
- * names them (currentHolder), without reading the lock.
- */
-export function thisEngine(runId: string): OpenEngine {
-  const holder = currentHolder(0);
+/** The engine that holds the run's lock now (this one, at its start and end): pid, host and start time, as the lock names them. */
+export function engineOfRun(workDir: string, runId: string): OpenEngine {
+  const holder = lockHolder(workDir, runId);
+  if (holder === undefined) return { run_id: runId };
   return {
     run_id: runId,
     pid: holder.pid,

@@ -4,7 +4,7 @@ import { readUntrustedFile } from '@delta/untrusted-file';
 import { DOTENV_MAX_BYTES, parseDotenv } from './dotenv.js';
 import {
   engineMayRun,
-  thisEngine,
+  engineOfRun,
   type OpenEngine,
   readWorkspaceEnvRecord,
   sameEngine,
@@ -112,10 +112,10 @@ export function judgeWorkspaceEnv(workDir: string): WorkspaceEnvTrust {
  */
 export function recordWorkspaceEnvStart(workDir: string, runId: string): void {
   withWorkspaceEnvLock(workDir, () => {
-    const self = thisEngine(runId);
     const { next } = observeWorkspaceEnv(readWorkspaceEnvRecord(workDir), workspaceEnvDigest(workDir), (engine) =>
-      mayRun(workDir, engine, self),
+      engineMayRun(workDir, engine),
     );
+    const self = engineOfRun(workDir, runId);
     writeWorkspaceEnvRecord(workDir, { ...next, open: [...next.open.filter((engine) => !sameEngine(engine, self)), self] });
   });
 }
@@ -123,15 +123,10 @@ export function recordWorkspaceEnvStart(workDir: string, runId: string): void {
 /** Records, at an engine's end (its run lock still held), what the `.env` holds now, and that this engine is no longer open. */
 export function recordWorkspaceEnvEnd(workDir: string, runId: string): void {
   withWorkspaceEnvLock(workDir, () => {
-    const self = thisEngine(runId);
+    const self = engineOfRun(workDir, runId);
     const { next } = observeWorkspaceEnv(readWorkspaceEnvRecord(workDir), workspaceEnvDigest(workDir), (engine) =>
-      mayRun(workDir, engine, self),
+      engineMayRun(workDir, engine),
     );
     writeWorkspaceEnvRecord(workDir, { ...next, open: next.open.filter((engine) => !sameEngine(engine, self)) });
   });
-}
-
-/** Whether `engine` may still be running: this one (`self`) does, without reading its lock. */
-function mayRun(workDir: string, engine: OpenEngine, self: OpenEngine): boolean {
-  return sameEngine(engine, self) || engineMayRun(workDir, engine);
 }

@@ -67,7 +67,7 @@ export { describeLegacyRunMigration, migrateLegacyRun } from './legacy-layout.js
 export type { LegacyRunMigration } from './legacy-layout.js';
 export { acquireRunLock } from './run-lock.js';
 export type { RunLock, RunLockOptions } from './run-lock.js';
-export { currentHolder, holderIsAlive, RunLockHolder, safeParseRunLockHolder } from './run-lock-holder.js';
+export { holderIsAlive, RunLockHolder, safeParseRunLockHolder } from './run-lock-holder.js';
 export {
   createToolExecutionRecord,
   finishToolExecutionRecord,

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { diskWrite, makeDirectory } from '@delta/errors';
@@ -32,23 +32,12 @@ function safeName(value: string): string {
 export function createToolExecutionRecord(paths: RunPaths, actionId: string, commandLine: string): ToolExecutionRecord {
   const base = safeName(actionId);
   let ref = base;
-  for (let suffix = 2; !madeAnew(join(paths.toolExecutionsDir, ref)); suffix += 1) ref = `${base}-${suffix}`;
+  for (let suffix = 2; existsSync(join(paths.toolExecutionsDir, ref)); suffix += 1) ref = `${base}-${suffix}`;
   const dir = join(paths.toolExecutionsDir, ref);
+  makeDirectory(dir);
   const record = recordFiles(ref, dir);
   diskWrite(record.command, () => writeFileSync(record.command, `${commandLine}\n`));
   return record;
-}
-
-/** Makes `dir` (and its parents); false when it was there already. */
-function madeAnew(dir: string): boolean {
-  try {
-    mkdirSync(dir);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-  }
-  // The first record of a run (its parents made too), or a disk fault that names what failed.
-  return makeDirectory(dir) !== undefined;
 }
 
 function recordFiles(ref: string, dir: string): ToolExecutionRecord {
@@ -132,18 +121,11 @@ export function writeInvocationResult(
   rawResponse?: string,
 ): void {
   const dir = invocationDirectory(paths, invocationId);
-  // Made with the request's record, as a rule: looked for only when it is not there.
-  const write = (file: string, content: string) =>
-    diskWrite(file, () => {
-      try {
-        writeFileSync(file, content);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-        makeDirectory(dir);
-        writeFileSync(file, content);
-      }
-    });
-  if (response !== undefined) write(join(dir, 'response.json'), `${JSON.stringify(response, null, 2)}\n`);
-  if (rawResponse !== undefined) write(join(dir, RESPONSE_RAW_FILE), rawResponse);
-  write(join(dir, 'metadata.json'), `${JSON.stringify(metadata, null, 2)}\n`);
+  makeDirectory(dir);
+  const responseFile = join(dir, 'response.json');
+  if (response !== undefined) diskWrite(responseFile, () => writeFileSync(responseFile, `${JSON.stringify(response, null, 2)}\n`));
+  const rawFile = join(dir, RESPONSE_RAW_FILE);
+  if (rawResponse !== undefined) diskWrite(rawFile, () => writeFileSync(rawFile, rawResponse));
+  const metadataFile = join(dir, 'metadata.json');
+  diskWrite(metadataFile, () => writeFileSync(metadataFile, `${JSON.stringify(metadata, null, 2)}\n`));
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { linkSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { ConfigurationError } from '@delta/errors';
 import { currentHolder, holderIsAlive, type RunLockHolder, safeParseRunLockHolder } from './run-lock-holder.js';
@@ -32,22 +32,13 @@ function errorCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException).code;
 }
 
-/** Removes the file `file`, if it is there (one system call; rmSync looks first). */
-function removeFile(file: string): void {
-  try {
-    unlinkSync(file);
-  } catch (error) {
-    if (errorCode(error) !== 'ENOENT') throw error;
-  }
-}
-
 /** A new file next to `file`, holding `text` in full, for link() or rename() to put in place. */
 function writeTemporary(file: string, text: string): string {
   const temporary = `${file}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
   try {
     writeFileSync(temporary, text, { flag: 'wx' });
   } catch (error) {
-    removeFile(temporary);
+    rmSync(temporary, { force: true });
     throw error;
   }
   return temporary;
@@ -63,7 +54,7 @@ function createWhole(file: string, text: string): boolean {
     if (errorCode(error) === 'EEXIST') return false;
     throw error;
   } finally {
-    removeFile(temporary);
+    rmSync(temporary, { force: true });
   }
 }
 
@@ -73,7 +64,7 @@ function replaceWhole(file: string, text: string): void {
   try {
     renameSync(temporary, file);
   } catch (error) {
-    removeFile(temporary);
+    rmSync(temporary, { force: true });
     throw error;
   }
 }
@@ -129,7 +120,7 @@ function take(file: string, text: string, depth: number): Taken {
         return { held: true };
       }
     } finally {
-      removeFile(claim);
+      rmSync(claim, { force: true });
     }
   }
   // A live process that has been taking over a dead holder all this time is about to hold the lock.
@@ -207,7 +198,7 @@ export function acquireRunLock(file: string, runId: string, options: RunLockOpti
     file,
     release: () => {
       lease.stop();
-      if (readText(file) === lease.current()) removeFile(file);
+      if (readText(file) === lease.current()) rmSync(file, { force: true });
     },
   };
 }

@@ -126,43 +126,11 @@ function checkPath(path: string, options: UntrustedFileOptions): { real: string 
  */
 export function readUntrustedFile(file: string, options: UntrustedFileOptions): UntrustedFile {
   const path = resolve(file);
-  return readPlainFile(path, options) ?? readChecked(path, options);
-}
-
-const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY;
-
-/**
- * The common case in a third of the system calls: a regular file reached through no link at all. It is
- * examined (lstat: a regular file, not a link), opened without following a last link, and read only if the
- * kernel says the descriptor's path is `path` itself, which no directory on the way can be if it is a link.
- * Anything else (a link on the way, a file of another kind, a system file, an error) is undefined: the
- * full check (readChecked) decides, and says why it refuses.
- */
-function readPlainFile(path: string, options: UntrustedFileOptions): UntrustedFile | undefined {
-  if (SYSTEM_DIRECTORIES.some((directory) => isWithin(path, directory))) return undefined;
-  let descriptor: number;
-  try {
-    // bigint: see checkPath.
-    if (!lstatSync(path, { bigint: true }).isFile()) return undefined;
-    descriptor = openSync(path, OPEN_FLAGS);
-  } catch (error) {
-    // Nothing there (and no link to follow): as checkPath would say.
-    return isMissing(error) ? { kind: 'missing', path } : undefined;
-  }
-  try {
-    return openedPath(descriptor) === path ? readOpened(descriptor, path, options) : undefined;
-  } finally {
-    closeSync(descriptor);
-  }
-}
-
-/** A path that may go through links: resolved and checked before it is opened (checkPath). */
-function readChecked(path: string, options: UntrustedFileOptions): UntrustedFile {
   const checked = checkPath(path, options);
   if ('kind' in checked) return checked;
   let descriptor: number;
   try {
-    descriptor = openSync(checked.real, OPEN_FLAGS);
+    descriptor = openSync(checked.real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY);
   } catch (error) {
     if (isMissing(error)) return { kind: 'missing', path };
     const code = (error as NodeJS.ErrnoException).code;
@@ -176,15 +144,6 @@ function readChecked(path: string, options: UntrustedFileOptions): UntrustedFile
     // Removed since it was opened (a lock released, a record rewritten): read as it is now, missing.
     if (opened === `${checked.real} (deleted)`) return { kind: 'missing', path };
     if (opened !== undefined && opened !== checked.real) return refused(path, `changed while it was being opened (it led to ${opened})`);
-    return readOpened(descriptor, path, options);
-  } finally {
-    closeSync(descriptor);
-  }
-}
-
-/** The bytes of the file open at `descriptor`, if it is a regular file of at most `maxBytes`. */
-function readOpened(descriptor: number, path: string, options: UntrustedFileOptions): UntrustedFile {
-  try {
     const stats = fstatSync(descriptor, { bigint: true });
     if (!stats.isFile()) return refused(path, `is ${describeKind(stats)}, not a regular file`);
     const size = Number(stats.size);
@@ -196,5 +155,7 @@ function readOpened(descriptor: number, path: string, options: UntrustedFileOpti
     return { kind: 'file', path, bytes };
   } catch (error) {
     return refused(path, `cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  } finally {
+    closeSync(descriptor);
   }
 }

@@ -37,12 +37,6 @@ function topUnderTmp(path: string): string[] {
   return path.startsWith('/tmp/') ? [join('/tmp', path.slice('/tmp/'.length).split('/')[0]!)] : [];
 }
 
-/** What a call's `finish` read of its outputs while it replaced their records: their bytes, when it did. */
-export interface FinishedOutputs {
-  stdout?: Buffer;
-  stderr?: Buffer;
-}
-
 /**
  * The sandbox of one run: ONE bubblewrap, started before the first tool call, running the run's tool
  * launcher inside it (a bash program, see shell-launcher.ts: about 0.3 MB of its own memory), so that a
@@ -55,8 +49,7 @@ export interface FinishedOutputs {
  * directory: tmp/.delta-io, where bubblewrap starts the launcher, moved to `home/io` once it answers (it
  * keeps it as its working directory; no path inside leads there any more). Each call's files are put there
  * (stageOutput, stageInput, stageFile) and opened by the launcher by name: the records under .delta/
- * (read-only in there) are created here and hard linked in, and replaced by copies when the call ends
- * (the old files are freed from `home` itself, under their random names).
+ * (read-only in there) are created here and hard linked in, and replaced by copies when the call ends.
  * process.json is not written: nothing sandboxed outlives the engine (the launcher exits when its pipe
  * closes, and bubblewrap then ends every process left). With `policy.limits`, every process of the run is
  * in cgroups of its own (cgroup-limits.ts). `stop` ends it all and removes the directory; an engine killed
@@ -211,13 +204,10 @@ export class RunSandbox {
 
   /**
    * Starts one tool call through the launcher inside, its output going to `stdoutFile` and `stderrFile`
-   * (paths outside, under .delta/): see stageOutput. `finish` must be called once it has ended; it gives
-   * back the bytes of each output it read to copy it (see StagedOutput.finish). Call it
+   * (paths outside, under .delta/): see stageOutput. `finish` must be called once it has ended. Call it
    * once `ready` has resolved.
    */
-  launch(
-    request: Omit<LaunchRequest, 'processFile' | 'inheritFiles'>,
-  ): LaunchedCommand & { finish: () => FinishedOutputs; lastResort: () => void } {
+  launch(request: Omit<LaunchRequest, 'processFile' | 'inheritFiles'>): LaunchedCommand & { finish: () => void; lastResort: () => void } {
     const refused = this.stopped
       ? // Nothing runs in a sandbox that was stopped (its /tmp is gone), whether it had started or not.
         "the run's sandbox was stopped"
@@ -226,20 +216,12 @@ export class RunSandbox {
         : undefined;
     if (refused !== undefined) {
       const ended = { error: { code: 'ELAUNCHER', message: refused } };
-      return {
-        started: Promise.resolve(undefined),
-        ended: Promise.resolve(ended),
-        kill: () => {},
-        finish: () => ({}),
-        lastResort: () => {},
-      };
+      return { started: Promise.resolve(undefined), ended: Promise.resolve(ended), kill: () => {}, finish: () => {}, lastResort: () => {} };
     }
     const staged: StagedOutput[] = [];
     try {
-      // The old records are freed from the sandbox's own directory (beside io/ and tmp/, under random
-      // names): no directory to make for them at each run's first call.
-      staged.push(stageOutput(request.stdoutFile, this.ioDir, this.home));
-      staged.push(stageOutput(request.stderrFile, this.ioDir, this.home));
+      staged.push(stageOutput(request.stdoutFile, this.ioDir, join(this.home, 'freeing')));
+      staged.push(stageOutput(request.stderrFile, this.ioDir, join(this.home, 'freeing')));
       if (request.stdin !== undefined) staged.push(stageInput(request.stdin, this.ioDir));
     } catch (error) {
       for (const output of staged) output.finish();
@@ -259,10 +241,9 @@ export class RunSandbox {
     return {
       ...launched,
       finish: () => {
-        const [stdout, stderr] = staged.map((output) => output.finish());
+        for (const output of staged) output.finish();
         // What a call wrote is measured as it ends, so that a quick write passing the bound is caught at once.
         if (this.layer && 'watch' in this.layer) this.layer.watch.check();
-        return { ...(stdout ? { stdout } : {}), ...(stderr ? { stderr } : {}) };
       },
       // A call stopped (timeout, interrupt) whose end the launcher never reports: a tool has stopped or
       // taken over the launcher. The sandbox is ended, and every call in it with it.

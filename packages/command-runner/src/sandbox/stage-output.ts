@@ -34,16 +34,9 @@ function randomName(bytes = 9): string {
 export interface StagedOutput {
   /** Its name for the launcher inside: `./<random name>`, in the launcher's own directory (see RunSandbox). */
   inside: string;
-  /**
-   * Once the call has ended: removes the name the tools could reach (see stageOutput). Returns the
-   * record's bytes when they were read to make its copy (a record of at most KEPT_BYTES), so that the
-   * caller need not read them again.
-   */
-  finish(): Buffer | undefined;
+  /** Once the call has ended: removes the name the tools could reach (see stageOutput). */
+  finish(): void;
 }
-
-/** A record up to this size is copied through memory, and its bytes given back by `finish`. */
-const KEPT_BYTES = 1 << 20;
 
 function removeQuietly(path: string): void {
   try {
@@ -98,17 +91,15 @@ export function stageOutput(file: string, ioDir: string, freeingDir = join(dirna
     const finish = () => {
       copyWithoutFollowing(staged, file);
       removeQuietly(staged);
-      return undefined;
     };
     return { inside: `./${name}`, finish };
   }
   let finished = false;
   const finish = () => {
-    if (finished) return undefined;
+    if (finished) return;
     finished = true;
-    const bytes = replaceWithCopy(file);
+    replaceWithCopy(file);
     freeLater(staged, join(freeingDir, name));
-    return bytes;
   };
   return { inside: `./${name}`, finish };
 }
@@ -158,47 +149,12 @@ export function stageFile(ioDir: string, text: string, name = randomName()): str
 export function stageInput(text: string, ioDir: string): StagedOutput {
   const name = `${randomName()}.in`;
   const inside = stageFile(ioDir, text, name);
-  return {
-    inside,
-    finish: () => {
-      removeQuietly(join(ioDir, name));
-      return undefined;
-    },
-  };
+  return { inside, finish: () => removeQuietly(join(ioDir, name)) };
 }
 
-/**
- * Replaces `file` by a new file with the same contents, renamed into place. A record of at most KEPT_BYTES
- * is copied through memory (its bytes as they were when its size was taken), and those bytes returned:
- * fewer system calls than copyFile, and none to read it again. A larger one is copied by the kernel (a
- * clone where the file system can).
- */
-function replaceWithCopy(file: string): Buffer | undefined {
+/** Replaces `file` by a new file with the same contents (a clone where the file system can), renamed into place. */
+function replaceWithCopy(file: string): void {
   const temporary = `${file}.${randomName(6)}.tmp`;
-  const input = openSync(file, constants.O_RDONLY);
-  try {
-    const stats = fstatSync(input);
-    if (stats.size > KEPT_BYTES) {
-      copyFileSync(file, temporary, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
-      renameSync(temporary, file);
-      return undefined;
-    }
-    const bytes = Buffer.allocUnsafe(stats.size);
-    let length = 0;
-    while (length < bytes.length) {
-      const read = readSync(input, bytes, length, bytes.length - length, length);
-      if (read === 0) break;
-      length += read;
-    }
-    const output = openSync(temporary, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, stats.mode & 0o777);
-    try {
-      if (length > 0) writeSync(output, bytes, 0, length);
-    } finally {
-      closeSync(output);
-    }
-    renameSync(temporary, file);
-    return bytes.subarray(0, length);
-  } finally {
-    closeSync(input);
-  }
+  copyFileSync(file, temporary, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
+  renameSync(temporary, file);
 }
