@@ -19,10 +19,10 @@ export const RunLockHolder = ProcessFile.extend({
 });
 export type RunLockHolder = z.infer<typeof RunLockHolder>;
 
-/** This process as a holder, in the file's field order: pid, host, since, start_ticks, lease_until. */
 /** This process's pid and start time: read from /proc once, since they never change. */
 let ownIdentity: ReturnType<typeof processIdentity> | undefined;
 
+/** This process as a holder, in the file's field order: pid, host, since, start_ticks, lease_until. */
 export function currentHolder(leaseMs: number, now = Date.now()): RunLockHolder {
   ownIdentity ??= processIdentity(process.pid);
   const { pid, start_ticks } = ownIdentity;

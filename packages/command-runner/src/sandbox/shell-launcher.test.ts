@@ -31,8 +31,11 @@ function temp(): string {
   return dir;
 }
 
-/** The launcher as RunSandbox starts it, but with no bubblewrap; `inherit`: a file it gets open on fd 50 without close-on-exec. */
-function start(inherit?: string, stageFile?: (text: string) => string): CommandLauncher {
+/**
+ * The launcher as RunSandbox starts it, but with no bubblewrap; `inherit`: a file it gets open on fd 50 without
+ * close-on-exec; `more`: the test's own lines after its program (a redefined function, a process of its own).
+ */
+function start(inherit?: string, stageFile?: (text: string) => string, more?: string): CommandLauncher {
   const [bash, ...args] = shellLauncherCommand();
   const launcher = CommandLauncher.startCommand({
     ...(inherit
@@ -40,22 +43,8 @@ function start(inherit?: string, stageFile?: (text: string) => string): CommandL
       : { file: bash!, args }),
     env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
     protocol: 'shell',
-    preamble: SHELL_LAUNCHER_PROGRAM,
+    preamble: more === undefined ? SHELL_LAUNCHER_PROGRAM : `${SHELL_LAUNCHER_PROGRAM}\n${more}\n`,
     ...(stageFile ? { stageFile } : {}),
-  });
-  launchers.push(launcher);
-  return launcher;
-}
-
-/** The launcher as `start` gives it, with `more` of the test's own after its program (a redefined function, a process of its own). */
-function startWith(more: string): CommandLauncher {
-  const [bash, ...args] = shellLauncherCommand();
-  const launcher = CommandLauncher.startCommand({
-    file: bash!,
-    args,
-    env: { PATH: '/usr/bin:/bin' },
-    protocol: 'shell',
-    preamble: `${SHELL_LAUNCHER_PROGRAM}\n${more}\n`,
   });
   launchers.push(launcher);
   return launcher;
@@ -263,7 +252,7 @@ describe('the shell launcher', () => {
     const dir = temp();
     const jobs = join(dir, 'jobs.txt');
     // Its own answer to `sync`, with what bash still keeps of the calls before it.
-    const launcher = startWith(`sync() { jobs -p > ${shellWord(jobs)}; echo "S $1"; }`);
+    const launcher = start(undefined, undefined, `sync() { jobs -p > ${shellWord(jobs)}; echo "S $1"; }`);
     for (let call = 0; call < 20; call += 1) expect(await run(launcher, dir, 'true', []).ended).toEqual({ exitCode: 0, signal: null });
     await launcher.ready();
     expect(readFileSync(jobs, 'utf8')).toBe('');
@@ -286,7 +275,7 @@ describe('the shell launcher', () => {
     const dir = temp();
     // A launcher taken over (a tool in the sandbox can ptrace it) writes what it likes; here, once told to.
     const go = join(dir, 'go');
-    const launcher = startWith(`(while [ ! -e ${shellWord(go)} ]; do sleep 0.05; done; echo 'not a reply') &`);
+    const launcher = start(undefined, undefined, `(while [ ! -e ${shellWord(go)} ]; do sleep 0.05; done; echo 'not a reply') &`);
     const running = run(launcher, dir, 'sleep', ['600']);
     expect(await running.started).toEqual(expect.any(Number));
     writeFileSync(go, '');
