@@ -12,7 +12,7 @@ export { CommandLauncher } from './launcher.js';
 export type { LaunchRequest, LaunchOutcome, LaunchedCommand, LauncherCommand } from './launcher.js';
 export { RunSandbox } from './sandbox/run-sandbox.js';
 export type { RunSandboxOptions } from './sandbox/sandbox-layer-limit.js';
-export { hiddenPathsNote } from './sandbox/hidden-paths.js';
+export { hiddenPathsNote, pathsHiddenBySandbox } from './sandbox/hidden-paths.js';
 export type { SandboxedCommand } from './sandbox/run-sandbox.js';
 export { probeBubblewrap } from './sandbox/probe-bubblewrap.js';
 export type { BubblewrapProbe } from './sandbox/probe-bubblewrap.js';

@@ -1,6 +1,7 @@
 export { LlmConfig, LlmPricing } from './agent-config.js';
 export type { SandboxOptions } from './sandbox-choice.js';
-export { LIMIT_NAMES } from './sandbox-choice.js';
+export { LIMIT_NAMES, workspaceSandbox } from './sandbox-choice.js';
+export type { SandboxRecord } from './sandbox-choice.js';
 export { sandboxLimitsOf } from './sandbox-limits-config.js';
 export type { SandboxLimitsConfig } from './sandbox-limits-config.js';
 export { defaultImageCache } from './prepare-image.js';

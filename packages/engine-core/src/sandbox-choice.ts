@@ -197,16 +197,37 @@ export function chooseSandbox(
   const limits = sandboxLimitsOf(limitsConfig);
   return {
     policy: {
-      mode,
-      network,
-      workspace: workDir,
-      protectedPaths: [join(workDir, '.delta')],
-      visiblePaths: [agent.home, ...programsUnderTmp(toolEnv.PATH ?? environment.PATH)],
+      // Not off: an unsandboxed choice returned above.
+      ...workspaceSandbox({ mode, network }, workDir, agent.home, toolEnv.PATH ?? environment.PATH)!,
       writablePaths,
       ...(limits ? { limits } : {}),
     },
     bubblewrap: probe.path,
     record: { mode, network, ...(Object.keys(limitsConfig).length > 0 ? { limits: limitsRecord(limitsConfig) } : {}) },
     description: `sandbox: bubblewrap, ${mode}, ${networkText}${writablePaths.length > 0 ? `, also writable: ${writablePaths.join(', ')}` : ''}`,
+  };
+}
+
+/**
+ * The sandbox of a run's tools over `workDir` (no image): `.delta/` read only, the agent's directory and the
+ * programs of `path` under /tmp visible. Also where a command grader of a run without an image runs, with
+ * the mode and network the run's ENGINE_START recorded: the grader is the researcher's, but what it runs
+ * (the workspace's test suite, a module it imports) is the model's. Undefined for a run whose tools ran
+ * without a sandbox (`mode: off`).
+ */
+export function workspaceSandbox(
+  run: Pick<SandboxRecord, 'mode' | 'network'>,
+  workDir: string,
+  agentHome: string,
+  path: string | undefined,
+): SandboxPolicy | undefined {
+  if (run.mode === 'off') return undefined;
+  return {
+    mode: run.mode,
+    network: run.network,
+    workspace: workDir,
+    protectedPaths: [join(workDir, '.delta')],
+    visiblePaths: [agentHome, ...programsUnderTmp(path)],
+    writablePaths: [],
   };
 }

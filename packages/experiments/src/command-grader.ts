@@ -1,6 +1,14 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type CommandResult, probeBubblewrap, removeLayer, RunSandbox, runCommand, type SandboxLimits } from '@delta/command-runner';
+import {
+  type CommandResult,
+  probeBubblewrap,
+  removeLayer,
+  RunSandbox,
+  runCommand,
+  type SandboxLimits,
+  type SandboxPolicy,
+} from '@delta/command-runner';
 import { defaultImageCache } from '@delta/engine';
 import { ConfigurationError } from '@delta/errors';
 import { readUntrustedFile } from '@delta/untrusted-file';
@@ -16,7 +24,18 @@ export interface RunImage {
 /** Where a grader runs: on this machine, in the run's workspace; or, for a run in an image, in the run's final environment. */
 export interface GraderPlace {
   /** The run's image, its layer (`.delta/<run>/layer`), the task's verifier files, the cache of unpacked images. */
-  image?: { record: RunImage; runLayer: string; tests?: string; imageCache?: string; limits?: SandboxLimits; env?: Record<string, string> };
+  image?: {
+    record: RunImage;
+    runLayer: string;
+    tests?: string;
+    imageCache?: string;
+    limits?: SandboxLimits;
+    env?: Record<string, string>;
+    /** The run's network (its tools'): on when not given. */
+    network?: boolean;
+  };
+  /** A run without an image whose tools were sandboxed: the grader runs in this sandbox (the run's; see workspaceSandbox). */
+  sandbox?: SandboxPolicy;
   /** The grader's records: stdout.log and stderr.log, and, in an image, `logs/` (its /logs/verifier). */
   recordDir: string;
 }
@@ -50,13 +69,25 @@ function readReward(logs: string): GraderOutput['reward'] {
   return undefined;
 }
 
+/** This machine's bubblewrap, or a configuration error: `what` (the grader's place), and why there is none. */
+function bubblewrapFor(what: string): string {
+  const probe = probeBubblewrap();
+  if (probe.ok) return probe.path;
+  throw new ConfigurationError(`${what}, and ${probe.problem}.`, {
+    code: 'SANDBOX_UNAVAILABLE',
+    hint: 'Install bubblewrap (sudo apt-get install bubblewrap).',
+  });
+}
+
 /**
  * Runs a command grader (`sh -c COMMAND`) and keeps its output with the grade (`recordDir`). For a run in an
  * image it runs where the agent worked: the image, under the run's layer (read only: a layer of the
  * grader's own takes its writes, so the run stays as it ended), in the run's workdir, sandboxed as the tools
  * were; the task's verifier files (`tests`) are a fresh copy at /tests and /logs/verifier an empty directory,
- * so whatever the agent left at either is gone. Otherwise it runs on this machine, in the run's workspace,
- * as it always has (a grader is the researcher's own code).
+ * so whatever the agent left at either is gone. Otherwise it runs on this machine, in the run's workspace:
+ * in the run's sandbox (`place.sandbox`) when its tools had one. The grader is the researcher's code, but
+ * what it runs (the workspace's tests, a module it imports) is the model's, which must not reach this
+ * machine's files or rewrite `.delta/` (an endpoint a later `delta continue` would send the key to).
  */
 export async function runCommandGrader(
   command: string,
@@ -68,27 +99,28 @@ export async function runCommandGrader(
   const records = { stdout: join(recordDir, 'stdout.log'), stderr: join(recordDir, 'stderr.log') };
   const image = options.place.image;
   if (image === undefined) {
-    const result = await runCommand({
-      file: '/bin/sh',
-      args: ['-c', command],
-      cwd: options.cwd,
-      env: options.env,
-      timeoutMs: options.timeoutMs,
-      stdoutFile: records.stdout,
-      stderrFile: records.stderr,
-    });
-    return { result, records };
+    const policy = options.place.sandbox;
+    const sandbox =
+      policy === undefined
+        ? undefined
+        : RunSandbox.start(policy, bubblewrapFor(`The run's tools ran in the sandbox (${policy.mode}), so its grader does too`));
+    try {
+      const result = await runCommand({
+        file: '/bin/sh',
+        args: ['-c', command],
+        cwd: options.cwd,
+        env: options.env,
+        timeoutMs: options.timeoutMs,
+        stdoutFile: records.stdout,
+        stderrFile: records.stderr,
+        ...(sandbox ? { sandbox } : {}),
+      });
+      return { result, records };
+    } finally {
+      await sandbox?.stop();
+    }
   }
-  const probe = probeBubblewrap();
-  if (!probe.ok) {
-    throw new ConfigurationError(
-      `The grader of a run in the image ${image.record.reference} runs in that image, in the sandbox, and ${probe.problem}.`,
-      {
-        code: 'SANDBOX_UNAVAILABLE',
-        hint: 'Install bubblewrap (sudo apt-get install bubblewrap).',
-      },
-    );
-  }
+  const bubblewrap = bubblewrapFor(`The grader of a run in the image ${image.record.reference} runs in that image, in the sandbox`);
   const images = await import('@delta/images');
   const cacheDir = image.imageCache ?? defaultImageCache();
   const resolved = images.findImage(cacheDir, image.record.digest) ?? (await images.resolveImage(image.record.reference, { cacheDir }));
@@ -112,7 +144,7 @@ export async function runCommandGrader(
   const sandbox = RunSandbox.start(
     {
       mode: 'read-only',
-      network: true,
+      network: image.network ?? true,
       workspace: options.cwd,
       protectedPaths: [join(options.cwd, '.delta')],
       visiblePaths: [],
@@ -131,7 +163,7 @@ export async function runCommandGrader(
       },
       ...(image.limits ? { limits: image.limits } : {}),
     },
-    probe.path,
+    bubblewrap,
   );
   try {
     // The grader's input, where it can read it: its private /tmp.

@@ -1,4 +1,4 @@
-import type { SandboxEnvConfig } from '@delta/engine';
+import type { SandboxEnvConfig, SandboxRecord } from '@delta/engine';
 import type { BatchRunKey } from './batch-layout.js';
 import type { Task } from './dataset.js';
 import { type Grade, runGrader } from './grade.js';
@@ -28,6 +28,13 @@ function runImage(run: Extract<RunOnDisk, { kind: 'run' }>): RunImage | undefine
   return image?.reference && image.digest && image.workdir ? (image as RunImage) : undefined;
 }
 
+/** The sandbox the run's tools ran in (its first ENGINE_START's `sandbox`: mode and network), if recorded. */
+function runSandbox(run: Extract<RunOnDisk, { kind: 'run' }>): Pick<SandboxRecord, 'mode' | 'network'> | undefined {
+  const start = run.events.find((event) => event.type === 'ENGINE_START') as { sandbox?: Partial<SandboxRecord> } | undefined;
+  const sandbox = start?.sandbox;
+  return sandbox?.mode !== undefined && typeof sandbox.network === 'boolean' ? { mode: sandbox.mode, network: sandbox.network } : undefined;
+}
+
 /** Runs the grader on one finished run of a batch, telling it the task, the answer and where the run is. */
 export function gradeRun(
   command: string,
@@ -38,6 +45,7 @@ export function gradeRun(
   options: GradeRunOptions = {},
 ): Promise<Grade> {
   const image = runImage(run);
+  const sandbox = runSandbox(run);
   // The task's verifier time wins (Harbor's [verifier] timeout_sec).
   const timeoutMs = task.verifier?.timeout_sec === undefined ? options.timeoutMs : task.verifier.timeout_sec * 1000;
   return runGrader({
@@ -55,6 +63,7 @@ export function gradeRun(
           },
         }
       : {}),
+    ...(sandbox ? { runSandbox: sandbox } : {}),
     ...(options.modelsFile ? { modelsFile: options.modelsFile } : {}),
     ...(options.sandboxEnv ? { sandboxEnv: options.sandboxEnv } : {}),
     ...(options.secrets ? { secrets: options.secrets } : {}),

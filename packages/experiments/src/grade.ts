@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type SandboxEnvConfig, toolEnvironment } from '@delta/engine';
+import { type SandboxEnvConfig, type SandboxRecord, toolEnvironment, workspaceSandbox } from '@delta/engine';
+import { pathsHiddenBySandbox } from '@delta/command-runner';
 import { diskWrite, parseJson } from '@delta/errors';
 import { type BuiltinVerdict, builtinVerdict, parseBuiltinGrader } from './builtin-graders.js';
 import { Grade } from './grade-schema.js';
@@ -43,6 +44,11 @@ export interface RunGraderOptions {
   modelsFile?: string;
   /** A run in an image: a command grader runs in the run's final environment (see command-grader.ts). */
   image?: GraderPlace['image'];
+  /**
+   * The sandbox the run's tools ran in, as its ENGINE_START recorded it: a command grader of a run without
+   * an image runs in the same (see command-grader.ts), and one in an image with the same network.
+   */
+  runSandbox?: Pick<SandboxRecord, 'mode' | 'network'> | undefined;
   /** The limits the run ran into (metadata.json's `limits_hit`), recorded with its grade. */
   limitsHit?: readonly string[] | undefined;
 }
@@ -174,13 +180,19 @@ export async function runGrader(given: RunGraderOptions): Promise<Grade> {
     return recordGrade(options, { score: null, passed: null, error, ran_in: 'image' }, null);
   }
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const env = graderEnvironment(options, inputFile);
+  const tools =
+    options.runSandbox && !options.image ? workspaceSandbox(options.runSandbox, input.work_dir, input.agent_home, env.PATH) : undefined;
+  // The grader's own files under /tmp that its command names (its script, a list it reads): visible, read only.
+  const sandbox = tools && { ...tools, visiblePaths: [...tools.visiblePaths, ...pathsHiddenBySandbox(tools, [options.command])] };
   const place: GraderPlace = {
     recordDir: join(input.run_dir, GRADES_DIRECTORY, `${graderHash(options.command)}.grader`),
-    ...(options.image ? { image: options.image } : {}),
+    ...(options.image ? { image: { ...options.image, ...(options.runSandbox ? { network: options.runSandbox.network } : {}) } } : {}),
+    ...(sandbox ? { sandbox } : {}),
   };
   const { result, reward, records } = await runCommandGrader(options.command, {
     cwd: input.work_dir,
-    env: graderEnvironment(options, inputFile),
+    env,
     timeoutMs,
     input: inputFile,
     place,

@@ -7,12 +7,14 @@ import { cleanupTestResources, createTempDir, startFakeLlm } from '@delta/testki
 import { afterEach, describe, expect, it } from 'vitest';
 import { createNoteAgent, noteScript, writeTasks } from './batch-fixture.test-support.js';
 import { gradeBatch } from './grade-batch.js';
+import { graderHash } from './grade-store.js';
 import { runBatch } from './run-batch.js';
 
 afterEach(cleanupTestResources);
 
 const KEY = 'sk-grader-env-test-0123456789';
-const DUMP = 'env > "$DELTA_RUN_DIR/grader-env.txt"';
+// Printed: the grader's output is kept with its grade (grades/<hash>.grader/stdout.log); `.delta/` is read only to it.
+const DUMP = 'env';
 const USER = {
   GITHUB_TOKEN: 'ghp_grader_token_0123',
   DELTA_QUEUE: 'redis://:pw@127.0.0.1:1/0',
@@ -26,8 +28,8 @@ async function gradedEnvironment(agentExtra: Record<string, unknown>, options: {
   const out = join(await createTempDir(), 'out');
   const summary = await runBatch({ tasksFile, agent, out, grader: DUMP, baseUrl: llm.baseUrl, ...options });
   expect(summary.completed).toBe(1);
-  const file = join(runPaths(join(out, 't1', 'fake-model', '1'), 'run-1').runDir, 'grader-env.txt');
-  return { out, file, text: readFileSync(file, 'utf8') };
+  const runDir = runPaths(join(out, 't1', 'fake-model', '1'), 'run-1').runDir;
+  return { out, runDir, text: readFileSync(join(runDir, 'grades', `${graderHash(DUMP)}.grader`, 'stdout.log'), 'utf8') };
 }
 
 describe("a command grader's environment", () => {
@@ -51,9 +53,9 @@ describe("a command grader's environment", () => {
   });
 
   it('delta grade (gradeBatch) reads the sandbox.env of the agent too, and keeps a copy of the key in the environment out', async () => {
-    const { out, file } = await gradedEnvironment({ sandbox: { env: { inherit: 'all' } } }, { apiKey: KEY, environment: process.env });
+    const { out, runDir } = await gradedEnvironment({ sandbox: { env: { inherit: 'all' } } }, { apiKey: KEY, environment: process.env });
     await gradeBatch(out, { grader: `${DUMP}; true`, environment: { ...process.env, ...USER, DELTA_API_KEY: KEY } });
-    const text = readFileSync(file, 'utf8');
+    const text = readFileSync(join(runDir, 'grades', `${graderHash(`${DUMP}; true`)}.grader`, 'stdout.log'), 'utf8');
     expect(text).toMatch(/^GITHUB_TOKEN=ghp_grader_token_0123$/m);
     expect(text).not.toMatch(/^(DELTA_QUEUE|MY_COPY|DELTA_API_KEY)=/m);
     expect(text).not.toContain(KEY);

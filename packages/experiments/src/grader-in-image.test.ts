@@ -85,4 +85,38 @@ describe.skipIf(skip !== undefined)('a command grader of a run in an image', () 
     expect(listLayerChanges(join(honest.runDir, 'layer')).changes).toEqual([{ path: '/testbed/state', change: 'written' }]);
     expect(existsSync(join(honest.runDir, 'grades'))).toBe(true);
   }, 120_000);
+
+  it("has the network only when the run's tools had it", async () => {
+    const base = await createTempDir('grader-in-image-network-');
+    buildImage(join(base, 'image'), 'v1', () => {});
+    mkdirSync(join(base, 'tests'));
+    // The network interfaces the verifier sees: only the loopback one in a network namespace of its own.
+    writeFileSync(join(base, 'tests', 'test.sh'), 'cat /proc/net/dev > /logs/verifier/net.txt\necho 1 > /logs/verifier/reward.txt\n');
+    const tasks = join(base, 'tasks.jsonl');
+    writeFileSync(tasks, `${JSON.stringify({ id: 't1', message: 'hi', image: 'image:v1', tests: 'tests', workdir: '/workspace' })}\n`);
+    const server = await startFakeLlm({ script: () => ({ content: 'done' }) });
+    const interfaces = async (network: boolean) => {
+      const agent = await createTempAgent({
+        agentYaml: { name: 'quiet', llm: { model: 'm', max_retries: 0 }, grader: 'sh /tests/test.sh', sandbox: { network } },
+      });
+      const out = join(base, `out-${network}`);
+      const summary = await runBatch({
+        tasksFile: tasks,
+        agent,
+        out,
+        apiKey: 'sk-test',
+        baseUrl: server.baseUrl,
+        imageCache: join(base, 'cache'),
+      });
+      expect(summary.completed).toBe(1);
+      const runDir = runPaths(join(out, 't1', 'm', '1'), 'run-1').runDir;
+      const grade = JSON.parse(readFileSync(join(runDir, 'grade.json'), 'utf8'));
+      expect(grade).toMatchObject({ passed: true, ran_in: 'image' });
+      const lines = readFileSync(join(grade.output.logs, 'net.txt'), 'utf8').split('\n').slice(2);
+      return lines.filter((line) => line.includes(':')).map((line) => line.split(':')[0]!.trim());
+    };
+    expect(await interfaces(false)).toEqual(['lo']);
+    // This machine's network: its interfaces beside the loopback one.
+    expect((await interfaces(true)).length).toBeGreaterThan(1);
+  }, 120_000);
 });
