@@ -143,11 +143,12 @@ describe('delta batch --grader model:NAME', () => {
       expect(json.by_model[0]).toMatchObject({ name: 'worker', cost: null });
       const page = readFileSync((await runDelta(['view', out])).stdout.trim(), 'utf8');
       expect(page).toContain('apart from the runs: tokens 400 in · 40 out · cost 0.0006 USD (2 runs judged)</p>');
-      // A command grader gets none of the models file's keys either (it runs outside the sandbox).
-      const seen = join(directory, 'grader-env.txt');
-      const regrade = await runDelta(['grade', out, '--grader', `env > ${seen}; echo '{"score": 1}'`], { env });
+      // A command grader gets none of the models file's keys either (it prints its environment: its output is
+      // kept with its grade, and .delta/ is read only in the run's sandbox, where it runs).
+      const regrade = await runDelta(['grade', out, '--grader', `env; echo '{"score": 1}'`], { env });
       expect(regrade.exitCode, regrade.stderr).toBe(0);
-      const graderEnv = readFileSync(seen, 'utf8');
+      const printed = filesUnder(out).filter((file) => file.endsWith('.grader/stdout.log'));
+      const graderEnv = printed.map((file) => readFileSync(file, 'utf8')).join('');
       expect(graderEnv).toContain('DELTA_TASK_ID=');
       expect(graderEnv).not.toContain(JUDGE_KEY);
       expect(graderEnv).not.toContain(AGENT_KEY);

@@ -85,4 +85,39 @@ describe.skipIf(skip !== undefined)('a run in an image (real bubblewrap, overlay
     );
     expect(existsSync(join(cacheOfNothing, 'roots'))).toBe(false);
   }, 120_000);
+
+  it("shows none of this machine's /tmp for the programs on the tools' PATH, which cannot run on the image's root", async () => {
+    const base = await createTempDir('image-run-path-');
+    const layout = buildImage(join(base, 'layout'), 'v1', () => {}, { env: ['PATH=/bin'] });
+    // A clone under /tmp whose bin/ is on the PATH (as the CLI puts its own), with a task's solution beside it.
+    const clone = await createTempDir('image-run-clone-');
+    mkdirSync(join(clone, 'bin'));
+    writeFileSync(join(clone, 'solution.sh'), 'the answer\n');
+    const home = await createTempAgent({
+      agentYaml: {
+        name: 'in-image',
+        llm: { model: 'm', max_retries: 0 },
+        sandbox: { image: `${layout}:v1` },
+        tools: [{ name: 'sh', description: 'x', exec: 'sh -c ${script}', allow_option_values: true }],
+      },
+    });
+    const server = await startFakeLlm({
+      script: [
+        { tool_calls: [{ name: 'sh', arguments: { script: `cat ${clone}/solution.sh 2>&1 || echo hidden` } }] },
+        { content: 'done' },
+      ],
+    });
+    const result = await startRun({
+      agent: loadAgent(home),
+      message: 'go',
+      workDir: await createTempDir('image-run-path-work-'),
+      apiKey: 'sk-test',
+      baseUrl: server.baseUrl,
+      environment: { ...process.env, PATH: `${join(clone, 'bin')}:${process.env.PATH}` },
+      sandbox: { imageCache: join(base, 'cache') },
+    });
+    expect(result.status).toBe('COMPLETED');
+    const observation = readJournal(result.paths.journal).find((event) => event.type === 'ACTION_RESULT');
+    expect(observation).toMatchObject({ observation_content: expect.stringMatching(/No such file or directory\nhidden$/) });
+  }, 120_000);
 });

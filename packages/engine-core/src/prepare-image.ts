@@ -133,7 +133,12 @@ export async function prepareImage(
   return {
     choice: {
       ...choice,
-      policy: { ...choice.policy, image: { root: unpacked.root, layer: layerDir, workdir, uid, gid } },
+      policy: {
+        ...choice.policy,
+        // This machine's programs cannot run on the image's root: the /tmp directories shown for them are not shown.
+        visiblePaths: choice.policy.visiblePaths.filter((path) => !choice.toolPrograms?.includes(path)),
+        image: { root: unpacked.root, layer: layerDir, workdir, uid, gid },
+      },
       record: { ...choice.record, image: record },
       description: `${choice.description}, image ${request.reference} (${image.digest.slice(0, 19)}), workspace at ${workdir}`,
     },

@@ -50,6 +50,11 @@ export interface SandboxChoice {
   description: string;
   /** Said once when the default sandbox cannot be had and tools run without one. */
   warning?: string;
+  /**
+   * The directories under /tmp the policy shows only because the tools' PATH has programs there: a run in
+   * an image, whose tools cannot run this machine's programs, does not show them (prepare-image.ts).
+   */
+  toolPrograms?: string[];
 }
 
 const DEFAULT_MODE: SandboxMode = 'workspace-write';
@@ -107,14 +112,14 @@ function isWithin(path: string, outer: string): boolean {
 /**
  * The sandbox's /tmp is private, which would hide the programs the tools are given on their PATH when
  * they live under /tmp (a clone of Delta there, whose bin/delta a sub-agent tool runs). The top directory
- * under /tmp of each such PATH entry stays visible, read-only.
+ * under /tmp of each such PATH entry stays visible, read-only (the agent's directory aside: it is shown anyway).
  */
-function programsUnderTmp(path: string | undefined): string[] {
+function programsUnderTmp(path: string | undefined, agentHome: string): string[] {
   const found = new Set<string>();
   for (const entry of (path ?? '').split(':')) {
     if (!entry.startsWith('/tmp/')) continue;
     const top = join('/tmp', entry.slice('/tmp/'.length).split('/')[0]!);
-    if (top !== '/tmp' && existsSync(top)) found.add(top);
+    if (top !== '/tmp' && top !== agentHome && existsSync(top)) found.add(top);
   }
   return [...found];
 }
@@ -203,6 +208,7 @@ export function chooseSandbox(
       ...(limits ? { limits } : {}),
     },
     bubblewrap: probe.path,
+    toolPrograms: programsUnderTmp(toolEnv.PATH ?? environment.PATH, agent.home),
     record: { mode, network, ...(Object.keys(limitsConfig).length > 0 ? { limits: limitsRecord(limitsConfig) } : {}) },
     description: `sandbox: bubblewrap, ${mode}, ${networkText}${writablePaths.length > 0 ? `, also writable: ${writablePaths.join(', ')}` : ''}`,
   };
@@ -227,7 +233,7 @@ export function workspaceSandbox(
     network: run.network,
     workspace: workDir,
     protectedPaths: [join(workDir, '.delta')],
-    visiblePaths: [agentHome, ...programsUnderTmp(path)],
+    visiblePaths: [agentHome, ...programsUnderTmp(path, agentHome)],
     writablePaths: [],
   };
 }
