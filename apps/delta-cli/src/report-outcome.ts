@@ -12,6 +12,7 @@ export function reportOutcome(result: RunResult, verbose: boolean, output: { jso
     elapsedMs: performance.now(),
     cwd: process.cwd(),
     stdout: (text) => process.stdout.write(text),
+    terminal: process.stdout.isTTY === true,
     stderr,
     printError: (error) => reportError(error, verbose, stderr),
   });

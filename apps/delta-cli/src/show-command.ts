@@ -14,6 +14,7 @@ import {
   showOutput,
   showRun,
   toolExecutionFiles,
+  visibleControls,
 } from '@delta/views';
 import { locateRun, type RunLocation } from './inspect/locate-run.js';
 import { usageError } from './usage-error.js';
@@ -34,7 +35,18 @@ async function pipeFile(file: string): Promise<void> {
   await once(stream, 'end');
 }
 
-const terminal = () => showOutput(paletteFor(process.stdout, process.env), (text) => process.stdout.write(text), pipeFile);
+/**
+ * A tool's output in `delta show action`: on a terminal with its control characters shown, not obeyed (a tool
+ * must not clear the screen, retitle it or write its clipboard); piped, byte for byte (`--stdout` always is).
+ */
+async function showFile(file: string): Promise<void> {
+  if (!process.stdout.isTTY) return pipeFile(file);
+  if (!existsSync(file)) return;
+  const stream = createReadStream(file, { encoding: 'utf8' });
+  for await (const chunk of stream) process.stdout.write(visibleControls(chunk as string));
+}
+
+const terminal = () => showOutput(paletteFor(process.stdout, process.env), (text) => process.stdout.write(text), showFile);
 
 /** What `found` names, or a usage error with its message and fix. */
 function named<T>(answer: Found<T>): T {

@@ -5,6 +5,7 @@ import { readLatestRunId } from '@delta/journal';
 import type { OutputFormat } from './result/output-format.js';
 import { runResultObject } from './result/run-result.js';
 import { runSummaryText } from './result/run-summary.js';
+import { visibleControls } from './inspect/visible-controls.js';
 
 /** How a run's outcome is told: -v, --json or --format, and where it goes. */
 export interface OutcomeOptions {
@@ -16,6 +17,8 @@ export interface OutcomeOptions {
   cwd: string;
   /** The result: the answer, the JSON object or the summary. */
   stdout: (text: string) => void;
+  /** stdout is a terminal: the answer's control characters (and the summary's) are shown there, not obeyed; `raw` and `json` are as they are. */
+  terminal?: boolean;
   /** Everything else: what went wrong, how to resume, where to answer. */
   stderr: (text: string) => void;
   /** Tells what went wrong (a DeltaError with its hint, or the reason) on stderr, as the caller prints errors. */
@@ -29,10 +32,11 @@ function writeResult(result: RunResult, options: OutcomeOptions): void {
     write(`${JSON.stringify(outcomeLine(result))}\n`);
   } else if (options.format === 'json' || options.format === 'text') {
     const object = runResultObject(result, options.elapsedMs);
-    write(options.format === 'json' ? `${JSON.stringify(object)}\n` : runSummaryText(object));
+    if (options.format === 'json') write(`${JSON.stringify(object)}\n`);
+    else write(options.terminal ? visibleControls(runSummaryText(object)) : runSummaryText(object));
   } else if (result.status === 'COMPLETED' && result.finalAnswer) {
     // Two writes: `${answer}\n` would copy a long answer once more before it is encoded.
-    write(result.finalAnswer);
+    write(options.terminal && options.format !== 'raw' ? visibleControls(result.finalAnswer) : result.finalAnswer);
     if (options.format !== 'raw') write('\n');
   }
 }

@@ -8,7 +8,7 @@ export interface ShowOutput {
   line: (text: string) => void;
   /** `== text`, in bold on a terminal: a section. */
   heading: (text: string) => void;
-  /** Copies a file's bytes (a tool's output can be larger than memory); nothing when it does not exist. */
+  /** Copies a file (a tool's output can be larger than memory), on a terminal with its control characters shown; nothing when it does not exist. */
   pipe: (file: string) => Promise<void>;
 }
 

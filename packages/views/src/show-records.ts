@@ -9,6 +9,7 @@ import {
   type ToolExecutionFiles,
 } from './inspect/run-records.js';
 import type { ShowOutput } from './show-output.js';
+import { visibleControls } from './inspect/visible-controls.js';
 
 /** `delta show invocation N|ID`: the call's facts, the reasoning, the exact request bytes and the response. */
 export function showInvocation(paths: RunPaths, id: string, output: ShowOutput): number {
@@ -33,7 +34,7 @@ export function showInvocation(paths: RunPaths, id: string, output: ShowOutput):
   const thought = readRunJournal(paths).find((event) => event.type === 'THOUGHT' && event.llm_invocation_ref === id);
   if (thought?.type === 'THOUGHT' && thought.reasoning) {
     heading('reasoning');
-    write(`${thought.reasoning.replace(/\n?$/, '\n')}`);
+    write(`${visibleControls(thought.reasoning).replace(/\n?$/, '\n')}`);
   }
   heading('request (exact bytes sent)');
   write(request ? `${request.toString('utf8').replace(/\n?$/, '\n')}` : palette.dim('(not recorded)\n'));
@@ -54,7 +55,7 @@ export async function showAction(files: ToolExecutionFiles, result: ActionResult
   ].filter(Boolean);
   write(`${facts.join(', ')}\n${palette.dim(files.dir)}\n`);
   heading('command');
-  write(`${files.command ?? '(not recorded)'}\n`);
+  write(`${files.command === undefined ? '(not recorded)' : visibleControls(files.command)}\n`);
   heading(`stdout (${formatCount(size(files.stdout))} bytes)`);
   await pipe(files.stdout);
   if (size(files.stdout) > 0) write('\n');
@@ -73,6 +74,6 @@ export function showCallThatDidNotRun(result: ActionResultEvent, output: ShowOut
       : `BLOCKED: it did not run; the pre_tool_execution hook refused it (${blockedBy})\n`,
   );
   output.heading('what the model was told');
-  output.write(result.observation_content.replace(/\n?$/, '\n'));
+  output.write(visibleControls(result.observation_content).replace(/\n?$/, '\n'));
   return 0;
 }

@@ -1,7 +1,7 @@
 /**
- * Text a TASKS file or a model chose (task ids are checked; metadata values, model names and reasons are not)
- * with its control characters shown, never obeyed: an escape sequence in a metadata value must not recolour
- * or retitle the terminal. Lines and tabs stay.
+ * Text a TASKS file, a model or a tool chose (task ids are checked; metadata values, model names, reasons,
+ * answers and tool output are not) with its control characters shown, never obeyed: an escape sequence must
+ * not recolour, clear or retitle the terminal, nor write its clipboard. Lines and tabs stay.
  */
 export function visibleControls(text: string): string {
   return text.replace(

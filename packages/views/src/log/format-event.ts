@@ -2,6 +2,7 @@ import type { JournalEvent } from '@delta/journal';
 import { NO_COLORS, type Palette, statusColor } from '../inspect/color.js';
 import { countOf, formatTokensInOut } from '../inspect/format-numbers.js';
 import { HIDDEN_ANSWER, HiddenAnswers } from '../inspect/hidden-answers.js';
+import { visibleControls } from '../inspect/visible-controls.js';
 
 const LABEL_WIDTH = 9;
 const INDENT = ' '.repeat(8 + 2 + LABEL_WIDTH + 1);
@@ -24,9 +25,11 @@ function block(text: string): string {
 function argumentsText(args: Record<string, unknown> | null | undefined, raw: string | undefined): string {
   // Large arguments are stored once, in the THOUGHT: their start is enough for a transcript.
   if (args === undefined)
-    return raw === undefined ? '(arguments not recorded)' : `${raw.slice(0, 200)}… (${Buffer.byteLength(raw, 'utf8')} bytes)`;
+    return raw === undefined
+      ? '(arguments not recorded)'
+      : `${visibleControls(raw.slice(0, 200))}… (${Buffer.byteLength(raw, 'utf8')} bytes)`;
   if (args !== null) return JSON.stringify(args);
-  return raw === undefined ? '(arguments not recorded)' : `${raw} (not valid arguments)`;
+  return raw === undefined ? '(arguments not recorded)' : `${visibleControls(raw)} (not valid arguments)`;
 }
 
 /**
@@ -58,26 +61,26 @@ export function createTranscriptFormatter(palette: Palette = NO_COLORS): (event:
         return line(event, 'START', palette.bold, `run ${event.run_id} ${verb} (${details.join(', ')})\nin ${event.work_dir}`);
       }
       case 'USER_MESSAGE':
-        return line(event, 'USER', palette.cyan, event.content);
+        return line(event, 'USER', palette.cyan, visibleControls(event.content));
       case 'THOUGHT': {
         for (const call of event.tool_calls) rawArguments.set(call.id, call.arguments);
         const usage = event.usage ? palette.dim(`(${formatTokensInOut(event.usage)})`) : '';
         const calls =
           event.tool_calls.length === 0
             ? 'no tool calls: the final answer'
-            : `calls ${event.tool_calls.map((call) => call.name).join(', ')}`;
-        const content = event.content === null || event.content === '' ? palette.dim('(no text)') : event.content;
+            : `calls ${event.tool_calls.map((call) => visibleControls(call.name)).join(', ')}`;
+        const content = event.content === null || event.content === '' ? palette.dim('(no text)') : visibleControls(event.content);
         // The model's reasoning, when the server sent it, before what it said.
-        const reasoning = event.reasoning ? `${line(event, 'REASONING', palette.dim, palette.dim(event.reasoning))}` : '';
+        const reasoning = event.reasoning ? `${line(event, 'REASONING', palette.dim, palette.dim(visibleControls(event.reasoning)))}` : '';
         return prefix + reasoning + line(event, 'THOUGHT', palette.magenta, `${content}\n${palette.dim(calls)} ${usage}`.trimEnd());
       }
       case 'ACTION_REQUEST': {
-        const command = event.resolved_command ? `\n${palette.dim('$')} ${event.resolved_command}` : '';
+        const command = event.resolved_command ? `\n${palette.dim('$')} ${visibleControls(event.resolved_command)}` : '';
         return line(
           event,
           'CALL',
           palette.blue,
-          `${palette.bold(event.tool_name)} ${argumentsText(event.tool_args, rawArguments.get(event.action_id))} ${palette.dim(`[${event.action_id}]`)}${command}`,
+          `${palette.bold(visibleControls(event.tool_name))} ${argumentsText(event.tool_args, rawArguments.get(event.action_id))} ${palette.dim(`[${event.action_id}]`)}${command}`,
         );
       }
       case 'ACTION_RESULT': {
@@ -87,12 +90,12 @@ export function createTranscriptFormatter(palette: Palette = NO_COLORS): (event:
           ? palette.dim(HIDDEN_ANSWER)
           : event.observation_content === ''
             ? palette.dim('(no output)')
-            : event.observation_content;
+            : visibleControls(event.observation_content);
         return line(
           event,
           'RESULT',
           color,
-          `${palette.bold(event.tool_name)} ${color(event.status)}${exit}${hookNote(event, palette)} ${palette.dim(`[${event.execution_ref ?? event.action_id}]`)}\n${observation}`,
+          `${palette.bold(visibleControls(event.tool_name))} ${color(event.status)}${exit}${hookNote(event, palette)} ${palette.dim(`[${event.execution_ref ?? event.action_id}]`)}\n${observation}`,
         );
       }
       case 'HUMAN_INPUT_REQUEST':
@@ -100,12 +103,22 @@ export function createTranscriptFormatter(palette: Palette = NO_COLORS): (event:
           event,
           'ASK',
           palette.yellow,
-          `${event.prompt}${event.sensitive || event.input_type === 'password' ? palette.dim(` (${event.input_type === 'password' ? 'password' : 'sensitive'})`) : ''}`,
+          `${visibleControls(event.prompt)}${event.sensitive || event.input_type === 'password' ? palette.dim(` (${event.input_type === 'password' ? 'password' : 'sensitive'})`) : ''}`,
         );
       case 'HUMAN_INPUT_RECEIVED':
-        return line(event, 'HUMAN', palette.yellow, hidden.hides(event.action_id) ? palette.dim(HIDDEN_ANSWER) : event.response);
+        return line(
+          event,
+          'HUMAN',
+          palette.yellow,
+          hidden.hides(event.action_id) ? palette.dim(HIDDEN_ANSWER) : visibleControls(event.response),
+        );
       case 'SYSTEM_MESSAGE':
-        return line(event, 'SYSTEM', event.level === 'INFO' ? palette.dim : palette.yellow, `${event.level}: ${event.content}`);
+        return line(
+          event,
+          'SYSTEM',
+          event.level === 'INFO' ? palette.dim : palette.yellow,
+          `${event.level}: ${visibleControls(event.content)}`,
+        );
       case 'HOOK_EXECUTION_AUDIT':
         return line(
           event,
@@ -114,14 +127,19 @@ export function createTranscriptFormatter(palette: Palette = NO_COLORS): (event:
           `${event.hook_name} ${event.status} ${palette.dim(event.io_path_ref)}`,
         );
       case 'ERROR':
-        return line(event, 'ERROR', palette.red, `${event.error_message}${event.error_code ? palette.dim(` (${event.error_code})`) : ''}`);
+        return line(
+          event,
+          'ERROR',
+          palette.red,
+          `${visibleControls(event.error_message)}${event.error_code ? palette.dim(` (${event.error_code})`) : ''}`,
+        );
       case 'ENGINE_END': {
         const color = statusColor(palette, event.status);
         return line(
           event,
           'END',
           color,
-          `${color(event.status)} after ${countOf(event.final_iteration, 'iteration')}${event.reason ? `: ${event.reason}` : ''}`,
+          `${color(event.status)} after ${countOf(event.final_iteration, 'iteration')}${event.reason ? `: ${visibleControls(event.reason)}` : ''}`,
         );
       }
     }

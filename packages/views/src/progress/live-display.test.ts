@@ -51,4 +51,16 @@ describe('the live display', () => {
     display.stop();
     expect(text()).toContain('[1] ● Plain answer\n');
   });
+
+  it("shows the control characters of a model's answer, streamed or not, never sends them to the terminal", () => {
+    const { stream, text } = terminal();
+    const display = new LiveDisplay(stream, NO_COLORS);
+    display.onModelDelta({ iteration: 1, invocation_id: '0001_abcdef', type: 'content', text: 'a\u001b[2Jb' });
+    display.onEvent(thought('a\u001b[2Jb'));
+    display.onEvent(thought('c\u001b]0;title\u0007d'));
+    display.stop();
+    expect(text()).not.toMatch(/[\u001b\u0007]/);
+    expect(text()).toContain('a\\u001b[2Jb');
+    expect(text()).toContain('c\\u001b]0;title\\u0007d');
+  });
 });

@@ -1,3 +1,4 @@
+import { visibleControls } from '../inspect/visible-controls.js';
 import { readMetadata, runPaths, type JournalEvent, type RunMetadata } from '@delta/journal';
 import type { ModelDelta } from '@delta/engine';
 import { type Palette, statusColor } from '../inspect/color.js';
@@ -112,7 +113,7 @@ export class LiveDisplay {
           phaseStartedAt: now,
         };
         delete this.state.toolName;
-        const text = event.content ? firstLine(event.content) : '';
+        const text = event.content ? visibleControls(firstLine(event.content)) : '';
         if (text !== '' && !streamed)
           this.above(
             `${this.prefix(event.iteration)} ${this.palette.magenta('●')} ${fitWidth(text, width - 8 - String(event.iteration).length)}`,
@@ -133,18 +134,19 @@ export class LiveDisplay {
           event.exit_code === null ? event.status.toLowerCase() : `exit ${event.exit_code}`,
           ...(started === undefined ? [] : [formatDuration(now - started)]),
         ].join(', ');
-        const head = `${event.tool_name} (${facts})`;
-        const observation = firstLine(event.observation_content);
+        const name = visibleControls(event.tool_name);
+        const head = `${name} (${facts})`;
+        const observation = visibleControls(firstLine(event.observation_content));
         const room = width - head.length - 10 - String(event.iteration).length;
         this.above(
-          `${this.prefix(event.iteration)} ${mark} ${this.palette.bold(event.tool_name)} ${this.palette.dim(`(${facts})`)}${observation && room > 10 ? ` ${this.palette.dim(fitWidth(observation, room))}` : ''}`,
+          `${this.prefix(event.iteration)} ${mark} ${this.palette.bold(name)} ${this.palette.dim(`(${facts})`)}${observation && room > 10 ? ` ${this.palette.dim(fitWidth(observation, room))}` : ''}`,
         );
         this.state = { ...this.state, phase: 'thinking', phaseStartedAt: now };
         delete this.state.toolName;
         break;
       }
       case 'HUMAN_INPUT_REQUEST':
-        this.above(`${this.prefix(event.iteration)} ${this.palette.yellow('?')} ${event.prompt}`);
+        this.above(`${this.prefix(event.iteration)} ${this.palette.yellow('?')} ${visibleControls(event.prompt)}`);
         this.state = { ...this.state, phase: 'waiting', phaseStartedAt: now };
         // The question is answered at this terminal (or the run pauses): no redrawing under the prompt.
         this.clear();
@@ -155,13 +157,13 @@ export class LiveDisplay {
         this.state = { ...this.state, phase: 'thinking', phaseStartedAt: now };
         break;
       case 'SYSTEM_MESSAGE':
-        if (event.level !== 'INFO') this.above(this.palette.yellow(`${event.level.toLowerCase()}: ${event.content}`));
+        if (event.level !== 'INFO') this.above(this.palette.yellow(`${event.level.toLowerCase()}: ${visibleControls(event.content)}`));
         break;
       case 'HOOK_EXECUTION_AUDIT':
         if (event.status === 'FAILED') this.above(this.palette.yellow(`hook ${event.hook_name} failed (${event.io_path_ref})`));
         break;
       case 'ERROR':
-        this.above(this.palette.red(`error: ${event.error_message}`));
+        this.above(this.palette.red(`error: ${visibleControls(event.error_message)}`));
         break;
       case 'ENGINE_END': {
         this.refreshTotals();
@@ -191,7 +193,8 @@ export class LiveDisplay {
       this.streaming = delta.iteration;
       this.stream.write(`${this.prefix(delta.iteration)} ${this.palette.magenta('●')} `);
     }
-    this.stream.write(delta.text);
+    // Lines stay; a control character the model sent is shown, not obeyed.
+    this.stream.write(visibleControls(delta.text));
   };
 
   /** Engine progress lines that the events do not already show (run-level notes, hook warnings). */
