@@ -2,7 +2,7 @@ import { ConfigurationError, type ConfigurationErrorCode, SystemError } from '@d
 
 const HINTS: Record<string, string> = {
   IMAGE_NOT_FOUND:
-    'Give an OCI image layout directory (DIR or DIR:TAG), an oci-archive or docker-archive tarball (skopeo copy, docker save), or a registry reference host[:port]/name:tag (docs/environments.md).',
+    'Give an OCI image layout directory (DIR or DIR:TAG), an oci-archive or docker-archive tarball (skopeo copy, docker save), or a registry reference host[:port]/name:tag (on Docker Hub: docker.io/library/ubuntu:22.04, docker.io/swebench/NAME:TAG; docs/environments.md).',
   IMAGE_INVALID: 'Rebuild the image, or convert it (skopeo copy docker://... oci:DIR:TAG); see docs/environments.md.',
   IMAGE_DIGEST_MISMATCH: 'Fetch the image again; a source that serves other bytes under a digest is not to be trusted.',
   IMAGE_UNAVAILABLE:

@@ -20,23 +20,28 @@ function onDisk(path: string, tag: string | undefined): ImageReference | undefin
 /**
  * Reads an image reference: a path of this machine (relative to `cwd`) is a layout directory or an archive
  * file, `PATH:TAG` picks a tag in it; otherwise `host[:port]/name[:tag][@sha256:…]` is a registry's (the host
- * has a dot or a port, or is localhost, as Docker reads it). Anything else is IMAGE_NOT_FOUND, saying both.
+ * has a dot or a port, or is localhost, as Docker reads it; `docker.io/NAME` is Docker Hub's). Anything else is
+ * IMAGE_NOT_FOUND, saying both.
  */
 export function parseImageReference(text: string, cwd = process.cwd()): ImageReference {
   const trimmed = text.trim();
   const whole = onDisk(resolve(cwd, trimmed), undefined);
   if (whole) return whole;
-  const colon = trimmed.lastIndexOf(':');
-  if (colon > 0 && !trimmed.slice(colon + 1).includes('/')) {
+  // PATH:TAG, the longest PATH that is here first: a docker-archive's tag may hold colons and slashes itself
+  // (`image.tar:docker.io/library/app:latest`, as `docker save` names it).
+  for (let colon = trimmed.lastIndexOf(':'); colon > 0; colon = trimmed.lastIndexOf(':', colon - 1)) {
     const tagged = onDisk(resolve(cwd, trimmed.slice(0, colon)), trimmed.slice(colon + 1));
     if (tagged) return tagged;
   }
   const match = REGISTRY.exec(trimmed);
   if (match) {
+    // Docker Hub's name for people (docker.io/NAME) is not where its API is: registry-1.docker.io, with a
+    // one-part name under library/ (docker.io/ubuntu is docker.io/library/ubuntu), as Docker reads it.
+    const hub = match[1] === 'docker.io' || match[1] === 'index.docker.io';
     return {
       kind: 'registry',
-      host: match[1]!,
-      repository: match[2]!,
+      host: hub ? 'registry-1.docker.io' : match[1]!,
+      repository: hub && !match[2]!.includes('/') ? `library/${match[2]}` : match[2]!,
       ...(match[3] === undefined ? {} : { tag: match[3] }),
       ...(match[4] === undefined ? {} : { digest: match[4] }),
       ...(match[3] === undefined && match[4] === undefined ? { tag: 'latest' } : {}),
