@@ -101,7 +101,10 @@ export async function resolveArchive(file: string, tag: string | undefined, refe
         ? manifests.length === 1
           ? manifests[0]
           : undefined
-        : manifests.find((entry) => (entry.RepoTags ?? []).some((name) => name === tag || name.endsWith(`:${tag}`)));
+        : // A tag as docker save names it (docker.io/library/app:latest), its short name (app:latest) or its tag alone (latest).
+          manifests.find((entry) =>
+            (entry.RepoTags ?? []).some((name) => name === tag || name.endsWith(`/${tag}`) || name.endsWith(`:${tag}`)),
+          );
     if (chosen === undefined) {
       const tags = manifests.flatMap((entry) => entry.RepoTags ?? []).join(', ') || 'none';
       throw imageError(

@@ -77,6 +77,10 @@ describe.skipIf(imageToolsMissing !== undefined)('an image from a layout or an a
       expect(unpacked).toMatchObject({ chainId: fromLayout.chainId, reused: true });
     }
     expect((await resolveImage(join(base, 'image.docker.tar'), { cacheDir })).digest).toMatch(/^sha256:/);
+    // Its tag as docker save names it (skopeo too), its short name, or the tag alone.
+    for (const tag of ['docker.io/library/busy:v1', 'busy:v1', 'v1']) {
+      expect((await resolveImage(`${join(base, 'image.docker.tar')}:${tag}`, { cacheDir })).config.workingDir).toBe('/testbed');
+    }
   });
 
   it('lists the cache with sizes, and prunes what no run uses', async () => {
