@@ -1,11 +1,10 @@
-import { createReadStream, existsSync } from 'node:fs';
-import { once } from 'node:events';
 import type { RunPaths } from '@delta/journal';
 import {
   type Found,
   findAction,
   findInvocation,
   paletteFor,
+  pipeFileTo,
   readInvocationRequestBytes,
   readInvocationResponseText,
   showAction as showActionText,
@@ -13,8 +12,8 @@ import {
   showInvocation as showInvocationText,
   showOutput,
   showRun,
+  showFileOn,
   toolExecutionFiles,
-  visibleControls,
 } from '@delta/views';
 import { locateRun, type RunLocation } from './inspect/locate-run.js';
 import { usageError } from './usage-error.js';
@@ -27,26 +26,10 @@ export interface ShowFlags extends RunLocation {
   verbose?: boolean;
 }
 
-/** Streams a file to stdout (a tool's output can be larger than memory). */
-async function pipeFile(file: string): Promise<void> {
-  if (!existsSync(file)) return;
-  const stream = createReadStream(file);
-  stream.pipe(process.stdout, { end: false });
-  await once(stream, 'end');
-}
-
-/**
- * A tool's output in `delta show action`: on a terminal with its control characters shown, not obeyed (a tool
- * must not clear the screen, retitle it or write its clipboard); piped, byte for byte (`--stdout` always is).
- */
-async function showFile(file: string): Promise<void> {
-  if (!process.stdout.isTTY) return pipeFile(file);
-  if (!existsSync(file)) return;
-  const stream = createReadStream(file, { encoding: 'utf8' });
-  for await (const chunk of stream) process.stdout.write(visibleControls(chunk as string));
-}
-
-const terminal = () => showOutput(paletteFor(process.stdout, process.env), (text) => process.stdout.write(text), showFile);
+/** A tool's output on stdout: `--stdout` byte for byte; in `delta show action`, its control characters shown on a terminal. */
+const pipeFile = (file: string) => pipeFileTo(process.stdout, file);
+const shownFile = (file: string) => showFileOn(process.stdout, file);
+const terminal = () => showOutput(paletteFor(process.stdout, process.env), (text) => process.stdout.write(text), shownFile);
 
 /** What `found` names, or a usage error with its message and fix. */
 function named<T>(answer: Found<T>): T {

@@ -28,7 +28,7 @@ export { agentRuns, workspaceRuns } from './list/list-runs.js';
 export type { ListedRun } from './list/list-runs.js';
 export { runTable } from './list/run-table.js';
 export { createTranscriptFormatter } from './log/format-event.js';
-export { showOutput } from './show-output.js';
+export { pipeFileTo, showFileOn, showOutput } from './show-output.js';
 export type { ShowOutput } from './show-output.js';
 export { showRun } from './show-run.js';
 export type { ShowRunTools } from './show-run.js';
