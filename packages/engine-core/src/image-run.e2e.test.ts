@@ -120,4 +120,18 @@ describe.skipIf(skip !== undefined)('a run in an image (real bubblewrap, overlay
     const observation = readJournal(result.paths.journal).find((event) => event.type === 'ACTION_RESULT');
     expect(observation).toMatchObject({ observation_content: expect.stringMatching(/No such file or directory\nhidden$/) });
   }, 120_000);
+
+  it('leaves no run behind when its image cannot be had', async () => {
+    const home = await createTempAgent({
+      agentYaml: { name: 'in-image', llm: { model: 'm', max_retries: 0 }, sandbox: { image: '/nonexistent/image:v1' } },
+    });
+    const workDir = await createTempDir('image-run-missing-');
+    await expect(
+      startRun({ agent: loadAgent(home), message: 'go', workDir, apiKey: 'sk-test', baseUrl: 'http://127.0.0.1:9/v1' }),
+    ).rejects.toMatchObject({
+      code: 'IMAGE_NOT_FOUND',
+    });
+    // No run directory for `delta list` to call unreadable, no LATEST for `delta continue -w` to follow.
+    expect(existsSync(join(workDir, '.delta'))).toBe(false);
+  }, 60_000);
 });

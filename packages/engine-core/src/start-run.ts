@@ -75,15 +75,22 @@ export async function startRun(options: StartRunOptions): Promise<RunResult> {
   // Before the run exists: a sandbox asked for that cannot be had leaves nothing behind.
   let sandbox = chooseSandbox(options.agent, workspace.path, options.sandbox, options.environment ?? process.env, options.toolEnv);
   const paths = runPaths(workspace.path, runId);
-  createRunDirectories(paths);
-  const lock = acquireRunLock(paths.lock, runId);
+  // An image as the tools' root, unpacked (once, shared) before the run exists too: one that cannot be had
+  // (a wrong name, an unreachable registry) leaves no run behind for `delta list` and `LATEST` to name.
+  const request = imageRequestOf(options.agent, options.sandbox);
+  const image = request === undefined ? undefined : await prepareImage(sandbox, request, runLayerDirectory(paths));
+  if (image) sandbox = image.choice;
+  let lock: ReturnType<typeof acquireRunLock>;
+  try {
+    createRunDirectories(paths);
+    lock = acquireRunLock(paths.lock, runId);
+  } catch (error) {
+    image?.release();
+    throw error;
+  }
   try {
     // LATEST first: a run killed at any later instant can be found and resumed by `delta continue -w`.
     writeLatestRunId(workspace.path, runId);
-    // An image as the tools' root: unpacked (once, shared) before the run's first event.
-    const request = imageRequestOf(options.agent, options.sandbox);
-    const image = request === undefined ? undefined : await prepareImage(sandbox, request, runLayerDirectory(paths));
-    if (image) sandbox = image.choice;
     const context = openRunContext(options, options.agent, paths, JournalWriter.open(paths.journal), resolved, sandbox, image);
     try {
       const now = new Date().toISOString();
