@@ -3,7 +3,6 @@
 // run by the grader, cannot make a file on this machine, nor rewrite the endpoint in the run's
 // metadata.json (where a later `delta continue` would send the key), and has the network only when the
 // run's tools had it; the grade is still the grader's.
-import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -68,7 +67,7 @@ async function gradedBatch(identity: { prefix: string[] }, network: boolean) {
   });
   // The researcher's grader: it runs the model's solution.sh and checks what it prints.
   writeFileSync(join(agent, 'grade.sh'), 'test "$(sh "$DELTA_WORK_DIR/solution.sh")" = 5\n');
-  spawnSync('chmod', ['-R', 'a+rwX', base, agent]);
+  await runProcess('chmod', ['-R', 'a+rwX', base, agent]);
   const server = await startFakeLlm({
     script: (request) => {
       const messages = (request.body as { messages: Array<{ role: string; content?: unknown }> }).messages;

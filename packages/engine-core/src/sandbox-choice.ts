@@ -200,15 +200,12 @@ export function chooseSandbox(
   }
   const limitsConfig = { ...configured?.limits, ...options.limits };
   const limits = sandboxLimitsOf(limitsConfig);
+  // Not off: an unsandboxed choice returned above.
+  const tools = workspaceSandbox({ mode, network }, workDir, agent.home, toolEnv.PATH ?? environment.PATH)!;
   return {
-    policy: {
-      // Not off: an unsandboxed choice returned above.
-      ...workspaceSandbox({ mode, network }, workDir, agent.home, toolEnv.PATH ?? environment.PATH)!,
-      writablePaths,
-      ...(limits ? { limits } : {}),
-    },
+    policy: { ...tools, writablePaths, ...(limits ? { limits } : {}) },
     bubblewrap: probe.path,
-    toolPrograms: programsUnderTmp(toolEnv.PATH ?? environment.PATH, agent.home),
+    toolPrograms: tools.visiblePaths.filter((path) => path !== agent.home),
     record: { mode, network, ...(Object.keys(limitsConfig).length > 0 ? { limits: limitsRecord(limitsConfig) } : {}) },
     description: `sandbox: bubblewrap, ${mode}, ${networkText}${writablePaths.length > 0 ? `, also writable: ${writablePaths.join(', ')}` : ''}`,
   };

@@ -1,4 +1,5 @@
 import type { JournalEvent } from '@delta/journal';
+import { visibleControls } from './visible-controls.js';
 
 /** What `delta log` and `delta view` show instead of a password or sensitive answer. */
 export const HIDDEN_ANSWER = '•••••• (hidden: an answer to a password or sensitive question; the journal keeps it)';
@@ -22,6 +23,8 @@ export class HiddenAnswers {
       this.sensitiveCalls.add(event.action_id);
     } else if (event.type === 'HUMAN_INPUT_RECEIVED' && this.sensitiveCalls.has(event.action_id) && event.response !== '') {
       this.answers.add(event.response);
+      // As a transcript shows it, its control characters written out (visibleControls).
+      this.answers.add(visibleControls(event.response));
     }
   }
 

@@ -39,4 +39,32 @@ describe('delta log lines', () => {
     expect(result).toContain('ok\\u001b[1;1HALL TESTS PASSED\\u000d');
     expect(result).toContain('line two');
   });
+
+  it('hides a sensitive answer with a control character in it where the transcript shows it written out', () => {
+    const format = createTranscriptFormatter();
+    const at = { seq: 3, timestamp: '2026-11-23T10:00:00.000Z', iteration: 1 };
+    format({
+      ...at,
+      type: 'HUMAN_INPUT_REQUEST',
+      action_id: 'ask_1',
+      prompt: 'Password?',
+      input_type: 'password',
+    } as unknown as JournalEvent);
+    const answer = format({
+      ...at,
+      type: 'HUMAN_INPUT_RECEIVED',
+      action_id: 'ask_1',
+      response: 'hunter2\u001bsecret',
+    } as unknown as JournalEvent);
+    const echoed = format({
+      ...at,
+      type: 'ACTION_RESULT',
+      action_id: 'call_1',
+      tool_name: 'sh',
+      status: 'SUCCESS',
+      exit_code: 0,
+      observation_content: 'got hunter2\u001bsecret',
+    } as unknown as JournalEvent);
+    for (const text of [answer, echoed]) expect(text).not.toContain('hunter2');
+  });
 });
